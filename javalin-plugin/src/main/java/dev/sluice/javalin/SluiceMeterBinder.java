@@ -66,7 +66,7 @@ public final class SluiceMeterBinder implements MeterBinder {
 
   void ruleCount(Supplier<Integer> count) {
     Gauge.builder(RATE_RULES, count, c -> c.get()).description("rate rules loaded")
-        .register(composite);
+        .strongReference(true).register(composite);
   }
 
   private void gauge(String name, String description, String limiter,
@@ -74,6 +74,7 @@ public final class SluiceMeterBinder implements MeterBinder {
     Gauge.builder(name, snapshot, s -> value.applyAsDouble(s.get()))
         .description(description)
         .tag("limiter", limiter)
+        .strongReference(true) // the supplier is a method reference nobody else holds
         .register(composite);
   }
 

@@ -1,0 +1,76 @@
+package dev.sluice.javalin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SluiceMeterBinderTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void limiterAndRuleMetricsAreRecordedWithTheirTags() throws IOException {
+    Path rules = dir.resolve("rules.yaml");
+    Files.writeString(rules, String.join("\n", "rules:",
+        "  - id: light", "    resource: /api/light", "    actor: ip", "    limit: 1", "    unit: minute",
+        "  - id: light-shadow", "    resource: /api/light", "    actor: all", "    limit: 1",
+        "    unit: minute", "    shadow: true", ""));
+    SluiceProperties props = SluiceProperties.builder().env(Map.of())
+        .system(Map.of("sluice.rules.file", rules.toString())).build();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    CountDownLatch release = new CountDownLatch(1);
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props).meterRegistry(registry)
+            .limiter("work", l -> l.path("/api/work").maxConcurrency(1).maxQueue(1)),
+        (app, plugin) -> {
+          app.routes.get("/api/work", ctx -> {
+            release.await(10, TimeUnit.SECONDS);
+            ctx.result("done");
+          });
+          app.routes.get("/api/light", ctx -> ctx.result("light"));
+        })) {
+      CompletableFuture<HttpResponse<String>> first = server.getAsync("/api/work");
+      await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
+      CompletableFuture<HttpResponse<String>> second = server.getAsync("/api/work");
+      await().until(() -> registry.get("sluice.concurrency.queued").tag("limiter", "work").gauge().value() == 1);
+      assertThat(server.get("/api/work").statusCode()).isEqualTo(429);
+      assertThat(registry.get("sluice.concurrency.limit").tag("limiter", "work").gauge().value()).isEqualTo(1);
+      assertThat(registry.get("sluice.concurrency.in.flight").tag("limiter", "work").gauge().value()).isEqualTo(1);
+      release.countDown();
+      first.join();
+      second.join();
+      server.get("/api/light");
+      server.get("/api/light");
+
+      assertThat(count(registry, "sluice.concurrency.requests", "admitted", "immediate")).isEqualTo(1);
+      assertThat(count(registry, "sluice.concurrency.requests", "admitted", "queued")).isEqualTo(1);
+      assertThat(count(registry, "sluice.concurrency.requests", "rejected", "queue_full")).isEqualTo(1);
+      Timer wait = registry.get("sluice.concurrency.queue.wait").tags("limiter", "work", "outcome", "admitted").timer();
+      assertThat(wait.count()).isEqualTo(1);
+      assertThat(wait.max(TimeUnit.NANOSECONDS)).isPositive();
+      await().until(() -> registry.get("sluice.concurrency.service.time").tag("limiter", "work").timer().count() == 2);
+      assertThat(registry.get("sluice.rate.decisions").tags("rule", "light", "outcome", "allowed").counter().count()).isEqualTo(1);
+      assertThat(registry.get("sluice.rate.decisions").tags("rule", "light", "outcome", "rejected").counter().count()).isEqualTo(1);
+      assertThat(registry.get("sluice.rate.decisions").tags("rule", "light-shadow", "outcome", "shadow-rejected").counter().count()).isEqualTo(1);
+      assertThat(registry.get("sluice.http.rejections").tags("reason", "queue-full", "status", "429").counter().count()).isEqualTo(1);
+      assertThat(registry.get("sluice.http.rejections").tags("reason", "rate-limited", "status", "429").counter().count()).isEqualTo(1);
+      assertThat(registry.get("sluice.rate.rules").gauge().value()).isEqualTo(2);
+    }
+  }
+
+  private static double count(SimpleMeterRegistry r, String name, String outcome, String reason) {
+    return r.get(name).tags("limiter", "work", "outcome", outcome, "reason", reason).counter().count();
+  }
+}
