@@ -1,6 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.rules.RateRules;
+import dev.sluice.rules.RulesFileException;
 import dev.sluice.rules.RulesReloader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,15 +44,23 @@ final class Reloads implements AutoCloseable {
   synchronized void start() {
     Optional<Path> rulesFile = settings.rulesFile()
         .flatMap(f -> RulesSource.resolve(f, properties.file()));
-    if (rules != null && rulesFile.isPresent() && !settings.rulesReloadInterval().isZero()) {
-      rulesReloader = RulesReloader.builder()
-          .file(rulesFile.get())
+    boolean reloadable = rulesFile.isPresent() || settings.rulesRemote().isPresent();
+    if (rules != null && reloadable && !settings.rulesReloadInterval().isZero()) {
+      RulesReloader.Builder builder = RulesReloader.builder()
           .interval(settings.rulesReloadInterval())
           .target(rules)
-          .onError(e -> failures.warn("rules file " + rulesFile.get()
-              + " has an error; keeping the previous rules: " + e.getMessage(), null))
-          .build()
-          .start();
+          // the reloader reports each bad version once itself; this only keeps a trace at debug
+          .onError(e -> log.debug("rules version rejected: {}", e.getMessage()));
+      rulesFile.ifPresent(builder::file);
+      settings.rulesRemote().ifPresent(builder::remote);
+      rulesReloader = builder.build();
+      try {
+        rulesReloader.start();
+      } catch (RulesFileException e) {
+        // the file parsed at start-up; it changed since: keep the rules in force
+        failures.warn("rules file changed into an invalid version; previous rules stay: "
+            + e.getMessage(), null);
+      }
     }
     Duration interval = settings.reloadInterval();
     Optional<Path> file = properties.file();

@@ -23,6 +23,7 @@ record Settings(
     Map<String, LimiterSettings> limiters,
     Optional<Path> rulesFile,
     Duration rulesReloadInterval,
+    Optional<URI> rulesRemote,
     String accountHeader,
     Optional<String> accountAttribute,
     String deviceHeader,
@@ -63,11 +64,12 @@ record Settings(
         Map.copyOf(limiters),
         p.get(RULES_FILE).filter(s -> !s.isBlank()).map(Path::of),
         duration(p, RULES_RELOAD_INTERVAL, Duration.ofSeconds(5), true),
+        p.get(RULES_REMOTE).filter(v -> !v.isBlank()).map(v -> uri(RULES_REMOTE, v)),
         header(p, ACCOUNT_HEADER, "X-Account-Id"),
         p.get(ACCOUNT_ATTRIBUTE).filter(s -> !s.isBlank()),
         header(p, DEVICE_HEADER, "X-Device-Id"),
         TrustedProxies.parse(TRUSTED_PROXIES, p.get(TRUSTED_PROXIES).orElse("")),
-        redis.map(Settings::uri),
+        redis.map(v -> uri(REDIS_URI, v)),
         positive(REDIS_TIMEOUT, p.get(REDIS_TIMEOUT).orElse("50ms"),
             duration(p, REDIS_TIMEOUT, Duration.ofMillis(50), false)),
         integer(p, REDIS_EXPECTED_NODES, 1, 1),
@@ -183,15 +185,15 @@ record Settings(
     return v;
   }
 
-  private static URI uri(String value) {
+  private static URI uri(String key, String value) {
     try {
       URI uri = new URI(value);
       if (uri.getScheme() == null) {
-        throw new SluiceConfigException(REDIS_URI, value, "needs a scheme, e.g. redis://host:6379");
+        throw new SluiceConfigException(key, value, "needs a scheme, e.g. redis://host:6379");
       }
       return uri;
     } catch (URISyntaxException e) {
-      throw new SluiceConfigException(REDIS_URI, value, "not a URI: " + e.getReason());
+      throw new SluiceConfigException(key, value, "not a URI: " + e.getReason());
     }
   }
 

@@ -11,6 +11,7 @@ final class SluiceKeys {
   static final String ENABLED = "sluice.enabled";
   static final String RULES_FILE = "sluice.rules.file";
   static final String RULES_RELOAD_INTERVAL = "sluice.rules.reload-interval";
+  static final String RULES_REMOTE = "sluice.rules.remote-url";
   static final String ACCOUNT_HEADER = "sluice.actor.account-header";
   static final String ACCOUNT_ATTRIBUTE = "sluice.actor.account-attribute";
   static final String DEVICE_HEADER = "sluice.actor.device-header";
@@ -30,7 +31,7 @@ final class SluiceKeys {
   static final String RELOAD_INTERVAL = "sluice.reload-interval";
 
   static final List<String> ALL =
-      List.of(ENABLED, RULES_FILE, RULES_RELOAD_INTERVAL, ACCOUNT_HEADER, ACCOUNT_ATTRIBUTE,
+      List.of(ENABLED, RULES_FILE, RULES_RELOAD_INTERVAL, RULES_REMOTE, ACCOUNT_HEADER, ACCOUNT_ATTRIBUTE,
           DEVICE_HEADER, TRUSTED_PROXIES, REDIS_URI, REDIS_TIMEOUT, REDIS_EXPECTED_NODES,
           REDIS_ON_FAILURE, BYPASS_PATHS, STATUS_QUEUE_FULL, STATUS_QUEUE_TIMEOUT,
           STATUS_RATE_LIMITED, STATUS_SHUTTING_DOWN, HEADERS_DRAFT, HEADERS_X, DRAIN_TIMEOUT,
