@@ -3,6 +3,7 @@ package dev.sluice.javalin;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.rules.ResourcePattern;
+import dev.sluice.store.PermitStore;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import java.time.Duration;
@@ -33,12 +34,14 @@ final class Limiters {
   }
 
   static Limiters build(Map<String, Settings.LimiterSettings> settings, NanoClock clock,
-      Scheduler scheduler, Executor executor, ConcurrencyListener listener) {
+      Scheduler scheduler, Executor executor, ConcurrencyListener listener,
+      Optional<PermitStore> store) {
     List<LimiterEntry> entries = new ArrayList<>();
     for (Settings.LimiterSettings s : settings.values()) {
-      if (s.scope().equals("global")) {
+      boolean global = s.scope().equals("global");
+      if (global && store.isEmpty()) {
         throw new SluiceConfigException(SluiceProperties.LIMITERS + s.name() + ".scope", "global",
-            "global concurrency permits are not supported by this plugin version; use local");
+            "global scope needs a shared store: set " + SluiceKeys.REDIS_URI);
       }
       Optional<ResourcePattern> pattern;
       try {
@@ -56,10 +59,11 @@ final class Limiters {
           .executor(executor)
           .listener(listener)
           .build();
-      entries.add(new LimiterEntry(s.name(), pattern, limiter));
-      log.info("Sluice limiter '{}' on {}: max-concurrency={}, max-queue={}, queue-timeout={}",
-          s.name(), s.path().orElse("(wrapped handlers only)"), s.maxConcurrency(), s.maxQueue(),
-          s.queueTimeout());
+      entries.add(new LimiterEntry(s.name(), pattern, limiter,
+          global ? store : Optional.empty()));
+      log.info("Sluice limiter '{}' on {}: max-concurrency={}, max-queue={}, queue-timeout={},"
+          + " scope={}", s.name(), s.path().orElse("(wrapped handlers only)"), s.maxConcurrency(),
+          s.maxQueue(), s.queueTimeout(), s.scope());
     }
     return new Limiters(entries, Map.copyOf(settings));
   }

@@ -83,7 +83,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
         ? pluginConfig.executorOrNull() : this::executeOnJetty;
     stores = openStores(settings);
     limiters = Limiters.build(settings.limiters(), pluginConfig.clock(), pluginConfig.scheduler(),
-        executor, metrics.concurrencyListener());
+        executor, metrics.concurrencyListener(),
+        Optional.ofNullable(stores).map(Stores::permits));
     rules = buildRules();
     WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
     gate = new Gate(settings, limiters, rules, executor, metrics, ruleFailures);
