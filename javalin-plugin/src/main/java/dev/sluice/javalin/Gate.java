@@ -116,26 +116,24 @@ final class Gate {
   }
 
   /** The endpoint wrapper of {@link SluicePlugin#limited}. */
-  Handler wrap(String limiterName, Handler handler) {
-    return ctx -> {
-      LimiterEntry limiter = limiters.byName(limiterName).orElseThrow(() ->
-          new IllegalStateException("no Sluice limiter named '" + limiterName + "'"));
-      Admission admission = ctx.attribute(Admission.ATTRIBUTE);
-      if (admission == null) { // a bypassed path: the wrapper still limits it
-        admission = new Admission();
-        ctx.attribute(Admission.ATTRIBUTE, admission);
-      }
-      if (admission.holds(limiterName)) {
-        handler.handle(ctx);
-        return;
-      }
-      if (stopping) {
-        throw rejected(ctx, answers.shuttingDown());
-      }
-      if (admit(ctx, admission, limiter, handler)) {
-        handler.handle(ctx);
-      }
-    };
+  void limited(String limiterName, Handler handler, Context ctx) throws Exception {
+    LimiterEntry limiter = limiters.byName(limiterName).orElseThrow(() ->
+        new IllegalStateException("no Sluice limiter named '" + limiterName + "'"));
+    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
+    if (admission == null) { // a bypassed path: the wrapper still limits it
+      admission = new Admission();
+      ctx.attribute(Admission.ATTRIBUTE, admission);
+    }
+    if (admission.holds(limiterName)) {
+      handler.handle(ctx);
+      return;
+    }
+    if (stopping) {
+      throw rejected(ctx, answers.shuttingDown());
+    }
+    if (admit(ctx, admission, limiter, handler)) {
+      handler.handle(ctx);
+    }
   }
 
   /**

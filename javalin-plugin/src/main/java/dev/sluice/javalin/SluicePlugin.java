@@ -115,15 +115,15 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    * limited twice.
    */
   public Handler limited(String limiterName, Handler handler) {
-    Handler[] wrapped = new Handler[1];
+    if (limiters != null && limiters.byName(limiterName).isEmpty()) {
+      throw new IllegalArgumentException("no Sluice limiter named '" + limiterName
+          + "'; declare it with cfg.limiter(..) or sluice.limiters." + limiterName + ".*");
+    }
     return ctx -> {
-      if (wrapped[0] == null) {
-        if (gate == null) {
-          throw new IllegalStateException("Sluice is not initialized (disabled, or not registered)");
-        }
-        wrapped[0] = gate.wrap(limiterName, handler);
+      if (gate == null) {
+        throw new IllegalStateException("Sluice is not initialized (disabled, or not registered)");
       }
-      wrapped[0].handle(ctx);
+      gate.limited(limiterName, handler, ctx);
     };
   }
 

@@ -1,6 +1,7 @@
 package dev.sluice.javalin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
@@ -21,6 +22,8 @@ class ConcurrencyAnswersTest {
 
   private final CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger endpointRuns = new AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicBoolean ranInsideARelease =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private TestServer server;
 
   @AfterEach
@@ -43,6 +46,11 @@ class ConcurrencyAnswersTest {
   }
 
   private String block() throws InterruptedException {
+    for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {
+      if (frame.getClassName().equals(Gate.class.getName()) && frame.getMethodName().equals("after")) {
+        ranInsideARelease.set(true); // a woken waiter run inline on the releasing request's thread
+      }
+    }
     release.await(20, TimeUnit.SECONDS);
     return "done";
   }
@@ -71,6 +79,7 @@ class ConcurrencyAnswersTest {
     release.countDown();
     assertThat(first.join().statusCode()).isEqualTo(200);
     assertThat(second.join().body()).isEqualTo("done");
+    assertThat(ranInsideARelease).isFalse();
   }
 
   @Test
@@ -103,6 +112,13 @@ class ConcurrencyAnswersTest {
     assertThat(timedOut.body()).contains("queue-timeout", "\"status\":504", "\"limiter\":\"work\"");
     assertThat(timedOut.headers().firstValue("Content-Type").orElse(""))
         .startsWith("application/problem+json");
+  }
+
+  @Test
+  void wrappingAnUnknownLimiterFailsAtOnce() {
+    assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(noEnv()),
+        (app, plugin) -> app.routes.get("/x", plugin.limited("nope", ctx -> ctx.result("x")))))
+        .hasMessageContaining("'nope'");
   }
 
   @Test
