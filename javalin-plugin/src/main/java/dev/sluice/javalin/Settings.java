@@ -8,6 +8,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -61,7 +62,7 @@ record Settings(
     Optional<String> redis = p.get(REDIS_URI).filter(s -> !s.isBlank());
     return new Settings(
         bool(p, ENABLED, true),
-        Map.copyOf(limiters),
+        Collections.unmodifiableMap(limiters), // declaration order: the first matching path wins
         p.get(RULES_FILE).filter(s -> !s.isBlank()).map(Path::of),
         duration(p, RULES_RELOAD_INTERVAL, Duration.ofSeconds(5), true),
         p.get(RULES_REMOTE).filter(v -> !v.isBlank()).map(v -> uri(RULES_REMOTE, v)),

@@ -115,6 +115,24 @@ class ConcurrencyAnswersTest {
   }
 
   @Test
+  void theFirstDeclaredLimiterWhosePathMatchesGuardsTheRequest() {
+    SluiceProperties props = SluiceProperties.builder().env(java.util.Map.of()).system(java.util.Map.of(
+        "sluice.limiters.zz-heavy.path", "/api/heavy", "sluice.limiters.aa-all.path", "/api/**")).build();
+    server = TestServer.start(cfg -> cfg.properties(props)
+            .limiter("zz-heavy", l -> l.maxConcurrency(1)).limiter("aa-all", l -> l.maxConcurrency(5)),
+        (app, plugin) -> {
+          app.routes.get("/api/heavy", ctx -> ctx.result("heavy"));
+          app.routes.get("/api/light", ctx -> ctx.result("light"));
+        });
+
+    server.get("/api/heavy");
+    server.get("/api/light");
+
+    assertThat(server.plugin.limiter("zz-heavy").orElseThrow().snapshot().admitted()).isEqualTo(1);
+    assertThat(server.plugin.limiter("aa-all").orElseThrow().snapshot().admitted()).isEqualTo(1);
+  }
+
+  @Test
   void wrappingAnUnknownLimiterFailsAtOnce() {
     assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(noEnv()),
         (app, plugin) -> app.routes.get("/x", plugin.limited("nope", ctx -> ctx.result("x")))))
