@@ -233,7 +233,10 @@ class ConcurrencyAnswersTest {
     CompletableFuture<HttpResponse<String>> queued = server.getAsync("/api/work");
     await().until(() -> work().queued() == 1);
 
-    CompletableFuture<Void> stopping = CompletableFuture.runAsync(server.app::stop);
+    // its own thread: stop blocks while draining, and the common pool may have a single thread
+    java.util.concurrent.ExecutorService stopper = java.util.concurrent.Executors.newSingleThreadExecutor();
+    CompletableFuture<Void> stopping = CompletableFuture.runAsync(server.app::stop, stopper);
+    stopper.shutdown();
 
     HttpResponse<String> rejected = queued.join();
     assertThat(rejected.statusCode()).isEqualTo(503);
