@@ -87,12 +87,7 @@ public class ConcurrencyLimiterBenchmark {
 
   @Benchmark
   public boolean sluice() {
-    Optional<Permit> permit = sluice.tryAcquire();
-    if (permit.isPresent()) {
-      permit.get().release();
-      return true;
-    }
-    return false;
+    return tryAndRelease(sluice);
   }
 
   @Benchmark
@@ -108,7 +103,11 @@ public class ConcurrencyLimiterBenchmark {
 
   @Benchmark
   public boolean sluiceNoClock() {
-    Optional<Permit> permit = sluiceNoClock.tryAcquire();
+    return tryAndRelease(sluiceNoClock);
+  }
+
+  private static boolean tryAndRelease(ConcurrencyLimiter limiter) {
+    Optional<Permit> permit = limiter.tryAcquire();
     if (permit.isPresent()) {
       permit.get().release();
       return true;
