@@ -60,6 +60,11 @@ final class Gcra implements RateAlgorithm<AtomicLong> {
     }
   }
 
+  /** The emission interval {@code T}: nanoseconds per permit, rounded up. */
+  long interval() {
+    return interval;
+  }
+
   @Override
   public long nanosUntilFull() {
     return burstOffset;

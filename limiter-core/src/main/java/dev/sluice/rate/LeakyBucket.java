@@ -5,73 +5,52 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Leaky bucket in nginx {@code limit_req} style, as a meter or as a shaper.
  *
- * <p>The bucket leaks one permit every {@code T = ceil(period / limit)}; the request being served
- * at the steady rate is not excess, and at most {@code burst} permits may be in excess of it. A
- * request whose excess would pass the burst is rejected. The <em>meter</em> ({@code nodelay} in
- * nginx) admits the others at once; the <em>shaper</em> admits them with {@code delayNanos}: how
- * long the caller should wait for its turn so that the output leaves at the steady rate.
+ * <p>The bucket leaks one permit every {@code T = ceil(period / limit)} and holds {@code burst}
+ * permits: the one being served at the steady rate and {@code burst - 1} in excess of it (nginx's
+ * {@code burst=N} is a Sluice burst of {@code N + 1}). A request that would overflow the bucket is
+ * rejected. The <em>meter</em> ({@code nodelay} in nginx) admits the others at once; the
+ * <em>shaper</em> admits them with {@code delayNanos}, how long the caller should wait for its turn
+ * so that the output leaves at the steady rate.
  *
- * <p>nginx keeps {@code excess} and {@code last}; here the same information is the single long
- * {@code emptyAt} (the moment the bucket has leaked dry), so an update is one CAS:
- * {@code excess = emptyAt - now - T}.
+ * <p>nginx keeps {@code excess} and {@code last}; the same information fits in the single long
+ * {@code emptyAt}, the moment the bucket has leaked dry ({@code excess = emptyAt - now - T}). That
+ * is exactly GCRA's theoretical arrival time (ITU-T I.371 defines GCRA as this continuous-state
+ * leaky bucket), so the arithmetic is {@link Gcra}'s and this class adds the shaper's delay.
  */
 final class LeakyBucket implements RateAlgorithm<AtomicLong> {
 
+  private final Gcra schedule;
   private final boolean shaping;
-  private final long limit;
-  private final long capacity;
-  private final long interval;
-  private final long capacityNanos;
 
   LeakyBucket(RateLimit rateLimit, boolean shaping) {
+    this.schedule = new Gcra(rateLimit);
     this.shaping = shaping;
-    this.limit = rateLimit.limit();
-    // one permit being served plus the burst waiting behind it
-    this.capacity = rateLimit.burst() + 1;
-    this.interval = LimitArithmetic.ceilDiv(LimitArithmetic.periodNanos(rateLimit), limit);
-    this.capacityNanos =
-        LimitArithmetic.boundedProduct(capacity, interval, "leaky-bucket (burst + 1) x leak interval", rateLimit);
   }
 
   @Override
   public AtomicLong newState(long now) {
-    return new AtomicLong(now);
+    return schedule.newState(now);
   }
 
   @Override
   public RateDecision tryAcquire(AtomicLong emptyAt, long now, long cost) {
-    if (cost > capacity) {
-      return RateDecision.rejected(limit, Long.MAX_VALUE, Math.max(0, emptyAt.get() - now));
+    RateDecision decision = schedule.tryAcquire(emptyAt, now, cost);
+    if (!shaping || !decision.allowed()) {
+      return decision;
     }
-    long added = cost * interval;
-    while (true) {
-      long current = emptyAt.get();
-      long level = Math.max(0, current - now);
-      long newLevel = level + added;
-      if (newLevel > capacityNanos) {
-        return RateDecision.rejected(limit, newLevel - capacityNanos, level);
-      }
-      if (emptyAt.compareAndSet(current, now + newLevel)) {
-        return new RateDecision(
-            true, limit, (capacityNanos - newLevel) / interval, 0, newLevel, shaping ? level : 0);
-      }
-    }
+    // the bucket held resetAfter - cost x T before this request: that much must leak before its turn
+    long delay = decision.resetAfterNanos() - cost * schedule.interval();
+    return new RateDecision(
+        true, decision.limit(), decision.remaining(), 0, decision.resetAfterNanos(), delay);
   }
 
   @Override
   public void refund(AtomicLong emptyAt, long now, long cost) {
-    long given = Math.min(cost, capacity) * interval;
-    while (true) {
-      long current = emptyAt.get();
-      long level = current - now;
-      if (level <= 0 || emptyAt.compareAndSet(current, now + Math.max(0, level - given))) {
-        return;
-      }
-    }
+    schedule.refund(emptyAt, now, cost);
   }
 
   @Override
   public long nanosUntilFull() {
-    return capacityNanos;
+    return schedule.nanosUntilFull();
   }
 }
