@@ -48,13 +48,10 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.C
   @Override
   public RateDecision tryAcquire(Counts counts, long now, long cost) {
     long sinceOrigin = now - origin;
-    long window = Math.floorDiv(sinceOrigin, periodNanos);
     long intoWindow = Math.floorMod(sinceOrigin, periodNanos);
     long untilNextWindow = periodNanos - intoWindow;
     synchronized (counts) {
-      counts.rollTo(window);
-      double previousWeight = (double) untilNextWindow / periodNanos;
-      double estimate = counts.previous * previousWeight + counts.current;
+      double estimate = estimate(counts, now);
       long resetAfter = counts.current > 0 ? untilNextWindow + periodNanos : counts.previous > 0 ? untilNextWindow : 0;
       if (estimate + cost > limit) {
         return RateDecision.rejected(limit, retryAfter(counts, cost, intoWindow), resetAfter);
@@ -62,6 +59,16 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.C
       counts.current += cost;
       long remaining = (long) Math.max(0, Math.floor(limit - estimate - cost));
       return RateDecision.allowed(limit, remaining, untilNextWindow + periodNanos);
+    }
+  }
+
+  /** The estimated permits in the sliding period ending at {@code now}: current + previous x overlap. */
+  double estimate(Counts counts, long now) {
+    long sinceOrigin = now - origin;
+    long untilNextWindow = periodNanos - Math.floorMod(sinceOrigin, periodNanos);
+    synchronized (counts) {
+      counts.rollTo(Math.floorDiv(sinceOrigin, periodNanos));
+      return counts.previous * ((double) untilNextWindow / periodNanos) + counts.current;
     }
   }
 
