@@ -1,6 +1,5 @@
 package dev.sluice.javalin;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -12,7 +11,7 @@ record Problem(String type, String title, int status, String detail, Map<String,
   static final String MEDIA_TYPE = "application/problem+json";
 
   Problem {
-    extensions = Map.copyOf(new LinkedHashMap<>(extensions));
+    extensions = Map.copyOf(extensions); // order does not matter: toJson sorts the members
   }
 
   String toJson() {
