@@ -41,10 +41,11 @@ final class Gate {
   private final Executor executor;
   private final SluiceMeterBinder metrics;
   private final WarnOnce ruleFailures;
+  private final DisconnectWatch disconnects;
   private volatile boolean stopping;
 
   Gate(Settings settings, Limiters limiters, RateRules rules, Executor executor,
-      SluiceMeterBinder metrics, WarnOnce ruleFailures) {
+      SluiceMeterBinder metrics, WarnOnce ruleFailures, DisconnectWatch disconnects) {
     this.settings = settings;
     this.limiters = limiters;
     this.rules = rules;
@@ -53,6 +54,7 @@ final class Gate {
     this.executor = executor;
     this.metrics = metrics;
     this.ruleFailures = ruleFailures;
+    this.disconnects = disconnects;
   }
 
   void stopAdmitting() {
@@ -232,11 +234,13 @@ final class Gate {
   }
 
   /**
-   * Jetty reports a client that went away (and an idle or async timeout) to the request's async
-   * listeners; cancelling the acquire takes the waiter out of the queue at once instead of letting a
-   * dead request hold a slot until its turn, which is what Jetty's QoSHandler does.
+   * A request that ends while parked leaves the queue at once, instead of holding a slot until its
+   * turn (as with Jetty's QoSHandler): Jetty reports async timeouts, errors and HTTP/2 resets to
+   * the async listeners; a vanished HTTP/1.x client is noticed by the {@link DisconnectWatch}.
    */
-  private static void cancelWhenRequestEnds(Context ctx, CompletableFuture<Permit> acquired) {
+  private void cancelWhenRequestEnds(Context ctx, CompletableFuture<Permit> acquired) {
+    Runnable stopWatching = disconnects.watch(ctx.req(), () -> acquired.cancel(false));
+    acquired.whenComplete((permit, failure) -> stopWatching.run());
     AsyncContext async = ctx.req().isAsyncStarted() ? ctx.req().getAsyncContext() : null;
     if (async == null) {
       return;

@@ -57,6 +57,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   private Gate gate;
   private Stores stores;
   private Reloads reloads;
+  private DisconnectWatch disconnects;
 
   /** A plugin configured by the lambda; see {@link SluiceConfig}. */
   public SluicePlugin(Consumer<SluiceConfig> config) {
@@ -87,7 +88,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
         Optional.ofNullable(stores).map(Stores::permits));
     rules = buildRules();
     WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
-    gate = new Gate(settings, limiters, rules, executor, metrics, ruleFailures);
+    disconnects = new DisconnectWatch(executor);
+    gate = new Gate(settings, limiters, rules, executor, metrics, ruleFailures, disconnects);
     limiters.all().forEach(e -> metrics.gauges(e.name(), e.limiter()::snapshot));
     if (rules != null) {
       metrics.ruleCount(() -> rules.rules().rules().size());
@@ -231,6 +233,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   private void stopped() {
     reloads.close();
+    disconnects.close();
     if (stores != null) {
       stores.close();
     }

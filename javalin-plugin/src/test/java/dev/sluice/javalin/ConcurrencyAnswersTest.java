@@ -22,6 +22,7 @@ class ConcurrencyAnswersTest {
 
   private final CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger endpointRuns = new AtomicInteger();
+  private final AtomicInteger blockCalls = new AtomicInteger();
   private final java.util.concurrent.atomic.AtomicBoolean ranInsideARelease =
       new java.util.concurrent.atomic.AtomicBoolean();
   private TestServer server;
@@ -46,6 +47,7 @@ class ConcurrencyAnswersTest {
   }
 
   private String block() throws InterruptedException {
+    blockCalls.incrementAndGet();
     for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {
       if (frame.getClassName().equals(Gate.class.getName()) && frame.getMethodName().equals("after")) {
         ranInsideARelease.set(true); // a woken waiter run inline on the releasing request's thread
@@ -168,6 +170,28 @@ class ConcurrencyAnswersTest {
     release.countDown();
     assertThat(first.join().body()).isEqualTo("done");
     await().until(() -> server.plugin.limiter("rescue").orElseThrow().snapshot().inFlight() == 0);
+  }
+
+  @Test
+  void http11ClientThatDisconnectsWhileQueuedLeavesTheQueue() throws Exception {
+    startWork(1, 4);
+    CompletableFuture<HttpResponse<String>> first = server.getAsync("/api/work");
+    await().until(() -> work().inFlight() == 1);
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.app.port())) {
+      socket.getOutputStream().write(
+          "GET /api/work HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      await().until(() -> work().queued() == 1);
+    } // the client goes away while queued
+
+    await().until(() -> work().queued() == 0);
+    assertThat(work().cancelled()).isEqualTo(1);
+    assertThat(work().inFlight()).isEqualTo(1);
+    release.countDown();
+    assertThat(first.join().statusCode()).isEqualTo(200);
+    await().until(() -> work().inFlight() == 0);
+    assertThat(server.get("/api/work").statusCode()).isEqualTo(200);
+    assertThat(blockCalls).hasValue(2); // first and last: the vanished request never ran
   }
 
   /**
