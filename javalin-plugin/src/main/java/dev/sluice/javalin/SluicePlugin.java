@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,7 +80,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       log.info("Sluice is disabled ({}=false): nothing is limited", SluiceKeys.ENABLED);
       return;
     }
-    state.jetty.modifyServer(server::set);
+    state.jetty.modifyServer(this::prepareJetty);
     Executor executor = pluginConfig.executorOrNull() != null
         ? pluginConfig.executorOrNull() : this::executeOnJetty;
     stores = openStores(settings);
@@ -169,6 +170,19 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     Settings resolved = Settings.resolve(next, pluginConfig.limiters());
     limiters.apply(resolved.limiters());
     properties = next;
+  }
+
+  /**
+   * Remembers the server (its thread pool runs woken waiters) and makes its stop graceful: Sluice
+   * releases a permit in the after-handler, before Javalin writes the response, so draining permits
+   * alone would let Jetty close connections under responses still being written.
+   */
+  private void prepareJetty(Server jetty) {
+    server.set(jetty);
+    if (jetty.getDescendant(GracefulHandler.class) == null) {
+      jetty.insertHandler(new GracefulHandler());
+    }
+    jetty.setStopTimeout(Math.max(jetty.getStopTimeout(), settings.drainTimeout().toMillis()));
   }
 
   private void executeOnJetty(Runnable task) {
