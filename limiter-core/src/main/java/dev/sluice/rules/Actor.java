@@ -45,15 +45,15 @@ public sealed interface Actor {
             : kind.equals("account") ? Account.INSTANCE
             : Device.INSTANCE;
       case "header":
-        if (name != null && !name.isEmpty()) {
-          return new Header(name);
-        }
-        break;
       case "custom":
-        if (name != null && !name.isEmpty()) {
-          return new Custom(name);
+        if (name == null || name.isEmpty()) {
+          break;
         }
-        break;
+        try {
+          return kind.equals("header") ? new Header(name) : new Custom(name);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("actor '" + value + "': " + e.getMessage(), e);
+        }
       default:
         break;
     }

@@ -85,7 +85,7 @@ public record Rule(
         && resource.matches(path);
   }
 
-  private static String normalizeMethod(String method) {
+  static String normalizeMethod(String method) {
     String upper = method.trim().toUpperCase(Locale.ROOT);
     if (upper.isEmpty() || upper.length() > 32 || !upper.chars().allMatch(
         c -> (c >= 'A' && c <= 'Z') || c == '-' || c == '_')) {

@@ -60,7 +60,7 @@ final class RuleNodes {
         RulePeriod::parse);
     rule.limit(limit, period);
     rule.burst(optional(fields, path, "burst", RuleNodes::positive, limit));
-    rule.method(optional(fields, path, "method", m -> m, null));
+    rule.method(optional(fields, path, "method", Rule::normalizeMethod, null));
     rule.actor(optional(fields, path, "actor", Actor::parse, Actor.All.INSTANCE));
     rule.scope(optional(fields, path, "scope", Scope::parse, Scope.LOCAL));
     rule.shadow(optional(fields, path, "shadow", RuleNodes::bool, false));
