@@ -16,12 +16,8 @@ final class RuleSources {
 
   private static final int MAX_REMEMBERED_REPORTS = 64;
 
-  private RuleSet local;
-  private String localHash;
-  private String localBadHash;
-  private RuleSet remote;
-  private String remoteHash;
-  private String remoteBadHash;
+  final Source local = new Source();
+  final Source remote = new Source();
   private Boolean reachable; // null until the remote was first tried
   private Runnable undo = () -> {};
   private final Set<String> reported = new LinkedHashSet<>();
@@ -35,39 +31,17 @@ final class RuleSources {
     }
   }
 
-  boolean isNewLocal(String hash) {
-    return !hash.equals(localHash) && !hash.equals(localBadHash);
-  }
-
-  boolean isNewRemote(String hash) {
-    return !hash.equals(remoteHash) && !hash.equals(remoteBadHash);
-  }
-
-  /** Takes a valid local version; answers the rules now in force. */
-  RuleSet acceptLocal(RuleSet rules, String hash) {
-    RuleSet before = local;
-    String beforeHash = localHash;
+  /** Takes a valid version of one source; answers the rules now in force. */
+  RuleSet accept(Source source, RuleSet rules, String hash) {
+    RuleSet before = source.rules;
+    String beforeHash = source.hash;
     undo = () -> {
-      local = before;
-      localHash = beforeHash;
-      localBadHash = hash;
+      source.rules = before;
+      source.hash = beforeHash;
+      source.badHash = hash;
     };
-    local = rules;
-    localHash = hash;
-    return inForce();
-  }
-
-  /** Takes a valid remote version; answers the rules now in force. */
-  RuleSet acceptRemote(RuleSet rules, String hash) {
-    RuleSet before = remote;
-    String beforeHash = remoteHash;
-    undo = () -> {
-      remote = before;
-      remoteHash = beforeHash;
-      remoteBadHash = hash;
-    };
-    remote = rules;
-    remoteHash = hash;
+    source.rules = rules;
+    source.hash = hash;
     return inForce();
   }
 
@@ -75,14 +49,6 @@ final class RuleSources {
   void undoLast() {
     undo.run();
     undo = () -> {};
-  }
-
-  void rejectLocal(String hash) {
-    localBadHash = hash;
-  }
-
-  void rejectRemote(String hash) {
-    remoteBadHash = hash;
   }
 
   /** Records whether the remote answers; returns what was known before (null: never tried). */
@@ -94,11 +60,11 @@ final class RuleSources {
 
   /** The remote's rules while it answers and has sent valid ones; the file's otherwise. */
   RuleSet inForce() {
-    return remoteInForce() ? remote : local;
+    return remoteInForce() ? remote.rules : local.rules;
   }
 
   boolean remoteInForce() {
-    return Boolean.TRUE.equals(reachable) && remote != null;
+    return Boolean.TRUE.equals(reachable) && remote.rules != null;
   }
 
   /** Whether a bad version is seen for the first time (so it is logged once). */
@@ -111,5 +77,21 @@ final class RuleSources {
     }
     reported.add(version);
     return true;
+  }
+
+  /** One source's last good and last bad version. */
+  static final class Source {
+    private RuleSet rules;
+    private String hash;
+    private String badHash;
+
+    /** Whether this content is neither the version in use nor the last one refused. */
+    boolean isNew(String contentHash) {
+      return !contentHash.equals(hash) && !contentHash.equals(badHash);
+    }
+
+    void reject(String contentHash) {
+      badHash = contentHash;
+    }
   }
 }

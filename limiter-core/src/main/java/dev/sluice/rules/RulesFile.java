@@ -58,17 +58,20 @@ public final class RulesFile {
    * @throws RulesFileException when it cannot be read or is not a valid rules file
    */
   public static RuleSet load(Path file) throws RulesFileException {
-    String text;
+    return parse(file.toString(), read(file));
+  }
+
+  /** The text of a rules file, bounded in size. */
+  static String read(Path file) throws RulesFileException {
     try {
       if (Files.size(file) > MAX_CHARS * 4L) {
         throw new RulesFileException(file.toString(), 0, "(file)",
             "larger than " + MAX_CHARS + " characters");
       }
-      text = Files.readString(file, StandardCharsets.UTF_8);
+      return Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new RulesFileException(file.toString(), 0, "(file)", "cannot be read: " + e);
     }
-    return parse(file.toString(), text);
   }
 
   /**

@@ -84,11 +84,12 @@ public final class RulesReloader implements AutoCloseable {
   public void start() throws RulesFileException {
     if (file != null) {
       Object stamp = stamp();
-      String text = read(file);
+      String text = RulesFile.read(file);
       RuleSet rules = RulesFile.parse(file.toString(), text);
       synchronized (this) {
         fileStamp = stamp;
-        applyOrThrow(sources.acceptLocal(rules, RuleSources.hash(text)), file.toString());
+        applyOrThrow(
+            sources.accept(sources.local, rules, RuleSources.hash(text)), file.toString());
       }
       scheduleFile();
     }
@@ -158,7 +159,7 @@ public final class RulesReloader implements AutoCloseable {
           return;
         }
       }
-      text = read(file);
+      text = RulesFile.read(file);
     } catch (RulesFileException e) {
       reportOnce(e, "missing:" + e.problem());
       return;
@@ -166,14 +167,14 @@ public final class RulesReloader implements AutoCloseable {
     String hash = RuleSources.hash(text);
     synchronized (this) {
       fileStamp = stamp;
-      if (!sources.isNewLocal(hash)) {
+      if (!sources.local.isNew(hash)) {
         return;
       }
       try {
         RuleSet rules = RulesFile.parse(file.toString(), text);
-        applyOrThrow(sources.acceptLocal(rules, hash), file.toString());
+        applyOrThrow(sources.accept(sources.local, rules, hash), file.toString());
       } catch (RulesFileException e) {
-        sources.rejectLocal(hash);
+        sources.local.reject(hash);
         reportOnce(e, hash);
       }
     }
@@ -202,14 +203,14 @@ public final class RulesReloader implements AutoCloseable {
     }
     String hash = RuleSources.hash(text);
     try {
-      if (sources.isNewRemote(hash)) {
+      if (sources.remote.isNew(hash)) {
         RuleSet rules = RulesFile.parse(remote.toString(), text);
-        applyOrThrow(sources.acceptRemote(rules, hash), remote.toString());
+        applyOrThrow(sources.accept(sources.remote, rules, hash), remote.toString());
       } else {
         apply(sources.inForce());
       }
     } catch (RulesFileException e) {
-      sources.rejectRemote(hash);
+      sources.remote.reject(hash);
       reportOnce(e, hash);
     }
   }
@@ -258,18 +259,6 @@ public final class RulesReloader implements AutoCloseable {
     try {
       BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
       return java.util.List.of(attributes.lastModifiedTime(), attributes.size());
-    } catch (IOException e) {
-      throw new RulesFileException(file.toString(), 0, "(file)", "cannot be read: " + e);
-    }
-  }
-
-  private static String read(Path file) throws RulesFileException {
-    try {
-      if (Files.size(file) > RulesFile.MAX_CHARS * 4L) {
-        throw new RulesFileException(file.toString(), 0, "(file)",
-            "larger than " + RulesFile.MAX_CHARS + " characters");
-      }
-      return Files.readString(file);
     } catch (IOException e) {
       throw new RulesFileException(file.toString(), 0, "(file)", "cannot be read: " + e);
     }
