@@ -234,7 +234,12 @@ public final class RateRules {
         }
       }
     }
-    return counters.create(rule, clock, maxKeysPerRule);
+    try {
+      return counters.create(rule, clock, maxKeysPerRule);
+    } catch (IllegalArgumentException e) {
+      // e.g. a limit the algorithm cannot represent: name the rule, keep the old rules in force
+      throw new IllegalArgumentException("rule '" + rule.id() + "': " + e.getMessage(), e);
+    }
   }
 
   /** Configures a {@link RateRules}. */

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -89,7 +90,8 @@ public final class RuleSet {
     int[] candidates = index.candidates(ResourcePattern.segments(path));
     int kept = 0;
     for (int candidate : candidates) {
-      if (ordered.get(candidate).method().map(m -> m.equalsIgnoreCase(method)).orElse(true)) {
+      Optional<String> only = ordered.get(candidate).method();
+      if (only.isEmpty() || only.get().equalsIgnoreCase(method)) {
         candidates[kept++] = candidate;
       }
     }
@@ -99,7 +101,7 @@ public final class RuleSet {
   }
 
   /** The rule with this id, if any. */
-  public java.util.Optional<Rule> rule(String id) {
+  public Optional<Rule> rule(String id) {
     return rules.stream().filter(r -> r.id().equals(id)).findFirst();
   }
 
