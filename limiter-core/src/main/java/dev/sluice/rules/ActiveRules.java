@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.rate.RateLimiter;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,14 +37,14 @@ final class ActiveRules {
       RuleSet rules,
       ActiveRules previous,
       Function<Rule, Function<RequestInfo, String>> keys,
-      Function<Rule, LocalCounter> counter) {
+      Function<Rule, RateLimiter> counter) {
     List<Rule> ordered = rules.ordered();
     Counted[] counted = new Counted[ordered.size()];
     Map<String, Counted> byId = new HashMap<>();
     for (int i = 0; i < counted.length; i++) {
       Rule rule = ordered.get(i);
       Counted old = previous.byId.get(rule.id());
-      LocalCounter kept = old != null && old.rule.sameCounting(rule) ? old.local : null;
+      RateLimiter kept = old != null && old.rule.sameCounting(rule) ? old.local : null;
       Counted entry = new Counted(
           rule, keys.apply(rule), kept != null ? kept : counter.apply(rule));
       counted[i] = entry;
@@ -56,9 +57,9 @@ final class ActiveRules {
   static final class Counted {
     final Rule rule;
     final Function<RequestInfo, String> key;
-    final LocalCounter local;
+    final RateLimiter local;
 
-    Counted(Rule rule, Function<RequestInfo, String> key, LocalCounter local) {
+    Counted(Rule rule, Function<RequestInfo, String> key, RateLimiter local) {
       this.rule = rule;
       this.key = key;
       this.local = local;

@@ -1,6 +1,7 @@
 package dev.sluice.rules;
 
 import dev.sluice.rate.RateDecision;
+import dev.sluice.rate.RateLimiter;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.RateStore;
 import dev.sluice.time.NanoClock;
@@ -32,14 +33,13 @@ import java.util.function.Function;
 public final class RateRules {
 
   /** Default bound on the keys (actors) each local rule remembers. */
-  public static final long DEFAULT_MAX_KEYS_PER_RULE = 100_000;
+  public static final long DEFAULT_MAX_KEYS_PER_RULE = RateLimiter.DEFAULT_MAX_KEYS;
 
   private final NanoClock clock;
   private final long maxKeysPerRule;
   private final RateStore store;
   private final Map<String, Function<RequestInfo, Optional<String>>> customActors;
   private final RateListener listener;
-  private final LocalCounter.Factory counters;
   private final System.Logger log;
   private final AtomicBoolean toldGlobalRunsLocally = new AtomicBoolean();
   private final AtomicBoolean toldStoreBrokeContract = new AtomicBoolean();
@@ -52,8 +52,6 @@ public final class RateRules {
     this.store = builder.store;
     this.customActors = Map.copyOf(builder.customActors);
     this.listener = builder.listener;
-    // until the rate algorithms land on this branch the counters must be given
-    this.counters = Objects.requireNonNull(builder.counters, "counters");
     this.log = builder.log;
     replace(builder.rules);
   }
@@ -217,7 +215,7 @@ public final class RateRules {
     };
   }
 
-  private LocalCounter counterOf(Rule rule) {
+  private RateLimiter counterOf(Rule rule) {
     if (rule.scope() == Scope.GLOBAL) {
       if (store != null) {
         return null;
@@ -235,7 +233,8 @@ public final class RateRules {
       }
     }
     try {
-      return counters.create(rule, clock, maxKeysPerRule);
+      return RateLimiter.builder(rule.algorithm(), rule.limit())
+          .clock(clock).maxKeys(maxKeysPerRule).build();
     } catch (IllegalArgumentException e) {
       // e.g. a limit the algorithm cannot represent: name the rule, keep the old rules in force
       throw new IllegalArgumentException("rule '" + rule.id() + "': " + e.getMessage(), e);
@@ -251,7 +250,6 @@ public final class RateRules {
     private final Map<String, Function<RequestInfo, Optional<String>>> customActors =
         new HashMap<>();
     private RateListener listener;
-    private LocalCounter.Factory counters;
     private System.Logger log = System.getLogger(RateRules.class.getName());
 
     private Builder() {}
@@ -296,11 +294,6 @@ public final class RateRules {
     /** Metrics callbacks. */
     public Builder listener(RateListener listener) {
       this.listener = listener;
-      return this;
-    }
-
-    Builder counters(LocalCounter.Factory counters) {
-      this.counters = counters;
       return this;
     }
 

@@ -1,6 +1,7 @@
 package dev.sluice.rules;
 
 import dev.sluice.rate.RateDecision;
+import dev.sluice.rate.RateLimiter;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.RateStore;
 import dev.sluice.time.NanoClock;
@@ -19,7 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class InMemoryRateStore implements RateStore {
 
   private final NanoClock clock;
-  private final Map<String, LocalCounter> counters = new ConcurrentHashMap<>();
+  private final Map<String, RateLimiter> counters = new ConcurrentHashMap<>();
   final List<List<RateRequest>> calls = new CopyOnWriteArrayList<>();
   final List<RateRequest> refunds = new CopyOnWriteArrayList<>();
   private final List<Runnable> held = new ArrayList<>();
@@ -71,11 +72,9 @@ final class InMemoryRateStore implements RateStore {
     return CompletableFuture.completedFuture(null);
   }
 
-  private LocalCounter counter(RateRequest request) {
-    return counters.computeIfAbsent(request.ruleId(), id -> new StandInCounters().create(
-        Rule.builder().id(id).resource("/").limit(request.limit().limit(),
-            request.limit().period()).burst(request.limit().burst())
-            .algorithm(request.algorithm()).build(), clock, 1000));
+  private RateLimiter counter(RateRequest request) {
+    return counters.computeIfAbsent(request.ruleId(),
+        id -> RateLimiter.of(request.algorithm(), request.limit(), clock));
   }
 
   @Override

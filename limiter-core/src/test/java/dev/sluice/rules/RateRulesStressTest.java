@@ -33,7 +33,7 @@ class RateRulesStressTest {
   }
 
   private void runRound() throws Exception {
-    RateRules rules = RateRules.builder().clock(new VirtualTime()).counters(TestCounters.factory())
+    RateRules rules = RateRules.builder().clock(new VirtualTime())
         .rules(RuleSet.of(List.of(
             Rule.builder().id("per-ip").resource("/api/**").actor("ip")
                 .limit(PER_IP, Duration.ofHours(1)).build(),

@@ -25,7 +25,7 @@ class RateRulesTest {
 
   private RateRules.Builder engine(Rule... rules) {
     return RateRules.builder().rules(RuleSet.of(List.of(rules))).clock(time)
-        .counters(TestCounters.factory()).logger(log);
+        .logger(log);
   }
 
   private static RateVerdict now(CompletableFuture<RateVerdict> future) {
@@ -252,6 +252,16 @@ class RateRulesTest {
     assertThatThrownBy(() -> rules.replace(RuleSet.of(List.of(
         rule("b", "/b", "custom:nobody", 1).build())))).isInstanceOf(IllegalArgumentException.class);
     assertThat(rules.rules()).isSameAs(before);
+  }
+
+  @Test
+  void limitTheAlgorithmCannotHoldNamesTheRule() {
+    RateRules rules = engine(rule("a", "/a", "all", 1).build()).build();
+    assertThatThrownBy(() -> rules.replace(RuleSet.of(List.of(
+        rule("huge-window", "/w", "all", 5_000_000_000L).algorithm(Algorithm.FIXED_WINDOW)
+            .build()))))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("rule 'huge-window': ");
+    assertThat(rules.rules().rules()).extracting(Rule::id).containsExactly("a");
   }
 
   @Test

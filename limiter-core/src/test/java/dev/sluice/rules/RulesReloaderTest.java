@@ -53,7 +53,7 @@ class RulesReloaderTest {
   void setUp() throws Exception {
     file = dir.resolve("ratelimits.yaml");
     write(LOCAL);
-    engine = RateRules.builder().clock(time).counters(TestCounters.factory()).build();
+    engine = RateRules.builder().clock(time).build();
   }
 
   @AfterEach

@@ -24,13 +24,14 @@ class SeedExamplesTest {
           actor: ip
           limit: 10
           unit: day
-          algorithm: fixed-window
+          algorithm: sliding-log      # exact: never 11 in any 24 hours
         - id: reward-claims-per-device  # a device claims a reward at most 5 times a week
           resource: /rewards/*/claim
           method: POST
           actor: device
           limit: 5
           unit: week
+          algorithm: sliding-log
       """;
 
   private final VirtualTime time = new VirtualTime();
@@ -39,7 +40,7 @@ class SeedExamplesTest {
   @BeforeEach
   void setUp() throws Exception {
     engine = RateRules.builder().rules(RulesFile.parse("seeds.yaml", SEEDS)).clock(time)
-        .counters(TestCounters.factory()).build();
+        .build();
   }
 
   private RateVerdict check(TestRequest request) {
@@ -58,6 +59,10 @@ class SeedExamplesTest {
     assertThat(check(TestRequest.of("POST", "/posts").account("bob")).allowed()).isTrue();
     assertThat(check(TestRequest.of("GET", "/posts").account("alice")).decisions()).isEmpty();
 
+    time.advance(Duration.ofMillis(499));
+    assertThat(check(alice).allowed()).as("the token bucket refills one post per 500 ms").isFalse();
+    time.advance(Duration.ofMillis(1));
+    assertThat(check(alice).allowed()).isTrue();
     time.advance(Duration.ofSeconds(1));
     assertThat(check(alice).allowed()).isTrue();
     assertThat(check(alice).allowed()).isTrue();
@@ -69,12 +74,18 @@ class SeedExamplesTest {
     TestRequest signup = TestRequest.of("POST", "/accounts").ip("203.0.113.9");
     for (int i = 0; i < 10; i++) {
       assertThat(check(signup).allowed()).as("signup %d", i + 1).isTrue();
+      time.advance(Duration.ofHours(2));
     }
-    assertThat(check(signup).allowed()).isFalse();
+    // 20 hours after the first sign-up: the day still holds ten
+    RateVerdict eleventh = check(signup);
+    assertThat(eleventh.allowed()).isFalse();
+    assertThat(eleventh.rejectedBy().orElseThrow().decision().retryAfterNanos())
+        .isEqualTo(Duration.ofHours(4).toNanos());
     assertThat(check(TestRequest.of("POST", "/accounts").ip("198.51.100.1")).allowed()).isTrue();
 
-    time.advance(Duration.ofDays(1));
+    time.advance(Duration.ofHours(4)); // the first sign-up leaves the 24-hour window
     assertThat(check(signup).allowed()).isTrue();
+    assertThat(check(signup).allowed()).isFalse();
   }
 
   @Test
@@ -82,14 +93,18 @@ class SeedExamplesTest {
     for (int i = 0; i < 5; i++) {
       TestRequest claim = TestRequest.of("POST", "/rewards/" + i + "/claim").device("phone-1");
       assertThat(check(claim).allowed()).as("claim %d", i + 1).isTrue();
+      time.advance(Duration.ofDays(1));
     }
     TestRequest sixth = TestRequest.of("POST", "/rewards/99/claim").device("phone-1");
-    assertThat(check(sixth).allowed()).isFalse();
-    assertThat(check(sixth.device("phone-2")).allowed()).isTrue();
-
-    time.advance(Duration.ofDays(7));
-    assertThat(check(TestRequest.of("POST", "/rewards/99/claim").device("phone-1")).allowed())
+    assertThat(check(sixth).allowed()).as("day 5").isFalse();
+    time.advance(Duration.ofDays(2).minusSeconds(1));
+    assertThat(check(sixth).allowed()).as("a second before a week after the first").isFalse();
+    assertThat(check(TestRequest.of("POST", "/rewards/99/claim").device("phone-2")).allowed())
         .isTrue();
+
+    time.advance(Duration.ofSeconds(1));
+    assertThat(check(sixth).allowed()).as("a week after the first claim").isTrue();
+    assertThat(check(sixth).allowed()).isFalse();
   }
 
   @Test
