@@ -23,10 +23,12 @@ class SluiceMeterBinderTest {
   @Test
   void limiterAndRuleMetricsAreRecordedWithTheirTags() throws IOException {
     Path rules = dir.resolve("rules.yaml");
+    // the shadow rule first: evaluation stops at the first enforced rejection
     Files.writeString(rules, String.join("\n", "rules:",
-        "  - id: light", "    resource: /api/light", "    actor: ip", "    limit: 1", "    unit: minute",
         "  - id: light-shadow", "    resource: /api/light", "    actor: all", "    limit: 1",
-        "    unit: minute", "    shadow: true", ""));
+        "    unit: minute", "    shadow: true",
+        "  - id: light", "    resource: /api/light", "    actor: ip", "    limit: 1", "    unit: minute",
+        ""));
     SluiceProperties props = SluiceProperties.builder().env(Map.of())
         .system(Map.of("sluice.rules.file", rules.toString())).build();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
