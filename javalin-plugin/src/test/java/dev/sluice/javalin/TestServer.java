@@ -3,6 +3,8 @@ package dev.sluice.javalin;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import java.net.URI;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.ServerConnector;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -33,9 +35,16 @@ final class TestServer implements AutoCloseable {
       config.startup.showJavalinBanner = false;
       config.registerPlugin(plugin);
       config.routes.get("/health", ctx -> ctx.result("up"));
+      // a graceful stop waits for idle keep-alive connections to time out: keep that short here
+      config.jetty.addConnector((jetty, http) -> {
+        ServerConnector connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
+        connector.setHost("127.0.0.1");
+        connector.setShutdownIdleTimeout(10);
+        return connector;
+      });
       app.accept(config, plugin);
     });
-    javalin.start("127.0.0.1", 0);
+    javalin.start();
     return new TestServer(javalin, plugin);
   }
 
