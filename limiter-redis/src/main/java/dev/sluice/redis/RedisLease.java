@@ -55,6 +55,16 @@ final class RedisLease implements PermitLease {
     }
   }
 
+  /** The store closes: no more renewals, and the lease expires in Redis by itself. */
+  void stopRenewing() {
+    synchronized (lock) {
+      released = true;
+      if (renewal != null) {
+        renewal.cancel();
+      }
+    }
+  }
+
   private void renew() {
     CompletableFuture<Long> sent;
     synchronized (lock) {
@@ -89,6 +99,7 @@ final class RedisLease implements PermitLease {
         return CompletableFuture.completedFuture(null);
       }
       released = true;
+      store.released(this);
       if (renewal != null) {
         renewal.cancel();
       }

@@ -6,9 +6,11 @@ import dev.sluice.time.Scheduler;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -35,6 +37,7 @@ final class RedisPermitStore implements PermitStore {
   /** Lease ids are unique per node and call, so one node's release never frees another's lease. */
   private final String node = UUID.randomUUID().toString();
   private final AtomicLong sequence = new AtomicLong();
+  private final Set<RedisLease> renewing = ConcurrentHashMap.newKeySet();
 
   RedisPermitStore(Link link, Guard guard, FailurePolicy policy, int expectedNodes,
       Scheduler scheduler, long timeoutNanos) {
@@ -78,6 +81,7 @@ final class RedisPermitStore implements PermitStore {
             }
             guard.succeeded(start);
             if (held) {
+              renewing.add(lease);
               lease.startRenewing();
               return Optional.of(lease);
             }
@@ -119,7 +123,17 @@ final class RedisPermitStore implements PermitStore {
     return timeoutNanos;
   }
 
-  /** The connection belongs to {@link RedisStores}, which closes it. */
+  void released(RedisLease lease) {
+    renewing.remove(lease);
+  }
+
+  /**
+   * Stops renewing the leases still held; they expire in Redis after their lease time. The
+   * connection belongs to {@link RedisStores}, which closes it.
+   */
   @Override
-  public void close() {}
+  public void close() {
+    renewing.forEach(RedisLease::stopRenewing);
+    renewing.clear();
+  }
 }

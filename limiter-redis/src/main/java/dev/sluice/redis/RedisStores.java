@@ -98,6 +98,7 @@ public final class RedisStores implements Stores {
   /** Closes the connection; leases still held expire in Redis after their lease time. */
   @Override
   public void close() {
+    permits.close();
     link.close();
   }
 }
