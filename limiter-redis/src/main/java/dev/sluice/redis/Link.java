@@ -1,23 +1,31 @@
 package dev.sluice.redis;
 
 import dev.sluice.store.StoreSettings;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 
 /**
- * The one multiplexed Lettuce connection of a node, opened lazily and re-opened by itself.
+ * The one multiplexed Lettuce connection of a node (to a standalone Redis, or to a Redis Cluster
+ * when the URI says {@code ?cluster=true}), opened lazily and re-opened by itself.
  *
  * <p>Lettuce reconnects a connection it once had, but not one it never got: when Redis is down at
  * start-up, every {@link #commands()} call that finds no connection starts (at most one) new
@@ -29,15 +37,22 @@ final class Link implements AutoCloseable {
   private static final Delay RECONNECT_DELAY =
       Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
 
+  private static final Pattern CLUSTER_PARAMETER =
+      Pattern.compile("(?i)(^|&)cluster=(true|false)(?=&|$)");
+
   private final RedisURI uri;
+  private final boolean cluster;
   private final ClientResources resources;
-  private final RedisClient client;
+  private final AbstractRedisClient client;
   private final AtomicBoolean connecting = new AtomicBoolean();
-  private volatile StatefulRedisConnection<String, String> connection;
+  private volatile StatefulConnection<String, String> connection;
+  private volatile RedisScriptingAsyncCommands<String, String> commands;
   private volatile boolean closed;
+  private volatile Throwable lastConnectError;
 
   Link(StoreSettings settings) {
-    this.uri = RedisURI.create(settings.uri());
+    this.cluster = isCluster(settings.uri());
+    this.uri = RedisURI.create(withoutClusterParameter(settings.uri()));
     this.uri.setTimeout(settings.timeout());
     this.resources =
         ClientResources.builder()
@@ -45,25 +60,59 @@ final class Link implements AutoCloseable {
             .computationThreadPoolSize(1)
             .reconnectDelay(RECONNECT_DELAY)
             .build();
-    this.client = RedisClient.create(resources);
-    client.setOptions(
-        ClientOptions.builder()
-            .autoReconnect(true)
-            // while disconnected, fail at once instead of buffering commands for later: a
-            // decision that waited for a reconnect would be a decision made too late
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .timeoutOptions(TimeoutOptions.enabled(settings.timeout()))
-            .socketOptions(
-                SocketOptions.builder()
-                    .connectTimeout(max(settings.timeout(), Duration.ofSeconds(1)))
-                    .keepAlive(true)
-                    .build())
-            .build());
+    SocketOptions socket = SocketOptions.builder()
+        .connectTimeout(max(settings.timeout(), Duration.ofSeconds(1)))
+        .keepAlive(true)
+        .build();
+    TimeoutOptions timeouts = TimeoutOptions.enabled(settings.timeout());
+    if (cluster) {
+      RedisClusterClient clusterClient = RedisClusterClient.create(resources, uri);
+      clusterClient.setOptions(ClusterClientOptions.builder()
+          .autoReconnect(true)
+          // Lettuce opens each master's connection lazily, and a command for a master whose
+          // connection is still opening counts as "disconnected": rejecting it would fail every
+          // first call per master. Here commands wait in Lettuce's buffer instead, and the
+          // command timeout (below) cancels them, so none runs after its caller got an answer.
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+          .timeoutOptions(timeouts)
+          .socketOptions(socket)
+          .build());
+      this.client = clusterClient;
+    } else {
+      RedisClient redisClient = RedisClient.create(resources);
+      redisClient.setOptions(ClientOptions.builder()
+          .autoReconnect(true)
+          // while disconnected, fail at once instead of buffering commands for later: a
+          // decision that waited for a reconnect would be a decision made too late
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .timeoutOptions(timeouts)
+          .socketOptions(socket)
+          .build());
+      this.client = redisClient;
+    }
+  }
+
+  private static boolean isCluster(URI uri) {
+    String query = uri.getRawQuery();
+    return query != null && query.toLowerCase(java.util.Locale.ROOT).matches(
+        "(.*&)?cluster=true(&.*)?");
+  }
+
+  private static String withoutClusterParameter(URI uri) {
+    String text = uri.toString();
+    String query = uri.getRawQuery();
+    if (query == null) {
+      return text;
+    }
+    String rest = CLUSTER_PARAMETER.matcher(query).replaceAll("").replaceAll("^&|&$", "");
+    String base = text.substring(0, text.indexOf('?'));
+    return rest.isEmpty() ? base : base + '?' + rest;
   }
 
   /** Where this link points, without credentials. */
   String where() {
-    return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ':' + uri.getPort();
+    return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ':' + uri.getPort()
+        + (cluster ? " (cluster)" : "");
   }
 
   /** Starts connecting unless connected or already trying; completes when the attempt ends. */
@@ -71,35 +120,49 @@ final class Link implements AutoCloseable {
     if (connection != null || closed || !connecting.compareAndSet(false, true)) {
       return CompletableFuture.completedFuture(null);
     }
-    return client.connectAsync(StringCodec.UTF8, uri)
-        .toCompletableFuture()
-        .handle((opened, error) -> {
-          connecting.set(false);
-          if (opened != null) {
-            if (closed) {
-              opened.closeAsync();
-            } else {
-              connection = opened;
-            }
-          }
-          return null;
-        });
+    CompletableFuture<? extends StatefulConnection<String, String>> attempt;
+    if (cluster) {
+      // the asynchronous cluster connect needs the slot map first (the blocking one loads it)
+      RedisClusterClient clusterClient = (RedisClusterClient) client;
+      attempt = clusterClient.refreshPartitionsAsync().toCompletableFuture()
+          .thenCompose(loaded -> clusterClient.connectAsync(StringCodec.UTF8));
+    } else {
+      attempt = ((RedisClient) client).connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+    }
+    return attempt.handle((opened, error) -> {
+      lastConnectError = error;
+      if (opened != null) {
+        if (closed) {
+          opened.closeAsync();
+        } else {
+          commands = opened instanceof StatefulRedisClusterConnection<String, String> c
+              ? c.async() : ((StatefulRedisConnection<String, String>) opened).async();
+          connection = opened;
+        }
+      }
+      connecting.set(false);
+      return null;
+    });
+  }
+
+  /** Why the last connect attempt failed, or {@code null}. */
+  Throwable lastConnectError() {
+    return lastConnectError;
   }
 
   /** The commands of the connection, or {@code null} (and a connect started) when there is none. */
-  RedisAsyncCommands<String, String> commands() {
-    StatefulRedisConnection<String, String> current = connection;
+  RedisScriptingAsyncCommands<String, String> commands() {
+    RedisScriptingAsyncCommands<String, String> current = commands;
     if (current == null) {
       connect();
-      return null;
     }
-    return current.async();
+    return current;
   }
 
   @Override
   public void close() {
     closed = true;
-    StatefulRedisConnection<String, String> current = connection;
+    StatefulConnection<String, String> current = connection;
     if (current != null) {
       current.close();
     }

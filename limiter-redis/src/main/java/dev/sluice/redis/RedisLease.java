@@ -2,7 +2,7 @@ package dev.sluice.redis;
 
 import dev.sluice.store.PermitStore.PermitLease;
 import dev.sluice.time.Scheduler;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -42,7 +42,7 @@ final class RedisLease implements PermitLease {
   }
 
   /** Sends the acquire; true when the permit is now held. */
-  CompletableFuture<Boolean> claim(RedisAsyncCommands<String, String> redis) {
+  CompletableFuture<Boolean> claim(RedisScriptingAsyncCommands<String, String> redis) {
     return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "0")
         .thenApply(held -> held == 1);
   }
@@ -71,7 +71,7 @@ final class RedisLease implements PermitLease {
       if (released) {
         return;
       }
-      RedisAsyncCommands<String, String> redis = store.link().commands();
+      RedisScriptingAsyncCommands<String, String> redis = store.link().commands();
       try {
         sent = redis == null
             ? CompletableFuture.failedFuture(new IllegalStateException("not connected"))
@@ -103,7 +103,7 @@ final class RedisLease implements PermitLease {
       if (renewal != null) {
         renewal.cancel();
       }
-      RedisAsyncCommands<String, String> redis = store.link().commands();
+      RedisScriptingAsyncCommands<String, String> redis = store.link().commands();
       if (redis == null) {
         return CompletableFuture.completedFuture(null); // it expires by itself
       }

@@ -3,7 +3,7 @@ package dev.sluice.redis;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.PermitStore;
 import dev.sluice.time.Scheduler;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -63,7 +63,7 @@ final class RedisPermitStore implements PermitStore {
     }
     long start = System.nanoTime();
     try {
-      RedisAsyncCommands<String, String> redis = link.commands();
+      RedisScriptingAsyncCommands<String, String> redis = link.commands();
       if (redis == null) {
         guard.failed(start, new IllegalStateException("not connected"));
         return CompletableFuture.completedFuture(degraded(limiter, maxPermits));

@@ -3,7 +3,7 @@ package dev.sluice.redis;
 import dev.sluice.rate.RateDecision;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.RateStore;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +48,7 @@ final class RedisRateStore implements RateStore {
     }
     long start = System.nanoTime();
     try {
-      RedisAsyncCommands<String, String> redis = link.commands();
+      RedisScriptingAsyncCommands<String, String> redis = link.commands();
       if (redis == null) {
         guard.failed(start, new IllegalStateException("not connected"));
         return CompletableFuture.completedFuture(decideLocally(requests));
@@ -67,6 +67,7 @@ final class RedisRateStore implements RateStore {
               guard.succeeded(start);
             } else {
               guard.failed(start, error);
+              LOG.debug("rate decision in Redis failed; decided locally", error);
             }
             return collect(requests, parts);
           });
@@ -83,7 +84,7 @@ final class RedisRateStore implements RateStore {
     if (requests.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    RedisAsyncCommands<String, String> redis =
+    RedisScriptingAsyncCommands<String, String> redis =
         guard.state() == RedisState.UP ? link.commands() : null;
     if (redis == null) {
       // the permits were most likely taken locally while Redis was down: give them back there

@@ -61,7 +61,12 @@ public final class RedisStores implements Stores {
       // not connected in time: fall through to the check below
     }
     if (link.commands() == null) {
-      guard.markDown(new IllegalStateException("cannot connect at start-up"));
+      Throwable why = link.lastConnectError();
+      while (why != null && why.getCause() != null) {
+        why = why.getCause(); // Lettuce wraps the reason (refused, unknown host, auth) deep down
+      }
+      guard.markDown(new IllegalStateException("cannot connect at start-up"
+          + (why == null ? " in time" : ": " + why), why));
     }
   }
 

@@ -28,15 +28,17 @@ import org.junit.jupiter.api.Assumptions;
 final class RedisServer implements AutoCloseable {
 
   private final int port;
+  private final List<String> extraArgs;
   private Process process;
 
-  private RedisServer(int port) {
+  private RedisServer(int port, List<String> extraArgs) {
     this.port = port;
+    this.extraArgs = extraArgs;
   }
 
-  static RedisServer start() {
+  static RedisServer start(String... extraArgs) {
     requireBinary();
-    RedisServer server = new RedisServer(freePort());
+    RedisServer server = new RedisServer(freePort(), List.of(extraArgs));
     server.launch();
     return server;
   }
@@ -78,7 +80,7 @@ final class RedisServer implements AutoCloseable {
 
   static RedisServer onPort(int port) {
     requireBinary();
-    RedisServer server = new RedisServer(port);
+    RedisServer server = new RedisServer(port, List.of());
     server.launch();
     return server;
   }
@@ -164,8 +166,10 @@ final class RedisServer implements AutoCloseable {
 
   private void launch() {
     try {
-      process = new ProcessBuilder("redis-server", "--port", Integer.toString(port),
-          "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+      List<String> command = new ArrayList<>(List.of("redis-server", "--port",
+          Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"));
+      command.addAll(extraArgs);
+      process = new ProcessBuilder(command)
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.DISCARD)
           .start();
