@@ -57,7 +57,7 @@ final class Link implements AutoCloseable {
     this.resources =
         ClientResources.builder()
             .ioThreadPoolSize(2)
-            .computationThreadPoolSize(1)
+            .computationThreadPoolSize(2)
             .reconnectDelay(RECONNECT_DELAY)
             .build();
     SocketOptions socket = SocketOptions.builder()

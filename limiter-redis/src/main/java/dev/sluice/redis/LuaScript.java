@@ -52,37 +52,24 @@ final class LuaScript {
     return sha;
   }
 
-  /** Runs the script; the future fails with whatever Redis or the connection reported. */
+  /** Runs a script that answers a list; the future fails with whatever Redis reported. */
   CompletableFuture<List<Object>> run(
       RedisScriptingAsyncCommands<String, String> redis, String[] keys, String... args) {
-    CompletableFuture<List<Object>> first =
-        redis.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys, args).toCompletableFuture();
-    return first.handle((reply, error) -> {
-      if (error == null) {
-        return CompletableFuture.completedFuture(reply);
-      }
-      if (unwrap(error) instanceof RedisNoScriptException) {
-        return redis.<List<Object>>eval(body, ScriptOutputType.MULTI, keys, args)
-            .toCompletableFuture();
-      }
-      return CompletableFuture.<List<Object>>failedFuture(error);
-    }).thenCompose(f -> f);
+    return run(redis, ScriptOutputType.MULTI, keys, args);
   }
 
-  /** Like {@link #run} for scripts that answer one integer. */
+  /** Runs a script that answers one integer. */
   CompletableFuture<Long> runForLong(
       RedisScriptingAsyncCommands<String, String> redis, String[] keys, String... args) {
-    CompletableFuture<Long> first =
-        redis.<Long>evalsha(sha, ScriptOutputType.INTEGER, keys, args).toCompletableFuture();
-    return first.handle((reply, error) -> {
-      if (error == null) {
-        return CompletableFuture.completedFuture(reply);
-      }
-      if (unwrap(error) instanceof RedisNoScriptException) {
-        return redis.<Long>eval(body, ScriptOutputType.INTEGER, keys, args).toCompletableFuture();
-      }
-      return CompletableFuture.<Long>failedFuture(error);
-    }).thenCompose(f -> f);
+    return run(redis, ScriptOutputType.INTEGER, keys, args);
+  }
+
+  private <T> CompletableFuture<T> run(RedisScriptingAsyncCommands<String, String> redis,
+      ScriptOutputType output, String[] keys, String[] args) {
+    return redis.<T>evalsha(sha, output, keys, args).toCompletableFuture()
+        .exceptionallyCompose(error -> unwrap(error) instanceof RedisNoScriptException
+            ? redis.<T>eval(body, output, keys, args).toCompletableFuture()
+            : CompletableFuture.failedFuture(error));
   }
 
   private static Throwable unwrap(Throwable error) {
