@@ -116,6 +116,21 @@ class ConcurrencyLimiterAdmissionTest {
   }
 
   @Test
+  void rejectionReachesTheCallbackUnwrapped() {
+    ConcurrencyLimiter limiter = limiters.limiter(1, 0);
+    limiter.acquire().join();
+    List<Throwable> failures = new ArrayList<>();
+
+    limiter.acquire().whenComplete((permit, failure) -> failures.add(failure));
+
+    assertThat(failures)
+        .singleElement()
+        .isInstanceOfSatisfying(
+            ConcurrencyRejectedException.class,
+            e -> assertThat(e.outcome()).isEqualTo(Outcome.QUEUE_FULL));
+  }
+
+  @Test
   void zeroQueueRejectsEveryoneBeyondTheLimit() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
     limiter.acquire().join();
