@@ -136,7 +136,14 @@ final class RedisRateStore implements RateStore {
 
   private RateDecision decideLocally(RateRequest request) {
     guard.degradedDecision();
-    return local.decide(request);
+    try {
+      return local.decide(request);
+    } catch (RuntimeException e) {
+      // the fallback must not turn into a 500 either; a local limiter that cannot decide (a bug,
+      // a key it refuses) lets the request through rather than failing the caller
+      LOG.warn("local decision for rule {} failed; allowing", request.ruleId(), e);
+      return RateDecision.allowed(request.limit().limit(), 0, 0);
+    }
   }
 
   @Override

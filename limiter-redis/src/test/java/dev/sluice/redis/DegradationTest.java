@@ -9,6 +9,7 @@ import dev.sluice.rate.RateDecision;
 import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.RateRequest;
+import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
@@ -22,6 +23,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Redis killed, paused, absent: callers always get an answer, never an exception. */
 class DegradationTest {
@@ -164,6 +167,22 @@ class DegradationTest {
       assertThat(admitted(node, fresh("late"), 120)).isEqualTo(100);
       assertThat(node.describe()).endsWith("(up)");
     }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Algorithm.class)
+  void everyAlgorithmFallsBackToItsLocalShareOnTheNodesClock(Algorithm algorithm) {
+    VirtualTime clock = new VirtualTime();
+    RedisStores node = nodes.open(Nodes.settings(
+        java.net.URI.create("redis://127.0.0.1:" + RedisServer.freePort()), TIMEOUT, 4,
+        FailurePolicy.LOCAL, clock), clock);
+    RateRequest request = new RateRequest("local-" + algorithm.id(), "actor", algorithm,
+        HUNDRED_AN_HOUR, 1);
+
+    assertThat(admitted(node, request, 40)).as("100 / 4 nodes").isEqualTo(25);
+    clock.advance(Duration.ofHours(2));
+    assertThat(decide(node, request, Duration.ofSeconds(1)).allowed()).isTrue();
+    assertThat(node.state()).isEqualTo(RedisState.DOWN);
   }
 
   @Test
