@@ -43,8 +43,9 @@ public final class RedisStores implements Stores {
   }
 
   /**
-   * Connects to the Redis at {@code settings.uri()} ({@code redis://} or {@code rediss://}),
-   * waiting at most the store timeout for the first connection.
+   * Connects to the Redis at {@code settings.uri()} ({@code redis://} or {@code rediss://}; add
+   * {@code ?cluster=true} for Redis Cluster), waiting at most the store timeout or 1 s, whichever is
+   * longer, for the first connection. Never throws because Redis is unreachable.
    */
   public static RedisStores open(StoreSettings settings) {
     RedisStores stores = new RedisStores(settings, Scheduler.system());
