@@ -16,12 +16,10 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
-import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Pattern;
 
 /**
  * The one multiplexed Lettuce connection of a node (to a standalone Redis, or to a Redis Cluster
@@ -37,9 +35,6 @@ final class Link implements AutoCloseable {
   private static final Delay RECONNECT_DELAY =
       Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
 
-  private static final Pattern CLUSTER_PARAMETER =
-      Pattern.compile("(?i)(^|&)cluster=(true|false)(?=&|$)");
-
   private final RedisURI uri;
   private final boolean cluster;
   private final ClientResources resources;
@@ -50,9 +45,9 @@ final class Link implements AutoCloseable {
   private volatile boolean closed;
   private volatile Throwable lastConnectError;
 
-  Link(StoreSettings settings) {
-    this.cluster = isCluster(settings.uri());
-    this.uri = RedisURI.create(withoutClusterParameter(settings.uri()));
+  Link(StoreSettings settings, UriOptions options) {
+    this.cluster = options.cluster();
+    this.uri = RedisURI.create(options.lettuceUri());
     this.uri.setTimeout(settings.timeout());
     this.resources =
         ClientResources.builder()
@@ -90,23 +85,6 @@ final class Link implements AutoCloseable {
           .build());
       this.client = redisClient;
     }
-  }
-
-  private static boolean isCluster(URI uri) {
-    String query = uri.getRawQuery();
-    return query != null && query.toLowerCase(java.util.Locale.ROOT).matches(
-        "(.*&)?cluster=true(&.*)?");
-  }
-
-  private static String withoutClusterParameter(URI uri) {
-    String text = uri.toString();
-    String query = uri.getRawQuery();
-    if (query == null) {
-      return text;
-    }
-    String rest = CLUSTER_PARAMETER.matcher(query).replaceAll("").replaceAll("^&|&$", "");
-    String base = text.substring(0, text.indexOf('?'));
-    return rest.isEmpty() ? base : base + '?' + rest;
   }
 
   /** Where this link points, without credentials. */

@@ -21,16 +21,23 @@ final class RateScripts {
 
   CompletableFuture<List<Object>> acquire(
       RedisScriptingAsyncCommands<String, String> redis, RateRequest request) {
-    return run(redis, request, request.cost());
+    return run(redis, request, request.cost(), "0");
+  }
+
+  /** Batched mode: takes up to {@code wanted} permits; the reply's sixth number is how many. */
+  CompletableFuture<List<Object>> take(
+      RedisScriptingAsyncCommands<String, String> redis, RateRequest request, long wanted) {
+    return run(redis, request, wanted, "1");
   }
 
   CompletableFuture<List<Object>> refund(
       RedisScriptingAsyncCommands<String, String> redis, RateRequest request) {
-    return run(redis, request, -request.cost());
+    return run(redis, request, -request.cost(), "0");
   }
 
   private CompletableFuture<List<Object>> run(
-      RedisScriptingAsyncCommands<String, String> redis, RateRequest request, long cost) {
+      RedisScriptingAsyncCommands<String, String> redis, RateRequest request, long cost,
+      String takeUpTo) {
     RateLimit limit = request.limit();
     String[] keys = {KeyLayout.rate(request.ruleId(), request.key(), request.algorithm())};
     String periodMicros = Long.toString(Math.max(1, limit.period().toNanos() / 1_000));
@@ -42,7 +49,7 @@ final class RateScripts {
     };
     String shaper = request.algorithm() == dev.sluice.rate.Algorithm.LEAKY_BUCKET_SHAPER ? "1" : "0";
     return script.run(redis, keys, Long.toString(limit.limit()), periodMicros,
-        Long.toString(limit.burst()), Long.toString(cost), shaper);
+        Long.toString(limit.burst()), Long.toString(cost), shaper, takeUpTo);
   }
 
   /** {allowed, remaining, retry_after_us, reset_after_us, delay_us}; a retry of -1 means never. */
@@ -54,7 +61,7 @@ final class RateScripts {
         allowed ? 0 : retryNanos, nanos(number(reply, 3)), nanos(number(reply, 4)));
   }
 
-  private static long number(List<Object> reply, int index) {
+  static long number(List<Object> reply, int index) {
     Object value = reply.get(index);
     if (value instanceof Long number) {
       return number;

@@ -29,13 +29,17 @@ final class RedisRateStore implements RateStore {
   private final RateScripts scripts;
   private final LocalShare local;
   private final long timeoutNanos;
+  /** Batched mode, or {@code null}. */
+  private final Batches batches;
 
-  RedisRateStore(Link link, Guard guard, RateScripts scripts, LocalShare local, long timeoutNanos) {
+  RedisRateStore(Link link, Guard guard, RateScripts scripts, LocalShare local, long timeoutNanos,
+      Batches batches) {
     this.link = link;
     this.guard = guard;
     this.scripts = scripts;
     this.local = local;
     this.timeoutNanos = timeoutNanos;
+    this.batches = batches;
   }
 
   @Override
@@ -43,22 +47,33 @@ final class RedisRateStore implements RateStore {
     if (requests.isEmpty()) {
       return CompletableFuture.completedFuture(List.of());
     }
+    RateDecision[] served = batches == null ? null : fromBatches(requests);
+    if (served != null && allServed(served)) {
+      return CompletableFuture.completedFuture(List.of(served));
+    }
     if (!guard.tryEnter()) {
-      return CompletableFuture.completedFuture(decideLocally(requests));
+      return CompletableFuture.completedFuture(decideLocally(requests, served));
     }
     long start = System.nanoTime();
     try {
       RedisScriptingAsyncCommands<String, String> redis = link.commands();
       if (redis == null) {
         guard.failed(start, new IllegalStateException("not connected"));
-        return CompletableFuture.completedFuture(decideLocally(requests));
+        return CompletableFuture.completedFuture(decideLocally(requests, served));
       }
       @SuppressWarnings("unchecked")
       CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
       for (int i = 0; i < parts.length; i++) {
         RateRequest request = requests.get(i);
-        parts[i] = scripts.acquire(redis, request)
-            .thenApply(reply -> RateScripts.decision(request, reply));
+        if (served != null && served[i] != null) {
+          parts[i] = CompletableFuture.completedFuture(served[i]);
+        } else if (batches != null && Batches.batchable(request)) {
+          parts[i] = scripts.take(redis, request, batches.wanted(request))
+              .thenApply(reply -> batches.keep(request, reply));
+        } else {
+          parts[i] = scripts.acquire(redis, request)
+              .thenApply(reply -> RateScripts.decision(request, reply));
+        }
       }
       return CompletableFuture.allOf(parts)
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
@@ -75,8 +90,29 @@ final class RedisRateStore implements RateStore {
       // a bug or a Lettuce surprise must not become a 500: count it against Redis and degrade
       guard.failed(start, e);
       LOG.debug("rate decision in Redis failed", e);
-      return CompletableFuture.completedFuture(decideLocally(requests));
+      return CompletableFuture.completedFuture(decideLocally(requests, served));
     }
+  }
+
+  /** Batched mode: what this node's batches can answer without Redis (null where they cannot). */
+  private RateDecision[] fromBatches(List<RateRequest> requests) {
+    RateDecision[] served = new RateDecision[requests.size()];
+    for (int i = 0; i < served.length; i++) {
+      RateRequest request = requests.get(i);
+      if (Batches.batchable(request)) {
+        served[i] = batches.takeLocally(request);
+      }
+    }
+    return served;
+  }
+
+  private static boolean allServed(RateDecision[] served) {
+    for (RateDecision decision : served) {
+      if (decision == null) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override
@@ -89,6 +125,11 @@ final class RedisRateStore implements RateStore {
     if (redis == null) {
       // the permits were most likely taken locally while Redis was down: give them back there
       requests.forEach(local::refund);
+      return CompletableFuture.completedFuture(null);
+    }
+    if (batches != null && requests.stream().allMatch(Batches::batchable)) {
+      // the permits were counted in Redis when the batch was taken: back into the batch with them
+      requests.forEach(batches::putBack);
       return CompletableFuture.completedFuture(null);
     }
     try {
@@ -126,10 +167,11 @@ final class RedisRateStore implements RateStore {
     return decisions;
   }
 
-  private List<RateDecision> decideLocally(List<RateRequest> requests) {
+  /** Without Redis: the batches' answers where there are some, the failure policy elsewhere. */
+  private List<RateDecision> decideLocally(List<RateRequest> requests, RateDecision[] served) {
     List<RateDecision> decisions = new ArrayList<>(requests.size());
-    for (RateRequest request : requests) {
-      decisions.add(decideLocally(request));
+    for (int i = 0; i < requests.size(); i++) {
+      decisions.add(served != null && served[i] != null ? served[i] : decideLocally(requests.get(i)));
     }
     return decisions;
   }

@@ -5,6 +5,8 @@ import dev.sluice.store.RateStore;
 import dev.sluice.store.StoreSettings;
 import dev.sluice.store.Stores;
 import dev.sluice.time.Scheduler;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,18 +30,60 @@ public final class RedisStores implements Stores {
 
   private final Link link;
   private final Guard guard;
+  private final RateScripts scripts = new RateScripts();
   private final RedisRateStore rates;
   private final RedisPermitStore permits;
+  private final Batches batches;
+  private final Scheduler scheduler;
+  private final long syncNanos;
+  private final long timeoutNanos;
+  private volatile Scheduler.Cancellable sync;
+  private volatile boolean closed;
 
   RedisStores(StoreSettings settings, Scheduler scheduler) {
-    this.link = new Link(settings);
+    UriOptions options = UriOptions.parse(settings.uri());
+    this.link = new Link(settings, options);
     this.guard = new Guard(link.where(), settings.onFailure(), settings.expectedNodes());
-    long timeoutNanos = settings.timeout().toNanos();
-    this.rates = new RedisRateStore(link, guard, new RateScripts(),
+    this.scheduler = scheduler;
+    this.timeoutNanos = settings.timeout().toNanos();
+    this.batches = options.batch() > 0 ? new Batches(options.batch()) : null;
+    this.syncNanos = options.batchSync().toNanos();
+    this.rates = new RedisRateStore(link, guard, scripts,
         new LocalShare(settings.onFailure(), settings.expectedNodes(), settings.clock()),
-        timeoutNanos);
+        timeoutNanos, batches);
     this.permits = new RedisPermitStore(link, guard, settings.onFailure(),
         settings.expectedNodes(), scheduler, timeoutNanos);
+    if (batches != null) {
+      scheduleSync();
+    }
+  }
+
+  /** Batched mode: every batch-sync interval the permits parked on this node go back to Redis. */
+  private void scheduleSync() {
+    sync = scheduler.schedule(() -> {
+      if (closed) {
+        return;
+      }
+      try {
+        giveBack();
+      } finally {
+        scheduleSync();
+      }
+    }, syncNanos);
+  }
+
+  private CompletableFuture<Void> giveBack() {
+    // while Redis is away the permits stay parked (and usable): they were counted when taken
+    RedisScriptingAsyncCommands<String, String> redis =
+        guard.state() == RedisState.UP ? link.commands() : null;
+    if (redis == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    try {
+      return batches.giveBack(redis, scripts);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /**
@@ -101,9 +145,25 @@ public final class RedisStores implements Stores {
     return describe();
   }
 
-  /** Closes the connection; leases still held expire in Redis after their lease time. */
+  /**
+   * Gives batched permits back, then closes the connection; leases still held expire in Redis after
+   * their lease time.
+   */
   @Override
   public void close() {
+    closed = true;
+    if (sync != null) {
+      sync.cancel();
+    }
+    if (batches != null) {
+      try {
+        giveBack().get(timeoutNanos, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (Exception e) {
+        // best effort: what is not given back refills in Redis by itself
+      }
+    }
     permits.close();
     link.close();
   }

@@ -8,7 +8,8 @@
 -- ARGV[1]  limit (permits per period)   ARGV[2] period in microseconds   ARGV[3] burst
 -- ARGV[4]  cost; negative gives permits back (refund)
 -- ARGV[5]  1 for the shaper (admit with a delay until the caller's turn), else 0
--- returns  {allowed, remaining, retry_after_us, reset_after_us, delay_us}; retry -1 = never
+-- ARGV[6]  1 to take up to `cost` permits, as many as are there (batched mode), else 0
+-- returns  {allowed, remaining, retry_after_us, reset_after_us, delay_us, taken}; retry -1 = never
 --
 -- Time is Redis's TIME, never the caller's clock, counted from 2023-11-14 so that a double keeps
 -- sub-microsecond precision (better than 0.07 µs until about 2041).
@@ -39,6 +40,11 @@ if cost < 0 then
   return {1, 0, 0, 0, 0}
 end
 
+if ARGV[6] == '1' then
+  local available = math.floor((tolerance + slack - (tat - now)) / interval)
+  cost = math.max(1, math.min(cost, available))
+end
+
 local new_tat = tat + cost * interval
 if new_tat - now > tolerance + slack then
   local retry = new_tat - now - tolerance
@@ -57,4 +63,4 @@ local delay = 0
 if ARGV[5] == '1' then
   delay = math.ceil(tat - now)
 end
-return {1, remaining, 0, math.ceil(new_tat - now), delay}
+return {1, remaining, 0, math.ceil(new_tat - now), delay, cost}
