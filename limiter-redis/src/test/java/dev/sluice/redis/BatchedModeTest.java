@@ -16,17 +16,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -35,20 +28,9 @@ class BatchedModeTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
   private static final int BATCH = 10;
-  private static RedisServer server;
+  @RegisterExtension
+  static final RedisPerClass REDIS = new RedisPerClass();
   private Nodes nodes;
-
-  @BeforeAll
-  static void startRedis() {
-    server = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    if (server != null) {
-      server.close();
-    }
-  }
 
   @BeforeEach
   void open() {
@@ -61,7 +43,7 @@ class BatchedModeTest {
   }
 
   private URI batched() {
-    return URI.create(server.uri() + "?batch=" + BATCH + "&batch-sync=1s");
+    return URI.create(REDIS.server().uri() + "?batch=" + BATCH + "&batch-sync=1s");
   }
 
   private RedisStores node(Scheduler scheduler) {
@@ -80,30 +62,10 @@ class BatchedModeTest {
     List<RedisStores> cluster = List.of(node(Scheduler.system()), node(Scheduler.system()),
         node(Scheduler.system()));
     RateRequest request = request(algorithm, 120);
-    AtomicInteger left = new AtomicInteger(360);
-    AtomicLong admitted = new AtomicLong();
-    ExecutorService threads = Executors.newFixedThreadPool(12);
-    try {
-      List<Future<?>> running = new ArrayList<>();
-      for (int t = 0; t < 12; t++) {
-        RedisStores node = cluster.get(t % 3);
-        running.add(threads.submit(() -> {
-          while (left.getAndDecrement() > 0) {
-            if (decide(node, request, TIMEOUT).allowed()) {
-              admitted.incrementAndGet();
-            }
-          }
-        }));
-      }
-      for (Future<?> thread : running) {
-        thread.get(30, TimeUnit.SECONDS);
-      }
-    } finally {
-      threads.shutdownNow();
-    }
+    long admitted = Nodes.hammer(cluster, 4, request, 360, TIMEOUT);
 
     // never more than Redis counted; fewer by at most what other nodes still hold parked
-    assertThat(admitted.get()).isBetween(120L - 3 * (BATCH - 1), 120L);
+    assertThat(admitted).isBetween(120L - 3 * (BATCH - 1), 120L);
     assertThat(cluster).allSatisfy(node -> assertThat(node.degradedDecisions()).isZero());
   }
 
@@ -175,7 +137,7 @@ class BatchedModeTest {
   }
 
   private static long scriptCalls() {
-    String info = server.command("INFO", "commandstats");
+    String info = REDIS.server().command("INFO", "commandstats");
     long calls = 0;
     for (String line : info.split("\n")) {
       if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {

@@ -14,18 +14,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -42,21 +35,10 @@ class GlobalLimitTest {
   /** Generous, so that no decision degrades on a loaded machine: the count must be Redis's alone. */
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-  private static RedisServer server;
+  @RegisterExtension
+  static final RedisPerClass REDIS = new RedisPerClass();
   private Nodes nodes;
   private List<RedisStores> cluster;
-
-  @BeforeAll
-  static void startRedis() {
-    server = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    if (server != null) {
-      server.close();
-    }
-  }
 
   @BeforeEach
   void openNodes() {
@@ -66,7 +48,7 @@ class GlobalLimitTest {
       // node clocks minutes apart, one far in the past and one far ahead: Redis's TIME decides
       long skew = Duration.ofMinutes((i - 1) * 7L + ThreadLocalRandom.current().nextInt(3)).toNanos();
       NanoClock skewed = () -> System.nanoTime() + skew;
-      cluster.add(nodes.open(Nodes.settings(server.uri(), TIMEOUT, NODES, FailurePolicy.DENY,
+      cluster.add(nodes.open(Nodes.settings(REDIS.server().uri(), TIMEOUT, NODES, FailurePolicy.DENY,
           skewed), Scheduler.system()));
     }
   }
@@ -120,30 +102,9 @@ class GlobalLimitTest {
   private Hammered hammer(Algorithm algorithm, int attempts) throws Exception {
     RateRequest request = new RateRequest("hammer-" + UUID.randomUUID(), "one-actor", algorithm,
         RateLimit.of(LIMIT, PERIOD), 1);
-    AtomicInteger left = new AtomicInteger(attempts);
-    AtomicLong admitted = new AtomicLong();
-    ExecutorService threads = Executors.newFixedThreadPool(NODES * THREADS_PER_NODE);
     long start = System.nanoTime();
-    try {
-      List<Future<?>> running = new ArrayList<>();
-      for (RedisStores node : cluster) {
-        for (int t = 0; t < THREADS_PER_NODE; t++) {
-          running.add(threads.submit(() -> {
-            while (left.getAndDecrement() > 0) {
-              if (decide(node, request, TIMEOUT).allowed()) {
-                admitted.incrementAndGet();
-              }
-            }
-          }));
-        }
-      }
-      for (Future<?> thread : running) {
-        thread.get(30, TimeUnit.SECONDS);
-      }
-    } finally {
-      threads.shutdownNow();
-    }
-    return new Hammered(admitted.get(), System.nanoTime() - start);
+    long admitted = Nodes.hammer(cluster, THREADS_PER_NODE, request, attempts, TIMEOUT);
+    return new Hammered(admitted, System.nanoTime() - start);
   }
 
   private record Hammered(long admitted, long nanos) {}

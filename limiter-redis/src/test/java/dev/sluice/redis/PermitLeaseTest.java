@@ -18,31 +18,19 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Global concurrency permits as leases in Redis. */
 class PermitLeaseTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
-  private static RedisServer server;
+  @RegisterExtension
+  static final RedisPerClass REDIS = new RedisPerClass();
   private Nodes nodes;
   private String limiter;
-
-  @BeforeAll
-  static void startRedis() {
-    server = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    if (server != null) {
-      server.close();
-    }
-  }
 
   @BeforeEach
   void open() {
@@ -56,7 +44,7 @@ class PermitLeaseTest {
   }
 
   private RedisStores node() {
-    return nodes.open(server.uri(), TIMEOUT, 3, FailurePolicy.DENY);
+    return nodes.open(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY);
   }
 
   private static Optional<PermitLease> take(RedisStores node, String limiter, int max,
@@ -65,7 +53,7 @@ class PermitLeaseTest {
   }
 
   private long held() {
-    return Long.parseLong(server.command("ZCARD", KeyLayout.permits(limiter)));
+    return Long.parseLong(REDIS.server().command("ZCARD", KeyLayout.permits(limiter)));
   }
 
   @Test
@@ -115,7 +103,7 @@ class PermitLeaseTest {
   void theLeaseKeyExpiresWithItsLastLease() {
     take(node(), limiter, 2, Duration.ofSeconds(10)).orElseThrow();
 
-    long ttl = Long.parseLong(server.command("PTTL", KeyLayout.permits(limiter)));
+    long ttl = Long.parseLong(REDIS.server().command("PTTL", KeyLayout.permits(limiter)));
 
     assertThat(ttl).isBetween(1L, 10_001L);
   }
@@ -124,7 +112,7 @@ class PermitLeaseTest {
   void theLeasesOfANodeThatStoppedComeBackAfterTheLeaseTime() {
     // the frozen node's scheduler never runs: it renews nothing, like a crashed or hung node
     VirtualTime frozen = new VirtualTime();
-    RedisStores crashed = nodes.open(Nodes.settings(server.uri(), TIMEOUT, 3, FailurePolicy.DENY,
+    RedisStores crashed = nodes.open(Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY,
         NanoClock.system()), frozen);
     RedisStores survivor = node();
     Duration lease = Duration.ofMillis(400);
@@ -144,7 +132,7 @@ class PermitLeaseTest {
 
   @Test
   void aHeldLeaseIsRenewedPastItsLeaseTime() {
-    RedisStores holder = nodes.open(Nodes.settings(server.uri(), TIMEOUT, 3, FailurePolicy.DENY,
+    RedisStores holder = nodes.open(Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY,
         NanoClock.system()), Scheduler.system());
     RedisStores other = node();
     Duration lease = Duration.ofMillis(300);
@@ -160,8 +148,8 @@ class PermitLeaseTest {
 
   @Test
   void whileRedisIsDownTheLocalPolicyGrantsThisNodesShareOfPermits() {
-    RedisStores node = nodes.open(server.uri(), Duration.ofMillis(50), 3, FailurePolicy.LOCAL);
-    server.kill();
+    RedisStores node = nodes.open(REDIS.server().uri(), Duration.ofMillis(50), 3, FailurePolicy.LOCAL);
+    REDIS.server().kill();
     try {
       List<PermitLease> local = new ArrayList<>();
       for (int i = 0; i < 10; i++) {
@@ -174,7 +162,7 @@ class PermitLeaseTest {
       assertThat(take(node, limiter, 9, Duration.ofSeconds(5))).isPresent();
       assertThat(take(node, limiter, 9, Duration.ofSeconds(5))).isEmpty();
     } finally {
-      server.restart();
+      REDIS.server().restart();
     }
   }
 }

@@ -14,6 +14,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -21,13 +22,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RedisRateStoreTest {
 
   private static final Duration BOUND = Duration.ofSeconds(5);
+  @RegisterExtension
+  static final RedisPerClass REDIS = new RedisPerClass();
   private static RedisServer server;
   private static Nodes nodes;
   private static RedisStores node;
 
   @BeforeAll
   static void start() {
-    server = RedisServer.start();
+    server = REDIS.server();
     nodes = new Nodes();
     node = nodes.open(server.uri(), BOUND, 1, FailurePolicy.DENY);
   }
@@ -36,9 +39,6 @@ class RedisRateStoreTest {
   static void stop() {
     if (nodes != null) {
       nodes.close();
-    }
-    if (server != null) {
-      server.close();
     }
   }
 
