@@ -135,10 +135,10 @@ class PermitLeaseTest {
     RedisStores holder = nodes.open(Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY,
         NanoClock.system()), Scheduler.system());
     RedisStores other = node();
-    Duration lease = Duration.ofMillis(300);
+    Duration lease = Duration.ofMillis(600);
     PermitLease held = take(holder, limiter, 1, lease).orElseThrow();
 
-    await().during(Duration.ofMillis(1_200)).atMost(Duration.ofSeconds(3))
+    await().during(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(4))
         .pollInterval(Duration.ofMillis(50))
         .until(() -> take(other, limiter, 1, lease).isEmpty());
 
