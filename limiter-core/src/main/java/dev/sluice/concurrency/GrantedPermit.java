@@ -17,7 +17,13 @@ final class GrantedPermit implements Permit {
   }
 
   private final BoundedQueueLimiter limiter;
+
+  /** When the permit was granted; meaningful only when {@link #timed}. */
   final long admittedAtNanos;
+
+  /** Whether this permit's service time is measured (see BoundedQueueLimiter#timeThisPermit). */
+  final boolean timed;
+
   private final long queuedNanos;
 
   /** Grant order of a queued waiter (tests check FIFO with it); -1 when admitted at once. */
@@ -29,10 +35,17 @@ final class GrantedPermit implements Permit {
   @SuppressWarnings("unused") // written through RELEASED
   private volatile int released;
 
-  GrantedPermit(BoundedQueueLimiter limiter, long admittedAtNanos) {
-    this(limiter, admittedAtNanos, 0, -1, -1);
+  /** A permit granted at once; {@code admittedAtNanos} is ignored unless {@code timed}. */
+  GrantedPermit(BoundedQueueLimiter limiter, long admittedAtNanos, boolean timed) {
+    this.limiter = limiter;
+    this.admittedAtNanos = admittedAtNanos;
+    this.timed = timed;
+    this.queuedNanos = 0;
+    this.queueSequence = -1;
+    this.grantSequence = -1;
   }
 
+  /** A permit granted to a queued waiter: always timed (the wait already read the clock). */
   GrantedPermit(
       BoundedQueueLimiter limiter,
       long admittedAtNanos,
@@ -41,6 +54,7 @@ final class GrantedPermit implements Permit {
       long grantSequence) {
     this.limiter = limiter;
     this.admittedAtNanos = admittedAtNanos;
+    this.timed = true;
     this.queuedNanos = queuedNanos;
     this.queueSequence = queueSequence;
     this.grantSequence = grantSequence;
