@@ -180,8 +180,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     if (listener != null) {
       listener.admitted(0);
     }
-    boolean timed = timeThisPermit();
-    return new GrantedPermit(this, timed ? clock.nanoTime() : 0, timed);
+    return timeThisPermit() ? new TimedPermit(this, clock.nanoTime()) : new GrantedPermit(this);
   }
 
   /**
@@ -271,8 +270,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   /** Called once per permit by {@link GrantedPermit#release()}. */
   void release(GrantedPermit permit) {
     long serviceNanos = -1;
-    if (permit.timed) {
-      serviceNanos = clock.nanoTime() - permit.admittedAtNanos;
+    if (permit.timed()) {
+      serviceNanos = clock.nanoTime() - permit.admittedAtNanos();
       stats.timed(serviceNanos);
       if (warmingUp && stats.timedCount.sum() >= TIME_EVERY_PERMIT_UNTIL) {
         warmingUp = false;
@@ -363,7 +362,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         listener.admitted(waited);
       }
       GrantedPermit permit =
-          new GrantedPermit(this, now, waited, waiter.queueSequence, waiter.grantSequence);
+          new QueuedPermit(this, now, waited, waiter.queueSequence, waiter.grantSequence);
       execute(
           () -> {
             // the caller cancelled between grant and completion: the permit goes to the next one
