@@ -234,16 +234,16 @@ class ConcurrencyLimiterStressTest {
     List<GrantedPermit> queuedThenGranted = new ArrayList<>();
     for (Permit permit : permits) {
       GrantedPermit granted = (GrantedPermit) permit;
-      if (granted.grantSequence >= 0) {
+      if (granted.grantSequence() >= 0) {
         queuedThenGranted.add(granted);
       }
     }
-    queuedThenGranted.sort((a, b) -> Long.compare(a.grantSequence, b.grantSequence));
+    queuedThenGranted.sort((a, b) -> Long.compare(a.grantSequence(), b.grantSequence()));
     assertThat(queuedThenGranted).as("seed " + seed + ": queued waiters were granted").isNotEmpty();
     long previous = -1;
     for (GrantedPermit permit : queuedThenGranted) {
-      assertThat(permit.queueSequence).as("seed " + seed + ": FIFO").isGreaterThan(previous);
-      previous = permit.queueSequence;
+      assertThat(permit.queueSequence()).as("seed " + seed + ": FIFO").isGreaterThan(previous);
+      previous = permit.queueSequence();
     }
   }
 
