@@ -3,6 +3,7 @@ package dev.sluice.javalin;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RulesFileException;
 import dev.sluice.rules.RulesReloader;
+import dev.sluice.time.Scheduler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,13 +29,15 @@ final class Reloads implements AutoCloseable {
   private final RateRules rules;
   private final SluiceProperties properties;
   private final WarnOnce failures;
+  private final Scheduler scheduler;
   private RulesReloader rulesReloader;
   private ScheduledExecutorService poller;
   private FileTime lastSeen;
 
   Reloads(SluicePlugin plugin, Settings settings, RateRules rules, SluiceProperties properties,
-      WarnOnce failures) {
+      WarnOnce failures, Scheduler scheduler) {
     this.plugin = plugin;
+    this.scheduler = scheduler;
     this.settings = settings;
     this.rules = rules;
     this.properties = properties;
@@ -49,8 +52,11 @@ final class Reloads implements AutoCloseable {
       RulesReloader.Builder builder = RulesReloader.builder()
           .interval(settings.rulesReloadInterval())
           .target(rules)
-          // the reloader reports each bad version once itself; this only keeps a trace at debug
-          .onError(e -> log.debug("rules version rejected: {}", e.getMessage()));
+          .scheduler(scheduler) // the plugin's: tests drive the polls in virtual time
+          // called once per bad version; the message names the file (or URL), line and field. The
+          // reloader's own line goes to System.Logger, which an SLF4J application may not route
+          .onError(e -> log.warn("Sluice rules not reloaded, the rules in force stay: {}",
+              e.getMessage()));
       rulesFile.ifPresent(builder::file);
       settings.rulesRemote().ifPresent(builder::remote);
       rulesReloader = builder.build();

@@ -82,7 +82,7 @@ public final class SluiceConfig {
     return this;
   }
 
-  /** The scheduler of queue timeouts (tests inject a virtual one). */
+  /** The scheduler of queue timeouts and rules-file polls (tests inject a virtual one). */
   public SluiceConfig scheduler(Scheduler scheduler) {
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     return this;

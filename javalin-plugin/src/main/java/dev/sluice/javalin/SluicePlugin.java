@@ -96,7 +96,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       metrics.ruleCount(() -> rules.rules().rules().size());
     }
     pluginConfig.registries().forEach(metrics::bindTo);
-    reloads = new Reloads(this, settings, rules, properties, ruleFailures);
+    reloads = new Reloads(this, settings, rules, properties, ruleFailures,
+        pluginConfig.scheduler());
 
     if (settings.accountAttribute().isPresent()) {
       // the account comes from an auth before-handler, which must have run: wait for the matched phase
@@ -212,6 +213,9 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     RuleSet ruleSet = settings.rulesFile()
         .map(file -> RulesSource.load(file, properties.file()))
         .orElse(pluginConfig.rulesOrNull());
+    if (ruleSet == null && settings.rulesRemote().isPresent()) {
+      ruleSet = RuleSet.empty(); // remote rules only: nothing applies until the URL first answers
+    }
     if (ruleSet == null) {
       return null;
     }
