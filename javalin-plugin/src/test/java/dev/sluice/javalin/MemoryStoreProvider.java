@@ -9,12 +9,17 @@ import dev.sluice.store.StoreSettings;
 import dev.sluice.store.Stores;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -25,6 +30,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class MemoryStoreProvider implements StoreProvider {
 
   static final Map<String, Map<String, AtomicInteger>> LEASES = new ConcurrentHashMap<>();
+
+  static final String STORE_THREAD_NAME = "memory-store-io";
+  static final Map<String, Rates> RATES = new ConcurrentHashMap<>();
+  private static final Executor STORE_THREAD = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, STORE_THREAD_NAME);
+    t.setDaemon(true);
+    return t;
+  });
+
+  static Rates rates(String cluster) {
+    return RATES.computeIfAbsent(cluster, c -> new Rates());
+  }
 
   static AtomicInteger leases(String cluster, String limiter) {
     return LEASES.computeIfAbsent(cluster, c -> new ConcurrentHashMap<>())
@@ -64,15 +81,16 @@ public final class MemoryStoreProvider implements StoreProvider {
       @Override
       public void close() {}
     };
+    Rates shared = rates(cluster);
     RateStore rates = new RateStore() {
       @Override
       public CompletionStage<List<RateDecision>> tryAcquire(List<RateRequest> requests) {
-        return CompletableFuture.completedFuture(requests.stream()
-            .map(r -> RateDecision.allowed(r.limit().limit(), r.limit().limit() - 1, 0)).toList());
+        return shared.answer(requests);
       }
 
       @Override
       public CompletionStage<Void> refund(List<RateRequest> requests) {
+        requests.forEach(r -> shared.used(r).addAndGet(-r.cost()));
         return CompletableFuture.completedFuture(null);
       }
 
@@ -98,5 +116,61 @@ public final class MemoryStoreProvider implements StoreProvider {
       @Override
       public void close() {}
     };
+  }
+
+  /**
+   * The rate state of one cluster: a plain count per rule and key (no refill: tests stay inside one
+   * window), answered later on the store's own thread, as Redis answers on Lettuce's I/O thread.
+   * While {@link #hold()} is on, answers wait until {@link #release()}.
+   */
+  static final class Rates {
+    private final Map<String, AtomicLong> used = new ConcurrentHashMap<>();
+    private final List<Runnable> held = new ArrayList<>();
+    private boolean holding;
+
+    AtomicLong used(RateRequest r) {
+      return used.computeIfAbsent(r.ruleId() + '|' + r.key(), k -> new AtomicLong());
+    }
+
+    CompletionStage<List<RateDecision>> answer(List<RateRequest> requests) {
+      CompletableFuture<List<RateDecision>> answer = new CompletableFuture<>();
+      Runnable decide = () -> answer.complete(requests.stream().map(this::decide).toList());
+      synchronized (this) {
+        if (holding) {
+          held.add(decide);
+          return answer;
+        }
+      }
+      STORE_THREAD.execute(decide);
+      return answer;
+    }
+
+    private RateDecision decide(RateRequest r) {
+      long limit = r.limit().limit();
+      long now = used(r).addAndGet(r.cost());
+      if (now > limit) {
+        used(r).addAndGet(-r.cost());
+        return RateDecision.rejected(limit, TimeUnit.SECONDS.toNanos(30), r.limit().period().toNanos());
+      }
+      return RateDecision.allowed(limit, limit - now, r.limit().period().toNanos());
+    }
+
+    synchronized void hold() {
+      holding = true;
+    }
+
+    synchronized int waiting() {
+      return held.size();
+    }
+
+    void release() {
+      List<Runnable> answers;
+      synchronized (this) {
+        holding = false;
+        answers = new ArrayList<>(held);
+        held.clear();
+      }
+      answers.forEach(STORE_THREAD::execute);
+    }
   }
 }
