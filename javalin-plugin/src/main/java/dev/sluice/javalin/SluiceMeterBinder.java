@@ -142,7 +142,8 @@ public final class SluiceMeterBinder implements MeterBinder {
   private Timer timer(String name, String limiter, String outcome) {
     String key = name + '|' + limiter + '|' + outcome;
     return timers.computeIfAbsent(key, k -> {
-      Timer.Builder b = Timer.builder(name).tag("limiter", limiter).publishPercentileHistogram();
+      Timer.Builder b = Timer.builder(name).tag("limiter", limiter).publishPercentileHistogram()
+          .description(QUEUE_WAIT.equals(name) ? "time spent queued" : "time a permit was held");
       if (outcome != null) {
         b.tag("outcome", outcome);
       }

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -69,6 +71,49 @@ class SluiceMeterBinderTest {
       assertThat(registry.get("sluice.http.rejections").tags("reason", "queue-full", "status", "429").counter().count()).isEqualTo(1);
       assertThat(registry.get("sluice.http.rejections").tags("reason", "rate-limited", "status", "429").counter().count()).isEqualTo(1);
       assertThat(registry.get("sluice.rate.rules").gauge().value()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void timersPublishHistogramBucketsToPrometheusBoundBeforeOrAfterTheyExist() {
+    PrometheusMeterRegistry early = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    PrometheusMeterRegistry late = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    CountDownLatch release = new CountDownLatch(1);
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(SluiceProperties.builder().env(Map.of()).system(Map.of()).build())
+            .meterRegistry(early)
+            .limiter("work", l -> l.path("/api/work").maxConcurrency(1).maxQueue(1)),
+        (app, plugin) -> app.routes.get("/api/work", ctx -> {
+          release.await(10, TimeUnit.SECONDS);
+          ctx.result("done");
+        }))) {
+      CompletableFuture<HttpResponse<String>> first = server.getAsync("/api/work");
+      await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
+      CompletableFuture<HttpResponse<String>> second = server.getAsync("/api/work");
+      await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().queued() == 1);
+      release.countDown();
+      assertThat(first.join().statusCode()).isEqualTo(200);
+      assertThat(second.join().statusCode()).isEqualTo(200);
+      await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 0);
+      // Micrometer's composite semantics: a registry bound late sees only what happens after
+      server.plugin.meterBinder().bindTo(late);
+      assertThat(server.get("/api/work").statusCode()).isEqualTo(200);
+      await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 0);
+
+      String scrape = early.scrape();
+      assertThat(scrape).containsPattern(
+          "(?m)^sluice_concurrency_queue_wait_seconds_bucket\\{limiter=\"work\",outcome=\"admitted\",le=\"[0-9.]+\"} 1$");
+      assertThat(scrape).containsPattern(
+          "(?m)^sluice_concurrency_service_time_seconds_bucket\\{limiter=\"work\",le=\"[0-9.]+\"} 3$");
+      assertThat(scrape).contains(
+          "sluice_concurrency_queue_wait_seconds_count{limiter=\"work\",outcome=\"admitted\"} 1",
+          "sluice_concurrency_service_time_seconds_count{limiter=\"work\"} 3",
+          "# HELP sluice_concurrency_service_time_seconds time a permit was held");
+      String lateScrape = late.scrape();
+      assertThat(lateScrape).containsPattern(
+          "(?m)^sluice_concurrency_queue_wait_seconds_bucket\\{limiter=\"work\",outcome=\"admitted\",le=\"\\+Inf\"} 0$");
+      assertThat(lateScrape).containsPattern(
+          "(?m)^sluice_concurrency_service_time_seconds_bucket\\{limiter=\"work\",le=\"\\+Inf\"} 1$");
     }
   }
 

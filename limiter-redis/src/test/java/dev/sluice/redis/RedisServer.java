@@ -23,9 +23,10 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * A real {@code redis-server} (the binary on PATH) on a free loopback port, without persistence,
  * that a test can kill and restart on the same port. When the binary is missing the test fails if
- * {@code CI=true} and is skipped, loudly, everywhere else.
+ * {@code CI=true} and is skipped, loudly, everywhere else. Public (in the test-jar) for the
+ * javalin-plugin's end-to-end tests.
  */
-final class RedisServer implements AutoCloseable {
+public final class RedisServer implements AutoCloseable {
 
   private final int port;
   private final List<String> extraArgs;
@@ -36,7 +37,7 @@ final class RedisServer implements AutoCloseable {
     this.extraArgs = extraArgs;
   }
 
-  static RedisServer start(String... extraArgs) {
+  public static RedisServer start(String... extraArgs) {
     requireBinary();
     RedisServer server = new RedisServer(freePort(), List.of(extraArgs));
     server.launch();
@@ -85,16 +86,16 @@ final class RedisServer implements AutoCloseable {
     return server;
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
-  URI uri() {
+  public URI uri() {
     return URI.create("redis://127.0.0.1:" + port);
   }
 
   /** Kills the server the hard way (SIGKILL): no goodbye to its clients. */
-  void kill() {
+  public void kill() {
     if (process != null) {
       process.destroyForcibly();
       try {
