@@ -113,7 +113,8 @@ class SluicePropertiesTest {
   @Test
   void redisUriWithoutAProviderFailsStartUpNamingTheKey() {
     SluiceProperties p = SluiceProperties.builder().env(Map.of())
-        .system(Map.of("sluice.redis.uri", "redis://127.0.0.1:6379")).build();
+        // limiter-redis is on the test classpath (redis://); no provider knows this scheme
+        .system(Map.of("sluice.redis.uri", "memcached://127.0.0.1:11211")).build();
 
     assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {}))
         .isInstanceOf(SluiceConfigException.class)
