@@ -74,6 +74,20 @@ class RulesReloadTest {
     return file;
   }
 
+  /** Serves the rules on a JDK HttpServer on a random port; returns their URL. */
+  private String serveRemote(String rules) throws IOException {
+    remote = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    remote.createContext("/rules.yaml", exchange -> {
+      byte[] body = rules.getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(200, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    remote.start();
+    return "http://127.0.0.1:" + remote.getAddress().getPort() + "/rules.yaml";
+  }
+
   private String limitHeader() {
     HttpResponse<String> r = server.get("/api/history/1");
     return r.headers().firstValue("X-RateLimit-Limit").orElse("none");
@@ -108,16 +122,7 @@ class RulesReloadTest {
 
   @Test
   void remoteRulesWinWhileReachableAndTheLocalFileAppliesWhenItIsDown() throws IOException {
-    remote = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    remote.createContext("/rules.yaml", exchange -> {
-      byte[] body = perIp(50).getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(200, body.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    });
-    remote.start();
-    String url = "http://127.0.0.1:" + remote.getAddress().getPort() + "/rules.yaml";
+    String url = serveRemote(perIp(50));
     start(perIp(100), Map.of("sluice.rules.remote-url", url));
 
     assertThat(limitHeader()).isEqualTo("50");
@@ -132,16 +137,7 @@ class RulesReloadTest {
 
   @Test
   void remoteRulesAloneWithoutALocalFile() throws IOException {
-    remote = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    remote.createContext("/rules.yaml", exchange -> {
-      byte[] body = perIp(1).getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(200, body.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    });
-    remote.start();
-    String url = "http://127.0.0.1:" + remote.getAddress().getPort() + "/rules.yaml";
+    String url = serveRemote(perIp(1));
     SluiceProperties props = SluiceProperties.builder().env(Map.of())
         .system(Map.of("sluice.rules.remote-url", url)).build();
     server = TestServer.start(cfg -> cfg.properties(props).clock(time).scheduler(time),
