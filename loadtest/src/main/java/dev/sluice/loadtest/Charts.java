@@ -105,11 +105,10 @@ final class Charts {
         new CategoryChartBuilder()
             .width(WIDTH)
             .height(HEIGHT)
-            .title("Latency of 2xx answers from intended send (ms, log)")
+            .title("Latency of 200 answers from intended send (ms)")
             .xAxisTitle("percentile")
             .yAxisTitle("ms")
             .build();
-    chart.getStyler().setYAxisLogarithmic(true);
     chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
     List<String> labels = List.of("p50", "p90", "p99", "p99.9", "max");
     boolean any = false;
@@ -122,15 +121,15 @@ final class Charts {
           e.getKey().replace(" 200", ""),
           labels,
           List.of(
-              Math.max(0.1, p.p50()),
-              Math.max(0.1, p.p90()),
-              Math.max(0.1, p.p99()),
-              Math.max(0.1, p.p999()),
-              Math.max(0.1, p.max())));
+              p.p50(),
+              p.p90(),
+              p.p99(),
+              p.p999(),
+              p.max()));
       any = true;
     }
     if (!any) {
-      chart.addSeries("none", labels, List.of(0.1, 0.1, 0.1, 0.1, 0.1));
+      chart.addSeries("none", labels, List.of(0.0, 0.0, 0.0, 0.0, 0.0));
     }
     return svg(chart);
   }

@@ -38,19 +38,21 @@ final class HtmlReport {
     for (RunSummary run : runs) {
       html.append("<h3>").append(esc(run.label())).append("</h3>");
     }
-    row(html, runs, Charts::cpu);
-    row(html, runs, Charts::limiters);
-    row(html, runs, Charts::statuses);
-    row(html, runs, Charts::latency);
-    row(html, runs, HtmlReport::outcomes);
-    row(html, runs, HtmlReport::latencyTable);
+    row(html, runs, "CPU of the service process, % of the machine (target 70%)", Charts::cpu);
+    row(html, runs, "In flight and queued per limiter", Charts::limiters);
+    row(html, runs, "Responses per second by status", Charts::statuses);
+    row(html, runs, "Latency percentiles per endpoint", Charts::latency);
+    row(html, runs, "Outcome of every request", HtmlReport::outcomes);
+    row(html, runs, "Latency by endpoint and outcome", HtmlReport::latencyTable);
     html.append("</div>\n</body></html>\n");
     return html.toString();
   }
 
-  private static void row(StringBuilder html, List<RunSummary> runs, Function<RunSummary, String> cell) {
+  private static void row(
+      StringBuilder html, List<RunSummary> runs, String caption, Function<RunSummary, String> cell) {
     for (RunSummary run : runs) {
-      html.append("<div>").append(cell.apply(run)).append("</div>\n");
+      html.append("<div><h4>").append(esc(caption)).append("</h4>").append(cell.apply(run))
+          .append("</div>\n");
     }
   }
 
