@@ -36,6 +36,9 @@ public final class LoadTest {
   /** Runs what the options say and returns the report's path. */
   public static Path run(Options options) throws Exception {
     Files.createDirectories(options.out());
+    if (options.overhead()) {
+      return overhead(options);
+    }
     List<RunSummary> runs = new ArrayList<>();
     LoadRun load = new LoadRun(options);
     if (options.embedded()) {
@@ -57,6 +60,28 @@ public final class LoadTest {
           run.accounting().retries(), run.cpu().processMean(), run.cpu().processMax());
     }
     return report;
+  }
+
+  private static Path overhead(Options options) throws Exception {
+    List<String> off = new ArrayList<>(options.serverProperties());
+    off.add("sluice.enabled=false");
+    List<String> on = new ArrayList<>(options.serverProperties());
+    on.add("sluice.enabled=true");
+    int rounds = 10;
+    try (DemoProcess offDemo = DemoProcess.start(off, options.out().resolve("server-sluice-off.log"));
+        DemoProcess onDemo = DemoProcess.start(on, options.out().resolve("server-sluice-on.log"))) {
+      OverheadRun.Result result =
+          OverheadRun.run(offDemo.uri(), onDemo.uri(), rounds, options.duration().dividedBy(rounds));
+      Path file = options.out().resolve("overhead.json");
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), result);
+      System.out.printf(
+          "overhead on %s, %d workers: off %.0f req/s p99 %.2f ms; on %.0f req/s p99 %.2f ms; "
+              + "throughput ratio on/off %.3f%n",
+          result.endpoint(), result.workers(), result.off().requestsPerSecond(),
+          result.off().latencyMillis().p99(), result.on().requestsPerSecond(),
+          result.on().latencyMillis().p99(), result.throughputRatio());
+      return file;
+    }
   }
 
   private static RunSummary embedded(LoadRun load, Options options, boolean sluice, String label)

@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param seed random seed of the arrivals and the jitter
  * @param out directory for report.html and summary.json
  * @param ab run limiter off, then on (needs {@code embedded})
+ * @param overhead instead of a scenario, measure Sluice's cost on a light endpoint (needs
+ *     {@code embedded}); {@code duration} is the measured time per side
  * @param maxAttempts tries per request, the first included
  * @param drain how long to wait for open requests after the last arrival
  * @param serverProperties {@code key=value} passed to the embedded service as system properties
@@ -34,6 +36,7 @@ public record Options(
     long seed,
     Path out,
     boolean ab,
+    boolean overhead,
     int maxAttempts,
     Duration drain,
     List<String> serverProperties) {
@@ -51,6 +54,8 @@ public record Options(
           "  --seed N             random seed (default 42)",
           "  --out DIR            where report.html and summary.json go (default loadtest-report)",
           "  --ab                 run with the limiter off, then on, side by side (needs --embedded)",
+          "  --overhead           measure throughput and p99 of a light endpoint, Sluice off vs on",
+          "                       (needs --embedded; --duration is the measured time per side)",
           "  --max-attempts N     tries per request, the first included (default 3)",
           "  --drain D            wait for open requests after the last send (default 30s)",
           "  --server-property K=V  system property for the embedded service (repeatable)");
@@ -66,6 +71,7 @@ public record Options(
     long seed = 42;
     Path out = Path.of("loadtest-report");
     boolean ab = false;
+    boolean overhead = false;
     int maxAttempts = 3;
     Duration drain = Duration.ofSeconds(30);
     List<String> serverProperties = new ArrayList<>();
@@ -74,6 +80,7 @@ public record Options(
       switch (option) {
         case "--embedded" -> embedded = true;
         case "--ab" -> ab = true;
+        case "--overhead" -> overhead = true;
         case "--target" -> target = Optional.of(uri(option, value(args, ++i, option)));
         case "--scenario" -> scenario = Scenario.fromId(value(args, ++i, option));
         case "--duration" -> duration = duration(option, value(args, ++i, option));
@@ -97,15 +104,17 @@ public record Options(
     if (target.isPresent() == embedded) {
       throw new IllegalArgumentException("give exactly one of --target URL and --embedded\n" + USAGE);
     }
-    if (ab && !embedded) {
+    if ((ab || overhead) && !embedded) {
       throw new IllegalArgumentException(
-          "--ab restarts the service with the limiter off and on, so it needs --embedded");
+          (ab ? "--ab" : "--overhead")
+              + " starts the service with the limiter off and on, so it needs --embedded");
     }
     if (duration.isZero() || duration.isNegative()) {
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);
     }
     return new Options(
-        target, embedded, scenario, duration, rate, cpuMillis, seed, out, ab, maxAttempts, drain,
+        target, embedded, scenario, duration, rate, cpuMillis, seed, out, ab, overhead, maxAttempts,
+        drain,
         List.copyOf(serverProperties));
   }
 
