@@ -109,7 +109,7 @@ final class Charts {
             .xAxisTitle("percentile")
             .yAxisTitle("ms")
             .build();
-    chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+    style(chart.getStyler());
     List<String> labels = List.of("p50", "p90", "p99", "p99.9", "max");
     boolean any = false;
     for (Map.Entry<String, Percentiles> e : run.latencyMillis().entrySet()) {
@@ -143,9 +143,17 @@ final class Charts {
             .xAxisTitle("seconds")
             .yAxisTitle(yTitle)
             .build();
-    chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+    style(chart.getStyler());
     chart.getStyler().setMarkerSize(0);
     return chart;
+  }
+
+  private static void style(org.knowm.xchart.style.Styler styler) {
+    styler.setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
+    styler.setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Horizontal);
+    styler.setChartBackgroundColor(Color.WHITE);
+    styler.setPlotBorderVisible(false);
+    styler.setChartTitleVisible(false); // the HTML caption above says it
   }
 
   private static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y) {
