@@ -1,0 +1,489 @@
+package dev.sluice.concurrency;
+
+import dev.sluice.time.NanoClock;
+import dev.sluice.time.Scheduler;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The concurrency limiter: permits from a {@link LimitSource}, waiters in a {@link WaitQueue}.
+ *
+ * <h2>How it stays correct and cheap</h2>
+ *
+ * In-flight count, queue length and the shut-down flag live in ONE atomic word ({@link #state}).
+ *
+ * <ul>
+ *   <li>Fast path (nobody waiting): acquire and release are one CAS each on that word, no lock.
+ *       Because the queue length is in the same word, a CAS that expects "nobody queued" fails the
+ *       instant a waiter joins, so a newcomer can never barge past a waiter, and a releaser can never
+ *       drop a permit on the floor while a waiter is joining (no lost wake-up).
+ *   <li>Slow path (queue involved): a small lock guards the queue together with changes to the
+ *       queued count. A lock rather than a lock-free queue because joining, leaving from the middle
+ *       (cancel, timeout) and granting must agree with the count atomically; the critical sections
+ *       are a few field writes, and the lock is never held while calling user code, the executor or
+ *       the scheduler.
+ *   <li>Every lock section that can leave "permits free while someone waits" ends with {@link
+ *       #drainLocked()}, which grants head waiters until that is no longer true.
+ *   <li>Each waiter's fate is decided by one CAS (see {@link Waiter}); only the winner acts.
+ * </ul>
+ */
+final class BoundedQueueLimiter implements ConcurrencyLimiter {
+
+  private static final long IN_FLIGHT_MASK = 0xFFFF_FFFFL;
+  private static final long ONE_QUEUED = 1L << 32;
+  private static final long QUEUED_MASK = 0x7FFF_FFFFL << 32;
+  private static final long SHUT_DOWN = Long.MIN_VALUE; // the sign bit: state < 0 means shut down
+
+  private static final long MAX_FALLBACK_SERVICE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(BoundedQueueLimiter.class, "state", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final String name;
+  private final NanoClock clock;
+  private final Scheduler scheduler;
+  private final Executor executor;
+  private final GuardedListener listener;
+  private final LimitSource limit;
+  private final Duration queueTimeout;
+  private final long queueTimeoutNanos;
+  private final LimiterStats stats = new LimiterStats();
+
+  /** [shut down:1][queued:31][in flight:32]; see the class comment. */
+  @SuppressWarnings("unused") // accessed through STATE
+  private volatile long state;
+
+  private volatile int maxQueue;
+
+  /** Guards {@link #queue}, the sequence counters, and every change of the queued count. */
+  private final ReentrantLock lock = new ReentrantLock();
+
+  private final Condition drainedCondition = lock.newCondition();
+  private volatile int drainWaiters;
+  private final WaitQueue queue;
+  private long queueSequence;
+  private long grantSequence;
+
+  BoundedQueueLimiter(LimiterBuilder config, LimitSource limit, WaitQueue queue) {
+    this.name = config.name;
+    this.clock = config.clock;
+    this.scheduler = config.scheduler;
+    this.executor = config.executor;
+    this.listener = new GuardedListener(config.name, config.listener);
+    this.queueTimeout = config.queueTimeout;
+    this.queueTimeoutNanos = config.queueTimeoutNanos();
+    this.maxQueue = config.maxQueue;
+    this.limit = limit;
+    this.queue = queue;
+  }
+
+  static int inFlight(long s) {
+    return (int) (s & IN_FLIGHT_MASK);
+  }
+
+  static int queued(long s) {
+    return (int) ((s & QUEUED_MASK) >>> 32);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public CompletableFuture<Permit> acquire() {
+    if (tryFastAdmit()) {
+      return CompletableFuture.completedFuture(admittedAtOnce());
+    }
+    return acquireSlow();
+  }
+
+  @Override
+  public Optional<Permit> tryAcquire() {
+    if (tryFastAdmit()) {
+      return Optional.of(admittedAtOnce());
+    }
+    Outcome outcome = (long) STATE.getVolatile(this) < 0 ? Outcome.SHUTDOWN : Outcome.QUEUE_FULL;
+    stats.rejected(outcome);
+    listener.rejected(outcome, 0);
+    return Optional.empty();
+  }
+
+  @Override
+  public Permit acquireBlocking() throws InterruptedException {
+    CompletableFuture<Permit> future = acquire();
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      // leave the queue; if a permit was granted meanwhile, give it straight back
+      if (!future.cancel(false)) {
+        future.thenAccept(Permit::release);
+      }
+      throw e;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (CancellationException e) {
+      throw new IllegalStateException("acquire of limiter '" + name + "' was cancelled", e);
+    }
+  }
+
+  /** One CAS when nobody waits; false sends the caller to the slow path. */
+  private boolean tryFastAdmit() {
+    for (; ; ) {
+      long s = state;
+      if (s < 0 || (s & QUEUED_MASK) != 0 || inFlight(s) >= limit.limit()) {
+        return false;
+      }
+      if (STATE.compareAndSet(this, s, s + 1)) {
+        return true;
+      }
+    }
+  }
+
+  private GrantedPermit admittedAtOnce() {
+    stats.admitted.increment();
+    listener.admitted(0);
+    return new GrantedPermit(this, clock.nanoTime());
+  }
+
+  private CompletableFuture<Permit> acquireSlow() {
+    Waiter waiter = new Waiter(this, clock.nanoTime());
+    Outcome rejection = null;
+    int queuedAhead = 0;
+    boolean admitted = false;
+    Waiter granted = null;
+    lock.lock();
+    try {
+      for (; ; ) {
+        long s = state;
+        int queuedNow = queued(s);
+        if (s < 0) {
+          rejection = Outcome.SHUTDOWN;
+          queuedAhead = queuedNow;
+          break;
+        }
+        if (queuedNow == 0 && inFlight(s) < limit.limit()) {
+          // a permit came free since the fast path looked; releasers still CAS without the lock
+          if (STATE.compareAndSet(this, s, s + 1)) {
+            admitted = true;
+            break;
+          }
+          continue;
+        }
+        if (queuedNow >= maxQueue) {
+          rejection = Outcome.QUEUE_FULL;
+          queuedAhead = queuedNow;
+          break;
+        }
+        // fails if a lock-free release changed the word since we read it: then look again
+        if (STATE.compareAndSet(this, s, s + ONE_QUEUED)) {
+          waiter.queueSequence = queueSequence++;
+          queue.add(waiter);
+          // the limit may have grown while we waited for the lock
+          granted = drainLocked();
+          break;
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (admitted) {
+      return CompletableFuture.completedFuture(admittedAtOnce());
+    }
+    if (rejection != null) {
+      stats.rejected(rejection);
+      listener.rejected(rejection, 0);
+      return CompletableFuture.failedFuture(
+          new ConcurrencyRejectedException(rejection, name, retryAfterNanos(queuedAhead)));
+    }
+    stats.queuedTotal.increment();
+    listener.queued();
+    if (waiter.isWaiting() && queueTimeoutNanos != Long.MAX_VALUE) {
+      // scheduled outside the lock; a grant that wins meanwhile cancels it (Waiter#timeoutScheduled)
+      waiter.timeoutScheduled(
+          scheduler.schedule(() -> abandon(waiter, Outcome.QUEUE_TIMEOUT), queueTimeoutNanos));
+    }
+    dispatchGrants(granted);
+    return waiter;
+  }
+
+  /** Called once per permit by {@link GrantedPermit#release()}. */
+  void release(GrantedPermit permit) {
+    long serviceNanos = clock.nanoTime() - permit.admittedAtNanos;
+    stats.served(serviceNanos);
+    listener.released(serviceNanos);
+    for (; ; ) {
+      long s = state;
+      if ((s & QUEUED_MASK) != 0) {
+        releaseToQueue();
+        break;
+      }
+      // nobody waits: give the permit back with one CAS; it fails if a waiter joined meanwhile
+      if (STATE.compareAndSet(this, s, s - 1)) {
+        // volatile write of state, then volatile read of drainWaiters: see awaitDrained
+        if (inFlight(s - 1) == 0 && drainWaiters > 0) {
+          signalDrained();
+        }
+        break;
+      }
+    }
+    limit.onSample(serviceNanos, inFlight(state));
+  }
+
+  private void releaseToQueue() {
+    Waiter granted;
+    lock.lock();
+    try {
+      // give back, then drain: under the lock this is a straight hand-off to the head waiter,
+      // and when the limit shrank, in-flight falls instead
+      long s = (long) STATE.getAndAdd(this, -1L) - 1;
+      granted = drainLocked();
+      if (inFlight(s) == 0) {
+        drainedCondition.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+    dispatchGrants(granted);
+  }
+
+  /**
+   * Grants head waiters while permits are free. Caller holds the lock. Returns the granted waiters
+   * as a chain, to be completed by {@link #dispatchGrants} after the lock is released.
+   */
+  private Waiter drainLocked() {
+    Waiter first = null;
+    Waiter last = null;
+    for (; ; ) {
+      long s = state;
+      if (queued(s) == 0 || inFlight(s) >= limit.limit()) {
+        return first;
+      }
+      Waiter head = queue.poll();
+      // a head whose fate is already decided (cancel, timeout) is leaving on its own: skip it
+      boolean grant = head.decide(Outcome.ADMITTED);
+      STATE.getAndAdd(this, grant ? 1 - ONE_QUEUED : -ONE_QUEUED);
+      if (grant) {
+        head.grantSequence = grantSequence++;
+        if (last == null) {
+          first = head;
+        } else {
+          last.nextGranted = head;
+        }
+        last = head;
+      }
+    }
+  }
+
+  /** Completes granted waiters' futures on the executor, never inline on this thread. */
+  private void dispatchGrants(Waiter granted) {
+    while (granted != null) {
+      Waiter waiter = granted;
+      granted = waiter.nextGranted;
+      waiter.nextGranted = null;
+      waiter.cancelTimeout();
+      long now = clock.nanoTime();
+      long waited = now - waiter.enqueuedAtNanos;
+      stats.leftQueue(waited);
+      stats.admitted.increment();
+      listener.admitted(waited);
+      GrantedPermit permit =
+          new GrantedPermit(this, now, waited, waiter.queueSequence, waiter.grantSequence);
+      execute(
+          () -> {
+            // the caller cancelled between grant and completion: the permit goes to the next one
+            if (!waiter.complete(permit)) {
+              permit.release();
+            }
+          });
+    }
+  }
+
+  /**
+   * Ends a waiter's wait without a permit: timeout (scheduler), cancellation (its future) or
+   * shutdown. Does nothing if its fate was already decided.
+   */
+  void abandon(Waiter waiter, Outcome outcome) {
+    if (!waiter.decide(outcome)) {
+      return;
+    }
+    if (outcome != Outcome.QUEUE_TIMEOUT) {
+      waiter.cancelTimeout();
+    }
+    int queuedNow;
+    lock.lock();
+    try {
+      // not found: a drain already polled it (and fixed the count) but lost the fate CAS to us
+      if (queue.remove(waiter)) {
+        STATE.getAndAdd(this, -ONE_QUEUED);
+      }
+      queuedNow = queued(state);
+    } finally {
+      lock.unlock();
+    }
+    rejectWaiter(waiter, outcome, queuedNow);
+  }
+
+  private void rejectWaiter(Waiter waiter, Outcome outcome, int queuedNow) {
+    long waited = clock.nanoTime() - waiter.enqueuedAtNanos;
+    stats.leftQueue(waited);
+    stats.rejected(outcome);
+    listener.rejected(outcome, waited);
+    if (outcome != Outcome.CANCELLED) {
+      ConcurrencyRejectedException rejected =
+          new ConcurrencyRejectedException(outcome, name, retryAfterNanos(queuedNow));
+      execute(() -> waiter.completeExceptionally(rejected));
+    }
+  }
+
+  private void execute(Runnable completion) {
+    try {
+      executor.execute(completion);
+    } catch (RejectedExecutionException e) {
+      // the executor is shut down or saturated: completing here is better than stranding the
+      // waiter (and, for a grant, its permit) forever
+      completion.run();
+    }
+  }
+
+  @Override
+  public void setMaxConcurrency(int newLimit) {
+    limit.setLimit(newLimit);
+    Waiter granted;
+    lock.lock();
+    try {
+      granted = drainLocked();
+    } finally {
+      lock.unlock();
+    }
+    dispatchGrants(granted);
+  }
+
+  @Override
+  public void setMaxQueue(int newMaxQueue) {
+    this.maxQueue = LimiterBuilder.requireAtLeast("maxQueue", newMaxQueue, 0);
+  }
+
+  @Override
+  public void shutdown() {
+    Waiter rejected = null;
+    lock.lock();
+    try {
+      long s;
+      do {
+        s = state;
+      } while (s >= 0 && !STATE.compareAndSet(this, s, s | SHUT_DOWN));
+      for (Waiter waiter = queue.poll(); waiter != null; waiter = queue.poll()) {
+        STATE.getAndAdd(this, -ONE_QUEUED);
+        if (waiter.decide(Outcome.SHUTDOWN)) {
+          waiter.nextGranted = rejected;
+          rejected = waiter;
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    while (rejected != null) {
+      Waiter waiter = rejected;
+      rejected = waiter.nextGranted;
+      waiter.nextGranted = null;
+      waiter.cancelTimeout();
+      rejectWaiter(waiter, Outcome.SHUTDOWN, 0);
+    }
+  }
+
+  @Override
+  public boolean awaitDrained(Duration timeout) throws InterruptedException {
+    long remaining = timeout.toNanos();
+    lock.lock();
+    try {
+      // volatile write here, volatile read of state below; release does the mirror image, so
+      // either it sees a waiter and signals, or we see in-flight 0
+      drainWaiters++;
+      try {
+        while (inFlight(state) != 0) {
+          if (remaining <= 0) {
+            return false;
+          }
+          remaining = drainedCondition.awaitNanos(remaining);
+        }
+        return true;
+      } finally {
+        drainWaiters--;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void signalDrained() {
+    lock.lock();
+    try {
+      drainedCondition.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean isShutdown() {
+    return state < 0;
+  }
+
+  private long retryAfterNanos(int queuedAhead) {
+    long fallback = Math.min(queueTimeoutNanos, MAX_FALLBACK_SERVICE_NANOS);
+    return stats.retryAfterNanos(queuedAhead, limit.limit(), fallback);
+  }
+
+  @Override
+  public ConcurrencySnapshot snapshot() {
+    long s = state;
+    return new ConcurrencySnapshot(
+        name,
+        limit.limit(),
+        maxQueue,
+        queueTimeout,
+        inFlight(s),
+        queued(s),
+        stats.admitted.sum(),
+        stats.queuedTotal.sum(),
+        stats.rejectedQueueFull.sum(),
+        stats.rejectedQueueTimeout.sum(),
+        stats.cancelled.sum(),
+        stats.rejectedShutdown.sum(),
+        stats.queueWaitCount.sum(),
+        stats.queueWaitTotal.sum(),
+        stats.queueWaitMax.get(),
+        stats.serviceCount.sum(),
+        stats.serviceTotal.sum(),
+        stats.serviceMax.get(),
+        s < 0);
+  }
+
+  @Override
+  public String toString() {
+    long s = state;
+    return "ConcurrencyLimiter[" + name + ", limit=" + limit.limit() + ", inFlight=" + inFlight(s)
+        + ", queued=" + queued(s) + (s < 0 ? ", shut down]" : "]");
+  }
+}

@@ -1,0 +1,33 @@
+package dev.sluice.concurrency;
+
+import java.time.Duration;
+
+/**
+ * A point-in-time view of a limiter for metrics. Gauges ({@code limit} to {@code queued},
+ * {@code shutdown}) are read together from one atomic word, so {@code inFlight} and {@code queued}
+ * are consistent with each other; the counters are monotonic sums read one after another and may
+ * be a few events apart from the gauges under load.
+ *
+ * <p>Queue-wait statistics cover every caller that left the queue, whatever the outcome; service
+ * time is how long released permits were held.
+ */
+public record ConcurrencySnapshot(
+    String name,
+    int limit,
+    int maxQueue,
+    Duration queueTimeout,
+    int inFlight,
+    int queued,
+    long admitted,
+    long queuedTotal,
+    long rejectedQueueFull,
+    long rejectedQueueTimeout,
+    long cancelled,
+    long rejectedShutdown,
+    long queueWaitCount,
+    long queueWaitTotalNanos,
+    long queueWaitMaxNanos,
+    long serviceCount,
+    long serviceTotalNanos,
+    long serviceMaxNanos,
+    boolean shutdown) {}

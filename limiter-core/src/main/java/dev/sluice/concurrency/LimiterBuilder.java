@@ -1,0 +1,96 @@
+package dev.sluice.concurrency;
+
+import dev.sluice.time.NanoClock;
+import dev.sluice.time.Scheduler;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
+/** The one {@link ConcurrencyLimiter.Builder}; validates every value as it is set. */
+final class LimiterBuilder implements ConcurrencyLimiter.Builder {
+
+  final String name;
+  int maxConcurrency = ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY;
+  int maxQueue = ConcurrencyLimiter.DEFAULT_MAX_QUEUE;
+  Duration queueTimeout = ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT;
+  NanoClock clock = NanoClock.system();
+  Scheduler scheduler = Scheduler.system();
+  Executor executor = ForkJoinPool.commonPool();
+  ConcurrencyListener listener = new ConcurrencyListener() {};
+
+  LimiterBuilder(String name) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
+    }
+    this.name = name;
+  }
+
+  static int requireAtLeast(String setting, int value, int min) {
+    if (value < min) {
+      throw new IllegalArgumentException(
+          setting + " must be >= " + min + " but was " + value);
+    }
+    return value;
+  }
+
+  @Override
+  public LimiterBuilder maxConcurrency(int n) {
+    this.maxConcurrency = requireAtLeast("maxConcurrency", n, 1);
+    return this;
+  }
+
+  @Override
+  public LimiterBuilder maxQueue(int n) {
+    this.maxQueue = requireAtLeast("maxQueue", n, 0);
+    return this;
+  }
+
+  @Override
+  public LimiterBuilder queueTimeout(Duration d) {
+    Objects.requireNonNull(d, "queueTimeout must not be null");
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException("queueTimeout must be > 0 but was " + d);
+    }
+    this.queueTimeout = d;
+    return this;
+  }
+
+  @Override
+  public LimiterBuilder clock(NanoClock c) {
+    this.clock = Objects.requireNonNull(c, "clock must not be null");
+    return this;
+  }
+
+  @Override
+  public LimiterBuilder scheduler(Scheduler s) {
+    this.scheduler = Objects.requireNonNull(s, "scheduler must not be null");
+    return this;
+  }
+
+  @Override
+  public LimiterBuilder executor(Executor e) {
+    this.executor = Objects.requireNonNull(e, "executor must not be null");
+    return this;
+  }
+
+  @Override
+  public LimiterBuilder listener(ConcurrencyListener l) {
+    this.listener = Objects.requireNonNull(l, "listener must not be null");
+    return this;
+  }
+
+  @Override
+  public ConcurrencyLimiter build() {
+    return new BoundedQueueLimiter(this, new FixedLimit(maxConcurrency), new FifoWaitQueue());
+  }
+
+  /** {@code queueTimeout} in nanoseconds, saturated: a timeout of centuries means "never". */
+  long queueTimeoutNanos() {
+    try {
+      return queueTimeout.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
+  }
+}
