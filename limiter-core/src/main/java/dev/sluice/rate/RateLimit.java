@@ -5,8 +5,9 @@ import java.time.Duration;
 /**
  * A limit of {@code limit} permits per {@code period}, with an algorithm capacity of {@code burst}.
  *
- * <p>For the token bucket and GCRA the burst is the bucket size; for the leaky bucket it is how many
- * requests may be pending above the steady rate; window algorithms ignore it.
+ * <p>For the token bucket, GCRA and the leaky buckets the burst is the capacity: how many permits
+ * may be taken at once after an idle spell (nginx's {@code burst=N} is a capacity of {@code N + 1}:
+ * nginx counts only the excess above the request being served). Window algorithms ignore it.
  *
  * @param limit permits per period, at least 1
  * @param period the period, positive and at least one microsecond

@@ -1,0 +1,152 @@
+package dev.sluice.benchmarks;
+
+import dev.sluice.rate.Algorithm;
+import dev.sluice.rate.RateLimit;
+import dev.sluice.rate.RateLimiter;
+import io.github.bucket4j.Bucket;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Time per rate decision, Sluice beside its peers in one class and run. Every limit is huge, so
+ * every call is allowed: this measures the decision path (read the clock, refill, take a permit),
+ * not the cheaper rejection. Single key: one shared limiter, on 1 and on 2 threads (the 2-thread
+ * variants contend on one key). Keyed: 100,000 keys, each thread walking them in turn, which is
+ * the lookup plus the decision a per-IP or per-account rule pays.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class RateLimiterBenchmark {
+
+  static final int KEYS = 100_000;
+  // a billion permits a second and a bucket of 10^15: nothing a benchmark can drain
+  static final long RATE = 1_000_000_000L;
+  static final long CAPACITY = 1_000_000_000_000_000L;
+
+  RateLimiter sluice;
+  Bucket bucket4j;
+  AtomicRateLimiter resilience4j;
+  com.google.common.util.concurrent.RateLimiter guava;
+  RateLimiter sluiceKeyed;
+  ConcurrentHashMap<String, Bucket> bucket4jKeyed;
+  String[] keys;
+
+  @Setup
+  public void setUp() {
+    RateLimit limit = new RateLimit(RATE, Duration.ofSeconds(1), CAPACITY);
+    sluice = RateLimiter.builder(Algorithm.TOKEN_BUCKET, limit).build();
+    bucket4j = newBucket();
+    resilience4j =
+        new AtomicRateLimiter(
+            "bench",
+            RateLimiterConfig.custom()
+                .limitForPeriod(Integer.MAX_VALUE)
+                .limitRefreshPeriod(Duration.ofMillis(500))
+                .timeoutDuration(Duration.ZERO)
+                .build());
+    guava = com.google.common.util.concurrent.RateLimiter.create(1e12);
+    sluiceKeyed = RateLimiter.builder(Algorithm.TOKEN_BUCKET, limit).maxKeys(2L * KEYS).build();
+    bucket4jKeyed = new ConcurrentHashMap<>();
+    keys = new String[KEYS];
+    for (int i = 0; i < KEYS; i++) {
+      keys[i] = "198.51." + (i >> 8) + "." + (i & 0xff) + "#" + i;
+      sluiceKeyed.tryAcquire(keys[i]);
+      bucket4jKeyed.computeIfAbsent(keys[i], k -> newBucket()).tryConsume(1);
+    }
+  }
+
+  private static Bucket newBucket() {
+    return Bucket.builder().addLimit(l -> l.capacity(CAPACITY).refillGreedy(RATE, Duration.ofSeconds(1))).build();
+  }
+
+  /** Each thread's position in the key space. */
+  @State(Scope.Thread)
+  public static class Cursor {
+    int next = (int) (Thread.currentThread().getId() * 7919 % KEYS);
+
+    String key(String[] keys) {
+      int i = next;
+      next = i + 1 == KEYS ? 0 : i + 1;
+      return keys[i];
+    }
+  }
+
+  @Benchmark
+  @Threads(1)
+  public boolean sluice() {
+    return sluice.tryAcquire("key", 1).allowed();
+  }
+
+  @Benchmark
+  @Threads(1)
+  public boolean bucket4j() {
+    return bucket4j.tryConsume(1);
+  }
+
+  @Benchmark
+  @Threads(1)
+  public boolean resilience4j() {
+    return resilience4j.acquirePermission();
+  }
+
+  @Benchmark
+  @Threads(1)
+  public boolean guava() {
+    return guava.tryAcquire();
+  }
+
+  @Benchmark
+  @Threads(2)
+  public boolean sluice2Threads() {
+    return sluice.tryAcquire("key", 1).allowed();
+  }
+
+  @Benchmark
+  @Threads(2)
+  public boolean bucket4j2Threads() {
+    return bucket4j.tryConsume(1);
+  }
+
+  @Benchmark
+  @Threads(2)
+  public boolean resilience4j2Threads() {
+    return resilience4j.acquirePermission();
+  }
+
+  @Benchmark
+  @Threads(2)
+  public boolean guava2Threads() {
+    return guava.tryAcquire();
+  }
+
+  @Benchmark
+  @Threads(1)
+  public boolean sluiceKeyed(Cursor cursor) {
+    return sluiceKeyed.tryAcquire(cursor.key(keys), 1).allowed();
+  }
+
+  /** Bucket4j has no keyed local limiter; this is the usual map of buckets, unbounded. */
+  @Benchmark
+  @Threads(1)
+  public boolean bucket4jKeyed(Cursor cursor) {
+    return bucket4jKeyed.computeIfAbsent(cursor.key(keys), k -> newBucket()).tryConsume(1);
+  }
+}

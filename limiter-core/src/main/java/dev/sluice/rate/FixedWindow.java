@@ -1,0 +1,81 @@
+package dev.sluice.rate;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Fixed window counter: one atomic counter per key and window, no lock.
+ *
+ * <p>Windows are aligned to the limiter's creation, {@code [origin + n x period, origin + (n+1) x
+ * period)}. The state is one long packing the window number (low 32 bits, enough to tell the
+ * current window from any window an unexpired key can hold) and the count (high 32 bits), so a
+ * new window and its first count are set by the same CAS. The trade-off: a client may spend the
+ * whole limit at the end of one window and again at the start of the next, up to twice the limit
+ * within one period.
+ */
+final class FixedWindow implements RateAlgorithm<AtomicLong> {
+
+  static final long MAX_LIMIT = 0xFFFF_FFFFL;
+  private static final long WINDOW_MASK = 0xFFFF_FFFFL;
+
+  private final long limit;
+  private final long periodNanos;
+  private final long origin;
+
+  FixedWindow(RateLimit rateLimit, long origin) {
+    if (rateLimit.limit() > MAX_LIMIT) {
+      throw new IllegalArgumentException(
+          "fixed-window limit must be <= " + MAX_LIMIT + " but was " + rateLimit.limit());
+    }
+    this.limit = rateLimit.limit();
+    this.periodNanos = LimitArithmetic.periodNanos(rateLimit);
+    this.origin = origin;
+  }
+
+  @Override
+  public AtomicLong newState(long now) {
+    return new AtomicLong(window(now));
+  }
+
+  @Override
+  public RateDecision tryAcquire(AtomicLong state, long now, long cost) {
+    long window = window(now);
+    long untilNextWindow = periodNanos - Math.floorMod(now - origin, periodNanos);
+    while (true) {
+      long packed = state.get();
+      long count = (packed & WINDOW_MASK) == window ? packed >>> 32 : 0;
+      if (cost > limit - count) {
+        long retryAfter = cost > limit ? Long.MAX_VALUE : untilNextWindow;
+        return RateDecision.rejected(limit, retryAfter, count == 0 ? 0 : untilNextWindow);
+      }
+      long newCount = count + cost;
+      if (state.compareAndSet(packed, newCount << 32 | window)) {
+        return RateDecision.allowed(limit, limit - newCount, untilNextWindow);
+      }
+    }
+  }
+
+  @Override
+  public void refund(AtomicLong state, long now, long cost) {
+    long window = window(now);
+    while (true) {
+      long packed = state.get();
+      // a refund for a window that has ended has nothing left to give back
+      if ((packed & WINDOW_MASK) != window || packed >>> 32 == 0) {
+        return;
+      }
+      long newCount = Math.max(0, (packed >>> 32) - cost);
+      if (state.compareAndSet(packed, newCount << 32 | window)) {
+        return;
+      }
+    }
+  }
+
+  @Override
+  public long nanosUntilFull() {
+    return periodNanos;
+  }
+
+  private long window(long now) {
+    return Math.floorDiv(now - origin, periodNanos) & WINDOW_MASK;
+  }
+}

@@ -1,0 +1,72 @@
+package dev.sluice.rate;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Generic cell rate algorithm (as in redis-gcra): one theoretical arrival time (TAT) per key.
+ *
+ * <p>Each permit advances the TAT by the emission interval {@code T = ceil(period / limit)}; a
+ * request is allowed when its new TAT is at most {@code burst x T} ahead of now. Decisions match a
+ * token bucket of capacity {@code burst}; the TAT is plain nanoseconds, with {@code T} rounded up
+ * so rounding can only make it stricter. One CAS per decision.
+ */
+final class Gcra implements RateAlgorithm<AtomicLong> {
+
+  private final long limit;
+  private final long burst;
+  private final long interval;
+  private final long burstOffset;
+
+  Gcra(RateLimit rateLimit) {
+    this.limit = rateLimit.limit();
+    this.burst = rateLimit.burst();
+    this.interval = LimitArithmetic.ceilDiv(LimitArithmetic.periodNanos(rateLimit), limit);
+    this.burstOffset = LimitArithmetic.boundedProduct(burst, interval, "gcra burst x emission interval", rateLimit);
+  }
+
+  @Override
+  public AtomicLong newState(long now) {
+    return new AtomicLong(now);
+  }
+
+  @Override
+  public RateDecision tryAcquire(AtomicLong tat, long now, long cost) {
+    if (cost > burst) {
+      return RateDecision.rejected(limit, Long.MAX_VALUE, Math.max(0, tat.get() - now));
+    }
+    long increment = cost * interval;
+    while (true) {
+      long current = tat.get();
+      long ahead = Math.max(0, current - now);
+      long newAhead = ahead + increment;
+      if (newAhead > burstOffset) {
+        return RateDecision.rejected(limit, newAhead - burstOffset, ahead);
+      }
+      if (tat.compareAndSet(current, now + newAhead)) {
+        return RateDecision.allowed(limit, (burstOffset - newAhead) / interval, newAhead);
+      }
+    }
+  }
+
+  @Override
+  public void refund(AtomicLong tat, long now, long cost) {
+    long given = Math.min(cost, burst) * interval;
+    while (true) {
+      long current = tat.get();
+      long ahead = current - now;
+      if (ahead <= 0 || tat.compareAndSet(current, now + Math.max(0, ahead - given))) {
+        return;
+      }
+    }
+  }
+
+  /** The emission interval {@code T}: nanoseconds per permit, rounded up. */
+  long interval() {
+    return interval;
+  }
+
+  @Override
+  public long nanosUntilFull() {
+    return burstOffset;
+  }
+}

@@ -1,0 +1,117 @@
+package dev.sluice.rate;
+
+import dev.sluice.time.NanoClock;
+import java.time.Duration;
+
+/**
+ * One algorithm and one limit, applied separately to every key (an IP, an account, a device...).
+ *
+ * <p>Per-key state lives in a bounded Caffeine map: at most {@link Builder#maxKeys(long)} keys
+ * (TinyLFU admission keeps hot keys when a flood of one-off keys arrives), and a key idle for as
+ * long as its state takes to return to the initial state ("full") is forgotten, since it would
+ * decide exactly like a new key. Time comes only from the injected {@link NanoClock}.
+ *
+ * <pre>{@code
+ * RateLimiter perAccount = RateLimiter.builder(Algorithm.TOKEN_BUCKET, RateLimit.of(2, Duration.ofSeconds(1)))
+ *     .maxKeys(50_000)
+ *     .build();
+ * RateDecision decision = perAccount.tryAcquire("account-42", 1);
+ * if (!decision.allowed()) {
+ *   // answer 429 with Retry-After = decision.retryAfterNanos()
+ * }
+ * }</pre>
+ *
+ * <h2>Several limits on one request</h2>
+ *
+ * A request that several rules match must pass every rule, and a request rejected by one rule must
+ * consume no quota from the others. The design is <em>acquire, then refund</em>: call {@link
+ * #tryAcquire} on each limiter in turn; if one rejects, call {@link #refund} on every limiter that
+ * allowed. Each {@code tryAcquire} is atomic on its own, so no interleaving of concurrent requests
+ * can ever admit more than a limit allows; between the acquire and the refund the permits are
+ * merely held, so a concurrent request may at worst be rejected a little early (never admitted
+ * wrongly). A check-then-commit pair was rejected because a concurrent request can take the quota
+ * between the check and the commit, so the commit has to be able to fail and undo anyway.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface RateLimiter {
+
+  /** Default bound on tracked keys: about 10 MB of state at about 100 bytes per key plus the key. */
+  long DEFAULT_MAX_KEYS = 100_000;
+
+  /** Keys longer than this are replaced by a fixed-length digest before they are stored. */
+  int MAX_KEY_LENGTH = 256;
+
+  /** A limiter with the default bound on keys and the default idle expiry. */
+  static RateLimiter of(Algorithm algorithm, RateLimit limit, NanoClock clock) {
+    return builder(algorithm, limit).clock(clock).build();
+  }
+
+  /** Starts a limiter; the algorithm and the limit are validated when {@link Builder#build()} runs. */
+  static Builder builder(Algorithm algorithm, RateLimit limit) {
+    return new RateLimiterBuilder(algorithm, limit);
+  }
+
+  /**
+   * Decides one request of {@code cost} permits for {@code key}, taking the permits when allowed.
+   * A rejected request takes nothing. A cost larger than the algorithm's capacity can never be
+   * allowed: it is rejected with {@code retryAfterNanos == Long.MAX_VALUE}.
+   *
+   * @param key the actor, non-null and non-empty; keys longer than {@link #MAX_KEY_LENGTH} chars
+   *     are stored as a SHA-256 digest
+   * @param cost permits this request takes, at least 1
+   * @throws IllegalArgumentException naming the value, for a null or empty key or a cost below 1
+   */
+  RateDecision tryAcquire(String key, long cost);
+
+  /** {@code tryAcquire(key, 1)}. */
+  default RateDecision tryAcquire(String key) {
+    return tryAcquire(key, 1);
+  }
+
+  /**
+   * Gives back {@code cost} permits an earlier allowed {@link #tryAcquire} took for {@code key},
+   * because another rule rejected the same request. Never gives more than the initial capacity and
+   * never touches a key that has no state (then nothing is held). Exact for the token bucket,
+   * GCRA and the leaky buckets (permits are interchangeable); for the windows it returns the
+   * permits to the window they were taken from, or drops the refund once that window no longer
+   * counts; the sliding log removes its newest entries, which may be a concurrent request's entry a
+   * few microseconds younger than the refunded one.
+   *
+   * @throws IllegalArgumentException as {@link #tryAcquire} does
+   */
+  void refund(String key, long cost);
+
+  /** The limit every key is held to. */
+  RateLimit limit();
+
+  /** How the limit is enforced. */
+  Algorithm algorithm();
+
+  /** About how many keys have state now (for snapshots and metrics). */
+  long trackedKeys();
+
+  /** Configures a {@link RateLimiter}; setters validate at once and name the setting and value. */
+  interface Builder {
+
+    /** Where time comes from; default {@link NanoClock#system()}. */
+    Builder clock(NanoClock clock);
+
+    /** At most this many keys keep state (>= 1); default {@link #DEFAULT_MAX_KEYS}. */
+    Builder maxKeys(long maxKeys);
+
+    /**
+     * How long an untouched key keeps its state. Default and minimum: the time an untouched key
+     * takes to return to full capacity, so forgetting it changes no decision.
+     */
+    Builder expireAfterIdle(Duration idle);
+
+    /**
+     * Builds the limiter.
+     *
+     * @throws IllegalArgumentException when the limit cannot be represented by the algorithm (e.g. a
+     *     fixed window of more than 2^32-1 permits) or the idle expiry is shorter than the refill
+     */
+    RateLimiter build();
+  }
+}

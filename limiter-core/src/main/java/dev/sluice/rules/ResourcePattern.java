@@ -1,0 +1,150 @@
+package dev.sluice.rules;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The paths a rule guards: an exact path ({@code /api/history}), a path with single-segment
+ * wildcards ({@code /api/history/*}, {@code /api/*}{@code /claim}), or a subtree ({@code /api/**}:
+ * {@code /api} itself and every path below it, at any depth).
+ *
+ * <p>Paths are compared segment by segment; empty segments are ignored, so {@code /api//history/}
+ * is {@code /api/history} (a client cannot step around a rule with an extra slash). Matching is
+ * case-sensitive, as paths are.
+ */
+public final class ResourcePattern {
+
+  static final String ANY_ONE = "*";
+  static final String ANY_DEPTH = "**";
+
+  private final String text;
+  private final List<String> segments; // without a trailing "**"
+  private final boolean subtree;
+  private final int literals;
+
+  private ResourcePattern(String text, List<String> segments, boolean subtree) {
+    this.text = text;
+    this.segments = List.copyOf(segments);
+    this.subtree = subtree;
+    this.literals = (int) segments.stream().filter(s -> !s.equals(ANY_ONE)).count();
+  }
+
+  /**
+   * Parses a pattern.
+   *
+   * @throws IllegalArgumentException naming the pattern when it does not start with {@code /}, has
+   *     {@code **} anywhere but at the end, or mixes {@code *} with other characters in a segment
+   */
+  public static ResourcePattern parse(String pattern) {
+    if (pattern == null || !pattern.startsWith("/")) {
+      throw new IllegalArgumentException(
+          "resource must start with '/' but was '" + pattern + "'");
+    }
+    if (pattern.length() > 2048) {
+      throw new IllegalArgumentException(
+          "resource must be at most 2048 characters but was " + pattern.length());
+    }
+    List<String> parts = segments(pattern);
+    boolean subtree = false;
+    for (int i = 0; i < parts.size(); i++) {
+      String part = parts.get(i);
+      if (part.equals(ANY_DEPTH)) {
+        if (i != parts.size() - 1) {
+          throw new IllegalArgumentException(
+              "resource '" + pattern + "': '**' is only allowed as the last segment");
+        }
+        subtree = true;
+      } else if (!part.equals(ANY_ONE) && part.indexOf('*') >= 0) {
+        throw new IllegalArgumentException("resource '" + pattern + "': segment '" + part
+            + "' mixes '*' with other characters; use '*' or '**' as a whole segment");
+      } else if (part.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
+        throw new IllegalArgumentException(
+            "resource '" + pattern + "' contains whitespace or control characters");
+      }
+    }
+    List<String> fixed = subtree ? parts.subList(0, parts.size() - 1) : parts;
+    return new ResourcePattern(pattern, fixed, subtree);
+  }
+
+  /** A pattern for {@code prefix} and everything below it (the Diana layout's {@code Url}). */
+  static ResourcePattern subtreeOf(String prefix) {
+    String base = prefix == null ? null : prefix.endsWith("/") ? prefix : prefix + "/";
+    return parse(base + ANY_DEPTH);
+  }
+
+  /** Whether the path (no query string) is one this pattern guards. */
+  public boolean matches(String path) {
+    if (path == null) {
+      return false;
+    }
+    List<String> parts = segments(path);
+    if (subtree ? parts.size() < segments.size() : parts.size() != segments.size()) {
+      return false;
+    }
+    for (int i = 0; i < segments.size(); i++) {
+      String expected = segments.get(i);
+      if (!expected.equals(ANY_ONE) && !expected.equals(parts.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * How deep the pattern reaches before any trailing {@code **}: {@code /} and {@code /**} are 0,
+   * {@code /api/**} is 1, {@code /api/*} and {@code /api/history} are 2. Lower is broader.
+   */
+  public int depth() {
+    return segments.size();
+  }
+
+  /** Whether the pattern ends in {@code **}. */
+  public boolean isSubtree() {
+    return subtree;
+  }
+
+  /** Literal (non-wildcard) segments, for ordering: among equal depths, wildcards are broader. */
+  int literalSegments() {
+    return literals;
+  }
+
+  /** The segments before any trailing {@code **}; {@code *} stands for one segment. */
+  List<String> fixedSegments() {
+    return segments;
+  }
+
+  /** Splits a path into its non-empty segments. */
+  static List<String> segments(String path) {
+    List<String> parts = new ArrayList<>();
+    int start = 0;
+    int length = path.length();
+    while (start <= length) {
+      int slash = path.indexOf('/', start);
+      int end = slash < 0 ? length : slash;
+      if (end > start) {
+        parts.add(path.substring(start, end));
+      }
+      start = end + 1;
+    }
+    return parts;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof ResourcePattern that
+        && subtree == that.subtree
+        && segments.equals(that.segments);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(segments, subtree);
+  }
+
+  /** The pattern as written. */
+  @Override
+  public String toString() {
+    return text;
+  }
+}
