@@ -4,6 +4,7 @@ import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.FixedLimit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.concurrency.Permit;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -38,7 +39,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *       path the Javalin plugin takes;
  *   <li>{@code sluiceNoClock}: as {@code sluice} with a clock that always reads 0 — not a
  *       configuration to use (service-time statistics become 0), a diagnostic that shows what the
- *       two {@code System.nanoTime()} reads per permit cost on this machine;
+ *       clock reads of the timed permits cost on this machine;
+ *   <li>{@code sluiceListener}: as {@code sluice} with a (no-op) listener configured, which makes
+ *       the limiter time every permit (two clock reads), the path the Javalin plugin takes when
+ *       it binds metrics;
  *   <li>{@code semaphore}: a bare {@link Semaphore}, the floor;
  *   <li>{@code resilience4j}: {@code SemaphoreBulkhead} via {@code Bulkhead.of}, default fairness,
  *       no wait;
@@ -58,6 +62,7 @@ public class ConcurrencyLimiterBenchmark {
 
   private ConcurrencyLimiter sluice;
   private ConcurrencyLimiter sluiceNoClock;
+  private ConcurrencyLimiter sluiceListener;
   private Semaphore semaphore;
   private Bulkhead bulkhead;
   private Limiter<Void> netflix;
@@ -76,6 +81,13 @@ public class ConcurrencyLimiterBenchmark {
             .maxQueue(LIMIT)
             .queueTimeout(Duration.ofMinutes(1))
             .clock(() -> 0L)
+            .build();
+    sluiceListener =
+        ConcurrencyLimiter.builder("bench-listener")
+            .maxConcurrency(LIMIT)
+            .maxQueue(LIMIT)
+            .queueTimeout(Duration.ofMinutes(1))
+            .listener(new ConcurrencyListener() {})
             .build();
     semaphore = new Semaphore(LIMIT);
     bulkhead =
@@ -104,6 +116,11 @@ public class ConcurrencyLimiterBenchmark {
   @Benchmark
   public boolean sluiceNoClock() {
     return tryAndRelease(sluiceNoClock);
+  }
+
+  @Benchmark
+  public boolean sluiceListener() {
+    return tryAndRelease(sluiceListener);
   }
 
   private static boolean tryAndRelease(ConcurrencyLimiter limiter) {

@@ -42,6 +42,7 @@ public class RateLimiterBenchmark {
   static final long CAPACITY = 1_000_000_000_000_000L;
 
   RateLimiter sluice;
+  RateLimiter sluiceUnkeyed;
   Bucket bucket4j;
   AtomicRateLimiter resilience4j;
   com.google.common.util.concurrent.RateLimiter guava;
@@ -53,6 +54,7 @@ public class RateLimiterBenchmark {
   public void setUp() {
     RateLimit limit = new RateLimit(RATE, Duration.ofSeconds(1), CAPACITY);
     sluice = RateLimiter.builder(Algorithm.TOKEN_BUCKET, limit).build();
+    sluiceUnkeyed = RateLimiter.builder(Algorithm.TOKEN_BUCKET, limit).unkeyed().build();
     bucket4j = newBucket();
     resilience4j =
         new AtomicRateLimiter(
@@ -95,6 +97,13 @@ public class RateLimiterBenchmark {
     return sluice.tryAcquire("key", 1).allowed();
   }
 
+  /** One quota for every key (a rule with {@code actor: all}): no map. */
+  @Benchmark
+  @Threads(1)
+  public boolean sluiceUnkeyed() {
+    return sluiceUnkeyed.tryAcquire("key", 1).allowed();
+  }
+
   @Benchmark
   @Threads(1)
   public boolean bucket4j() {
@@ -117,6 +126,12 @@ public class RateLimiterBenchmark {
   @Threads(2)
   public boolean sluice2Threads() {
     return sluice.tryAcquire("key", 1).allowed();
+  }
+
+  @Benchmark
+  @Threads(2)
+  public boolean sluiceUnkeyed2Threads() {
+    return sluiceUnkeyed.tryAcquire("key", 1).allowed();
   }
 
   @Benchmark

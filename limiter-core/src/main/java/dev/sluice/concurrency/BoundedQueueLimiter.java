@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -37,7 +38,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>Each waiter's fate is decided by one CAS (see {@link Waiter}); only the winner acts.
  * </ul>
  */
-final class BoundedQueueLimiter implements ConcurrencyLimiter {
+final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimiter {
 
   private static final long IN_FLIGHT_MASK = 0xFFFF_FFFFL;
   private static final long ONE_QUEUED = 1L << 32;
@@ -46,11 +47,17 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
 
   private static final long MAX_FALLBACK_SERVICE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+  /** Once this many permits were timed, only about one in {@link #SAMPLE_MASK} + 1 is. */
+  static final int TIME_EVERY_PERMIT_UNTIL = 64;
+
+  /** One permit in 16 is timed after the first {@link #TIME_EVERY_PERMIT_UNTIL}. */
+  static final int SAMPLE_MASK = 15;
+
   private static final VarHandle STATE;
 
   static {
     try {
-      STATE = MethodHandles.lookup().findVarHandle(BoundedQueueLimiter.class, "state", long.class);
+      STATE = MethodHandles.lookup().findVarHandle(StateWord.class, "state", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -60,15 +67,20 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
   private final NanoClock clock;
   private final Scheduler scheduler;
   private final Executor executor;
+  /** Null when the user configured none: then no listener call is made at all. */
   private final GuardedListener listener;
   private final LimitSource limit;
   private final Duration queueTimeout;
   private final long queueTimeoutNanos;
   private final LimiterStats stats = new LimiterStats();
 
-  /** [shut down:1][queued:31][in flight:32]; see the class comment. */
-  @SuppressWarnings("unused") // accessed through STATE
-  private volatile long state;
+  /** A listener wants every permit's service time: then every permit is timed. */
+  private final boolean timeEveryPermit;
+
+  /** True until {@link #TIME_EVERY_PERMIT_UNTIL} permits were timed; read-mostly. */
+  private volatile boolean warmingUp = true;
+
+  // state: [shut down:1][queued:31][in flight:32], in PaddedState, alone on its cache lines
 
   private volatile int maxQueue;
 
@@ -86,7 +98,9 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
     this.clock = config.clock;
     this.scheduler = config.scheduler;
     this.executor = config.executor;
-    this.listener = new GuardedListener(config.name, config.listener);
+    this.listener =
+        config.listener == null ? null : new GuardedListener(config.name, config.listener);
+    this.timeEveryPermit = config.listener != null;
     this.queueTimeout = config.queueTimeout;
     this.queueTimeoutNanos = config.queueTimeoutNanos();
     this.maxQueue = config.maxQueue;
@@ -122,7 +136,9 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
     }
     Outcome outcome = (long) STATE.getVolatile(this) < 0 ? Outcome.SHUTDOWN : Outcome.QUEUE_FULL;
     stats.rejected(outcome);
-    listener.rejected(outcome, 0);
+    if (listener != null) {
+      listener.rejected(outcome, 0);
+    }
     return Optional.empty();
   }
 
@@ -161,9 +177,29 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
   }
 
   private GrantedPermit admittedAtOnce() {
-    stats.admitted.increment();
-    listener.admitted(0);
-    return new GrantedPermit(this, clock.nanoTime());
+    if (listener != null) {
+      listener.admitted(0);
+    }
+    return timeThisPermit() ? new TimedPermit(this, clock.nanoTime()) : new GrantedPermit(this);
+  }
+
+  /**
+   * Whether to measure this permit's service time. Timing costs two clock reads per permit, and
+   * {@code System.nanoTime()} costs about 30 ns on a VM (more than a whole untimed acquire and
+   * release), so: every permit while a listener is configured (its {@code onReleased} promises a
+   * service time, and a metrics timer wants every one) and for the first {@link
+   * #TIME_EVERY_PERMIT_UNTIL} permits (a new or lightly used limiter reports exact figures);
+   * after that a random one in {@code SAMPLE_MASK + 1}. Counts stay exact whatever is sampled;
+   * what sampling costs is precision: the snapshot's service total is the sampled mean x the exact
+   * count, its maximum the largest sampled, and the Retry-After estimate uses the sampled mean
+   * (an average of hundreds of samples under load, where Retry-After matters). An adaptive {@link
+   * LimitSource} would learn from the sampled permits. Queued permits are always timed: their
+   * wait already read the clock.
+   */
+  private boolean timeThisPermit() {
+    return timeEveryPermit
+        || warmingUp
+        || (ThreadLocalRandom.current().nextInt() & SAMPLE_MASK) == 0;
   }
 
   private CompletableFuture<Permit> acquireSlow() {
@@ -212,12 +248,16 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
     }
     if (rejection != null) {
       stats.rejected(rejection);
-      listener.rejected(rejection, 0);
+      if (listener != null) {
+        listener.rejected(rejection, 0);
+      }
       return CompletableFuture.failedFuture(
           new ConcurrencyRejectedException(rejection, name, retryAfterNanos(queuedAhead)));
     }
     stats.queuedTotal.increment();
-    listener.queued();
+    if (listener != null) {
+      listener.queued();
+    }
     if (waiter.isWaiting() && queueTimeoutNanos != Long.MAX_VALUE) {
       // scheduled outside the lock; a grant that wins meanwhile cancels it (Waiter#timeoutScheduled)
       waiter.timeoutScheduled(
@@ -229,9 +269,17 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
 
   /** Called once per permit by {@link GrantedPermit#release()}. */
   void release(GrantedPermit permit) {
-    long serviceNanos = clock.nanoTime() - permit.admittedAtNanos;
-    stats.served(serviceNanos);
-    listener.released(serviceNanos);
+    long serviceNanos = -1;
+    if (permit.timed()) {
+      serviceNanos = clock.nanoTime() - permit.admittedAtNanos();
+      stats.timed(serviceNanos);
+      if (warmingUp && stats.timedCount.sum() >= TIME_EVERY_PERMIT_UNTIL) {
+        warmingUp = false;
+      }
+      if (listener != null) {
+        listener.released(serviceNanos);
+      }
+    }
     for (; ; ) {
       long s = state;
       if ((s & QUEUED_MASK) != 0) {
@@ -247,7 +295,12 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
         break;
       }
     }
-    limit.onSample(serviceNanos, inFlight(state));
+    // counted after the state word gave the permit back, never before: admitted = released + in
+    // flight may then lag for an instant, but never runs ahead (see snapshot)
+    stats.released.increment();
+    if (serviceNanos >= 0) {
+      limit.onSample(serviceNanos, inFlight(state));
+    }
   }
 
   private void releaseToQueue() {
@@ -305,10 +358,11 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
       long now = clock.nanoTime();
       long waited = now - waiter.enqueuedAtNanos;
       stats.leftQueue(waited);
-      stats.admitted.increment();
-      listener.admitted(waited);
+      if (listener != null) {
+        listener.admitted(waited);
+      }
       GrantedPermit permit =
-          new GrantedPermit(this, now, waited, waiter.queueSequence, waiter.grantSequence);
+          new QueuedPermit(this, now, waited, waiter.queueSequence, waiter.grantSequence);
       execute(
           () -> {
             // the caller cancelled between grant and completion: the permit goes to the next one
@@ -348,7 +402,9 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
     long waited = clock.nanoTime() - waiter.enqueuedAtNanos;
     stats.leftQueue(waited);
     stats.rejected(outcome);
-    listener.rejected(outcome, waited);
+    if (listener != null) {
+      listener.rejected(outcome, waited);
+    }
     if (outcome != Outcome.CANCELLED) {
       ConcurrencyRejectedException rejected =
           new ConcurrencyRejectedException(outcome, name, retryAfterNanos(queuedNow));
@@ -458,6 +514,13 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
   @Override
   public ConcurrencySnapshot snapshot() {
     long s = state;
+    // released is read after the state word and counted after a release's CAS, so released + in
+    // flight never exceeds the true admissions; it may lag by releases in progress, so it is held
+    // monotonic against what earlier snapshots reported
+    long released = stats.released.sum();
+    stats.admittedReported.accumulate(released + inFlight(s));
+    long timedTotal = stats.timedTotal.sum();
+    long timed = stats.timedCount.sum();
     return new ConcurrencySnapshot(
         name,
         limit.limit(),
@@ -465,7 +528,7 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
         queueTimeout,
         inFlight(s),
         queued(s),
-        stats.admitted.sum(),
+        stats.admittedReported.get(),
         stats.queuedTotal.sum(),
         stats.rejectedQueueFull.sum(),
         stats.rejectedQueueTimeout.sum(),
@@ -474,8 +537,8 @@ final class BoundedQueueLimiter implements ConcurrencyLimiter {
         stats.queueWaitCount.sum(),
         stats.queueWaitTotal.sum(),
         stats.queueWaitMax.get(),
-        stats.serviceCount.sum(),
-        stats.serviceTotal.sum(),
+        released,
+        LimiterStats.serviceTotal(released, timed, timedTotal),
         stats.serviceMax.get(),
         s < 0);
   }

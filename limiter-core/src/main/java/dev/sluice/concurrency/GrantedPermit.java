@@ -3,8 +3,13 @@ package dev.sluice.concurrency;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-/** A permit handed out by {@link BoundedQueueLimiter}; one object per admission. */
-final class GrantedPermit implements Permit {
+/**
+ * A permit handed out by {@link BoundedQueueLimiter}; one object per admission. This base class is
+ * the untimed permit granted at once, and holds only what release needs (24 bytes): the limiter
+ * and the flag that makes release idempotent. {@link TimedPermit} adds the admission time, {@link
+ * QueuedPermit} what a queued waiter's permit reports.
+ */
+class GrantedPermit implements Permit {
 
   private static final VarHandle RELEASED;
 
@@ -17,37 +22,36 @@ final class GrantedPermit implements Permit {
   }
 
   private final BoundedQueueLimiter limiter;
-  final long admittedAtNanos;
-  private final long queuedNanos;
-
-  /** Grant order of a queued waiter (tests check FIFO with it); -1 when admitted at once. */
-  final long grantSequence;
-
-  /** Queue order of a queued waiter; -1 when admitted at once. */
-  final long queueSequence;
 
   @SuppressWarnings("unused") // written through RELEASED
   private volatile int released;
 
-  GrantedPermit(BoundedQueueLimiter limiter, long admittedAtNanos) {
-    this(limiter, admittedAtNanos, 0, -1, -1);
+  GrantedPermit(BoundedQueueLimiter limiter) {
+    this.limiter = limiter;
   }
 
-  GrantedPermit(
-      BoundedQueueLimiter limiter,
-      long admittedAtNanos,
-      long queuedNanos,
-      long queueSequence,
-      long grantSequence) {
-    this.limiter = limiter;
-    this.admittedAtNanos = admittedAtNanos;
-    this.queuedNanos = queuedNanos;
-    this.queueSequence = queueSequence;
-    this.grantSequence = grantSequence;
+  /** Whether this permit's service time is measured (see BoundedQueueLimiter#timeThisPermit). */
+  boolean timed() {
+    return false;
+  }
+
+  /** When the permit was granted; meaningful only when {@link #timed()}. */
+  long admittedAtNanos() {
+    return 0;
+  }
+
+  /** Grant order of a queued waiter (tests check FIFO with it); -1 when admitted at once. */
+  long grantSequence() {
+    return -1;
+  }
+
+  /** Queue order of a queued waiter; -1 when admitted at once. */
+  long queueSequence() {
+    return -1;
   }
 
   @Override
-  public void release() {
+  public final void release() {
     // the CAS makes release idempotent even when two threads release at once
     if (RELEASED.compareAndSet(this, 0, 1)) {
       limiter.release(this);
@@ -55,13 +59,13 @@ final class GrantedPermit implements Permit {
   }
 
   @Override
-  public boolean isReleased() {
+  public final boolean isReleased() {
     return released != 0;
   }
 
   @Override
   public long queuedNanos() {
-    return queuedNanos;
+    return 0;
   }
 
   @Override

@@ -17,7 +17,8 @@ final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   NanoClock clock = NanoClock.system();
   Scheduler scheduler = Scheduler.system();
   Executor executor = ForkJoinPool.commonPool();
-  ConcurrencyListener listener = new ConcurrencyListener() {};
+  /** Null when none was configured, so the limiter can skip listener calls and time less. */
+  ConcurrencyListener listener;
 
   LimiterBuilder(String name) {
     if (name == null || name.isBlank()) {

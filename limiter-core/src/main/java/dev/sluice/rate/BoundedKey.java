@@ -21,16 +21,21 @@ final class BoundedKey {
 
   /** The key to store for {@code key}: itself, or a 51-char digest when long or marker-prefixed. */
   static String of(String key) {
+    check(key);
+    if (key.length() > RateLimiter.MAX_KEY_LENGTH || key.startsWith(DIGEST_PREFIX)) {
+      return DIGEST_PREFIX + digest(key);
+    }
+    return key;
+  }
+
+  /** Refuses a null or empty key. */
+  static void check(String key) {
     if (key == null) {
       throw new IllegalArgumentException("rate limit key must not be null");
     }
     if (key.isEmpty()) {
       throw new IllegalArgumentException("rate limit key must not be empty but was ''");
     }
-    if (key.length() > RateLimiter.MAX_KEY_LENGTH || key.startsWith(DIGEST_PREFIX)) {
-      return DIGEST_PREFIX + digest(key);
-    }
-    return key;
   }
 
   /** The key as it may appear in an error message: at most 64 chars. */

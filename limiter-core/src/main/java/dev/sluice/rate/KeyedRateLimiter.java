@@ -67,7 +67,7 @@ final class KeyedRateLimiter<S> implements RateLimiter {
     }
   }
 
-  private static void checkCost(String key, long cost) {
+  static void checkCost(String key, long cost) {
     if (cost < 1) {
       throw new IllegalArgumentException(
           "cost must be >= 1 but was " + cost + " (key " + BoundedKey.quoted(key) + ")");

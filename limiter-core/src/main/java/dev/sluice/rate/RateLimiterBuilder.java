@@ -11,6 +11,7 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
   private NanoClock clock = NanoClock.system();
   private long maxKeys = RateLimiter.DEFAULT_MAX_KEYS;
   private Duration expireAfterIdle;
+  private boolean unkeyed;
 
   RateLimiterBuilder(Algorithm algorithm, RateLimit limit) {
     if (algorithm == null) {
@@ -51,8 +52,19 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
   }
 
   @Override
+  public RateLimiter.Builder unkeyed() {
+    this.unkeyed = true;
+    return this;
+  }
+
+  @Override
   public RateLimiter build() {
-    return keyed(arithmetic(clock.nanoTime()));
+    RateAlgorithm<?> arithmetic = arithmetic(clock.nanoTime());
+    return unkeyed ? unkeyed(arithmetic) : keyed(arithmetic);
+  }
+
+  private <S> RateLimiter unkeyed(RateAlgorithm<S> arithmetic) {
+    return new UnkeyedRateLimiter<>(algorithm, limit, arithmetic, clock);
   }
 
   private RateAlgorithm<?> arithmetic(long origin) {

@@ -233,8 +233,13 @@ public final class RateRules {
       }
     }
     try {
-      return RateLimiter.builder(rule.algorithm(), rule.limit())
-          .clock(clock).maxKeys(maxKeysPerRule).build();
+      RateLimiter.Builder limiter =
+          RateLimiter.builder(rule.algorithm(), rule.limit()).clock(clock).maxKeys(maxKeysPerRule);
+      // everyone shares one quota: no map lookup, no second clock read for idle expiry
+      if (rule.actor() instanceof Actor.All) {
+        limiter.unkeyed();
+      }
+      return limiter.build();
     } catch (IllegalArgumentException e) {
       // e.g. a limit the algorithm cannot represent: name the rule, keep the old rules in force
       throw new IllegalArgumentException("rule '" + rule.id() + "': " + e.getMessage(), e);

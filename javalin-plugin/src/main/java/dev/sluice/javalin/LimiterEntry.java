@@ -1,0 +1,18 @@
+package dev.sluice.javalin;
+
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.rules.ResourcePattern;
+import dev.sluice.store.PermitStore;
+import java.util.Optional;
+
+/**
+ * A named limiter and the path pattern it guards (empty: used only by wrapped handlers); with
+ * global scope, also the shared store whose leases cap the permits across every node.
+ */
+record LimiterEntry(String name, Optional<ResourcePattern> pattern, ConcurrencyLimiter limiter,
+    Optional<PermitStore> global) {
+
+  boolean guards(String path) {
+    return pattern.isPresent() && pattern.get().matches(path);
+  }
+}

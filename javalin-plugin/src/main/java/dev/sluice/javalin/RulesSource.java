@@ -1,0 +1,58 @@
+package dev.sluice.javalin;
+
+import dev.sluice.rules.RuleSet;
+import dev.sluice.rules.RulesFile;
+import dev.sluice.rules.RulesFileException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Finds {@code sluice.rules.file}: {@code classpath:NAME} reads a resource (not reloadable); a
+ * relative path is tried against the working directory, then against the properties file's folder.
+ */
+final class RulesSource {
+
+  static final String CLASSPATH = "classpath:";
+
+  private RulesSource() {}
+
+  static Optional<Path> resolve(Path file, Optional<Path> propertiesFile) {
+    if (file.toString().startsWith(CLASSPATH)) {
+      return Optional.empty();
+    }
+    if (file.isAbsolute() || Files.exists(file) || propertiesFile.isEmpty()) {
+      return Optional.of(file);
+    }
+    Path parent = propertiesFile.get().toAbsolutePath().getParent();
+    Path sibling = parent == null ? file : parent.resolve(file);
+    return Optional.of(Files.exists(sibling) ? sibling : file);
+  }
+
+  static RuleSet load(Path file, Optional<Path> propertiesFile) {
+    String name = file.toString();
+    try {
+      if (name.startsWith(CLASSPATH)) {
+        String resource = name.substring(CLASSPATH.length());
+        try (InputStream in = RulesSource.class.getClassLoader().getResourceAsStream(resource)) {
+          if (in == null) {
+            throw new SluiceConfigException(SluiceKeys.RULES_FILE, name, "no such classpath resource");
+          }
+          return RulesFile.parse(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+      }
+      Path path = resolve(file, propertiesFile).orElseThrow();
+      if (!Files.isRegularFile(path)) {
+        throw new SluiceConfigException(SluiceKeys.RULES_FILE, name, "no such file");
+      }
+      return RulesFile.load(path);
+    } catch (RulesFileException e) {
+      throw new SluiceConfigException(SluiceKeys.RULES_FILE, name, e.getMessage());
+    } catch (IOException e) {
+      throw new SluiceConfigException(SluiceKeys.RULES_FILE, name, "cannot be read: " + e);
+    }
+  }
+}

@@ -1,0 +1,259 @@
+package dev.sluice.javalin;
+
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.rules.RateRules;
+import dev.sluice.rules.RuleSet;
+import dev.sluice.store.StoreLoader;
+import dev.sluice.store.StoreSettings;
+import dev.sluice.store.Stores;
+import io.javalin.config.JavalinState;
+import io.javalin.http.Handler;
+import io.javalin.plugin.Plugin;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sluice as a Javalin 7 plugin: named concurrency limiters with a bounded queue for heavy endpoints,
+ * rate rules on every request, and the HTTP answers of the contract (429 queue full, 504 queue
+ * timeout, 429 rate limited, 503 shutting down; RFC 9457 bodies).
+ *
+ * <pre>{@code
+ * SluicePlugin sluice = new SluicePlugin(cfg -> cfg
+ *     .properties(SluiceProperties.load(Path.of("sluice.properties")))
+ *     .limiter("transcode", l -> l.path("/api/transcode").maxConcurrency(2))
+ *     .meterRegistry(registry));
+ * Javalin.create(config -> {
+ *   config.registerPlugin(sluice);   // first, so Sluice is the first before-handler
+ *   config.routes.post("/api/transcode", ctx -> ...);
+ *   config.routes.post("/api/rescue", sluice.limited("rescue", ctx -> ...));
+ * }).start(7070);
+ * }</pre>
+ *
+ * <p>Its handlers are added in {@link #onInitialize}, which Javalin runs inside
+ * {@code registerPlugin}: handlers added in {@code onStart} would run after the user's own
+ * before-handlers. Start-up fails with a {@link SluiceConfigException} naming the key and the value
+ * when a setting is wrong.
+ */
+public final class SluicePlugin extends Plugin<SluiceConfig> {
+
+  private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
+
+  private final SluiceMeterBinder metrics = new SluiceMeterBinder();
+  private final AtomicReference<Server> server = new AtomicReference<>();
+  private volatile SluiceProperties properties;
+  private Settings settings;
+  private Limiters limiters;
+  private RateRules rules;
+  private Gate gate;
+  private Stores stores;
+  private Reloads reloads;
+  private DisconnectWatch disconnects;
+
+  /** A plugin configured by the lambda; see {@link SluiceConfig}. */
+  public SluicePlugin(Consumer<SluiceConfig> config) {
+    super(config, new SluiceConfig());
+  }
+
+  /** A plugin configured by properties from the environment and system properties only. */
+  public SluicePlugin() {
+    this(cfg -> {});
+  }
+
+  @Override
+  public void onInitialize(JavalinState state) {
+    properties = pluginConfig.propertiesOrDefault();
+    settings = Settings.resolve(properties, pluginConfig.limiters());
+    settings.unknownKeys().forEach(key -> log.warn(
+        "Unknown Sluice property '{}' (from {}) is ignored", key, properties.source(key).orElse("?")));
+    if (!settings.enabled()) {
+      log.info("Sluice is disabled ({}=false): nothing is limited", SluiceKeys.ENABLED);
+      return;
+    }
+    state.jetty.modifyServer(this::prepareJetty);
+    Executor executor = pluginConfig.executorOrNull() != null
+        ? pluginConfig.executorOrNull() : this::executeOnJetty;
+    stores = openStores(settings);
+    limiters = Limiters.build(settings.limiters(), pluginConfig.clock(), pluginConfig.scheduler(),
+        executor, metrics.concurrencyListener(),
+        Optional.ofNullable(stores).map(Stores::permits));
+    rules = buildRules();
+    WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
+    disconnects = new DisconnectWatch(executor);
+    gate = new Gate(settings, limiters, rules, executor, metrics, ruleFailures, disconnects);
+    limiters.all().forEach(e -> metrics.gauges(e.name(), e.limiter()::snapshot));
+    if (rules != null) {
+      metrics.ruleCount(() -> rules.rules().rules().size());
+    }
+    pluginConfig.registries().forEach(metrics::bindTo);
+    reloads = new Reloads(this, settings, rules, properties, ruleFailures,
+        pluginConfig.scheduler());
+
+    if (settings.accountAttribute().isPresent()) {
+      // the account comes from an auth before-handler, which must have run: wait for the matched phase
+      state.routes.beforeMatched(gate::before);
+    } else {
+      state.routes.before(gate::before);
+    }
+    state.routes.beforeMatched(gate::guard);
+    state.routes.after(gate::after);
+    state.routes.exception(Rejection.class, Answers::write);
+    state.events.serverStarted(this::started);
+    state.events.serverStopping(this::stopping);
+    state.events.serverStopped(this::stopped);
+  }
+
+  /**
+   * Wraps an endpoint in a named limiter (declared in code or properties); use it for endpoints that
+   * no path pattern covers. A request already admitted by the same limiter through its path is not
+   * limited twice.
+   */
+  public Handler limited(String limiterName, Handler handler) {
+    if (limiters != null && limiters.byName(limiterName).isEmpty()) {
+      throw new IllegalArgumentException("no Sluice limiter named '" + limiterName
+          + "'; declare it with cfg.limiter(..) or sluice.limiters." + limiterName + ".*");
+    }
+    return ctx -> {
+      if (gate == null) {
+        throw new IllegalStateException("Sluice is not initialized (disabled, or not registered)");
+      }
+      gate.limited(limiterName, handler, ctx);
+    };
+  }
+
+  /** The named limiter, once the plugin is registered. */
+  public Optional<ConcurrencyLimiter> limiter(String name) {
+    return limiters == null ? Optional.empty() : limiters.byName(name).map(LimiterEntry::limiter);
+  }
+
+  /** A snapshot of every limiter, in declaration order. */
+  public List<ConcurrencySnapshot> snapshots() {
+    return limiters == null ? List.of()
+        : limiters.all().stream().map(e -> e.limiter().snapshot()).toList();
+  }
+
+  /** The rate rules engine, when rules are configured. */
+  public Optional<RateRules> rateRules() {
+    return Optional.ofNullable(rules);
+  }
+
+  /** The metrics; bind to any registry. */
+  public SluiceMeterBinder meterBinder() {
+    return metrics;
+  }
+
+  /** The properties in effect. */
+  public SluiceProperties properties() {
+    return properties;
+  }
+
+  /**
+   * Re-reads the properties file (environment and {@code -D} still win) and applies changed
+   * {@code max-concurrency} and {@code max-queue} at once.
+   *
+   * @throws SluiceConfigException when a value is wrong; the previous limits stay in force
+   */
+  public synchronized void reload() {
+    if (limiters == null) {
+      return;
+    }
+    SluiceProperties next = properties.reload();
+    Settings resolved = Settings.resolve(next, pluginConfig.limiters());
+    limiters.apply(resolved.limiters());
+    properties = next;
+  }
+
+  /**
+   * Remembers the server (its thread pool runs woken waiters) and makes its stop graceful: Sluice
+   * releases a permit in the after-handler, before Javalin writes the response, so draining permits
+   * alone would let Jetty close connections under responses still being written.
+   */
+  private void prepareJetty(Server jetty) {
+    server.set(jetty);
+    if (jetty.getDescendant(GracefulHandler.class) == null) {
+      jetty.insertHandler(new GracefulHandler());
+    }
+    jetty.setStopTimeout(Math.max(jetty.getStopTimeout(), settings.drainTimeout().toMillis()));
+  }
+
+  private void executeOnJetty(Runnable task) {
+    Server s = server.get();
+    if (s != null && s.getThreadPool() != null) {
+      s.getThreadPool().execute(task);
+    } else {
+      ForkJoinPool.commonPool().execute(task); // only before the server exists
+    }
+  }
+
+  private Stores openStores(Settings s) {
+    if (s.redisUri().isEmpty()) {
+      return null;
+    }
+    StoreSettings storeSettings = new StoreSettings(s.redisUri().get(), s.redisTimeout(),
+        s.redisExpectedNodes(), s.redisOnFailure(), pluginConfig.clock());
+    Stores opened = StoreLoader.open(storeSettings).orElseThrow(() -> new SluiceConfigException(
+        SluiceKeys.REDIS_URI, s.redisUri().get().toString(),
+        "no dev.sluice.store.StoreProvider on the classpath supports this URI;"
+            + " add the limiter-redis module or remove the key"));
+    log.info("Sluice global scope through {}", opened.rates().describe());
+    return opened;
+  }
+
+  private RateRules buildRules() {
+    RuleSet ruleSet = settings.rulesFile()
+        .map(file -> RulesSource.load(file, properties.file()))
+        .orElse(pluginConfig.rulesOrNull());
+    if (ruleSet == null && settings.rulesRemote().isPresent()) {
+      ruleSet = RuleSet.empty(); // remote rules only: nothing applies until the URL first answers
+    }
+    if (ruleSet == null) {
+      return null;
+    }
+    RateRules.Builder builder = RateRules.builder()
+        .rules(ruleSet)
+        .clock(pluginConfig.clock())
+        .listener(metrics.rateListener());
+    if (stores != null) {
+      builder.store(stores.rates());
+    }
+    pluginConfig.customActors().forEach(builder::customActor);
+    log.info("Sluice rate rules: {} loaded", ruleSet.rules().size());
+    return builder.build();
+  }
+
+  private void started() {
+    reloads.start();
+  }
+
+  private void stopping() {
+    gate.stopAdmitting();
+    limiters.shutdown();
+    Duration drain = settings.drainTimeout();
+    log.info("Sluice stops admitting; waiting up to {} for in-flight requests", drain);
+    try {
+      if (!limiters.awaitDrained(drain)) {
+        log.warn("Sluice: in-flight requests still running after {}; stopping anyway", drain);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void stopped() {
+    reloads.close();
+    disconnects.close();
+    if (stores != null) {
+      stores.close();
+    }
+  }
+}

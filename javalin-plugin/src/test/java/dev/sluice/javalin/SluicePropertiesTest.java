@@ -1,0 +1,198 @@
+package dev.sluice.javalin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SluicePropertiesTest {
+
+  @TempDir Path dir;
+
+  private Path file(String text) throws IOException {
+    Path f = dir.resolve("sluice.properties");
+    Files.writeString(f, text);
+    return f;
+  }
+
+  @Test
+  void environmentOverridesFileAndSystemPropertiesOverrideBoth() throws IOException {
+    Path f = file("sluice.limiters.transcode.max-concurrency=2\n"
+        + "sluice.limiters.transcode.max-queue=10\n"
+        + "sluice.limiters.transcode.queue-timeout=60s\n");
+    SluiceProperties p = SluiceProperties.builder().file(f)
+        .env(Map.of("SLUICE_LIMITERS_TRANSCODE_MAX_CONCURRENCY", "4",
+            "SLUICE_LIMITERS_TRANSCODE_MAX_QUEUE", "20", "PATH", "/usr/bin"))
+        .system(Map.of("sluice.limiters.transcode.max-queue", "30"))
+        .build();
+
+    assertThat(p.get("sluice.limiters.transcode.max-concurrency")).hasValue("4");
+    assertThat(p.get("sluice.limiters.transcode.max-queue")).hasValue("30");
+    assertThat(p.get("sluice.limiters.transcode.queue-timeout")).hasValue("60s");
+    assertThat(p.source("sluice.limiters.transcode.max-concurrency")).hasValue("environment");
+    assertThat(p.source("sluice.limiters.transcode.max-queue")).hasValue("system property");
+    assertThat(p.asMap()).doesNotContainKey("path");
+  }
+
+  @Test
+  void environmentFindsLimiterNamesWithDashesThatTheFileUses() throws IOException {
+    Path f = file("sluice.limiters.video-rescue.path=/api/rescue\n");
+    SluiceProperties p = SluiceProperties.builder().file(f)
+        .env(Map.of("SLUICE_LIMITERS_VIDEO_RESCUE_MAX_QUEUE", "7", "SLUICE_RULES_RELOAD_INTERVAL", "10s",
+            "SLUICE_TRUSTED_PROXIES", "10.0.0.0/8"))
+        .system(Map.of()).build();
+
+    assertThat(p.get("sluice.limiters.video-rescue.max-queue")).hasValue("7");
+    assertThat(p.get("sluice.rules.reload-interval")).hasValue("10s");
+    assertThat(p.get("sluice.trusted-proxies")).hasValue("10.0.0.0/8");
+    assertThat(p.limiterNames()).containsExactly("video-rescue");
+  }
+
+  @Test
+  void durationsAcceptShortFormsAndIso() {
+    assertThat(DurationValue.parse("k", "500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(DurationValue.parse("k", "60s")).isEqualTo(Duration.ofSeconds(60));
+    assertThat(DurationValue.parse("k", "60m")).isEqualTo(Duration.ofMinutes(60));
+    assertThat(DurationValue.parse("k", "2h")).isEqualTo(Duration.ofHours(2));
+    assertThat(DurationValue.parse("k", "PT1M")).isEqualTo(Duration.ofMinutes(1));
+    assertThatThrownBy(() -> DurationValue.parse("sluice.x", "soon"))
+        .hasMessageContaining("sluice.x").hasMessageContaining("'soon'");
+  }
+
+  @Test
+  void aBadValueFailsStartUpNamingKeyAndValue() {
+    SluiceProperties p = SluiceProperties.builder().env(Map.of())
+        .system(Map.of("sluice.limiters.transcode.path", "/api/transcode",
+            "sluice.limiters.transcode.max-queue", "-1"))
+        .build();
+
+    assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {}))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining("sluice.limiters.transcode.max-queue")
+        .hasMessageContaining("'-1'");
+  }
+
+  @Test
+  void everyKindOfBadValueNamesItsKey() {
+    Map<String, String> bad = Map.of(
+        "sluice.limiters.a.queue-timeout", "forever",
+        "sluice.limiters.a.max-concurrency", "0",
+        "sluice.limiters.a.scope", "planet",
+        "sluice.trusted-proxies", "10.0.0.0/33",
+        "sluice.redis.on-failure", "panic",
+        "sluice.status.queue-full", "200",
+        "sluice.enabled", "maybe",
+        "sluice.redis.timeout", "0s");
+    bad.forEach((key, value) -> {
+      SluiceProperties p = SluiceProperties.builder().env(Map.of()).system(Map.of(key, value)).build();
+      assertThatThrownBy(() -> Settings.resolve(p, Map.of()))
+          .as(key)
+          .isInstanceOf(SluiceConfigException.class)
+          .hasMessageContaining(key)
+          .hasMessageContaining(value.contains("/") ? value : "'" + value + "'");
+    });
+  }
+
+  @Test
+  void unknownSluiceKeysAreReported() {
+    SluiceProperties p = SluiceProperties.builder()
+        .env(Map.of("SLUICE_LIMITERZ_X", "1"))
+        .system(Map.of("sluice.limiters.x.max-concurency", "3", "sluice.enabled", "true"))
+        .build();
+
+    assertThat(Settings.resolve(p, Map.of()).unknownKeys())
+        .containsExactly("sluice.limiters.x.max-concurency", "sluice.limiterz.x");
+  }
+
+  @Test
+  void redisUriWithoutAProviderFailsStartUpNamingTheKey() {
+    SluiceProperties p = SluiceProperties.builder().env(Map.of())
+        // limiter-redis is on the test classpath (redis://); no provider knows this scheme
+        .system(Map.of("sluice.redis.uri", "memcached://127.0.0.1:11211")).build();
+
+    assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {}))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining("sluice.redis.uri")
+        .hasMessageContaining("StoreProvider");
+  }
+
+  @Test
+  void envOverrideReachesTheRunningLimiter() {
+    SluiceProperties p = SluiceProperties.builder()
+        .env(Map.of("SLUICE_LIMITERS_WORK_MAX_CONCURRENCY", "7"))
+        .system(Map.of()).build();
+
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(p).limiter("work", l -> l.path("/api/work").maxConcurrency(2)),
+        (app, plugin) -> {})) {
+      assertThat(server.plugin.limiter("work").orElseThrow().snapshot().limit()).isEqualTo(7);
+    }
+  }
+
+  @Test
+  void reloadedFileChangesLimitsWithoutRestart() throws IOException {
+    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=1\n"
+        + "sluice.limiters.work.max-queue=0\n");
+    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    try (TestServer server = TestServer.start(cfg -> cfg.properties(p), (app, plugin) ->
+        app.routes.get("/api/work", ctx -> {
+          release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+          ctx.result("done");
+        }))) {
+      var first = server.getAsync("/api/work");
+      org.awaitility.Awaitility.await().until(
+          () -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
+      assertThat(server.get("/api/work").statusCode()).isEqualTo(429);
+
+      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=2\n"
+          + "sluice.limiters.work.max-queue=5\n");
+      server.plugin.reload();
+
+      var snapshot = server.plugin.limiter("work").orElseThrow().snapshot();
+      assertThat(snapshot.limit()).isEqualTo(2);
+      assertThat(snapshot.maxQueue()).isEqualTo(5);
+      var second = server.getAsync("/api/work");
+      org.awaitility.Awaitility.await().until(
+          () -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 2);
+      release.countDown();
+      assertThat(first.join().statusCode()).isEqualTo(200);
+      assertThat(second.join().statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void aChangedFileIsPickedUpByTheReloadInterval() throws IOException {
+    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=1\n"
+        + "sluice.reload-interval=50ms\n");
+    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
+    try (TestServer server = TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {})) {
+      java.nio.file.attribute.FileTime before = Files.getLastModifiedTime(f);
+      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=6\n"
+          + "sluice.reload-interval=50ms\n");
+      // coarse file-system clocks could hide the change: move the stamp on explicitly
+      Files.setLastModifiedTime(f, java.nio.file.attribute.FileTime.fromMillis(before.toMillis() + 5_000));
+
+      org.awaitility.Awaitility.await().until(
+          () -> server.plugin.limiter("work").orElseThrow().snapshot().limit() == 6);
+    }
+  }
+
+  @Test
+  void aBadReloadKeepsThePreviousLimits() throws IOException {
+    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=3\n");
+    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
+    try (TestServer server = TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {})) {
+      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=zero\n");
+
+      assertThatThrownBy(server.plugin::reload).hasMessageContaining("'zero'");
+      assertThat(server.plugin.limiter("work").orElseThrow().snapshot().limit()).isEqualTo(3);
+    }
+  }
+}

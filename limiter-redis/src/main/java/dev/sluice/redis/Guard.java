@@ -1,0 +1,119 @@
+package dev.sluice.redis;
+
+import dev.sluice.store.FailurePolicy;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides, with a Resilience4j {@link CircuitBreaker}, when Redis counts as down. Every store call
+ * asks {@link #tryEnter()} first and reports how it ended; while the breaker is open no call reaches
+ * Redis (callers get the failure policy at once), and after {@link #OPEN_FOR} a few probe calls go
+ * through: when they succeed, global enforcement resumes by itself.
+ *
+ * <p>Each state change logs one warning, and {@link #state()} shows it for metrics.
+ */
+final class Guard {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RedisStores.class);
+
+  /** How long Redis stays "down" before probes test it again. */
+  static final Duration OPEN_FOR = Duration.ofMillis(500);
+
+  private final String where;
+  private final String whileDown;
+  private final CircuitBreaker breaker;
+  private final LongAdder degraded = new LongAdder();
+  private volatile String lastError = "";
+
+  Guard(String where, FailurePolicy policy, int expectedNodes) {
+    this.where = where;
+    this.whileDown = switch (policy) {
+      case LOCAL -> "enforced locally at 1/" + expectedNodes + " of each limit";
+      case ALLOW -> "allowing every request";
+      case DENY -> "denying every request";
+    };
+    this.breaker =
+        CircuitBreaker.of(
+            "sluice-redis " + where,
+            CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(20)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(OPEN_FOR)
+                .permittedNumberOfCallsInHalfOpenState(3)
+                .build());
+    breaker.getEventPublisher().onStateTransition(event -> logTransition(
+        event.getStateTransition().getFromState(), event.getStateTransition().getToState()));
+  }
+
+  /** Whether a call may go to Redis now; if true, exactly one of succeeded/failed must follow. */
+  boolean tryEnter() {
+    return breaker.tryAcquirePermission();
+  }
+
+  void succeeded(long startNanos) {
+    breaker.onSuccess(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+  }
+
+  void failed(long startNanos, Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+    lastError = cause.getClass().getSimpleName()
+        + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
+    breaker.onError(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS, cause);
+  }
+
+  /** Counts Redis as down at once (it could not be reached at start-up). */
+  void markDown(Throwable error) {
+    failed(System.nanoTime(), error);
+    breaker.transitionToOpenState();
+  }
+
+  /** Counts one decision made without Redis. */
+  void degradedDecision() {
+    degraded.increment();
+  }
+
+  long degradedDecisions() {
+    return degraded.sum();
+  }
+
+  RedisState state() {
+    return switch (breaker.getState()) {
+      case CLOSED, DISABLED, METRICS_ONLY -> RedisState.UP;
+      case HALF_OPEN -> RedisState.PROBING;
+      case OPEN, FORCED_OPEN -> RedisState.DOWN;
+    };
+  }
+
+  String describe() {
+    RedisState state = state();
+    return switch (state) {
+      case UP -> where + " (up)";
+      case DOWN, PROBING -> where + " (" + state.name().toLowerCase(java.util.Locale.ROOT)
+          + ", " + whileDown + "; last error " + lastError + ")";
+    };
+  }
+
+  /**
+   * One warning when Redis goes down and one when it is back. The probe cycle in between (open,
+   * half-open, open again every {@link #OPEN_FOR} during a long outage) logs at debug only, so an
+   * outage does not flood the log.
+   */
+  private void logTransition(CircuitBreaker.State from, CircuitBreaker.State to) {
+    if (from == CircuitBreaker.State.CLOSED) {
+      LOG.warn("Redis at {} counts as down ({}): global rules are {}", where, lastError, whileDown);
+    } else if (to == CircuitBreaker.State.CLOSED) {
+      LOG.warn("Redis at {} answers again: global rules are enforced in Redis", where);
+    } else {
+      LOG.debug("Redis at {}: {} -> {}", where, from, to);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package dev.sluice.redis;
+
+import dev.sluice.rate.Algorithm;
+
+/**
+ * Names of the keys Sluice keeps in Redis.
+ *
+ * <pre>
+ * sluice:rate:{&lt;rule&gt;:&lt;actor&gt;}:&lt;algorithm&gt;   rate state of one rule and actor
+ * sluice:permits:{&lt;limiter&gt;}                 concurrency leases of one global limiter
+ * </pre>
+ *
+ * <p>The part in braces is the Cluster hash tag: everything Sluice stores for one rule and actor
+ * lives in one slot, so a script never touches two slots (no CROSSSLOT), and different actors
+ * spread over the cluster. Braces and {@code %} inside names are percent-encoded, so an actor such
+ * as {@code a}b} can neither cut the tag short nor collide with another actor's tag. The algorithm
+ * is part of the name so that changing a rule's algorithm starts from fresh state instead of
+ * misreading the old one (a WRONGTYPE error at best).
+ */
+final class KeyLayout {
+
+  private static final String PREFIX = "sluice:";
+
+  private KeyLayout() {}
+
+  static String rate(String ruleId, String actorKey, Algorithm algorithm) {
+    return PREFIX + "rate:{" + escape(ruleId) + ':' + escape(actorKey) + "}:" + algorithm.id();
+  }
+
+  static String permits(String limiter) {
+    return PREFIX + "permits:{" + escape(limiter) + '}';
+  }
+
+  private static String escape(String part) {
+    if (part.indexOf('{') < 0 && part.indexOf('}') < 0 && part.indexOf('%') < 0) {
+      return part;
+    }
+    return part.replace("%", "%25").replace("{", "%7B").replace("}", "%7D");
+  }
+}

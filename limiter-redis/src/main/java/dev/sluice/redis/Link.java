@@ -1,0 +1,154 @@
+package dev.sluice.redis;
+
+import dev.sluice.store.StoreSettings;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The one multiplexed Lettuce connection of a node (to a standalone Redis, or to a Redis Cluster
+ * when the URI says {@code ?cluster=true}), opened lazily and re-opened by itself.
+ *
+ * <p>Lettuce reconnects a connection it once had, but not one it never got: when Redis is down at
+ * start-up, every {@link #commands()} call that finds no connection starts (at most one) new
+ * attempt in the background and answers {@code null} at once, so no caller waits for a connect.
+ */
+final class Link implements AutoCloseable {
+
+  /** Lettuce backs off up to 30 s by default; a restarted Redis should be used again within ~1 s. */
+  private static final Delay RECONNECT_DELAY =
+      Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
+
+  private final RedisURI uri;
+  private final boolean cluster;
+  private final ClientResources resources;
+  private final AbstractRedisClient client;
+  private final AtomicBoolean connecting = new AtomicBoolean();
+  private volatile StatefulConnection<String, String> connection;
+  private volatile RedisScriptingAsyncCommands<String, String> commands;
+  private volatile boolean closed;
+  private volatile Throwable lastConnectError;
+
+  Link(StoreSettings settings, UriOptions options) {
+    this.cluster = options.cluster();
+    this.uri = RedisURI.create(options.lettuceUri());
+    this.uri.setTimeout(settings.timeout());
+    this.resources =
+        ClientResources.builder()
+            .ioThreadPoolSize(2)
+            .computationThreadPoolSize(2)
+            .reconnectDelay(RECONNECT_DELAY)
+            .build();
+    SocketOptions socket = SocketOptions.builder()
+        .connectTimeout(max(settings.timeout(), Duration.ofSeconds(1)))
+        .keepAlive(true)
+        .build();
+    TimeoutOptions timeouts = TimeoutOptions.enabled(settings.timeout());
+    if (cluster) {
+      RedisClusterClient clusterClient = RedisClusterClient.create(resources, uri);
+      clusterClient.setOptions(ClusterClientOptions.builder()
+          .autoReconnect(true)
+          // Lettuce opens each master's connection lazily, and a command for a master whose
+          // connection is still opening counts as "disconnected": rejecting it would fail every
+          // first call per master. Here commands wait in Lettuce's buffer instead, and the
+          // command timeout (below) cancels them, so none runs after its caller got an answer.
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+          .timeoutOptions(timeouts)
+          .socketOptions(socket)
+          .build());
+      this.client = clusterClient;
+    } else {
+      RedisClient redisClient = RedisClient.create(resources);
+      redisClient.setOptions(ClientOptions.builder()
+          .autoReconnect(true)
+          // while disconnected, fail at once instead of buffering commands for later: a
+          // decision that waited for a reconnect would be a decision made too late
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .timeoutOptions(timeouts)
+          .socketOptions(socket)
+          .build());
+      this.client = redisClient;
+    }
+  }
+
+  /** Where this link points, without credentials. */
+  String where() {
+    return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ':' + uri.getPort()
+        + (cluster ? " (cluster)" : "");
+  }
+
+  /** Starts connecting unless connected or already trying; completes when the attempt ends. */
+  CompletableFuture<Void> connect() {
+    if (connection != null || closed || !connecting.compareAndSet(false, true)) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<? extends StatefulConnection<String, String>> attempt;
+    if (cluster) {
+      // the asynchronous cluster connect needs the slot map first (the blocking one loads it)
+      RedisClusterClient clusterClient = (RedisClusterClient) client;
+      attempt = clusterClient.refreshPartitionsAsync().toCompletableFuture()
+          .thenCompose(loaded -> clusterClient.connectAsync(StringCodec.UTF8));
+    } else {
+      attempt = ((RedisClient) client).connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+    }
+    return attempt.handle((opened, error) -> {
+      lastConnectError = error;
+      if (opened != null) {
+        if (closed) {
+          opened.closeAsync();
+        } else {
+          commands = opened instanceof StatefulRedisClusterConnection<String, String> c
+              ? c.async() : ((StatefulRedisConnection<String, String>) opened).async();
+          connection = opened;
+        }
+      }
+      connecting.set(false);
+      return null;
+    });
+  }
+
+  /** Why the last connect attempt failed, or {@code null}. */
+  Throwable lastConnectError() {
+    return lastConnectError;
+  }
+
+  /** The commands of the connection, or {@code null} (and a connect started) when there is none. */
+  RedisScriptingAsyncCommands<String, String> commands() {
+    RedisScriptingAsyncCommands<String, String> current = commands;
+    if (current == null) {
+      connect();
+    }
+    return current;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    StatefulConnection<String, String> current = connection;
+    if (current != null) {
+      current.close();
+    }
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+}

@@ -1,0 +1,96 @@
+package dev.sluice.redis;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One Lua script shipped in this jar, called by its SHA-1 (EVALSHA) so that a decision sends a
+ * digest instead of the whole body. A server that does not know the script yet (first call, a
+ * restart, SCRIPT FLUSH) answers NOSCRIPT; the call is then repeated once as EVAL, which also
+ * caches the body for the next EVALSHA.
+ */
+final class LuaScript {
+
+  private final String name;
+  private final String body;
+  private final String sha;
+
+  private LuaScript(String name, String body) {
+    this.name = name;
+    this.body = body;
+    this.sha = sha1(body);
+  }
+
+  /** Loads {@code /dev/sluice/redis/<name>.lua} from the classpath. */
+  static LuaScript load(String name) {
+    String resource = name + ".lua";
+    try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("script " + resource + " is missing from the jar");
+      }
+      return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read script " + resource, e);
+    }
+  }
+
+  String name() {
+    return name;
+  }
+
+  String sha() {
+    return sha;
+  }
+
+  /** Runs a script that answers a list; the future fails with whatever Redis reported. */
+  CompletableFuture<List<Object>> run(
+      RedisScriptingAsyncCommands<String, String> redis, String[] keys, String... args) {
+    return run(redis, ScriptOutputType.MULTI, keys, args);
+  }
+
+  /** Runs a script that answers one integer. */
+  CompletableFuture<Long> runForLong(
+      RedisScriptingAsyncCommands<String, String> redis, String[] keys, String... args) {
+    return run(redis, ScriptOutputType.INTEGER, keys, args);
+  }
+
+  private <T> CompletableFuture<T> run(RedisScriptingAsyncCommands<String, String> redis,
+      ScriptOutputType output, String[] keys, String[] args) {
+    return redis.<T>evalsha(sha, output, keys, args).toCompletableFuture()
+        .exceptionallyCompose(error -> unwrap(error) instanceof RedisNoScriptException
+            ? redis.<T>eval(body, output, keys, args).toCompletableFuture()
+            : CompletableFuture.failedFuture(error));
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  private static String sha1(String text) {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-1");
+      return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK lacks SHA-1", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name + ".lua (" + sha + ")";
+  }
+}

@@ -1,0 +1,119 @@
+package dev.sluice.redis;
+
+import dev.sluice.store.PermitStore.PermitLease;
+import dev.sluice.time.Scheduler;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One global permit held in Redis. Renewed every third of its lease time while held, so a live
+ * holder never loses it to expiry while a dead holder's permit comes back after at most one lease
+ * time. A renewal that finds its lease gone (it expired during an outage, or Redis restarted empty)
+ * takes it again if a permit is free.
+ */
+final class RedisLease implements PermitLease {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RedisLease.class);
+
+  private final RedisPermitStore store;
+  private final String[] keys;
+  private final String id;
+  private final String maxPermits;
+  private final String leaseMicros;
+  private final long renewEveryNanos;
+  // guards released + the sending of a renewal: a renewal sent after the release's ZREM would put
+  // the lease back until it expires; under the lock the release is always the last word
+  private final Object lock = new Object();
+  private boolean released;
+  private Scheduler.Cancellable renewal;
+
+  RedisLease(RedisPermitStore store, String key, String id, int maxPermits, Duration leaseTime) {
+    this.store = store;
+    this.keys = new String[] {key};
+    this.id = id;
+    this.maxPermits = Integer.toString(maxPermits);
+    this.leaseMicros = Long.toString(leaseTime.toNanos() / 1_000);
+    this.renewEveryNanos = Math.max(1, leaseTime.toNanos() / 3);
+  }
+
+  /** Sends the acquire; true when the permit is now held. */
+  CompletableFuture<Boolean> claim(RedisScriptingAsyncCommands<String, String> redis) {
+    return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "0")
+        .thenApply(held -> held == 1);
+  }
+
+  void startRenewing() {
+    synchronized (lock) {
+      if (!released) {
+        renewal = store.scheduler().schedule(this::renew, renewEveryNanos);
+      }
+    }
+  }
+
+  /** The store closes: no more renewals, and the lease expires in Redis by itself. */
+  void stopRenewing() {
+    synchronized (lock) {
+      released = true;
+      if (renewal != null) {
+        renewal.cancel();
+      }
+    }
+  }
+
+  private void renew() {
+    CompletableFuture<Long> sent;
+    synchronized (lock) {
+      if (released) {
+        return;
+      }
+      RedisScriptingAsyncCommands<String, String> redis = store.link().commands();
+      try {
+        sent = redis == null
+            ? CompletableFuture.failedFuture(new IllegalStateException("not connected"))
+            : store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "1");
+      } catch (RuntimeException e) {
+        sent = CompletableFuture.failedFuture(e);
+      }
+    }
+    sent.orTimeout(store.timeoutNanos(), TimeUnit.NANOSECONDS).whenComplete((held, error) -> {
+      if (error != null) {
+        LOG.debug("renewing lease {} failed; trying again", id, error);
+      } else if (held == 0) {
+        LOG.warn("lease {} on {} expired and every permit is taken again; the job that holds it "
+            + "runs on over the global limit until it ends", id, keys[0]);
+      }
+      startRenewing();
+    });
+  }
+
+  @Override
+  public CompletionStage<Void> release() {
+    CompletableFuture<Long> sent;
+    synchronized (lock) {
+      if (released) {
+        return CompletableFuture.completedFuture(null);
+      }
+      released = true;
+      store.released(this);
+      if (renewal != null) {
+        renewal.cancel();
+      }
+      RedisScriptingAsyncCommands<String, String> redis = store.link().commands();
+      if (redis == null) {
+        return CompletableFuture.completedFuture(null); // it expires by itself
+      }
+      try {
+        sent = store.releaseScript().runForLong(redis, keys, id);
+      } catch (RuntimeException e) {
+        return CompletableFuture.completedFuture(null);
+      }
+    }
+    return sent.orTimeout(store.timeoutNanos(), TimeUnit.NANOSECONDS)
+        .handle((removed, error) -> null);
+  }
+}

@@ -1,0 +1,139 @@
+package dev.sluice.redis;
+
+import dev.sluice.store.FailurePolicy;
+import dev.sluice.store.PermitStore;
+import dev.sluice.time.Scheduler;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Global concurrency permits as leases in Redis (see {@code lease_acquire.lua}): a sorted set per
+ * limiter scored by expiry, taken atomically (trim expired, count below the maximum, add), renewed
+ * while held, released idempotently. While Redis is down, permits follow the failure policy: a local
+ * share of the maximum, every request, or none.
+ */
+final class RedisPermitStore implements PermitStore {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RedisPermitStore.class);
+
+  private final Link link;
+  private final Guard guard;
+  private final LuaScript acquire = LuaScript.load("lease_acquire");
+  private final LuaScript release = LuaScript.load("lease_release");
+  private final LocalPermits local;
+  private final FailurePolicy policy;
+  private final Scheduler scheduler;
+  private final long timeoutNanos;
+  /** Lease ids are unique per node and call, so one node's release never frees another's lease. */
+  private final String node = UUID.randomUUID().toString();
+  private final AtomicLong sequence = new AtomicLong();
+  private final Set<RedisLease> renewing = ConcurrentHashMap.newKeySet();
+
+  RedisPermitStore(Link link, Guard guard, FailurePolicy policy, int expectedNodes,
+      Scheduler scheduler, long timeoutNanos) {
+    this.link = link;
+    this.guard = guard;
+    this.policy = policy;
+    this.local = new LocalPermits(expectedNodes);
+    this.scheduler = scheduler;
+    this.timeoutNanos = timeoutNanos;
+  }
+
+  @Override
+  public CompletionStage<Optional<PermitLease>> tryAcquire(
+      String limiter, int maxPermits, Duration leaseTime) {
+    if (maxPermits < 1) {
+      throw new IllegalArgumentException("maxPermits must be >= 1 but was " + maxPermits);
+    }
+    if (leaseTime == null || leaseTime.toMillis() < 1) {
+      throw new IllegalArgumentException("leaseTime must be at least 1ms but was " + leaseTime);
+    }
+    if (!guard.tryEnter()) {
+      return CompletableFuture.completedFuture(degraded(limiter, maxPermits));
+    }
+    long start = System.nanoTime();
+    try {
+      RedisScriptingAsyncCommands<String, String> redis = link.commands();
+      if (redis == null) {
+        guard.failed(start, new IllegalStateException("not connected"));
+        return CompletableFuture.completedFuture(degraded(limiter, maxPermits));
+      }
+      RedisLease lease = new RedisLease(this, KeyLayout.permits(limiter),
+          node + ':' + sequence.incrementAndGet(), maxPermits, leaseTime);
+      return lease.claim(redis)
+          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .handle((held, error) -> {
+            if (error != null) {
+              guard.failed(start, error);
+              // it may still have been taken: release it so that it does not wait for expiry
+              lease.release();
+              return degraded(limiter, maxPermits);
+            }
+            guard.succeeded(start);
+            if (held) {
+              renewing.add(lease);
+              lease.startRenewing();
+              return Optional.of(lease);
+            }
+            return Optional.empty();
+          });
+    } catch (RuntimeException e) {
+      guard.failed(start, e);
+      LOG.debug("permit acquire in Redis failed", e);
+      return CompletableFuture.completedFuture(degraded(limiter, maxPermits));
+    }
+  }
+
+  private Optional<PermitLease> degraded(String limiter, int maxPermits) {
+    guard.degradedDecision();
+    return switch (policy) {
+      case LOCAL -> local.tryAcquire(limiter, maxPermits);
+      case ALLOW -> Optional.of(LocalPermits.NOTHING_HELD);
+      case DENY -> Optional.empty();
+    };
+  }
+
+  LuaScript acquireScript() {
+    return acquire;
+  }
+
+  LuaScript releaseScript() {
+    return release;
+  }
+
+  Link link() {
+    return link;
+  }
+
+  Scheduler scheduler() {
+    return scheduler;
+  }
+
+  long timeoutNanos() {
+    return timeoutNanos;
+  }
+
+  void released(RedisLease lease) {
+    renewing.remove(lease);
+  }
+
+  /**
+   * Stops renewing the leases still held; they expire in Redis after their lease time. The
+   * connection belongs to {@link RedisStores}, which closes it.
+   */
+  @Override
+  public void close() {
+    renewing.forEach(RedisLease::stopRenewing);
+    renewing.clear();
+  }
+}

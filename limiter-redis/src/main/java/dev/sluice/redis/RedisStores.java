@@ -1,0 +1,170 @@
+package dev.sluice.redis;
+
+import dev.sluice.store.PermitStore;
+import dev.sluice.store.RateStore;
+import dev.sluice.store.StoreSettings;
+import dev.sluice.store.Stores;
+import dev.sluice.time.Scheduler;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Global rate state and concurrency leases in Redis, over one multiplexed Lettuce connection.
+ *
+ * <p>Usually found through {@link RedisStoreProvider} (set {@code sluice.redis.uri}); can be opened
+ * directly:
+ *
+ * <pre>{@code
+ * StoreSettings settings = new StoreSettings(URI.create("redis://127.0.0.1:6379"),
+ *     Duration.ofMillis(50), 3, FailurePolicy.LOCAL, NanoClock.system());
+ * try (RedisStores stores = RedisStores.open(settings)) {
+ *   stores.rates().tryAcquire(List.of(request)).thenAccept(decisions -> ...);
+ * }
+ * }</pre>
+ *
+ * <p>Opening never fails because Redis is unreachable: the stores start in state {@link
+ * RedisState#DOWN}, decide as the failure policy says, and switch to Redis once it answers.
+ */
+public final class RedisStores implements Stores {
+
+  private final Link link;
+  private final Guard guard;
+  private final RateScripts scripts = new RateScripts();
+  private final RedisRateStore rates;
+  private final RedisPermitStore permits;
+  private final Batches batches;
+  private final Scheduler scheduler;
+  private final long syncNanos;
+  private final long timeoutNanos;
+  private volatile Scheduler.Cancellable sync;
+  private volatile boolean closed;
+
+  RedisStores(StoreSettings settings, Scheduler scheduler) {
+    UriOptions options = UriOptions.parse(settings.uri());
+    this.link = new Link(settings, options);
+    this.guard = new Guard(link.where(), settings.onFailure(), settings.expectedNodes());
+    this.scheduler = scheduler;
+    this.timeoutNanos = settings.timeout().toNanos();
+    this.batches = options.batch() > 0 ? new Batches(options.batch()) : null;
+    this.syncNanos = options.batchSync().toNanos();
+    this.rates = new RedisRateStore(link, guard, scripts,
+        new LocalShare(settings.onFailure(), settings.expectedNodes(), settings.clock()),
+        timeoutNanos, batches);
+    this.permits = new RedisPermitStore(link, guard, settings.onFailure(),
+        settings.expectedNodes(), scheduler, timeoutNanos);
+    if (batches != null) {
+      scheduleSync();
+    }
+  }
+
+  /** Batched mode: every batch-sync interval the permits parked on this node go back to Redis. */
+  private void scheduleSync() {
+    sync = scheduler.schedule(() -> {
+      if (closed) {
+        return;
+      }
+      try {
+        giveBack();
+      } finally {
+        scheduleSync();
+      }
+    }, syncNanos);
+  }
+
+  private CompletableFuture<Void> giveBack() {
+    // while Redis is away the permits stay parked (and usable): they were counted when taken
+    RedisScriptingAsyncCommands<String, String> redis =
+        guard.state() == RedisState.UP ? link.commands() : null;
+    if (redis == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    try {
+      return batches.giveBack(redis, scripts);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Connects to the Redis at {@code settings.uri()} ({@code redis://} or {@code rediss://}; add
+   * {@code ?cluster=true} for Redis Cluster), waiting at most the store timeout or 1 s, whichever is
+   * longer, for the first connection. Never throws because Redis is unreachable.
+   */
+  public static RedisStores open(StoreSettings settings) {
+    RedisStores stores = new RedisStores(settings, Scheduler.system());
+    stores.connect(settings);
+    return stores;
+  }
+
+  void connect(StoreSettings settings) {
+    try {
+      link.connect().get(Math.max(settings.timeout().toMillis(), 1_000), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      // not connected in time: fall through to the check below
+    }
+    if (link.commands() == null) {
+      Throwable why = link.lastConnectError();
+      while (why != null && why.getCause() != null) {
+        why = why.getCause(); // Lettuce wraps the reason (refused, unknown host, auth) deep down
+      }
+      guard.markDown(new IllegalStateException("cannot connect at start-up"
+          + (why == null ? " in time" : ": " + why), why));
+    }
+  }
+
+  @Override
+  public RateStore rates() {
+    return rates;
+  }
+
+  @Override
+  public PermitStore permits() {
+    return permits;
+  }
+
+  /** Whether global rules are decided in Redis right now. */
+  public RedisState state() {
+    return guard.state();
+  }
+
+  /** How many decisions (rates and permits) were made without Redis since opening. */
+  public long degradedDecisions() {
+    return guard.degradedDecisions();
+  }
+
+  /** E.g. {@code redis://127.0.0.1:6379 (up)}, or the failure policy in force while down. */
+  public String describe() {
+    return guard.describe();
+  }
+
+  @Override
+  public String toString() {
+    return describe();
+  }
+
+  /**
+   * Gives batched permits back, then closes the connection; leases still held expire in Redis after
+   * their lease time.
+   */
+  @Override
+  public void close() {
+    closed = true;
+    if (sync != null) {
+      sync.cancel();
+    }
+    if (batches != null) {
+      try {
+        giveBack().get(timeoutNanos, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (Exception e) {
+        // best effort: what is not given back refills in Redis by itself
+      }
+    }
+    permits.close();
+    link.close();
+  }
+}

@@ -1,0 +1,50 @@
+package dev.sluice.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.rate.Algorithm;
+import io.lettuce.core.cluster.SlotHash;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/** Redis Cluster: one rule and actor live in one slot, different actors spread out. */
+class KeyLayoutTest {
+
+  @Test
+  void everyKeyOfOneRuleAndActorHashesToOneSlot() {
+    Set<Integer> slots = new HashSet<>();
+    Arrays.stream(Algorithm.values())
+        .forEach(algorithm -> slots.add(
+            SlotHash.getSlot(KeyLayout.rate("history-per-account", "account-42", algorithm))));
+
+    assertThat(slots).containsExactly(SlotHash.getSlot("history-per-account:account-42"));
+  }
+
+  @Test
+  void differentActorsSpreadOverTheCluster() {
+    Set<Integer> slots = new HashSet<>();
+    IntStream.range(0, 2_000).forEach(i -> slots.add(
+        SlotHash.getSlot(KeyLayout.rate("per-ip", "10.0.0." + i, Algorithm.GCRA))));
+
+    assertThat(slots.size()).isGreaterThan(1_500);
+  }
+
+  @Test
+  void bracesInNamesCannotCutTheHashTagShort() {
+    String key = KeyLayout.rate("rule}x", "a{b}c", Algorithm.SLIDING_LOG);
+
+    assertThat(key).isEqualTo("sluice:rate:{rule%7Dx:a%7Bb%7Dc}:sliding-log");
+    assertThat(KeyLayout.rate("r", "a}b", Algorithm.GCRA))
+        .isNotEqualTo(KeyLayout.rate("r", "a%7Db", Algorithm.GCRA));
+    assertThat(SlotHash.getSlot(key)).isEqualTo(SlotHash.getSlot("rule%7Dx:a%7Bb%7Dc"));
+  }
+
+  @Test
+  void thePermitsOfOneLimiterLiveInOneSlot() {
+    assertThat(SlotHash.getSlot(KeyLayout.permits("transcode")))
+        .isEqualTo(SlotHash.getSlot("transcode"));
+  }
+}

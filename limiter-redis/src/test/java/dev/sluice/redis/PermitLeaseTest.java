@@ -1,0 +1,168 @@
+package dev.sluice.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.store.FailurePolicy;
+import dev.sluice.store.PermitStore.PermitLease;
+import dev.sluice.time.NanoClock;
+import dev.sluice.time.Scheduler;
+import dev.sluice.time.VirtualTime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Global concurrency permits as leases in Redis. */
+class PermitLeaseTest {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(5);
+  @RegisterExtension
+  static final RedisPerClass REDIS = new RedisPerClass();
+  private Nodes nodes;
+  private String limiter;
+
+  @BeforeEach
+  void open() {
+    nodes = new Nodes();
+    limiter = "transcode-" + UUID.randomUUID();
+  }
+
+  @AfterEach
+  void close() {
+    nodes.close();
+  }
+
+  private RedisStores node() {
+    return nodes.open(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY);
+  }
+
+  private static Optional<PermitLease> take(RedisStores node, String limiter, int max,
+      Duration lease) {
+    return node.permits().tryAcquire(limiter, max, lease).toCompletableFuture().join();
+  }
+
+  private long held() {
+    return Long.parseLong(REDIS.server().command("ZCARD", KeyLayout.permits(limiter)));
+  }
+
+  @Test
+  void nodesRacingForPermitsNeverHoldMoreThanTheMaximum() throws Exception {
+    List<RedisStores> cluster = List.of(node(), node(), node());
+    ConcurrentLinkedQueue<PermitLease> granted = new ConcurrentLinkedQueue<>();
+    ExecutorService threads = Executors.newFixedThreadPool(12);
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int t = 0; t < 12; t++) {
+        RedisStores node = cluster.get(t % 3);
+        running.add(threads.submit(() -> {
+          for (int i = 0; i < 10; i++) {
+            take(node, limiter, 5, Duration.ofSeconds(30)).ifPresent(granted::add);
+          }
+        }));
+      }
+      for (Future<?> thread : running) {
+        thread.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+
+    assertThat(granted).hasSize(5);
+    assertThat(held()).isEqualTo(5);
+    granted.forEach(lease -> lease.release().toCompletableFuture().join());
+    assertThat(held()).isZero();
+  }
+
+  @Test
+  void releaseIsIdempotent() {
+    RedisStores node = node();
+    PermitLease first = take(node, limiter, 2, Duration.ofSeconds(30)).orElseThrow();
+    PermitLease second = take(node, limiter, 2, Duration.ofSeconds(30)).orElseThrow();
+
+    first.release().toCompletableFuture().join();
+    first.release().toCompletableFuture().join();
+
+    assertThat(held()).isEqualTo(1);
+    assertThat(take(node, limiter, 2, Duration.ofSeconds(30))).isPresent();
+    assertThat(take(node, limiter, 2, Duration.ofSeconds(30))).isEmpty();
+    second.release().toCompletableFuture().join();
+  }
+
+  @Test
+  void theLeaseKeyExpiresWithItsLastLease() {
+    take(node(), limiter, 2, Duration.ofSeconds(10)).orElseThrow();
+
+    long ttl = Long.parseLong(REDIS.server().command("PTTL", KeyLayout.permits(limiter)));
+
+    assertThat(ttl).isBetween(1L, 10_001L);
+  }
+
+  @Test
+  void theLeasesOfANodeThatStoppedComeBackAfterTheLeaseTime() {
+    // the frozen node's scheduler never runs: it renews nothing, like a crashed or hung node
+    VirtualTime frozen = new VirtualTime();
+    RedisStores crashed = nodes.open(Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY,
+        NanoClock.system()), frozen);
+    RedisStores survivor = node();
+    Duration lease = Duration.ofMillis(400);
+    for (int i = 0; i < 3; i++) {
+      assertThat(take(crashed, limiter, 3, lease)).isPresent();
+    }
+    assertThat(take(survivor, limiter, 3, lease)).isEmpty();
+    assertThat(frozen.pendingTasks()).isPositive();
+
+    List<PermitLease> regained = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+      take(survivor, limiter, 3, lease).ifPresent(regained::add);
+      return regained.size() == 3;
+    });
+    assertThat(take(survivor, limiter, 3, lease)).isEmpty();
+  }
+
+  @Test
+  void aHeldLeaseIsRenewedPastItsLeaseTime() {
+    RedisStores holder = nodes.open(Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY,
+        NanoClock.system()), Scheduler.system());
+    RedisStores other = node();
+    Duration lease = Duration.ofMillis(600);
+    PermitLease held = take(holder, limiter, 1, lease).orElseThrow();
+
+    await().during(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(4))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> take(other, limiter, 1, lease).isEmpty());
+
+    held.release().toCompletableFuture().join();
+    assertThat(take(other, limiter, 1, lease)).isPresent();
+  }
+
+  @Test
+  void whileRedisIsDownTheLocalPolicyGrantsThisNodesShareOfPermits() {
+    RedisStores node = nodes.open(REDIS.server().uri(), Duration.ofMillis(50), 3, FailurePolicy.LOCAL);
+    REDIS.server().kill();
+    try {
+      List<PermitLease> local = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        take(node, limiter, 9, Duration.ofSeconds(5)).ifPresent(local::add);
+      }
+
+      assertThat(local).as("9 permits / 3 nodes").hasSize(3);
+      local.get(0).release().toCompletableFuture().join();
+      local.get(0).release().toCompletableFuture().join();
+      assertThat(take(node, limiter, 9, Duration.ofSeconds(5))).isPresent();
+      assertThat(take(node, limiter, 9, Duration.ofSeconds(5))).isEmpty();
+    } finally {
+      REDIS.server().restart();
+    }
+  }
+}

@@ -1,0 +1,42 @@
+package dev.sluice.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.URI;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class UriOptionsTest {
+
+  @Test
+  void aPlainUriHasNoOptions() {
+    UriOptions options = UriOptions.parse(URI.create("redis://127.0.0.1:6379"));
+
+    assertThat(options).isEqualTo(new UriOptions("redis://127.0.0.1:6379", false, 0,
+        UriOptions.DEFAULT_BATCH_SYNC));
+  }
+
+  @Test
+  void sluiceParametersAreTakenOffAndTheRestKeptForLettuce() {
+    UriOptions options = UriOptions.parse(URI.create(
+        "rediss://user:secret@cache:6380/2?cluster=true&timeout=3s&batch=20&batch-sync=250ms"));
+
+    assertThat(options.lettuceUri()).isEqualTo("rediss://user:secret@cache:6380/2?timeout=3s");
+    assertThat(options.cluster()).isTrue();
+    assertThat(options.batch()).isEqualTo(20);
+    assertThat(options.batchSync()).isEqualTo(Duration.ofMillis(250));
+  }
+
+  @Test
+  void badValuesNameTheParameterAndTheValue() {
+    assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?batch=1")))
+        .hasMessageContaining("batch").hasMessageContaining("'1'");
+    assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?batch=ten")))
+        .hasMessageContaining("'ten'");
+    assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=soon")))
+        .hasMessageContaining("batch-sync").hasMessageContaining("'soon'");
+    assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?cluster=yes")))
+        .hasMessageContaining("cluster").hasMessageContaining("'yes'");
+  }
+}
