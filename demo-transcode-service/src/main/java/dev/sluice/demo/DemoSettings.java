@@ -1,5 +1,6 @@
 package dev.sluice.demo;
 
+import dev.sluice.javalin.SluiceProperties;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
@@ -125,6 +126,15 @@ public final class DemoSettings {
       }
     });
     return sluice;
+  }
+
+  /**
+   * The {@code sluice.*} keys after the demo's layering, for the plugin. They are handed over as one
+   * already-layered map (as the top layer, with no environment of their own), so the plugin sees
+   * exactly what this class resolved, {@code auto} already replaced by a number.
+   */
+  public SluiceProperties sluiceProperties() {
+    return SluiceProperties.builder().env(Map.of()).system(sluice()).build();
   }
 
   private int integer(String key, int min, int max) {

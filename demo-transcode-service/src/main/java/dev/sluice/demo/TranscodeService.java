@@ -1,5 +1,6 @@
 package dev.sluice.demo;
 
+import dev.sluice.javalin.SluicePlugin;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -52,6 +53,11 @@ public final class TranscodeService implements AutoCloseable {
     new UptimeMetrics().bindTo(registry);
     JobEndpoints jobs = new JobEndpoints(transcoder, settings.maxCpuMillis());
 
+    // the demo's layered settings (jar, --config, env, -D) are the plugin's properties
+    SluicePlugin sluice =
+        new SluicePlugin(cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
+    boolean enabled = !"false".equalsIgnoreCase(settings.get("sluice.enabled").orElse("true"));
+
     Javalin app =
         Javalin.create(
             config -> {
@@ -59,20 +65,29 @@ public final class TranscodeService implements AutoCloseable {
               // setting is ignored and Jetty's platform threads serve
               config.concurrency.useVirtualThreads = true;
               config.requestLogger.http(RequestLog::log);
-              // registered before the limiter's own handlers, so they run first: the arrival time
-              // includes the queue wait, and a bad job is refused before it takes a queue place
+              // Two cheap before-handlers that cannot block go in front of Sluice, on purpose: the
+              // arrival stamp must come before the queue so queuedMillis includes the wait, and a bad
+              // job is refused 400 before it takes a queue place, a permit or rate quota from valid
+              // ones. Everything else is behind Sluice: the plugin adds its handlers inside
+              // registerPlugin (onInitialize), so registering it right after these makes it the
+              // first filter that decides anything.
               config.routes.before(ctx -> ctx.attribute(JobEndpoints.RECEIVED, System.nanoTime()));
               config.routes.before("/api/transcode", jobs::validate);
               config.routes.before("/api/rescue", jobs::validate);
+              config.registerPlugin(sluice);
               config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
 
+              // the limiters guard these by path (sluice.limiters.<name>.path), so with
+              // sluice.enabled=false the same endpoints run unguarded
               config.routes.post("/api/transcode", ctx -> jobs.job(ctx, "transcode"));
               config.routes.post("/api/rescue", ctx -> jobs.job(ctx, "rescue"));
               config.routes.get("/api/history/{id}", jobs::history);
+              // /health is in sluice.bypass-paths (the default list): never limited
               config.routes.get("/health", ctx -> ctx.json(Map.of("status", "up")));
               config.routes.get(
                   "/metrics",
                   ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape()));
+              config.routes.get("/sluice", ctx -> ctx.json(SluiceStatus.of(enabled, sluice)));
             });
     app.start(settings.port());
     LOG.info(

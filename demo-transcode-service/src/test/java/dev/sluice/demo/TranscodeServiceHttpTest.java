@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +14,6 @@ import org.junit.jupiter.api.Test;
 class TranscodeServiceHttpTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient CLIENT = HttpClient.newHttpClient();
   private static TranscodeService service;
 
   @BeforeAll
@@ -31,14 +27,8 @@ class TranscodeServiceHttpTest {
     service.close();
   }
 
-  static HttpResponse<String> send(String method, String path, String... headers) throws Exception {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path))
-            .method(method, HttpRequest.BodyPublishers.noBody());
-    for (int i = 0; i < headers.length; i += 2) {
-      request.header(headers[i], headers[i + 1]);
-    }
-    return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  private static HttpResponse<String> send(String method, String path, String... headers) throws Exception {
+    return new DemoClient(service.port()).send(method, path, headers);
   }
 
   @Test
