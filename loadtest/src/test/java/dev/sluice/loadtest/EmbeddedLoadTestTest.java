@@ -47,6 +47,13 @@ class EmbeddedLoadTestTest {
       assertThat(run.get("samples").size()).isGreaterThanOrEqualTo(3);
       assertThat(run.get("unloadedServiceMillis").asDouble()).isPositive();
     }
+    // the service really ran without Sluice, then with it: /sluice listed no limiter, then both,
+    // at the limit the demo derives from the cores
+    assertThat(runs.get(0).get("samples").get(0).get("limiters")).isEmpty();
+    JsonNode limiters = runs.get(1).get("samples").get(0).get("limiters");
+    assertThat(limiters.has("transcode")).isTrue();
+    assertThat(limiters.has("rescue")).isTrue();
+    assertThat(limiters.get("transcode").get("limit").asInt()).isPositive();
   }
 
   private static long sum(JsonNode counts) {
