@@ -1,0 +1,198 @@
+package dev.sluice.demo;
+
+import dev.sluice.javalin.SluiceProperties;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * The service's configuration, layered (a later layer wins): {@code application.properties} in the
+ * jar, then the file given with {@code --config FILE}, then environment variables, then {@code -D}
+ * system properties.
+ *
+ * <p>An environment variable overrides a key that one of the files names, in upper case with dots and
+ * dashes as underscores ({@code SLUICE_LIMITERS_TRANSCODE_MAX_CONCURRENCY=2}); {@code PORT} sets
+ * {@code server.port}. The value {@code auto} of {@code sluice.limiters.transcode.max-concurrency}
+ * is replaced by {@link #autoConcurrency}.
+ */
+public final class DemoSettings {
+
+  static final String PORT = "server.port";
+  static final String MAX_CPU_MILLIS = "demo.max-cpu-millis";
+  static final String CPU_TARGET = "demo.cpu-target";
+  static final String TRANSCODE_CONCURRENCY = "sluice.limiters.transcode.max-concurrency";
+  static final String RULES_FILE = "sluice.rules.file";
+
+  private final Map<String, String> values;
+
+  private DemoSettings(Map<String, String> values) {
+    this.values = Collections.unmodifiableMap(values);
+  }
+
+  /** The real arguments, environment and system properties; {@code cores} from the JVM. */
+  public static DemoSettings load(String[] args) {
+    return load(args, System.getenv(), systemProperties(), Runtime.getRuntime().availableProcessors());
+  }
+
+  /**
+   * @throws IllegalArgumentException naming the option, key or file that is wrong
+   */
+  static DemoSettings load(
+      String[] args, Map<String, String> env, Map<String, String> system, int cores) {
+    Map<String, String> merged = new TreeMap<>();
+    try (InputStream defaults = DemoSettings.class.getResourceAsStream("/application.properties")) {
+      if (defaults != null) {
+        merged.putAll(read(new java.io.InputStreamReader(defaults, StandardCharsets.UTF_8)));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    configFile(args).ifPresent(file -> {
+      try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        merged.putAll(read(reader));
+      } catch (IOException e) {
+        throw new IllegalArgumentException("--config: cannot read '" + file + "': " + e.getMessage(), e);
+      }
+    });
+    for (String key : Map.copyOf(merged).keySet()) {
+      String value = env.get(key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'));
+      if (value != null) {
+        merged.put(key, value.trim());
+      }
+    }
+    if (env.containsKey("PORT")) {
+      merged.put(PORT, env.get("PORT").trim());
+    }
+    system.forEach((k, v) -> {
+      if (k.startsWith("sluice.") || k.startsWith("server.") || k.startsWith("demo.")) {
+        merged.put(k, v.trim());
+      }
+    });
+    if ("auto".equalsIgnoreCase(merged.getOrDefault(TRANSCODE_CONCURRENCY, "auto"))) {
+      double target = number(merged, CPU_TARGET, "0.7");
+      if (!(target > 0 && target <= 1)) {
+        throw new IllegalArgumentException(CPU_TARGET + " must be in (0, 1] but was '" + merged.get(CPU_TARGET) + "'");
+      }
+      merged.put(TRANSCODE_CONCURRENCY, Integer.toString(autoConcurrency(cores, target)));
+    }
+    DemoSettings settings = new DemoSettings(merged);
+    settings.port();
+    settings.maxCpuMillis();
+    return settings;
+  }
+
+  /**
+   * Concurrent transcodes for a CPU target: {@code max(1, round(target x cores))}.
+   *
+   * <p>Why round and not ceil: a job keeps one core busy, so {@code n} permits mean up to {@code n}
+   * busy cores. On 2 cores at 70 % the ideal is 1.4; ceil gives 2, which is 100 % — the very Monday
+   * the limiter exists to prevent — while round gives 1 (50 %, plus the rescue jobs, the history
+   * traffic and the JVM itself). Undershooting costs throughput; overshooting costs the service. A
+   * fractional limit (switching between 1 and 2 so the time average is 1.4) would hit 70 % on
+   * average but swing between 50 % and 100 %; not done. On 8 cores round gives 6 (75 %), on 16, 11.
+   */
+  static int autoConcurrency(int cores, double target) {
+    return Math.max(1, (int) Math.round(target * cores));
+  }
+
+  public int port() {
+    return integer(PORT, 0, 65535);
+  }
+
+  public int maxCpuMillis() {
+    return integer(MAX_CPU_MILLIS, 1, 600_000);
+  }
+
+  public Optional<String> get(String key) {
+    return Optional.ofNullable(values.get(key));
+  }
+
+  /** Every {@code sluice.*} key after layering, for the plugin. */
+  public Map<String, String> sluice() {
+    Map<String, String> sluice = new TreeMap<>();
+    values.forEach((k, v) -> {
+      if (k.startsWith("sluice.")) {
+        sluice.put(k, v);
+      }
+    });
+    return sluice;
+  }
+
+  /**
+   * The {@code sluice.*} keys after the demo's layering, for the plugin. They are handed over as one
+   * already-layered map (as the top layer, with no environment of their own), so the plugin sees
+   * exactly what this class resolved, {@code auto} already replaced by a number.
+   */
+  public SluiceProperties sluiceProperties() {
+    return SluiceProperties.builder().env(Map.of()).system(sluice()).build();
+  }
+
+  private int integer(String key, int min, int max) {
+    String value = values.get(key);
+    try {
+      int n = Integer.parseInt(value);
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // fall through to the message
+    }
+    throw new IllegalArgumentException(
+        key + " must be a whole number in [" + min + ", " + max + "] but was '" + value + "'");
+  }
+
+  private static double number(Map<String, String> values, String key, String fallback) {
+    String value = values.getOrDefault(key, fallback);
+    try {
+      return Double.parseDouble(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a number but was '" + value + "'");
+    }
+  }
+
+  private static Optional<Path> configFile(String[] args) {
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--config")) {
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException("--config needs a file");
+        }
+        return Optional.of(Path.of(args[i + 1]));
+      }
+      if (args[i].startsWith("--config=")) {
+        return Optional.of(Path.of(args[i].substring("--config=".length())));
+      }
+      throw new IllegalArgumentException(
+          "unknown argument '" + args[i] + "'; usage: java -jar demo-transcode-service.jar [--config FILE]");
+    }
+    return Optional.empty();
+  }
+
+  private static Map<String, String> read(Reader reader) throws IOException {
+    Properties properties = new Properties();
+    properties.load(reader);
+    Map<String, String> map = new TreeMap<>();
+    for (String name : properties.stringPropertyNames()) {
+      map.put(name, properties.getProperty(name).trim());
+    }
+    return map;
+  }
+
+  private static Map<String, String> systemProperties() {
+    Map<String, String> map = new TreeMap<>();
+    Properties properties = System.getProperties();
+    for (String name : properties.stringPropertyNames()) {
+      map.put(name, properties.getProperty(name));
+    }
+    return map;
+  }
+}

@@ -1,0 +1,21 @@
+package dev.sluice.demo;
+
+/**
+ * The answer to a finished job.
+ *
+ * @param jobId unique within this process
+ * @param endpoint "transcode" or "rescue"
+ * @param cpuMillis CPU the job asked for
+ * @param frames frames compressed
+ * @param compressedBytes their compressed size
+ * @param queuedMillis from the request's arrival to the start of the work (waiting for a permit)
+ * @param serviceMillis the work itself, in wall time
+ */
+public record JobResult(
+    String jobId,
+    String endpoint,
+    int cpuMillis,
+    int frames,
+    long compressedBytes,
+    double queuedMillis,
+    double serviceMillis) {}

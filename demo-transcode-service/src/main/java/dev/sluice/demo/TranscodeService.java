@@ -1,0 +1,125 @@
+package dev.sluice.demo;
+
+import dev.sluice.javalin.SluicePlugin;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transcoding service of the Monday-maintenance scenario, protected by Sluice.
+ *
+ * <pre>java -jar demo-transcode-service/target/demo-transcode-service.jar [--config FILE]</pre>
+ */
+public final class TranscodeService implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TranscodeService.class);
+
+  private final Javalin app;
+
+  private TranscodeService(Javalin app) {
+    this.app = app;
+  }
+
+  public static void main(String[] args) {
+    DemoSettings settings;
+    try {
+      settings = DemoSettings.load(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    TranscodeService service = start(settings);
+    Runtime.getRuntime().addShutdownHook(new Thread(service::close, "shutdown"));
+  }
+
+  /** Starts on {@code server.port} (0: a free port, see {@link #port()}). */
+  public static TranscodeService start(DemoSettings settings) {
+    FrameTranscoder transcoder = FrameTranscoder.calibrated();
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new ProcessorMetrics().bindTo(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    JobEndpoints jobs = new JobEndpoints(transcoder, settings.maxCpuMillis());
+
+    // the demo's layered settings (jar, --config, env, -D) are the plugin's properties
+    SluicePlugin sluice =
+        new SluicePlugin(cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
+    boolean enabled = !"false".equalsIgnoreCase(settings.get("sluice.enabled").orElse("true"));
+
+    Javalin app =
+        Javalin.create(
+            config -> {
+              // detected by reflection: on JDK 21+ handlers run on virtual threads, on 17 the
+              // setting is ignored and Jetty's platform threads serve
+              config.concurrency.useVirtualThreads = true;
+              config.requestLogger.http(RequestLog::log);
+              // Two cheap before-handlers that cannot block go in front of Sluice, on purpose: the
+              // arrival stamp must come before the queue so queuedMillis includes the wait, and a bad
+              // job is refused 400 before it takes a queue place, a permit or rate quota from valid
+              // ones. Everything else is behind Sluice: the plugin adds its handlers inside
+              // registerPlugin (onInitialize), so registering it right after these makes it the
+              // first filter that decides anything.
+              config.routes.before(ctx -> ctx.attribute(JobEndpoints.RECEIVED, System.nanoTime()));
+              config.routes.before("/api/transcode", jobs::validate);
+              config.routes.before("/api/rescue", jobs::validate);
+              config.registerPlugin(sluice);
+              config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
+
+              // the limiters guard these by path (sluice.limiters.<name>.path), so with
+              // sluice.enabled=false the same endpoints run unguarded
+              config.routes.post("/api/transcode", ctx -> jobs.job(ctx, "transcode"));
+              config.routes.post("/api/rescue", ctx -> jobs.job(ctx, "rescue"));
+              config.routes.get("/api/history/{id}", jobs::history);
+              // /health is in sluice.bypass-paths (the default list): never limited
+              config.routes.get("/health", ctx -> ctx.json(Map.of("status", "up")));
+              config.routes.get(
+                  "/metrics",
+                  ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape()));
+              config.routes.get("/sluice", ctx -> ctx.json(SluiceStatus.of(enabled, sluice)));
+            });
+    app.start(settings.port());
+    LOG.info(
+        "transcoding service on port {}: {} cores, {} frames/ms calibrated, virtual threads {}, {}",
+        app.port(),
+        Runtime.getRuntime().availableProcessors(),
+        String.format(java.util.Locale.ROOT, "%.2f", transcoder.framesPerMilli()),
+        Runtime.version().feature() >= 21 ? "on" : "off (JDK " + Runtime.version().feature() + ")",
+        settings.sluice());
+    return new TranscodeService(app);
+  }
+
+  private static void badRequest(Context ctx, BadRequest e) {
+    ctx.status(400)
+        .contentType("application/problem+json")
+        .json(
+            Map.of(
+                "type", "about:blank",
+                "title", "Bad Request",
+                "status", 400,
+                "detail", e.getMessage(),
+                "parameter", e.parameter));
+    // ctx.json sets application/json; the problem type must win
+    ctx.contentType("application/problem+json");
+  }
+
+  public int port() {
+    return app.port();
+  }
+
+  @Override
+  public void close() {
+    app.stop();
+  }
+}

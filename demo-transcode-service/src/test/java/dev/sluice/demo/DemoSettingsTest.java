@@ -1,0 +1,81 @@
+package dev.sluice.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DemoSettingsTest {
+
+  @TempDir Path dir;
+
+  private static DemoSettings load(String[] args, Map<String, String> env, Map<String, String> system) {
+    return DemoSettings.load(args, env, system, 2);
+  }
+
+  @Test
+  void jarDefaultsServeOn7070WithTheTranscodeConcurrencyDerivedFromTheCores() {
+    DemoSettings settings = load(new String[0], Map.of(), Map.of());
+    assertThat(settings.port()).isEqualTo(7070);
+    assertThat(settings.sluice())
+        .containsEntry("sluice.limiters.transcode.path", "/api/transcode")
+        .containsEntry("sluice.limiters.transcode.max-concurrency", "1")
+        .containsEntry("sluice.limiters.rescue.path", "/api/rescue")
+        .containsEntry("sluice.enabled", "true")
+        .doesNotContainKey("server.port");
+    assertThat(DemoSettings.load(new String[0], Map.of(), Map.of(), 8).sluice())
+        .containsEntry("sluice.limiters.transcode.max-concurrency", "6");
+  }
+
+  @Test
+  void autoConcurrencyRoundsTheTargetShareOfTheCoresAndNeverGoesBelowOne() {
+    assertThat(DemoSettings.autoConcurrency(1, 0.7)).isEqualTo(1);
+    assertThat(DemoSettings.autoConcurrency(2, 0.7)).isEqualTo(1);
+    assertThat(DemoSettings.autoConcurrency(4, 0.7)).isEqualTo(3);
+    assertThat(DemoSettings.autoConcurrency(16, 0.7)).isEqualTo(11);
+    assertThat(DemoSettings.autoConcurrency(2, 0.1)).isEqualTo(1);
+  }
+
+  @Test
+  void configFileThenEnvironmentThenSystemPropertiesEachWin() throws Exception {
+    Path file = dir.resolve("demo.properties");
+    Files.writeString(
+        file,
+        "server.port=8000\nsluice.limiters.transcode.max-queue=4\nsluice.limiters.transcode.max-concurrency=3\n"
+            + "sluice.enabled=false\n");
+    String[] args = {"--config", file.toString()};
+
+    assertThat(load(args, Map.of(), Map.of()).port()).isEqualTo(8000);
+    assertThat(load(args, Map.of(), Map.of()).sluice())
+        .containsEntry("sluice.limiters.transcode.max-queue", "4")
+        .containsEntry("sluice.limiters.transcode.max-concurrency", "3")
+        .containsEntry("sluice.enabled", "false");
+
+    Map<String, String> env = Map.of("PORT", "8100", "SLUICE_LIMITERS_TRANSCODE_MAX_QUEUE", "5");
+    assertThat(load(args, env, Map.of()).port()).isEqualTo(8100);
+    assertThat(load(args, env, Map.of()).sluice()).containsEntry("sluice.limiters.transcode.max-queue", "5");
+
+    Map<String, String> system = Map.of("server.port", "8200", "sluice.limiters.transcode.max-queue", "6", "user.home", "/x");
+    DemoSettings top = load(new String[] {"--config=" + file}, env, system);
+    assertThat(top.port()).isEqualTo(8200);
+    assertThat(top.sluice()).containsEntry("sluice.limiters.transcode.max-queue", "6");
+  }
+
+  @Test
+  void badInputNamesTheKeyOrOptionAndTheValue() {
+    assertThatThrownBy(() -> load(new String[0], Map.of("PORT", "seventy"), Map.of()))
+        .hasMessageContaining("server.port").hasMessageContaining("seventy");
+    assertThatThrownBy(() -> load(new String[0], Map.of(), Map.of("demo.max-cpu-millis", "0")))
+        .hasMessageContaining("demo.max-cpu-millis").hasMessageContaining("'0'");
+    assertThatThrownBy(() -> load(new String[0], Map.of(), Map.of("demo.cpu-target", "1.5")))
+        .hasMessageContaining("demo.cpu-target").hasMessageContaining("1.5");
+    assertThatThrownBy(() -> load(new String[] {"--config", dir.resolve("missing").toString()}, Map.of(), Map.of()))
+        .hasMessageContaining("--config").hasMessageContaining("missing");
+    assertThatThrownBy(() -> load(new String[] {"--port", "1"}, Map.of(), Map.of()))
+        .hasMessageContaining("--port");
+  }
+}

@@ -1,0 +1,138 @@
+package dev.sluice.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sluice inside the demo, over real HTTP: one transcode at a time and one waiting place, so a long
+ * job fills the limiter and the queue; the default rules file limits history per account.
+ */
+class SluiceWiringHttpTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static TranscodeService start(Map<String, String> system) {
+    Map<String, String> props = new java.util.HashMap<>(system);
+    props.put("server.port", "0");
+    return TranscodeService.start(DemoSettings.load(new String[0], Map.of(), props, 2));
+  }
+
+  private static JsonNode limiter(DemoClient http, String name) throws Exception {
+    for (JsonNode l : JSON.readTree(http.send("GET", "/sluice").body()).get("limiters")) {
+      if (l.get("name").asText().equals(name)) {
+        return l;
+      }
+    }
+    throw new AssertionError("no limiter " + name);
+  }
+
+  @Test
+  void fullQueueIs429WithRetryAfterAndAWaiterPastTheTimeoutIs504() throws Exception {
+    try (TranscodeService service = start(Map.of(
+        "sluice.limiters.transcode.max-queue", "1",
+        "sluice.limiters.transcode.queue-timeout", "250ms"))) {
+      DemoClient http = new DemoClient(service.port());
+      // holds the only permit for about 1.5 s of CPU, far longer than the waiter's 250 ms
+      CompletableFuture<HttpResponse<String>> running = http.sendAsync("POST", "/api/transcode?cpuMillis=1500");
+      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 1);
+      CompletableFuture<HttpResponse<String>> waiting = http.sendAsync("POST", "/api/transcode?cpuMillis=5");
+      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("queued").asInt() == 1);
+
+      HttpResponse<String> full = http.send("POST", "/api/transcode?cpuMillis=5");
+      assertThat(full.statusCode()).isEqualTo(429);
+      assertThat(full.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
+      assertThat(Integer.parseInt(full.headers().firstValue("Retry-After").orElseThrow())).isPositive();
+      assertThat(JSON.readTree(full.body()).get("limiter").asText()).isEqualTo("transcode");
+
+      // a bad job is refused before the limiter: 400, not 429, even with the queue full
+      assertThat(http.send("POST", "/api/transcode?cpuMillis=abc").statusCode()).isEqualTo(400);
+      // health is never limited
+      assertThat(http.send("GET", "/health").statusCode()).isEqualTo(200);
+      // the rescue lane has its own limiter: not blocked by the full transcode queue
+      assertThat(http.send("POST", "/api/rescue?cpuMillis=5").statusCode()).isEqualTo(200);
+
+      HttpResponse<String> timedOut = waiting.get();
+      assertThat(timedOut.statusCode()).isEqualTo(504);
+      assertThat(JSON.readTree(timedOut.body()).get("limiter").asText()).isEqualTo("transcode");
+      HttpResponse<String> done = running.get();
+      assertThat(done.statusCode()).isEqualTo(200);
+      assertThat(JSON.readTree(done.body()).get("cpuMillis").asInt()).isEqualTo(1500);
+
+      JsonNode transcode = limiter(http, "transcode");
+      assertThat(transcode.get("rejectedQueueFull").asLong()).isEqualTo(1);
+      assertThat(transcode.get("rejectedQueueTimeout").asLong()).isEqualTo(1);
+      assertThat(transcode.get("inFlight").asInt()).isZero();
+    }
+  }
+
+  @Test
+  void historyIsLimitedPerAccountByTheDefaultRulesAndSluiceListsLimitersAndRules() throws Exception {
+    try (TranscodeService service = start(Map.of())) {
+      DemoClient http = new DemoClient(service.port());
+      HttpResponse<String> first = http.send("GET", "/api/history/1", "X-Account-Id", "greedy");
+      assertThat(first.statusCode()).isEqualTo(200);
+      assertThat(first.headers().firstValue("RateLimit-Policy").orElseThrow()).contains("history-per-account");
+      assertThat(first.headers().firstValue("X-RateLimit-Limit")).isPresent();
+
+      // burst 20 at 10/s: the 20 tokens run out long before a few dozen quick requests end
+      HttpResponse<String> rejected = null;
+      int admitted = 1;
+      for (int i = 0; i < 200 && rejected == null; i++) {
+        HttpResponse<String> r = http.send("GET", "/api/history/1", "X-Account-Id", "greedy");
+        if (r.statusCode() == 429) {
+          rejected = r;
+        } else {
+          assertThat(r.statusCode()).isEqualTo(200);
+          admitted++;
+        }
+      }
+      assertThat(rejected).isNotNull();
+      assertThat(admitted).isGreaterThanOrEqualTo(20);
+      assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
+      assertThat(rejected.headers().firstValue("RateLimit").orElseThrow()).contains("history-per-account");
+      assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).contains("0");
+      assertThat(JSON.readTree(rejected.body()).get("rule").asText()).isEqualTo("history-per-account");
+      // another account has its own quota
+      assertThat(http.send("GET", "/api/history/1", "X-Account-Id", "patient").statusCode()).isEqualTo(200);
+
+      JsonNode sluice = JSON.readTree(http.send("GET", "/sluice").body());
+      assertThat(sluice.get("enabled").asBoolean()).isTrue();
+      assertThat(sluice.get("limiters").findValuesAsText("name")).containsExactly("rescue", "transcode");
+      JsonNode transcode = limiter(http, "transcode");
+      assertThat(transcode.get("limit").asInt()).isEqualTo(1); // auto on 2 cores
+      assertThat(transcode.get("maxQueue").asInt()).isEqualTo(16);
+      assertThat(transcode.get("queueTimeoutMillis").asLong()).isEqualTo(10_000);
+      JsonNode rule = sluice.get("rules").get(0);
+      assertThat(rule.get("id").asText()).isEqualTo("history-per-account");
+      assertThat(rule.get("actor").asText()).isEqualTo("account");
+      assertThat(rule.get("limit").asLong()).isEqualTo(10);
+      assertThat(rule.get("burst").asLong()).isEqualTo(20);
+    }
+  }
+
+  @Test
+  void disabledSluiceRunsTheSameEndpointsWithoutLimiterOrRules() throws Exception {
+    try (TranscodeService service = start(Map.of("sluice.enabled", "false"))) {
+      DemoClient http = new DemoClient(service.port());
+      for (int i = 0; i < 40; i++) {
+        HttpResponse<String> r = http.send("GET", "/api/history/1", "X-Account-Id", "greedy");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("RateLimit-Policy")).isEmpty();
+      }
+      assertThat(http.send("POST", "/api/transcode?cpuMillis=5").statusCode()).isEqualTo(200);
+      assertThat(http.send("POST", "/api/transcode?cpuMillis=0").statusCode()).isEqualTo(400);
+      JsonNode sluice = JSON.readTree(http.send("GET", "/sluice").body());
+      assertThat(sluice.get("enabled").asBoolean()).isFalse();
+      assertThat(sluice.get("limiters")).isEmpty();
+      assertThat(sluice.get("rules")).isEmpty();
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package dev.sluice.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The service's HTTP contract, on a free port with a real client. */
+class TranscodeServiceHttpTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static TranscodeService service;
+
+  @BeforeAll
+  static void start() {
+    service = TranscodeService.start(
+        DemoSettings.load(new String[0], Map.of(), Map.of("server.port", "0"), 2));
+  }
+
+  @AfterAll
+  static void stop() {
+    service.close();
+  }
+
+  private static HttpResponse<String> send(String method, String path, String... headers) throws Exception {
+    return new DemoClient(service.port()).send(method, path, headers);
+  }
+
+  @Test
+  void transcodeDoesTheJobAndSaysHowLongItWaitedAndWorked() throws Exception {
+    HttpResponse<String> response = send("POST", "/api/transcode?cpuMillis=20");
+    assertThat(response.statusCode()).isEqualTo(200);
+    JsonNode job = JSON.readTree(response.body());
+    assertThat(job.get("jobId").asText()).startsWith("transcode-");
+    assertThat(job.get("cpuMillis").asInt()).isEqualTo(20);
+    assertThat(job.get("frames").asInt()).isPositive();
+    assertThat(job.get("compressedBytes").asLong()).isPositive();
+    assertThat(job.get("serviceMillis").asDouble()).isPositive();
+    assertThat(job.get("queuedMillis").asDouble()).isGreaterThanOrEqualTo(0);
+    assertThat(JSON.readTree(send("POST", "/api/rescue?cpuMillis=5").body()).get("jobId").asText())
+        .startsWith("rescue-");
+  }
+
+  @Test
+  void aBadCpuMillisIsA400ProblemNamingTheParameterAndValue() throws Exception {
+    for (String bad : new String[] {"0", "abc", "10001", "-1"}) {
+      HttpResponse<String> response = send("POST", "/api/transcode?cpuMillis=" + bad);
+      assertThat(response.statusCode()).isEqualTo(400);
+      assertThat(response.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
+      JsonNode problem = JSON.readTree(response.body());
+      assertThat(problem.get("status").asInt()).isEqualTo(400);
+      assertThat(problem.get("detail").asText()).contains("cpuMillis").contains("'" + bad + "'");
+    }
+    assertThat(send("POST", "/api/rescue").statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  void historyHealthAndMetricsAnswer() throws Exception {
+    HttpResponse<String> history = send("GET", "/api/history/42", "X-Account-Id", "viewer-1");
+    assertThat(history.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(history.body()).get("account").asText()).isEqualTo("viewer-1");
+    assertThat(send("GET", "/health").statusCode()).isEqualTo(200);
+    HttpResponse<String> metrics = send("GET", "/metrics");
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    assertThat(metrics.body()).contains("process_cpu_usage").contains("system_cpu_count");
+  }
+}

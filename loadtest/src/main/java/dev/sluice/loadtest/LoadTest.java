@@ -1,0 +1,96 @@
+package dev.sluice.loadtest;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The command line: runs a scenario against a service (or a demo service it starts) and writes
+ * {@code report.html} and {@code summary.json}.
+ *
+ * <pre>java -jar loadtest/target/loadtest.jar --embedded --scenario monday-maintenance --ab</pre>
+ */
+public final class LoadTest {
+
+  private LoadTest() {}
+
+  public static void main(String[] args) throws Exception {
+    System.setProperty("java.awt.headless", "true");
+    Options options;
+    try {
+      options = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    Path report = run(options);
+    System.out.println("report: " + report.toAbsolutePath().toUri());
+  }
+
+  /** Runs what the options say and returns the report's path. */
+  public static Path run(Options options) throws Exception {
+    Files.createDirectories(options.out());
+    if (options.overhead()) {
+      return overhead(options);
+    }
+    List<RunSummary> runs = new ArrayList<>();
+    LoadRun load = new LoadRun(options);
+    if (options.embedded()) {
+      if (options.ab()) {
+        runs.add(embedded(load, options, false, "without Sluice (sluice.enabled=false)"));
+      }
+      runs.add(embedded(load, options, true, "with Sluice"));
+    } else {
+      runs.add(load.run(options.target().orElseThrow(), options.target().get().toString()));
+    }
+    ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    json.writeValue(options.out().resolve("summary.json").toFile(), Map.of("runs", runs));
+    Path report = options.out().resolve("report.html");
+    Files.writeString(report, HtmlReport.render(runs), StandardCharsets.UTF_8);
+    for (RunSummary run : runs) {
+      System.out.printf(
+          "%s: sent %d, outcomes %s, retries %d, service CPU mean %.1f%% max %.1f%%%n",
+          run.label(), run.accounting().totalSent(), run.accounting().outcomes(),
+          run.accounting().retries(), run.cpu().processMean(), run.cpu().processMax());
+    }
+    return report;
+  }
+
+  private static Path overhead(Options options) throws Exception {
+    List<String> off = new ArrayList<>(options.serverProperties());
+    off.add("sluice.enabled=false");
+    List<String> on = new ArrayList<>(options.serverProperties());
+    on.add("sluice.enabled=true");
+    int rounds = 10;
+    try (DemoProcess offDemo = DemoProcess.start(off, options.out().resolve("server-sluice-off.log"));
+        DemoProcess onDemo = DemoProcess.start(on, options.out().resolve("server-sluice-on.log"))) {
+      OverheadRun.Result result =
+          OverheadRun.run(offDemo.uri(), onDemo.uri(), rounds, options.duration().dividedBy(rounds));
+      Path file = options.out().resolve("overhead.json");
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), result);
+      System.out.printf(
+          "overhead on %s, %d workers: off %.0f req/s p99 %.2f ms; on %.0f req/s p99 %.2f ms; "
+              + "throughput ratio on/off %.3f%n",
+          result.endpoint(), result.workers(), result.off().requestsPerSecond(),
+          result.off().latencyMillis().p99(), result.on().requestsPerSecond(),
+          result.on().latencyMillis().p99(), result.throughputRatio());
+      return file;
+    }
+  }
+
+  private static RunSummary embedded(LoadRun load, Options options, boolean sluice, String label)
+      throws Exception {
+    List<String> properties = new ArrayList<>(options.serverProperties());
+    properties.add("sluice.enabled=" + sluice);
+    Path log = options.out().resolve(sluice ? "server-sluice-on.log" : "server-sluice-off.log");
+    try (DemoProcess demo = DemoProcess.start(properties, log)) {
+      return load.run(demo.uri(), label);
+    }
+  }
+}

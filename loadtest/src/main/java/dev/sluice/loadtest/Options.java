@@ -1,0 +1,186 @@
+package dev.sluice.loadtest;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The command line, validated: every error names the option and the value.
+ *
+ * @param target the service to load, or empty with {@code embedded}
+ * @param embedded start the demo service in a child JVM on a free port
+ * @param scenario the traffic
+ * @param duration how long arrivals are sent
+ * @param rate offered transcode jobs per second, or empty for the scenario's default
+ * @param cpuMillis CPU per transcode job
+ * @param seed random seed of the arrivals and the jitter
+ * @param out directory for report.html and summary.json
+ * @param ab run limiter off, then on (needs {@code embedded})
+ * @param overhead instead of a scenario, measure Sluice's cost on a light endpoint (needs
+ *     {@code embedded}); {@code duration} is the measured time per side
+ * @param maxAttempts tries per request, the first included
+ * @param drain how long to wait for open requests after the last arrival
+ * @param serverProperties {@code key=value} passed to the embedded service as system properties
+ */
+public record Options(
+    Optional<URI> target,
+    boolean embedded,
+    Scenario scenario,
+    Duration duration,
+    Optional<Double> rate,
+    int cpuMillis,
+    long seed,
+    Path out,
+    boolean ab,
+    boolean overhead,
+    int maxAttempts,
+    Duration drain,
+    List<String> serverProperties) {
+
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: java -jar loadtest/target/loadtest.jar (--target URL | --embedded) [options]",
+          "  --target URL         the service, e.g. http://localhost:7070",
+          "  --embedded           start the demo service in a child JVM on a free port",
+          "  --scenario NAME      monday-maintenance (default) | steady | spike",
+          "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
+          "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
+          "  --cpu-millis N       CPU per transcode job (default 200)",
+          "  --seed N             random seed (default 42)",
+          "  --out DIR            where report.html and summary.json go (default loadtest-report)",
+          "  --ab                 run with the limiter off, then on, side by side (needs --embedded)",
+          "  --overhead           measure throughput and p99 of a light endpoint, Sluice off vs on",
+          "                       (needs --embedded; --duration is the measured time per side)",
+          "  --max-attempts N     tries per request, the first included (default 3)",
+          "  --drain D            wait for open requests after the last send (default 30s)",
+          "  --server-property K=V  system property for the embedded service (repeatable)");
+
+  /** @throws IllegalArgumentException naming the option and the bad value */
+  public static Options parse(String... args) {
+    Optional<URI> target = Optional.empty();
+    boolean embedded = false;
+    Scenario scenario = Scenario.MONDAY_MAINTENANCE;
+    Duration duration = Duration.ofSeconds(60);
+    Optional<Double> rate = Optional.empty();
+    int cpuMillis = 200;
+    long seed = 42;
+    Path out = Path.of("loadtest-report");
+    boolean ab = false;
+    boolean overhead = false;
+    int maxAttempts = 3;
+    Duration drain = Duration.ofSeconds(30);
+    List<String> serverProperties = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      String option = args[i];
+      switch (option) {
+        case "--embedded" -> embedded = true;
+        case "--ab" -> ab = true;
+        case "--overhead" -> overhead = true;
+        case "--target" -> target = Optional.of(uri(option, value(args, ++i, option)));
+        case "--scenario" -> scenario = Scenario.fromId(value(args, ++i, option));
+        case "--duration" -> duration = duration(option, value(args, ++i, option));
+        case "--drain" -> drain = duration(option, value(args, ++i, option));
+        case "--rate" -> rate = Optional.of(positive(option, value(args, ++i, option)));
+        case "--cpu-millis" -> cpuMillis = (int) integer(option, value(args, ++i, option), 1, 10_000);
+        case "--seed" -> seed = integer(option, value(args, ++i, option), Long.MIN_VALUE, Long.MAX_VALUE);
+        case "--out" -> out = Path.of(value(args, ++i, option));
+        case "--max-attempts" -> maxAttempts = (int) integer(option, value(args, ++i, option), 1, 20);
+        case "--server-property" -> {
+          String property = value(args, ++i, option);
+          if (property.indexOf('=') < 1) {
+            throw new IllegalArgumentException(
+                "--server-property must look like key=value but was '" + property + "'");
+          }
+          serverProperties.add(property);
+        }
+        default -> throw new IllegalArgumentException("unknown option '" + option + "'\n" + USAGE);
+      }
+    }
+    if (target.isPresent() == embedded) {
+      throw new IllegalArgumentException("give exactly one of --target URL and --embedded\n" + USAGE);
+    }
+    if ((ab || overhead) && !embedded) {
+      throw new IllegalArgumentException(
+          (ab ? "--ab" : "--overhead")
+              + " starts the service with the limiter off and on, so it needs --embedded");
+    }
+    if (duration.isZero() || duration.isNegative()) {
+      throw new IllegalArgumentException("--duration must be > 0 but was " + duration);
+    }
+    return new Options(
+        target, embedded, scenario, duration, rate, cpuMillis, seed, out, ab, overhead, maxAttempts,
+        drain,
+        List.copyOf(serverProperties));
+  }
+
+  private static String value(String[] args, int i, String option) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(option + " needs a value");
+    }
+    return args[i];
+  }
+
+  private static URI uri(String option, String value) {
+    try {
+      URI uri = URI.create(value.endsWith("/") ? value : value + "/");
+      if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
+        throw new IllegalArgumentException("not http(s)");
+      }
+      return uri;
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(option + " must be an http(s) URL but was '" + value + "'");
+    }
+  }
+
+  /** 60s, 500ms, 2m, 1h, PT1M, or plain seconds. */
+  static Duration duration(String option, String value) {
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    try {
+      if (v.startsWith("pt")) {
+        return Duration.parse(v.toUpperCase(Locale.ROOT));
+      }
+      if (v.endsWith("ms")) {
+        return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+      }
+      long n = Long.parseLong(v.replaceAll("[smh]$", ""));
+      return switch (v.charAt(v.length() - 1)) {
+        case 'm' -> Duration.ofMinutes(n);
+        case 'h' -> Duration.ofHours(n);
+        default -> Duration.ofSeconds(n);
+      };
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          option + " must be a duration like 60s, 500ms, 2m or PT1M but was '" + value + "'");
+    }
+  }
+
+  private static double positive(String option, String value) {
+    try {
+      double d = Double.parseDouble(value);
+      if (d > 0 && Double.isFinite(d)) {
+        return d;
+      }
+    } catch (NumberFormatException e) {
+      // fall through to the message
+    }
+    throw new IllegalArgumentException(option + " must be a number > 0 but was '" + value + "'");
+  }
+
+  private static long integer(String option, String value, long min, long max) {
+    try {
+      long n = Long.parseLong(value);
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // fall through to the message
+    }
+    throw new IllegalArgumentException(
+        option + " must be an integer in [" + min + ", " + max + "] but was '" + value + "'");
+  }
+}

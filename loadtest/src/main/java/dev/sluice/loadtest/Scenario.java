@@ -1,0 +1,113 @@
+package dev.sluice.loadtest;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.DoubleUnaryOperator;
+
+/**
+ * The traffic of a run. The rate given on the command line is the offered rate of transcode jobs per
+ * second; the background traffic (history browsing, rescue jobs) is sized from it.
+ */
+public enum Scenario {
+
+  /**
+   * The Monday maintenance window: 32 hosts push transcode jobs at twice the machine's capacity by
+   * default, while viewers browse history (one of them greedy enough to hit its rate rule) and the
+   * on-premise rescue job keeps sending its own jobs.
+   */
+  MONDAY_MAINTENANCE(2.0, 32),
+  /** A normal day: half the capacity from 8 hosts, with the same background traffic. */
+  STEADY(0.5, 8),
+  /** A normal day with a burst: four times the steady rate in the middle fifth of the run. */
+  SPIKE(0.5, 8);
+
+  /** Viewers browsing history, each well inside the per-account rule of the default rules file. */
+  static final int VIEWERS = 8;
+
+  static final double VIEWER_RATE = 2.0;
+  /** One account that pulls history faster than its rule (10/s) allows. */
+  static final double GREEDY_RATE = 15.0;
+
+  private final double capacityFactor;
+  private final int hosts;
+
+  Scenario(double capacityFactor, int hosts) {
+    this.capacityFactor = capacityFactor;
+    this.hosts = hosts;
+  }
+
+  /** The command-line id, e.g. {@code monday-maintenance}. */
+  public String id() {
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  public static Scenario fromId(String id) {
+    for (Scenario scenario : values()) {
+      if (scenario.id().equals(id)) {
+        return scenario;
+      }
+    }
+    throw new IllegalArgumentException(
+        "--scenario must be one of monday-maintenance, steady, spike but was '" + id + "'");
+  }
+
+  /**
+   * The default offered transcode rate: this scenario's multiple of what the machine can compute,
+   * {@code cores x 1000 / cpuMillis} jobs per second at 100 % CPU.
+   */
+  public double defaultRate(int cores, int cpuMillis) {
+    return capacityFactor * cores * 1000.0 / cpuMillis;
+  }
+
+  /** The streams of this scenario at the given offered transcode rate. */
+  public List<TrafficStream> streams(double transcodeRate, int cpuMillis, Duration duration) {
+    double seconds = duration.toMillis() / 1000.0;
+    DoubleUnaryOperator transcode =
+        this == SPIKE
+            ? t -> t >= 0.4 * seconds && t < 0.6 * seconds ? 4 * transcodeRate : transcodeRate
+            : t -> transcodeRate;
+    double transcodePeak = this == SPIKE ? 4 * transcodeRate : transcodeRate;
+    String job = "?cpuMillis=" + cpuMillis;
+    return List.of(
+        new TrafficStream(
+            "transcode",
+            "POST",
+            r -> "/api/transcode" + job,
+            hosts,
+            host -> account(String.format(Locale.ROOT, "maintenance-host-%02d", host + 1)),
+            transcode,
+            transcodePeak),
+        TrafficStream.constant(
+            "rescue",
+            "POST",
+            r -> "/api/rescue" + job,
+            1,
+            i -> account("video-rescue"),
+            Math.max(0.2, transcodeRate / 40)),
+        TrafficStream.constant(
+            "history",
+            "GET",
+            Scenario::historyPath,
+            VIEWERS,
+            i -> account("viewer-" + (i + 1)),
+            VIEWERS * VIEWER_RATE),
+        TrafficStream.constant(
+            "history-greedy",
+            "GET",
+            Scenario::historyPath,
+            1,
+            i -> account("greedy-viewer"),
+            GREEDY_RATE));
+  }
+
+  private static String historyPath(Random random) {
+    return "/api/history/" + (1 + random.nextInt(100_000));
+  }
+
+  private static Map<String, String> account(String id) {
+    return Map.of("X-Account-Id", id);
+  }
+}

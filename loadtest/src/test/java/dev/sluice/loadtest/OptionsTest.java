@@ -1,0 +1,44 @@
+package dev.sluice.loadtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class OptionsTest {
+
+  @Test
+  void parsesAFullCommandLine() {
+    Options o =
+        Options.parse(
+            "--embedded", "--ab", "--scenario", "spike", "--duration", "2m", "--rate", "12.5",
+            "--seed", "9", "--out", "x", "--drain", "500ms", "--server-property", "a.b=c");
+    assertThat(o.embedded()).isTrue();
+    assertThat(o.ab()).isTrue();
+    assertThat(o.scenario()).isEqualTo(Scenario.SPIKE);
+    assertThat(o.duration()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(o.rate()).hasValue(12.5);
+    assertThat(o.drain()).isEqualTo(Duration.ofMillis(500));
+    assertThat(o.serverProperties()).containsExactly("a.b=c");
+    assertThat(Options.parse("--target", "http://h:7070").target().orElseThrow().toString())
+        .isEqualTo("http://h:7070/");
+  }
+
+  @Test
+  void errorsNameTheOptionAndTheValue() {
+    assertThatThrownBy(() -> Options.parse("--embedded", "--rate", "-3"))
+        .hasMessageContaining("--rate").hasMessageContaining("-3");
+    assertThatThrownBy(() -> Options.parse("--embedded", "--duration", "soon"))
+        .hasMessageContaining("--duration").hasMessageContaining("soon");
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "tuesday"))
+        .hasMessageContaining("--scenario").hasMessageContaining("tuesday");
+    assertThatThrownBy(() -> Options.parse("--target", "ftp://x"))
+        .hasMessageContaining("--target").hasMessageContaining("ftp://x");
+    assertThatThrownBy(() -> Options.parse("--target", "http://x", "--ab"))
+        .hasMessageContaining("--ab");
+    assertThatThrownBy(() -> Options.parse()).hasMessageContaining("--embedded");
+    assertThatThrownBy(() -> Options.parse("--embedded", "--frobnicate"))
+        .hasMessageContaining("--frobnicate");
+  }
+}
