@@ -3,6 +3,8 @@ package dev.sluice.demo;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.Random;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 import java.util.zip.Deflater;
 
 /**
@@ -11,8 +13,8 @@ import java.util.zip.Deflater;
  *
  * <p>Real work, not a sleep: a sleeping "transcode" would never raise the CPU, and the scenario is
  * about CPU. The frames-per-millisecond rate is measured once at start-up on the calling thread's CPU
- * clock, so a job of N ms costs N ms of CPU on an idle core; on a busy machine it takes longer in
- * wall time, which is exactly what the limiter is meant to prevent.
+ * clock, after warming up until it stops changing, so a job of N ms costs N ms of CPU on an idle
+ * core; on a busy machine it takes longer in wall time, which is exactly what the limiter is meant to prevent.
  */
 public final class FrameTranscoder {
 
@@ -20,6 +22,12 @@ public final class FrameTranscoder {
   static final int FRAME_BYTES = 64 * 1024;
 
   private static final int FRAMES = 8;
+
+  /** Calibration rounds of {@link #ROUND_NANOS} each: at most 6, ~0.6 s of start-up. */
+  private static final int MAX_ROUNDS = 6;
+  private static final long ROUND_NANOS = 100_000_000L;
+  /** Two rounds in a row this close (relative) mean the rate has settled. */
+  private static final double TOLERANCE = 0.03;
 
   private final byte[][] frames = new byte[FRAMES][];
   private final double framesPerMilli;
@@ -40,7 +48,10 @@ public final class FrameTranscoder {
     this.framesPerMilli = framesPerMilli > 0 ? framesPerMilli : measureFramesPerMilli();
   }
 
-  /** Generates the frames and measures how many one core compresses per millisecond (~0.3 s). */
+  /**
+   * Generates the frames and measures how many one core compresses per millisecond, once the rate
+   * has settled (0.2 to 0.6 s of CPU).
+   */
   public static FrameTranscoder calibrated() {
     return new FrameTranscoder(42, 0);
   }
@@ -86,16 +97,43 @@ public final class FrameTranscoder {
   private double measureFramesPerMilli() {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     boolean cpuClock = threads.isCurrentThreadCpuTimeSupported();
-    compress(20, 0); // warm up the native zlib path and the JIT
     // CPU time, not wall time: on a shared machine the wall clock counts other processes' turns too
-    long start = cpuClock ? threads.getCurrentThreadCpuTime() : System.nanoTime();
+    LongSupplier clock = cpuClock ? threads::getCurrentThreadCpuTime : System::nanoTime;
+    return settledRate(() -> round(clock), MAX_ROUNDS, TOLERANCE);
+  }
+
+  /** Frames per millisecond over one round of about 100 ms of CPU. */
+  private double round(LongSupplier clock) {
+    long start = clock.getAsLong();
     int done = 0;
     long elapsed;
     do {
       compress(10, done);
       done += 10;
-      elapsed = (cpuClock ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start;
-    } while (elapsed < 300_000_000L);
+      elapsed = clock.getAsLong() - start;
+    } while (elapsed < ROUND_NANOS);
     return done / (elapsed / 1e6);
+  }
+
+  /**
+   * Measures rounds until two in a row agree within {@code tolerance} (the JIT and the CPU caches
+   * have settled) or {@code maxRounds} have run, and answers the mean of the last two. The first
+   * rounds run while the JVM is still compiling and come out slow; calibrating on them made every job
+   * shorter than asked (a 200 ms job measured ~162 ms).
+   */
+  static double settledRate(DoubleSupplier round, int maxRounds, double tolerance) {
+    if (maxRounds < 2) {
+      throw new IllegalArgumentException("maxRounds must be at least 2, was " + maxRounds);
+    }
+    double previous = round.getAsDouble();
+    double last = previous;
+    for (int r = 1; r < maxRounds; r++) {
+      previous = last;
+      last = round.getAsDouble();
+      if (Math.abs(last - previous) <= tolerance * Math.max(last, previous)) {
+        break;
+      }
+    }
+    return (previous + last) / 2;
   }
 }

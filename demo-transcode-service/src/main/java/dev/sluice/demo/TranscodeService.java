@@ -57,6 +57,7 @@ public final class TranscodeService implements AutoCloseable {
     SluicePlugin sluice =
         new SluicePlugin(cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
     boolean enabled = !"false".equalsIgnoreCase(settings.get("sluice.enabled").orElse("true"));
+    OverheadPeer peer = OverheadPeer.of(settings.get(OverheadPeer.KEY).orElse("none"));
 
     Javalin app =
         Javalin.create(
@@ -76,12 +77,15 @@ public final class TranscodeService implements AutoCloseable {
               config.routes.before("/api/rescue", jobs::validate);
               config.registerPlugin(sluice);
               config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
+              peer.install(config);
 
               // the limiters guard these by path (sluice.limiters.<name>.path), so with
               // sluice.enabled=false the same endpoints run unguarded
               config.routes.post("/api/transcode", ctx -> jobs.job(ctx, "transcode"));
               config.routes.post("/api/rescue", ctx -> jobs.job(ctx, "rescue"));
               config.routes.get("/api/history/{id}", jobs::history);
+              // the light endpoint of the load test's overhead run: no limiter or rule by default
+              config.routes.get(OverheadPeer.PATH, ctx -> ctx.result("pong"));
               // /health is in sluice.bypass-paths (the default list): never limited
               config.routes.get("/health", ctx -> ctx.json(Map.of("status", "up")));
               config.routes.get(
@@ -91,11 +95,13 @@ public final class TranscodeService implements AutoCloseable {
             });
     app.start(settings.port());
     LOG.info(
-        "transcoding service on port {}: {} cores, {} frames/ms calibrated, virtual threads {}, {}",
+        "transcoding service on port {}: {} cores, {} frames/ms calibrated, virtual threads {}, "
+            + "overhead peer {}, {}",
         app.port(),
         Runtime.getRuntime().availableProcessors(),
         String.format(java.util.Locale.ROOT, "%.2f", transcoder.framesPerMilli()),
         Runtime.version().feature() >= 21 ? "on" : "off (JDK " + Runtime.version().feature() + ")",
+        peer.name().toLowerCase(java.util.Locale.ROOT),
         settings.sluice());
     return new TranscodeService(app);
   }

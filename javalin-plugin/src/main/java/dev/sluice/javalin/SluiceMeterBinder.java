@@ -23,7 +23,9 @@ import java.util.function.ToDoubleFunction;
 /**
  * Sluice's Micrometer metrics; every name and tag is listed in the module's README. Get it from
  * {@link SluicePlugin#meterBinder()} and bind it to any number of registries, before or after the
- * server starts (or let {@link SluiceConfig#meterRegistry} do it).
+ * server starts (or let {@link SluiceConfig#meterRegistry} do it, which binds before any meter
+ * exists). A registry bound after meters exist sees only what happens after; Micrometer logs a
+ * warning saying so.
  *
  * <p>Meters live in an internal composite registry, so the hot-path callbacks look a meter up once
  * per (limiter, outcome) and never per registry.

@@ -91,11 +91,13 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
     disconnects = new DisconnectWatch(executor);
     gate = new Gate(settings, limiters, rules, executor, metrics, ruleFailures, disconnects);
+    // registries before meters: a composite that gains a registry after its first meter warns
+    // (rightly) that earlier recordings are missing from it
+    pluginConfig.registries().forEach(metrics::bindTo);
     limiters.all().forEach(e -> metrics.gauges(e.name(), e.limiter()::snapshot));
     if (rules != null) {
       metrics.ruleCount(() -> rules.rules().rules().size());
     }
-    pluginConfig.registries().forEach(metrics::bindTo);
     reloads = new Reloads(this, settings, rules, properties, ruleFailures,
         pluginConfig.scheduler());
 

@@ -3,7 +3,12 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -17,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 class SluiceMeterBinderTest {
 
@@ -115,6 +121,38 @@ class SluiceMeterBinderTest {
       assertThat(lateScrape).containsPattern(
           "(?m)^sluice_concurrency_service_time_seconds_bucket\\{limiter=\"work\",le=\"\\+Inf\"} 1$");
     }
+  }
+
+  @Test
+  void aRegistryGivenInTheConfigIsBoundBeforeAnyMeterSoMicrometerHasNothingToWarnAbout()
+      throws IOException {
+    Path rules = dir.resolve("rules.yaml");
+    Files.writeString(rules, String.join("\n", "rules:",
+        "  - id: light", "    resource: /api/light", "    actor: ip", "    limit: 5", "    unit: minute",
+        ""));
+    // Micrometer warns once per JVM, then logs the same at DEBUG: catch both
+    Logger log = (Logger) LoggerFactory.getLogger(CompositeMeterRegistry.class);
+    Level before = log.getLevel();
+    ListAppender<ILoggingEvent> events = new ListAppender<>();
+    events.start();
+    log.addAppender(events);
+    log.setLevel(Level.DEBUG);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(SluiceProperties.builder().env(Map.of())
+                .system(Map.of("sluice.rules.file", rules.toString())).build())
+            .meterRegistry(registry)
+            .limiter("work", l -> l.path("/api/work").maxConcurrency(2).maxQueue(1)),
+        (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("done")))) {
+      assertThat(server.get("/api/work").statusCode()).isEqualTo(200);
+      assertThat(registry.get("sluice.concurrency.limit").tag("limiter", "work").gauge().value())
+          .isEqualTo(2);
+      assertThat(registry.get("sluice.rate.rules").gauge().value()).isEqualTo(1);
+    } finally {
+      log.detachAppender(events);
+      log.setLevel(before);
+    }
+    assertThat(events.list).extracting(ILoggingEvent::getFormattedMessage).isEmpty();
   }
 
   private static double count(SimpleMeterRegistry r, String name, String outcome, String reason) {

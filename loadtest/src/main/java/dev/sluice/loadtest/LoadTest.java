@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -63,24 +64,35 @@ public final class LoadTest {
   }
 
   private static Path overhead(Options options) throws Exception {
-    List<String> off = new ArrayList<>(options.serverProperties());
-    off.add("sluice.enabled=false");
-    List<String> on = new ArrayList<>(options.serverProperties());
-    on.add("sluice.enabled=true");
+    Files.createDirectories(options.out());
+    List<OverheadVariant> variants =
+        OverheadVariant.all(options.out().resolve("overhead-ping-rules.yaml"));
     int rounds = 10;
-    try (DemoProcess offDemo = DemoProcess.start(off, options.out().resolve("server-sluice-off.log"));
-        DemoProcess onDemo = DemoProcess.start(on, options.out().resolve("server-sluice-on.log"))) {
-      OverheadRun.Result result =
-          OverheadRun.run(offDemo.uri(), onDemo.uri(), rounds, options.duration().dividedBy(rounds));
+    List<DemoProcess> services = new ArrayList<>();
+    try {
+      // all up at once, so they share the machine alike for the whole run
+      for (OverheadVariant variant : variants) {
+        List<String> properties = new ArrayList<>(options.serverProperties());
+        properties.addAll(variant.serverProperties());
+        services.add(DemoProcess.start(
+            properties, options.out().resolve("server-overhead-" + variant.name() + ".log")));
+      }
+      OverheadRun.Result result = OverheadRun.run(variants,
+          services.stream().map(DemoProcess::uri).toList(), rounds,
+          options.duration().dividedBy(rounds));
       Path file = options.out().resolve("overhead.json");
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), result);
-      System.out.printf(
-          "overhead on %s, %d workers: off %.0f req/s p99 %.2f ms; on %.0f req/s p99 %.2f ms; "
-              + "throughput ratio on/off %.3f%n",
-          result.endpoint(), result.workers(), result.off().requestsPerSecond(),
-          result.off().latencyMillis().p99(), result.on().requestsPerSecond(),
-          result.on().latencyMillis().p99(), result.throughputRatio());
+      System.out.printf("overhead on %s, %d workers, %d rounds of %.1f s each:%n", result.endpoint(),
+          result.workers(), result.rounds(), result.secondsPerRound());
+      for (OverheadRun.Side side : result.sides()) {
+        System.out.printf(Locale.ROOT,
+            "  %-16s %8.0f req/s  ratio %.3f  p50 %.2f ms  p99 %.2f ms  %s%n", side.variant(),
+            side.requestsPerSecond(), side.throughputRatio(), side.latencyMillis().p50(),
+            side.latencyMillis().p99(), side.statuses());
+      }
       return file;
+    } finally {
+      services.forEach(DemoProcess::close);
     }
   }
 

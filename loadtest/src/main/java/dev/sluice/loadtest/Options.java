@@ -20,8 +20,8 @@ import java.util.Optional;
  * @param seed random seed of the arrivals and the jitter
  * @param out directory for report.html and summary.json
  * @param ab run limiter off, then on (needs {@code embedded})
- * @param overhead instead of a scenario, measure Sluice's cost on a light endpoint (needs
- *     {@code embedded}); {@code duration} is the measured time per side
+ * @param overhead instead of a scenario, measure the cost of Sluice and of its peers on a light
+ *     endpoint (needs {@code embedded}); {@code duration} is the measured time per service
  * @param maxAttempts tries per request, the first included
  * @param drain how long to wait for open requests after the last arrival
  * @param serverProperties {@code key=value} passed to the embedded service as system properties
@@ -54,8 +54,9 @@ public record Options(
           "  --seed N             random seed (default 42)",
           "  --out DIR            where report.html and summary.json go (default loadtest-report)",
           "  --ab                 run with the limiter off, then on, side by side (needs --embedded)",
-          "  --overhead           measure throughput and p99 of a light endpoint, Sluice off vs on",
-          "                       (needs --embedded; --duration is the measured time per side)",
+          "  --overhead           throughput and p99 of GET /api/ping with no limiter, Sluice (limiter,",
+          "                       rate rule), Javalin RateLimitPlugin and Jetty QoSHandler",
+          "                       (needs --embedded; --duration is the measured time per service)",
           "  --max-attempts N     tries per request, the first included (default 3)",
           "  --drain D            wait for open requests after the last send (default 30s)",
           "  --server-property K=V  system property for the embedded service (repeatable)");
@@ -107,7 +108,7 @@ public record Options(
     if ((ab || overhead) && !embedded) {
       throw new IllegalArgumentException(
           (ab ? "--ab" : "--overhead")
-              + " starts the service with the limiter off and on, so it needs --embedded");
+              + " starts the services itself, so it needs --embedded");
     }
     if (duration.isZero() || duration.isNegative()) {
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);

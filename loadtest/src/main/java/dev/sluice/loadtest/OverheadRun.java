@@ -15,13 +15,14 @@ import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 
 /**
- * What Sluice costs a light request: the same trivial endpoint on two services, Sluice off and on,
- * driven closed-loop as fast as a few workers can (the one place this tool is closed-loop: the
- * question is throughput, not latency under a given load). The two run in alternating rounds, after
- * a warm-up round each, so a neighbour's build slows both alike.
+ * What a limiter costs a light request: the same trivial endpoint on several services (no limiter,
+ * Sluice, its peers; see {@link OverheadVariant}), driven closed-loop as fast as a few workers can
+ * (the one place this tool is closed-loop: the question is throughput, not latency under a given
+ * load). The services take turns in rounds, after a warm-up round each, and each round starts with a
+ * different one, so a neighbour's build slows all alike.
  *
- * <p>The endpoint is {@code GET /api/history/{id}}, which the default rules limit per account; each
- * request names one of many accounts so no rule rejects, and the plugin still evaluates the rule.
+ * <p>Every request names one of many accounts ({@code X-Account-Id}), so a per-account rule is
+ * evaluated and never rejects.
  */
 final class OverheadRun {
 
@@ -29,53 +30,72 @@ final class OverheadRun {
   static final int ACCOUNTS = 10_000;
 
   /**
-   * One side's totals over its rounds.
+   * One service's totals over its rounds.
    *
-   * @param requestsPerSecond completed requests per second of measured time
+   * @param variant which service
+   * @param description what guards the endpoint
+   * @param requestsPerSecond completed (200) requests per second of measured time
+   * @param throughputRatio requestsPerSecond / the baseline's
    * @param latencyMillis per-request latency
    * @param statuses responses by status
    */
-  record Side(double requestsPerSecond, Percentiles latencyMillis, Map<String, Long> statuses) {}
+  record Side(String variant, String description, double requestsPerSecond, double throughputRatio,
+      Percentiles latencyMillis, Map<String, Long> statuses) {}
 
   /**
    * @param endpoint what was called
    * @param workers concurrent closed-loop workers
-   * @param rounds measured rounds per side
+   * @param rounds measured rounds per service
    * @param secondsPerRound length of a round
-   * @param off Sluice disabled
-   * @param on Sluice enabled
-   * @param throughputRatio on / off
+   * @param sides one per service, the baseline first
    */
-  record Result(
-      String endpoint, int workers, int rounds, double secondsPerRound, Side off, Side on,
-      double throughputRatio) {}
+  record Result(String endpoint, int workers, int rounds, double secondsPerRound, List<Side> sides) {}
 
   private OverheadRun() {}
 
-  static Result run(URI off, URI on, int rounds, Duration round) throws InterruptedException {
+  /**
+   * @param variants the set-ups, the baseline first
+   * @param uris where each runs, in the same order
+   */
+  static Result run(List<OverheadVariant> variants, List<URI> uris, int rounds, Duration round)
+      throws InterruptedException {
+    if (variants.size() != uris.size() || variants.isEmpty()) {
+      throw new IllegalArgumentException(
+          "one URI per variant: " + variants.size() + " variants, " + uris.size() + " URIs");
+    }
     HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    Tally offTally = new Tally();
-    Tally onTally = new Tally();
-    // warm-up, discarded: the JIT of both services and of this client
+    List<Tally> tallies = new ArrayList<>();
+    // warm-up, discarded: the JIT of every service and of this client
     Duration warmUp = round.compareTo(Duration.ofSeconds(3)) > 0 ? round : Duration.ofSeconds(3);
-    drive(client, off, warmUp, new Tally());
-    drive(client, on, warmUp, new Tally());
+    for (URI uri : uris) {
+      drive(client, uri, warmUp, new Tally());
+      tallies.add(new Tally());
+    }
     for (int r = 0; r < rounds; r++) {
-      // alternate who goes first, so a trend in the machine's load favours neither
-      if (r % 2 == 0) {
-        drive(client, off, round, offTally);
-        drive(client, on, round, onTally);
-      } else {
-        drive(client, on, round, onTally);
-        drive(client, off, round, offTally);
+      for (int v : order(r, uris.size())) {
+        drive(client, uris.get(v), round, tallies.get(v));
       }
     }
     double seconds = rounds * round.toMillis() / 1000.0;
-    Side offSide = offTally.side(seconds);
-    Side onSide = onTally.side(seconds);
-    return new Result(
-        "GET /api/history/{id}", WORKERS, rounds, round.toMillis() / 1000.0, offSide, onSide,
-        onSide.requestsPerSecond() / offSide.requestsPerSecond());
+    List<Side> sides = new ArrayList<>();
+    double baseline = tallies.get(0).ok() / seconds;
+    for (int v = 0; v < variants.size(); v++) {
+      sides.add(tallies.get(v).side(variants.get(v), seconds, baseline));
+    }
+    return new Result("GET " + OverheadVariant.ENDPOINT, WORKERS, rounds, round.toMillis() / 1000.0,
+        sides);
+  }
+
+  /**
+   * The order the services run in round {@code round}: rotated by one each round, so over
+   * {@code count} rounds each goes first once and a trend in the machine's load favours none.
+   */
+  static List<Integer> order(int round, int count) {
+    List<Integer> order = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      order.add((round + i) % count);
+    }
+    return order;
   }
 
   private static void drive(HttpClient client, URI base, Duration round, Tally tally)
@@ -90,7 +110,7 @@ final class OverheadRun {
                 long i = worker;
                 while (System.nanoTime() - end < 0) {
                   HttpRequest request =
-                      HttpRequest.newBuilder(base.resolve("/api/history/" + i))
+                      HttpRequest.newBuilder(base.resolve(OverheadVariant.ENDPOINT))
                           .header("X-Account-Id", "account-" + (i % ACCOUNTS))
                           .timeout(Duration.ofSeconds(10))
                           .build();
@@ -123,11 +143,18 @@ final class OverheadRun {
       statuses.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
     }
 
-    Side side(double seconds) {
+    long ok() {
+      AtomicLong ok = statuses.get("200");
+      return ok == null ? 0 : ok.get();
+    }
+
+    Side side(OverheadVariant variant, double seconds, double baselinePerSecond) {
       Map<String, Long> counts = new TreeMap<>();
       statuses.forEach((k, v) -> counts.put(k, v.get()));
-      long ok = counts.getOrDefault("200", 0L);
-      return new Side(ok / seconds, Percentiles.of(micros, 1000), counts);
+      double perSecond = ok() / seconds;
+      return new Side(variant.name(), variant.description(), perSecond,
+          baselinePerSecond > 0 ? perSecond / baselinePerSecond : 0, Percentiles.of(micros, 1000),
+          counts);
     }
   }
 }
