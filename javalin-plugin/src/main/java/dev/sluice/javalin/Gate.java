@@ -272,10 +272,8 @@ final class Gate {
     if (rules == null) {
       return null;
     }
-    String ip = settings.trustedProxies().resolve(ctx.req().getRemoteAddr(),
-        ctx.req().getHeaders("Forwarded"), ctx.req().getHeaders("X-Forwarded-For"));
     try {
-      return rules.check(new ContextRequestInfo(ctx, path, ip, settings)).toCompletableFuture()
+      return rules.check(new ContextRequestInfo(ctx, path, settings)).toCompletableFuture()
           .exceptionally(e -> {
             ruleFailures.warn("rate rules failed; request let through", e);
             return null;
