@@ -106,6 +106,40 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     this.maxQueue = config.maxQueue;
     this.limit = limit;
     this.queue = queue;
+    limit.start(new SourceControl());
+  }
+
+  /** What the limit source may see and do; see {@link LimitSource.Control}. */
+  private final class SourceControl implements LimitSource.Control {
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public NanoClock clock() {
+      return clock;
+    }
+
+    @Override
+    public Scheduler scheduler() {
+      return scheduler;
+    }
+
+    @Override
+    public int inFlight() {
+      return BoundedQueueLimiter.inFlight(state);
+    }
+
+    @Override
+    public int queued() {
+      return BoundedQueueLimiter.queued(state);
+    }
+
+    @Override
+    public void limitChanged() {
+      grantWhileFree();
+    }
   }
 
   static int inFlight(long s) {
@@ -126,7 +160,15 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     if (tryFastAdmit()) {
       return CompletableFuture.completedFuture(admittedAtOnce());
     }
-    return acquireSlow();
+    return acquireSlow(Caller.DEFAULT);
+  }
+
+  @Override
+  public CompletableFuture<Permit> acquire(Caller caller) {
+    if (tryFastAdmit()) {
+      return CompletableFuture.completedFuture(admittedAtOnce());
+    }
+    return acquireSlow(java.util.Objects.requireNonNull(caller, "caller must not be null"));
   }
 
   @Override
@@ -202,8 +244,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         || (ThreadLocalRandom.current().nextInt() & SAMPLE_MASK) == 0;
   }
 
-  private CompletableFuture<Permit> acquireSlow() {
-    Waiter waiter = new Waiter(this, clock.nanoTime());
+  private CompletableFuture<Permit> acquireSlow(Caller caller) {
+    Waiter waiter = new Waiter(this, caller, clock.nanoTime());
     Outcome rejection = null;
     int queuedAhead = 0;
     boolean admitted = false;
@@ -228,7 +270,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         }
         if (queuedNow >= maxQueue) {
           rejection = Outcome.QUEUE_FULL;
-          queuedAhead = queuedNow;
+          queuedAhead = queue.ahead(waiter);
           break;
         }
         // fails if a lock-free release changed the word since we read it: then look again
@@ -258,13 +300,29 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     if (listener != null) {
       listener.queued();
     }
-    if (waiter.isWaiting() && queueTimeoutNanos != Long.MAX_VALUE) {
+    long timeoutNanos = timeoutNanos(caller);
+    if (waiter.isWaiting() && timeoutNanos != Long.MAX_VALUE) {
       // scheduled outside the lock; a grant that wins meanwhile cancels it (Waiter#timeoutScheduled)
       waiter.timeoutScheduled(
-          scheduler.schedule(() -> abandon(waiter, Outcome.QUEUE_TIMEOUT), queueTimeoutNanos));
+          scheduler.schedule(() -> abandon(waiter, Outcome.QUEUE_TIMEOUT), timeoutNanos));
     }
     dispatchGrants(granted);
     return waiter;
+  }
+
+  /** The shorter of the caller's own timeout and the limiter's, in nanoseconds (saturated). */
+  private long timeoutNanos(Caller caller) {
+    Duration own = caller.timeout();
+    if (own == null) {
+      return queueTimeoutNanos;
+    }
+    long ownNanos;
+    try {
+      ownNanos = own.toNanos();
+    } catch (ArithmeticException tooLong) {
+      ownNanos = Long.MAX_VALUE;
+    }
+    return Math.min(ownNanos, queueTimeoutNanos);
   }
 
   /** Called once per permit by {@link GrantedPermit#release()}. */
@@ -332,7 +390,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       if (queued(s) == 0 || inFlight(s) >= limit.limit()) {
         return first;
       }
-      Waiter head = queue.poll();
+      Waiter head = (Waiter) queue.poll();
       // a head whose fate is already decided (cancel, timeout) is leaving on its own: skip it
       boolean grant = head.decide(Outcome.ADMITTED);
       STATE.getAndAdd(this, grant ? 1 - ONE_QUEUED : -ONE_QUEUED);
@@ -425,6 +483,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   @Override
   public void setMaxConcurrency(int newLimit) {
     limit.setLimit(newLimit);
+    grantWhileFree();
+  }
+
+  /** Grants waiters while permits are free: after the limit grew. */
+  private void grantWhileFree() {
     Waiter granted;
     lock.lock();
     try {
@@ -449,7 +512,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       do {
         s = state;
       } while (s >= 0 && !STATE.compareAndSet(this, s, s | SHUT_DOWN));
-      for (Waiter waiter = queue.poll(); waiter != null; waiter = queue.poll()) {
+      for (Waiter waiter = (Waiter) queue.poll(); waiter != null; waiter = (Waiter) queue.poll()) {
         STATE.getAndAdd(this, -ONE_QUEUED);
         if (waiter.decide(Outcome.SHUTDOWN)) {
           waiter.nextGranted = rejected;
@@ -459,6 +522,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     } finally {
       lock.unlock();
     }
+    limit.stop();
     while (rejected != null) {
       Waiter waiter = rejected;
       rejected = waiter.nextGranted;

@@ -60,7 +60,16 @@ public interface ConcurrencyLimiter {
    * Cancelling this future (not a stage derived from it) while queued removes the caller from the
    * queue; if a permit was granted in the same instant, it is released and handed on.
    */
-  CompletableFuture<Permit> acquire();
+  default CompletableFuture<Permit> acquire() {
+    return acquire(Caller.DEFAULT);
+  }
+
+  /**
+   * Asks for a permit on behalf of {@code caller}: its key and class matter to the queue
+   * discipline, its timeout (if shorter than {@code queueTimeout}) bounds its wait. Otherwise as
+   * {@link #acquire()}.
+   */
+  CompletableFuture<Permit> acquire(Caller caller);
 
   /**
    * A permit if one is free and nobody is waiting; never queues. A refusal counts as {@code
@@ -141,6 +150,15 @@ public interface ConcurrencyLimiter {
 
     /** Callbacks for metrics or logging; default none. */
     Builder listener(ConcurrencyListener l);
+
+    /**
+     * Where the limit comes from; default {@link LimitSource#fixed} of {@link #maxConcurrency}.
+     * The limiter calls {@link LimitSource#start} when built. One source per limiter.
+     */
+    Builder limitSource(LimitSource source);
+
+    /** The queue discipline; default {@link WaitQueue#fifo()}. One queue per limiter. */
+    Builder waitQueue(WaitQueue queue);
 
     /** A new limiter with these settings. */
     ConcurrencyLimiter build();

@@ -1,7 +1,7 @@
 package dev.sluice.concurrency;
 
 /**
- * First come, first served. An intrusive doubly linked list through {@link Waiter#prev} and {@link
+ * First come, first served. Takes only the limiter's own entries ({@link Waiter}). An intrusive doubly linked list through {@link Waiter#prev} and {@link
  * Waiter#next}, so that a cancelled or timed-out waiter leaves from the middle in O(1) with no
  * allocation and no search, even with thousands queued.
  */
@@ -12,7 +12,8 @@ final class FifoWaitQueue implements WaitQueue {
   private int size;
 
   @Override
-  public void add(Waiter waiter) {
+  public void add(Entry entry) {
+    Waiter waiter = (Waiter) entry;
     waiter.prev = tail;
     waiter.next = null;
     if (tail == null) {
@@ -26,7 +27,7 @@ final class FifoWaitQueue implements WaitQueue {
   }
 
   @Override
-  public Waiter poll() {
+  public Entry poll() {
     Waiter first = head;
     if (first != null) {
       unlink(first);
@@ -35,7 +36,8 @@ final class FifoWaitQueue implements WaitQueue {
   }
 
   @Override
-  public boolean remove(Waiter waiter) {
+  public boolean remove(Entry entry) {
+    Waiter waiter = (Waiter) entry;
     if (!waiter.queued) {
       return false;
     }

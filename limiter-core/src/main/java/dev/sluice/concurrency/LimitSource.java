@@ -1,18 +1,70 @@
 package dev.sluice.concurrency;
 
-/**
- * Where the number of permits comes from. Today only {@link FixedLimit} (set by configuration or
- * {@link ConcurrencyLimiter#setMaxConcurrency}); an adaptive limit (Vegas, gradient, CPU-driven)
- * would implement this and learn from {@link #onSample}, without the limiter itself changing.
- */
-interface LimitSource {
+import dev.sluice.time.NanoClock;
+import dev.sluice.time.Scheduler;
 
-  /** The current limit, at least 1. Read on every fast-path acquire: must be a plain volatile read. */
+/**
+ * Where the number of permits comes from: a public strategy, set with {@link
+ * ConcurrencyLimiter.Builder#limitSource}. {@link #fixed(int)} is the default: the limit changes
+ * only through {@link ConcurrencyLimiter#setMaxConcurrency}. An adaptive source (CPU target, latency
+ * gradient) learns from {@link #onSample} and from its own signals, and changes its limit from a
+ * task on the limiter's {@link Scheduler}, never on the request path.
+ *
+ * <p>One instance serves one limiter; do not share it.
+ */
+public interface LimitSource {
+
+  /** What the limiter offers the source when it starts. */
+  interface Control {
+
+    /** The limiter's name, for messages. */
+    String name();
+
+    /** The limiter's clock. */
+    NanoClock clock();
+
+    /** The limiter's scheduler: where an adaptive source runs its controller. */
+    Scheduler scheduler();
+
+    /** Permits held right now. */
+    int inFlight();
+
+    /** Callers waiting right now. */
+    int queued();
+
+    /**
+     * Tells the limiter the limit has changed: if it grew, waiters are granted at once. Call it
+     * after every change of {@link #limit()}; shrinking revokes nothing, in-flight drains.
+     */
+    void limitChanged();
+  }
+
+  /** A limit that changes only when told to; {@code limit} at least 1. */
+  static LimitSource fixed(int limit) {
+    return new FixedLimit(limit);
+  }
+
+  /**
+   * The current limit, at least 1. Read on every fast-path acquire: must be a plain volatile read,
+   * no computation.
+   */
   int limit();
 
-  /** Sets the limit (from configuration or an operator); at least 1. */
+  /**
+   * Sets the limit from configuration or an operator ({@link ConcurrencyLimiter#setMaxConcurrency}),
+   * at least 1. For a fixed source this is the limit; for an adaptive one the ceiling.
+   */
   void setLimit(int limit);
 
-  /** A permit was held for {@code serviceNanos} with {@code inFlight} permits taken at its release. */
+  /**
+   * Called once, when the limiter is built, before any permit is handed out. An adaptive source
+   * schedules its controller here.
+   */
+  default void start(Control control) {}
+
+  /** A permit was held for {@code serviceNanos}, with {@code inFlight} permits taken at its release. */
   default void onSample(long serviceNanos, int inFlight) {}
+
+  /** Called once when the limiter shuts down: stop any scheduled work. */
+  default void stop() {}
 }

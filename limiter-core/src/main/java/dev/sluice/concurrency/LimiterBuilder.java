@@ -19,6 +19,10 @@ final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   Executor executor = ForkJoinPool.commonPool();
   /** Null when none was configured, so the limiter can skip listener calls and time less. */
   ConcurrencyListener listener;
+  /** Null: a fixed limit of {@link #maxConcurrency}. */
+  LimitSource limitSource;
+  /** Null: FIFO. */
+  WaitQueue waitQueue;
 
   LimiterBuilder(String name) {
     if (name == null || name.isBlank()) {
@@ -82,8 +86,22 @@ final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   }
 
   @Override
+  public LimiterBuilder limitSource(LimitSource source) {
+    this.limitSource = Objects.requireNonNull(source, "limitSource must not be null");
+    return this;
+  }
+
+  @Override
+  public LimiterBuilder waitQueue(WaitQueue queue) {
+    this.waitQueue = Objects.requireNonNull(queue, "waitQueue must not be null");
+    return this;
+  }
+
+  @Override
   public ConcurrencyLimiter build() {
-    return new BoundedQueueLimiter(this, new FixedLimit(maxConcurrency), new FifoWaitQueue());
+    LimitSource source = limitSource == null ? new FixedLimit(maxConcurrency) : limitSource;
+    WaitQueue queue = waitQueue == null ? new FifoWaitQueue() : waitQueue;
+    return new BoundedQueueLimiter(this, source, queue);
   }
 
   /** {@code queueTimeout} in nanoseconds, saturated: a timeout of centuries means "never". */

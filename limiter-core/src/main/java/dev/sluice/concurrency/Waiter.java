@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>Completions made by anyone but the limiter (the caller's {@code cancel}, {@code orTimeout},
  * {@code complete}) count as a cancellation: the waiter leaves the queue at once.
  */
-final class Waiter extends CompletableFuture<Permit> {
+final class Waiter extends CompletableFuture<Permit> implements WaitQueue.Entry {
 
   private static final VarHandle FATE;
 
@@ -29,6 +29,7 @@ final class Waiter extends CompletableFuture<Permit> {
   }
 
   private final BoundedQueueLimiter limiter;
+  private final Caller caller;
   final long enqueuedAtNanos;
 
   /** Null while waiting; then the one outcome that won the race. */
@@ -38,7 +39,7 @@ final class Waiter extends CompletableFuture<Permit> {
   /** The queue timeout, once scheduled; cancelled when the fate is decided otherwise. */
   private volatile Scheduler.Cancellable timeout;
 
-  // Owned by the WaitQueue and read only under the limiter's lock.
+  // Owned by the built-in WaitQueues and read only under the limiter's lock.
   Waiter prev;
   Waiter next;
   boolean queued;
@@ -51,9 +52,20 @@ final class Waiter extends CompletableFuture<Permit> {
   /** Links the waiters granted by one drain, so they are dispatched after the lock is released. */
   Waiter nextGranted;
 
-  Waiter(BoundedQueueLimiter limiter, long enqueuedAtNanos) {
+  Waiter(BoundedQueueLimiter limiter, Caller caller, long enqueuedAtNanos) {
     this.limiter = limiter;
+    this.caller = caller;
     this.enqueuedAtNanos = enqueuedAtNanos;
+  }
+
+  @Override
+  public Caller caller() {
+    return caller;
+  }
+
+  @Override
+  public long enqueuedAtNanos() {
+    return enqueuedAtNanos;
   }
 
   /** Claims this waiter's fate; true for exactly one caller. */

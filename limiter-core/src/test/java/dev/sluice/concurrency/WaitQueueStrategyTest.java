@@ -35,10 +35,7 @@ class WaitQueueStrategyTest {
   @Test
   void anotherDisciplinePlugsInWithoutChangingTheLimiter() {
     ConcurrencyLimiter limiter =
-        new BoundedQueueLimiter(
-            (LimiterBuilder) limiters.builder(1, 5, Duration.ofSeconds(1)),
-            new FixedLimit(1),
-            new LastComeFirstServed());
+        limiters.builder(1, 5, Duration.ofSeconds(1)).waitQueue(new LastComeFirstServed()).build();
     Permit held = limiter.acquire().join();
     CompletableFuture<Permit> older = limiter.acquire();
     CompletableFuture<Permit> newer = limiter.acquire();
@@ -51,26 +48,26 @@ class WaitQueueStrategyTest {
   }
 
   private Waiter waiter() {
-    return new Waiter(null, 0);
+    return new Waiter(null, Caller.DEFAULT, 0);
   }
 
   /** A stand-in for a future discipline (Netflix's LIFO backlog), to prove the seam works. */
   private static final class LastComeFirstServed implements WaitQueue {
-    private final Deque<Waiter> stack = new ArrayDeque<>();
+    private final Deque<Entry> stack = new ArrayDeque<>();
 
     @Override
-    public void add(Waiter waiter) {
-      stack.push(waiter);
+    public void add(Entry entry) {
+      stack.push(entry);
     }
 
     @Override
-    public Waiter poll() {
+    public Entry poll() {
       return stack.poll();
     }
 
     @Override
-    public boolean remove(Waiter waiter) {
-      return stack.remove(waiter);
+    public boolean remove(Entry entry) {
+      return stack.remove(entry);
     }
 
     @Override
