@@ -13,6 +13,7 @@ public final class ConcurrencyRejectedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final transient Outcome outcome;
+  private final transient RejectionReason reason;
   private final String limiterName;
   private final long retryAfterNanos;
 
@@ -22,10 +23,23 @@ public final class ConcurrencyRejectedException extends RuntimeException {
    * @param retryAfterNanos estimated delay before a retry could be admitted, at least 0
    */
   public ConcurrencyRejectedException(Outcome outcome, String limiterName, long retryAfterNanos) {
-    super("limiter '" + limiterName + "' rejected the request: " + outcome, null, false, false);
+    this(outcome, RejectionReason.of(outcome), limiterName, retryAfterNanos);
+  }
+
+  /**
+   * @param outcome why: {@code QUEUE_FULL}, {@code QUEUE_TIMEOUT} or {@code SHUTDOWN}
+   * @param reason the finer reason, e.g. {@link RejectionReason#KEY_CAP} for a queue-full answer
+   * @param limiterName the limiter that rejected
+   * @param retryAfterNanos estimated delay before a retry could be admitted, at least 0
+   */
+  public ConcurrencyRejectedException(
+      Outcome outcome, RejectionReason reason, String limiterName, long retryAfterNanos) {
+    super("limiter '" + limiterName + "' rejected the request: " + outcome
+        + (reason == RejectionReason.of(outcome) ? "" : " (" + reason + ")"), null, false, false);
     if (outcome == Outcome.ADMITTED || outcome == Outcome.CANCELLED) {
       throw new IllegalArgumentException("outcome must be a rejection but was " + outcome);
     }
+    this.reason = java.util.Objects.requireNonNull(reason, "reason must not be null");
     this.outcome = outcome;
     this.limiterName = limiterName;
     this.retryAfterNanos = Math.max(0, retryAfterNanos);
@@ -34,6 +48,11 @@ public final class ConcurrencyRejectedException extends RuntimeException {
   /** {@code QUEUE_FULL}, {@code QUEUE_TIMEOUT} or {@code SHUTDOWN}. */
   public Outcome outcome() {
     return outcome;
+  }
+
+  /** The finer reason; {@link RejectionReason#of(Outcome)} when nothing more specific applies. */
+  public RejectionReason reason() {
+    return reason;
   }
 
   /** The name of the limiter that rejected. */
