@@ -9,12 +9,14 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Sluice inside the demo, over real HTTP: one transcode at a time and one waiting place, so a long
  * job fills the limiter and the queue; the default rules file limits history per account.
  */
+@Tag("integration")
 class SluiceWiringHttpTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -115,6 +117,32 @@ class SluiceWiringHttpTest {
       assertThat(rule.get("actor").asText()).isEqualTo("account");
       assertThat(rule.get("limit").asLong()).isEqualTo(10);
       assertThat(rule.get("burst").asLong()).isEqualTo(20);
+    }
+  }
+
+  @Test
+  void theLyftRulesInTheJarLimitHistoryToFiveAMinutePerAccount() throws Exception {
+    try (TranscodeService service = start(Map.of("sluice.rules.file", "classpath:ratelimits-lyft.yaml"))) {
+      DemoClient http = new DemoClient(service.port());
+      // fixed windows are floor(System.nanoTime() / 1 min) in this JVM: start well inside one, so
+      // that no window edge falls among these few requests and refills the account's five
+      long minute = Duration.ofMinutes(1).toNanos();
+      await().atMost(Duration.ofSeconds(20)).until(() -> Math.floorMod(System.nanoTime(), minute) < minute - Duration.ofSeconds(15).toNanos());
+      for (int i = 0; i < 5; i++) {
+        assertThat(http.send("GET", "/api/history/1", "X-Account-Id", "alice").statusCode()).as("request %d", i + 1)
+            .isEqualTo(200);
+      }
+      HttpResponse<String> sixth = http.send("GET", "/api/history/2", "X-Account-Id", "alice");
+      assertThat(sixth.statusCode()).isEqualTo(429);
+      assertThat(JSON.readTree(sixth.body()).get("rule").asText()).isEqualTo("account:/api/history/*:1m");
+      assertThat(Integer.parseInt(sixth.headers().firstValue("Retry-After").orElseThrow())).isBetween(1, 60);
+      // another account has its own five; other paths are not limited by the rule
+      assertThat(http.send("GET", "/api/history/1", "X-Account-Id", "bob").statusCode()).isEqualTo(200);
+      assertThat(http.send("GET", "/health").statusCode()).isEqualTo(200);
+      JsonNode rule = JSON.readTree(http.send("GET", "/sluice").body()).get("rules").get(0);
+      assertThat(rule.get("limit").asLong()).isEqualTo(5);
+      assertThat(rule.get("periodMillis").asLong()).isEqualTo(60_000);
+      assertThat(rule.get("algorithm").asText()).isEqualTo("fixed-window");
     }
   }
 

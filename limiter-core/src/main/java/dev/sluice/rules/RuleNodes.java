@@ -136,7 +136,7 @@ final class RuleNodes {
   }
 
   /** A scalar's text through {@code parse}; its IllegalArgumentException becomes a located error. */
-  private <T> T convert(Node node, String field, Function<String, T> parse)
+  <T> T convert(Node node, String field, Function<String, T> parse)
       throws RulesFileException {
     if (!(node instanceof ScalarNode scalar)) {
       throw error(node, field, "must be a single value, not a list or a mapping");
@@ -159,7 +159,7 @@ final class RuleNodes {
     return node.getStartMark() == null ? 0 : node.getStartMark().getLine() + 1;
   }
 
-  private static long positive(String text) {
+  static long positive(String text) {
     try {
       long value = Long.parseLong(text.trim());
       if (value >= 1) {
@@ -171,7 +171,7 @@ final class RuleNodes {
     throw new IllegalArgumentException("must be a whole number >= 1 but was '" + text + "'");
   }
 
-  private static boolean bool(String text) {
+  static boolean bool(String text) {
     return switch (text.trim()) {
       case "true" -> true;
       case "false" -> false;

@@ -19,7 +19,7 @@ import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
- * Reads rules files. Two layouts, told apart by their top-level keys:
+ * Reads rules files. Three layouts, told apart by their top-level keys:
  *
  * <pre>{@code
  * rules:                         # Sluice's layout
@@ -39,7 +39,22 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  *     rpu: 10
  *     algo: TB                   # W | SW | LB | TB
  *     scope: global
+ *
+ * domain: sluice                 # the Lyft layout (envoy/ratelimit's descriptors), see LyftDescriptors
+ * descriptors:
+ *   - key: path
+ *     value: /api/history/*
+ *     descriptors:
+ *       - key: account           # per distinct account
+ *         rate_limit:
+ *           unit: minute
+ *           requests_per_unit: 5
  * }</pre>
+ *
+ * <p>"Diana" is the name of a gateway rate-limiting filter design (cited by Sluice's requirements)
+ * whose rules file has this layout: one {@code Url} per YAML document (guarding that path and everything below it) and short
+ * field names ({@code rpu} requests per unit, {@code algo} one of {@code W}, {@code SW}, {@code LB},
+ * {@code TB}); limiter-core's README says more.
  *
  * A file may hold several YAML documents separated by {@code ---} (one per Diana {@code Url}); their
  * rules form one set. Every error names the file, the line and the field, and lists the allowed
@@ -93,13 +108,29 @@ public final class RulesFile {
     RuleNodes nodes = new RuleNodes(sourceName);
     List<Rule> rules = new ArrayList<>();
     Map<String, Integer> firstLine = new HashMap<>();
+    LyftDescriptors.Sink sink = (rule, item, path) -> {
+      Integer earlier = firstLine.putIfAbsent(rule.id(), RuleNodes.line(item));
+      if (earlier != null) {
+        throw nodes.error(item, path + ".id", "duplicate rule id '" + rule.id()
+            + "' (first used at line " + earlier + ")"
+            + (nodes.hadExplicitId(item) ? "" : "; the id is derived from actor, method,"
+                + " resource and unit: give one of the rules its own 'id' ('rate_limit.name' in the"
+                + " Lyft layout)"));
+      }
+      rules.add(rule);
+    };
     for (Node document : documents) {
       MappingNode top = nodes.mapping(document, "(document)");
+      if (LyftDescriptors.isLyft(nodes, top)) {
+        new LyftDescriptors(nodes).read(top, sink);
+        continue;
+      }
       Map<String, Node> fields = nodes.fields(top, "", layoutKeys(nodes, top));
       boolean diana = fields.containsKey("Url") || fields.containsKey("url");
       Node list = fields.get("rules");
       if (list == null) {
-        throw nodes.error(top, "rules", "missing field 'rules'");
+        throw nodes.error(top, "rules", "missing field 'rules' (or 'descriptors' for the Lyft"
+            + " layout)");
       }
       if (!(list instanceof SequenceNode sequence)) {
         throw nodes.error(list, "rules", "must be a list of rules");
@@ -109,15 +140,8 @@ public final class RulesFile {
               : null;
       for (Node item : sequence.getValue()) {
         String path = "rules[" + rules.size() + "]";
-        Rule rule = diana ? nodes.dianaRule(item, path, dianaResource) : nodes.rule(item, path);
-        Integer earlier = firstLine.putIfAbsent(rule.id(), RuleNodes.line(item));
-        if (earlier != null) {
-          throw nodes.error(item, path + ".id", "duplicate rule id '" + rule.id()
-              + "' (first used at line " + earlier + ")"
-              + (nodes.hadExplicitId(item) ? "" : "; the id is derived from actor, method,"
-                  + " resource and unit: give one of the rules its own 'id'"));
-        }
-        rules.add(rule);
+        sink.add(diana ? nodes.dianaRule(item, path, dianaResource) : nodes.rule(item, path),
+            item, path);
       }
     }
     return RuleSet.of(rules);
