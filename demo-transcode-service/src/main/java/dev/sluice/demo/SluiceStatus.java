@@ -1,10 +1,10 @@
 package dev.sluice.demo;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.javalin.RuleSnapshot;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.rules.Rule;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,7 +22,7 @@ final class SluiceStatus {
     body.put("limiters", sluice.snapshots().stream().map(SluiceStatus::limiter).toList());
     body.put(
         "rules",
-        sluice.rateRules().map(r -> r.rules().rules().stream().map(SluiceStatus::rule).toList()).orElse(List.of()));
+        sluice.ruleSnapshots().stream().map(SluiceStatus::rule).toList());
     return body;
   }
 
@@ -48,7 +48,8 @@ final class SluiceStatus {
     return m;
   }
 
-  private static Map<String, Object> rule(Rule r) {
+  private static Map<String, Object> rule(RuleSnapshot snapshot) {
+    Rule r = snapshot.rule();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", r.id());
     m.put("resource", r.resource().toString());
@@ -60,6 +61,9 @@ final class SluiceStatus {
     m.put("algorithm", r.algorithm().id());
     m.put("scope", r.scope().id());
     m.put("shadow", r.shadow());
+    m.put("allowed", snapshot.allowed());
+    m.put("rejected", snapshot.rejected());
+    m.put("shadowRejected", snapshot.shadowRejected());
     return m;
   }
 

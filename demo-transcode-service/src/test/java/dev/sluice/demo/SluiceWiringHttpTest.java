@@ -117,6 +117,12 @@ class SluiceWiringHttpTest {
       assertThat(rule.get("actor").asText()).isEqualTo("account");
       assertThat(rule.get("limit").asLong()).isEqualTo(10);
       assertThat(rule.get("burst").asLong()).isEqualTo(20);
+      assertThat(rule.get("allowed").asLong()).isEqualTo(admitted + 1); // and "patient"
+      assertThat(rule.get("rejected").asLong()).isEqualTo(1);
+      // the live page is on in the demo, its data beside it
+      assertThat(http.send("GET", "/sluice/dashboard").statusCode()).isEqualTo(200);
+      assertThat(JSON.readTree(http.send("GET", "/sluice/dashboard/data").body()).get("rules").get(0)
+          .get("rejected").asLong()).isEqualTo(1);
     }
   }
 

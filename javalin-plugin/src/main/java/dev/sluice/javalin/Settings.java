@@ -29,7 +29,13 @@ final class Settings {
   private Settings(Map<Key<?>, Object> values, Map<String, LimiterConfig> limiters) {
     this.values = values;
     this.limiters = limiters;
-    this.bypass = get(SluiceKeys.BYPASS_PATHS);
+    List<String> bypassed = new ArrayList<>(get(SluiceKeys.BYPASS_PATHS));
+    String dashboard = get(SluiceKeys.DASHBOARD_PATH);
+    if (dashboard != null) {
+      // the live page is most needed when the service is saturated: never limit it
+      bypassed.add(dashboard.endsWith("/") ? dashboard.substring(0, dashboard.length() - 1) : dashboard);
+    }
+    this.bypass = List.copyOf(bypassed);
     this.statuses = new Statuses(get(SluiceKeys.STATUS_QUEUE_FULL),
         get(SluiceKeys.STATUS_QUEUE_TIMEOUT), get(SluiceKeys.STATUS_RATE_LIMITED),
         get(SluiceKeys.STATUS_SHUTTING_DOWN));

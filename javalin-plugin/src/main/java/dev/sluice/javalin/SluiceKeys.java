@@ -80,7 +80,8 @@ final class SluiceKeys {
   static final Key<Duration> RELOAD_INTERVAL = Key.of("sluice.reload-interval", Duration.ZERO,
       ValueParser.duration(true), "poll the properties file and apply new limits; `0s` off");
   static final Key<String> DASHBOARD_PATH = Key.of("sluice.dashboard.path", null,
-      ValueParser.path(), "serve the live page here (its data at `<path>/data`); unset: off");
+      ValueParser.of(SluiceKeys::dashboardPath, "a path such as /sluice/dashboard"),
+      "serve the live page here (its data at `<path>/data`); unset: off");
 
   static final List<Key<?>> ALL = List.of(ENABLED, STRICT, RULES_FILE, RULES_RELOAD_INTERVAL,
       RULES_REMOTE, ACCOUNT_HEADER, ACCOUNT_ATTRIBUTE, DEVICE_HEADER, TRUSTED_PROXIES,
@@ -113,6 +114,15 @@ final class SluiceKeys {
 
   private static Key<Integer> status(String name, int dflt) {
     return Key.of(name, dflt, ValueParser.integer(400, 599), "status of that answer");
+  }
+
+  private static String dashboardPath(String raw) {
+    String path = ValueParser.path().parse(raw);
+    // the page and its data bypass the limiters; "/" would bypass everything
+    if (path.replace("/", "").isEmpty()) {
+      throw new IllegalArgumentException("must be a path below /, e.g. /sluice/dashboard");
+    }
+    return path;
   }
 
   private static List<String> paths(String list) {

@@ -52,6 +52,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
 
   private final SluiceMeterBinder metrics = new SluiceMeterBinder();
+  private final RuleCounters ruleCounters = new RuleCounters();
   private final AtomicReference<Server> server = new AtomicReference<>();
   private volatile SluiceProperties properties;
   private Settings settings;
@@ -60,6 +61,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   private Gate gate;
   private Stores stores;
   private Reloads reloads;
+  private Status status;
   private DisconnectWatch disconnects;
   private final Set<String> wrapped = ConcurrentHashMap.newKeySet();
 
@@ -85,9 +87,14 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     Executor executor = pluginConfig.executorOrNull() != null
         ? pluginConfig.executorOrNull() : this::executeOnJetty;
     stores = openStores(settings);
+    // queue-wait percentiles cost a listener call per waiter: only for the live page
+    QueueWaits waits = settings.dashboardPath().isPresent()
+        ? new QueueWaits(pluginConfig.clock()) : null;
     limiters = Limiters.build(settings.limiters(), pluginConfig.clock(), pluginConfig.scheduler(),
-        executor, metrics.concurrencyListener(),
+        executor, waits == null ? metrics.concurrencyListener()
+            : QueueWaits.both(metrics.concurrencyListener(), waits),
         Optional.ofNullable(stores).map(Stores::permits));
+    status = new Status(limiters, waits, this);
     rules = buildRules();
     WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
     disconnects = new DisconnectWatch(executor);
@@ -109,6 +116,10 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       state.routes.before(gate::before);
     }
     state.routes.beforeMatched(gate::guard);
+    settings.dashboardPath().ifPresent(path -> {
+      Dashboard.register(state, path, status);
+      log.info("Sluice live page at {}", path);
+    });
     state.routes.after(gate::after);
     state.routes.exception(Rejection.class, Answers::write);
     state.events.serverStarted(this::started);
@@ -176,6 +187,22 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   public List<ConcurrencySnapshot> snapshots() {
     return limiters == null ? List.of()
         : limiters.all().stream().map(e -> e.limiter().snapshot()).toList();
+  }
+
+  /** Every rate rule in force with what it decided (allowed, rejected, shadow-rejected). */
+  public List<RuleSnapshot> ruleSnapshots() {
+    return rules == null ? List.of()
+        : rules.rules().rules().stream().map(ruleCounters::snapshot).toList();
+  }
+
+  /**
+   * Every limiter and rule as JSON, written without a JSON library (so it works in an app without
+   * Jackson): {@code app.get("/sluice", ctx -> ctx.contentType("application/json")
+   * .result(sluice.statusJson()))}. The fields are listed in the README; the live page reads the
+   * same document.
+   */
+  public String statusJson() {
+    return status == null ? "{\"limiters\":[],\"rules\":[]}" : status.json(System.currentTimeMillis());
   }
 
   /** The rate rules engine, when rules are configured. */
@@ -267,7 +294,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     RateRules.Builder builder = RateRules.builder()
         .rules(ruleSet)
         .clock(pluginConfig.clock())
-        .listener(metrics.rateListener());
+        .listener(RuleCounters.both(metrics.rateListener(), ruleCounters));
     if (stores != null) {
       builder.store(stores.rates());
     }

@@ -1,0 +1,60 @@
+package dev.sluice.javalin;
+
+import dev.sluice.rules.RateListener;
+import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleDecision;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Per-rule decision counts for {@link SluicePlugin#ruleSnapshots()} and the live page, kept without
+ * Micrometer so they are there whether or not a registry is bound. Counts by rule id, so a reload
+ * that keeps a rule keeps its counts.
+ */
+final class RuleCounters implements RateListener {
+
+  private final Map<String, Counts> byId = new ConcurrentHashMap<>();
+
+  /** Both listeners, in order; the engine takes one. */
+  static RateListener both(RateListener a, RateListener b) {
+    return new RateListener() {
+      @Override
+      public void onDecision(RuleDecision decision) {
+        a.onDecision(decision);
+        b.onDecision(decision);
+      }
+
+      @Override
+      public void onGlobalRunsLocally(Rule rule) {
+        a.onGlobalRunsLocally(rule);
+        b.onGlobalRunsLocally(rule);
+      }
+    };
+  }
+
+  @Override
+  public void onDecision(RuleDecision d) {
+    Counts c = byId.computeIfAbsent(d.rule().id(), id -> new Counts());
+    if (d.rejects()) {
+      c.rejected.increment();
+    } else if (d.shadowRejected()) {
+      c.shadowRejected.increment();
+    } else {
+      c.allowed.increment();
+    }
+  }
+
+  /** The counts of one rule (zeros if it decided nothing yet). */
+  RuleSnapshot snapshot(Rule rule) {
+    Counts c = byId.get(rule.id());
+    return c == null ? new RuleSnapshot(rule, 0, 0, 0)
+        : new RuleSnapshot(rule, c.allowed.sum(), c.rejected.sum(), c.shadowRejected.sum());
+  }
+
+  private static final class Counts {
+    final LongAdder allowed = new LongAdder();
+    final LongAdder rejected = new LongAdder();
+    final LongAdder shadowRejected = new LongAdder();
+  }
+}

@@ -1,0 +1,13 @@
+package dev.sluice.javalin;
+
+import dev.sluice.rules.Rule;
+
+/**
+ * One rate rule in force and what it decided since start-up.
+ *
+ * @param rule the rule
+ * @param allowed requests it let through (including those another rule then rejected)
+ * @param rejected requests it rejected
+ * @param shadowRejected requests a shadow rule would have rejected (counted, let through)
+ */
+public record RuleSnapshot(Rule rule, long allowed, long rejected, long shadowRejected) {}

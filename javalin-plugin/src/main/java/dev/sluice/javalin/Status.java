@@ -1,0 +1,126 @@
+package dev.sluice.javalin;
+
+import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.rules.Rule;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+
+/**
+ * The plugin's state as JSON, written with {@link JsonWriter}: every limiter (limit, in flight,
+ * queued, counts, rejections by reason, recent queue-wait p99, CPU against target for {@code
+ * limit=cpu}) and every rule in force with its counts. {@link SluicePlugin#statusJson()} and the
+ * live page's data endpoint answer it. Durations are in milliseconds; a value not known is null.
+ */
+final class Status {
+
+  private final Limiters limiters;
+  private final QueueWaits waits; // null: p99 not tracked (live page off)
+  private final SluicePlugin plugin;
+
+  Status(Limiters limiters, QueueWaits waits, SluicePlugin plugin) {
+    this.limiters = limiters;
+    this.waits = waits;
+    this.plugin = plugin;
+  }
+
+  String json(long epochMillis) {
+    JsonWriter w = new JsonWriter().beginObject();
+    w.member("time", epochMillis);
+    w.name("limiters").beginArray();
+    for (LimiterEntry e : limiters.all()) {
+      limiter(w, e);
+    }
+    w.endArray();
+    w.name("rules").beginArray();
+    for (RuleSnapshot r : plugin.ruleSnapshots()) {
+      rule(w, r);
+    }
+    w.endArray();
+    return w.endObject().toString();
+  }
+
+  private void limiter(JsonWriter w, LimiterEntry e) {
+    ConcurrencySnapshot s = e.limiter().snapshot();
+    LimiterConfig c = e.config();
+    w.beginObject()
+        .member("name", s.name())
+        .member("path", c.path().orElse(null))
+        .member("scope", c.scope().id())
+        .member("limitKind", ValueParser.id(c.get(LimiterKeys.LIMIT)))
+        .member("queueKind", ValueParser.id(c.get(LimiterKeys.QUEUE)))
+        .member("limit", s.limit())
+        .member("maxConcurrency", c.maxConcurrency())
+        .member("maxQueue", s.maxQueue())
+        .member("queueTimeoutMillis", s.queueTimeout().toMillis())
+        .member("inFlight", s.inFlight())
+        .member("queued", s.queued())
+        .member("admitted", s.admitted())
+        .member("queuedTotal", s.queuedTotal());
+    w.name("rejected").beginObject()
+        .member("queueFull", s.rejectedQueueFull())
+        .member("queueTimeout", s.rejectedQueueTimeout())
+        .member("cancelled", s.cancelled())
+        .member("shutdown", s.rejectedShutdown())
+        .endObject();
+    double p99 = waits == null ? -1 : waits.p99Millis(s.name());
+    w.name("queueWaitP99Millis");
+    if (p99 < 0) {
+      w.nullValue();
+    } else {
+      w.value(p99);
+    }
+    w.member("queueWaitMeanMillis", mean(s.queueWaitTotalNanos(), s.queueWaitCount()))
+        .member("queueWaitMaxMillis", s.queueWaitMaxNanos() / 1e6)
+        .member("serviceMeanMillis", mean(s.serviceTotalNanos(), s.serviceCount()))
+        .member("shutdown", s.shutdown());
+    w.name("cpu");
+    if (c.get(LimiterKeys.LIMIT) == LimiterKeys.LimitKind.CPU) {
+      boolean process = c.get(LimiterKeys.CPU_SOURCE) == LimiterKeys.CpuSource.PROCESS;
+      double now = cpu(process);
+      w.beginObject().member("target", c.get(LimiterKeys.TARGET_CPU))
+          .member("source", process ? "process" : "machine");
+      w.name("now");
+      if (now < 0) {
+        w.nullValue();
+      } else {
+        w.value(now);
+      }
+      w.endObject();
+    } else {
+      w.nullValue();
+    }
+    w.endObject();
+  }
+
+  private static void rule(JsonWriter w, RuleSnapshot r) {
+    Rule rule = r.rule();
+    w.beginObject()
+        .member("id", rule.id())
+        .member("resource", rule.resource().toString())
+        .member("method", rule.method().orElse("*"))
+        .member("actor", rule.actor().id())
+        .member("limit", rule.limit().limit())
+        .member("periodMillis", rule.limit().period().toMillis())
+        .member("burst", rule.limit().burst())
+        .member("algorithm", rule.algorithm().id())
+        .member("scope", rule.scope().id())
+        .member("shadow", rule.shadow())
+        .member("allowed", r.allowed())
+        .member("rejected", r.rejected())
+        .member("shadowRejected", r.shadowRejected())
+        .endObject();
+  }
+
+  private static double mean(long totalNanos, long count) {
+    return count == 0 ? 0 : Math.round(totalNanos / 1e3 / count) / 1e3;
+  }
+
+  /** The CPU load now, 0..1, or -1 when the JVM cannot tell. */
+  static double cpu(boolean process) {
+    OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+      return process ? sun.getProcessCpuLoad() : sun.getCpuLoad();
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,129 @@
+package dev.sluice.javalin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The live page in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver},
+ * which {@code .ci/run} installs): it renders, shows every limiter and rule, and its numbers follow
+ * the load. Skipped, loudly, without the binaries; a failure when {@code CI=true}.
+ */
+@Tag("integration")
+class DashboardBrowserTest {
+
+  static final String CHROMIUM = "/usr/bin/chromium";
+  static final String DRIVER = "/usr/bin/chromedriver";
+
+  @TempDir Path profile;
+
+  @Test
+  void thePageShowsEveryLimiterAndItsNumbersFollowTheLoad() throws Exception {
+    requireChromium();
+    CountDownLatch release = new CountDownLatch(1);
+    var rules = DashboardTest.historyRule();
+    SluiceProperties props = SluiceProperties.builder().env(Map.of())
+        .system(Map.of("sluice.dashboard.path", "/sluice/dashboard")).build();
+    try (TestServer server = TestServer.start(cfg -> cfg.properties(props)
+            .limiter("transcode", l -> l.path("/api/transcode").maxConcurrency(2).maxQueue(8))
+            .limiter("rescue", l -> l.maxConcurrency(1))
+            .rules(rules),
+        (app, plugin) -> {
+          app.routes.get("/api/transcode", ctx -> {
+            release.await(20, TimeUnit.SECONDS);
+            ctx.result("done");
+          });
+          app.routes.get("/api/rescue", plugin.limited("rescue", ctx -> ctx.result("ok")));
+          app.routes.get("/api/history/{id}", ctx -> ctx.result("h"));
+        })) {
+      WebDriver browser = chromium();
+      try {
+        browser.get(server.base + "/sluice/dashboard");
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        wait.until(b -> b.findElements(By.cssSelector("section.limiter")).size() == 2);
+        assertThat(browser.findElements(By.cssSelector("section.limiter")))
+            .extracting(e -> e.getAttribute("data-limiter")).containsExactly("transcode", "rescue");
+        assertThat(field(browser, "transcode", "inFlight")).isEqualTo("0 / 2");
+        assertThat(browser.findElement(By.id("status")).getText()).startsWith("updated");
+
+        List<CompletableFuture<?>> load = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+          load.add(server.getAsync("/api/transcode"));
+        }
+        for (int i = 0; i < 3; i++) {
+          server.get("/api/history/1", "X-Account-Id", "alice");
+        }
+        // the page polls every second: it must show the load without a reload
+        wait.until(b -> field(b, "transcode", "inFlight").equals("2 / 2")
+            && field(b, "transcode", "queued").equals("3 / 8"));
+        wait.until(b -> b.findElement(By.cssSelector("tr[data-rule=history] [data-field=rejected]"))
+            .getText().equals("1"));
+        Files.createDirectories(Path.of("target"));
+        Files.write(Path.of("target", "dashboard.png"),
+            ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
+
+        release.countDown();
+        load.forEach(CompletableFuture::join);
+        wait.until(b -> field(b, "transcode", "admitted").equals("5")
+            && field(b, "transcode", "inFlight").equals("0 / 2"));
+        assertThat(field(browser, "transcode", "queueWaitP99")).endsWith("s"); // "123 ms" or "1.2 s"
+      } finally {
+        release.countDown();
+        browser.quit();
+      }
+    }
+  }
+
+  private static String field(WebDriver browser, String limiter, String name) {
+    WebElement card = browser.findElement(By.cssSelector("section[data-limiter=" + limiter + "]"));
+    return card.findElement(By.cssSelector("[data-field=" + name + "]")).getText();
+  }
+
+  private WebDriver chromium() throws IOException {
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM);
+    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--window-size=1280,900",
+        "--user-data-dir=" + Files.createDirectories(profile.resolve("chromium")));
+    ChromeDriverService service = new ChromeDriverService.Builder()
+        .usingDriverExecutable(new File(DRIVER)).usingAnyFreePort().build();
+    return new ChromeDriver(service, options);
+  }
+
+  static void requireChromium() {
+    if (Files.isExecutable(Path.of(CHROMIUM)) && Files.isExecutable(Path.of(DRIVER))) {
+      return;
+    }
+    String message = CHROMIUM + " or " + DRIVER + " is missing: the live page's browser test needs"
+        + " them (apt-get install chromium chromium-driver)";
+    if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+      Assertions.fail(message + " and CI=true, so this is a failure, not a skip");
+    }
+    System.err.println("!!!!!!!!!! SKIPPED: " + message + " !!!!!!!!!!");
+    Assumptions.assumeTrue(false, message);
+  }
+}
