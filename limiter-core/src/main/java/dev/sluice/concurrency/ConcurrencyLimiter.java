@@ -3,9 +3,15 @@ package dev.sluice.concurrency;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * Caps how many jobs run at once: {@code maxConcurrency} permits, and a bounded FIFO queue of
@@ -119,6 +125,103 @@ public interface ConcurrencyLimiter {
 
   /** Whether {@link #shutdown()} was called. */
   boolean isShutdown();
+
+  /**
+   * Runs an asynchronous job under a permit, without blocking: waits for a permit (holding no
+   * thread), then calls {@code job} on the thread that granted it, and releases the permit when the
+   * job's stage completes, however it completes (also when {@code job} throws or returns null).
+   *
+   * <pre>{@code
+   * CompletionStage<Report> report = limiter.executeCompletionStage(() -> client.fetchAsync(id));
+   * }</pre>
+   *
+   * <p>Cancelling the returned future while the caller still waits for a permit leaves the queue;
+   * once the job runs, its permit is held until the job's own stage completes.
+   *
+   * @return the job's result, or a failure with {@link ConcurrencyRejectedException} when not
+   *     admitted, or with whatever the job failed with
+   */
+  default <T> CompletableFuture<T> executeCompletionStage(
+      Supplier<? extends CompletionStage<T>> job) {
+    Objects.requireNonNull(job, "job must not be null");
+    CompletableFuture<Permit> acquired = acquire();
+    CompletableFuture<T> result = new CompletableFuture<>();
+    acquired.whenComplete((permit, failure) -> {
+      if (failure != null) {
+        result.completeExceptionally(failure instanceof CompletionException c && c.getCause() != null
+            ? c.getCause() : failure);
+        return;
+      }
+      if (result.isDone()) { // cancelled while the grant was on its way: nothing will run
+        permit.release();
+        return;
+      }
+      CompletionStage<T> stage;
+      try {
+        stage = Objects.requireNonNull(job.get(), "the job returned a null stage");
+      } catch (Throwable t) {
+        permit.release();
+        result.completeExceptionally(t);
+        return;
+      }
+      stage.whenComplete((value, error) -> {
+        permit.release(); // before completing: a continuation of the result may ask for a permit
+        if (error != null) {
+          result.completeExceptionally(error);
+        } else {
+          result.complete(value);
+        }
+      });
+    });
+    result.whenComplete((value, error) -> {
+      if (result.isCancelled()) {
+        acquired.cancel(false); // leaves the queue; a permit granted meanwhile is handed on
+      }
+    });
+    return result;
+  }
+
+  /**
+   * A supplier that runs {@code job} under a permit, blocking the calling thread while it waits
+   * (at most the limiter's {@code queueTimeout}) and releasing the permit when {@code job} returns
+   * or throws. For platform threads this holds a thread per waiter, like Resilience4j's Bulkhead;
+   * prefer {@link #acquire()} or {@link #executeCompletionStage} where waiting callers are many.
+   *
+   * @return a supplier that throws {@link ConcurrencyRejectedException} when not admitted, and
+   *     {@link java.util.concurrent.CancellationException} (with the thread's interrupt flag set
+   *     again) when interrupted while waiting
+   */
+  default <T> Supplier<T> decorateSupplier(Supplier<T> job) {
+    Objects.requireNonNull(job, "job must not be null");
+    return () -> {
+      Permit permit;
+      try {
+        permit = acquireBlocking();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        CancellationException cancelled = new CancellationException(
+            "interrupted while waiting for a permit of limiter '" + name() + "'");
+        cancelled.initCause(e);
+        throw cancelled;
+      }
+      try (permit) {
+        return job.get();
+      }
+    };
+  }
+
+  /**
+   * A callable that runs {@code job} under a permit, as {@link #decorateSupplier}; an interrupt
+   * while waiting is thrown as the {@link InterruptedException} itself.
+   */
+  default <T> Callable<T> decorateCallable(Callable<T> job) {
+    Objects.requireNonNull(job, "job must not be null");
+    return () -> {
+      try (Permit permit = acquireBlocking()) {
+        return job.call();
+      }
+    };
+  }
 
   /**
    * Configures a limiter. Every setter checks its value at once and throws {@link
