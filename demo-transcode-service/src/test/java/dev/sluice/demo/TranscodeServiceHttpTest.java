@@ -8,9 +8,11 @@ import java.net.http.HttpResponse;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The service's HTTP contract, on a free port with a real client. */
+@Tag("integration")
 class TranscodeServiceHttpTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();

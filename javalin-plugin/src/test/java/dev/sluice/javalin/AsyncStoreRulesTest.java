@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * thread): requests wait through {@code ctx.future} without holding a Jetty thread, and resume on
  * the executor, never on the store's thread.
  */
+@Tag("integration")
 class AsyncStoreRulesTest {
 
   @TempDir Path dir;

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * 500. Only values HTTP/1.1 lets through are sent (VCHAR, SP, HTAB, obs-text); Jetty itself
  * rejects the rest before any handler runs.
  */
+@Tag("integration")
 class BadHeadersTest {
 
   private static final String LONG = "9".repeat(6_000);

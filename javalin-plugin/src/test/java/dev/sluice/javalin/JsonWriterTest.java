@@ -46,7 +46,7 @@ class JsonWriterTest {
   @Tag("property")
   @Test
   void anyStringRoundTripsThroughAJsonParser() throws Exception {
-    long seed = Seeds.seed();
+    long seed = dev.sluice.testing.Seeds.seed();
     Random random = new Random(seed);
     ObjectMapper mapper = new ObjectMapper();
     for (int i = 0; i < 2_000; i++) {

@@ -14,7 +14,7 @@ class QueueWaitsTest {
   @Tag("property")
   @Test
   void aBucketsUpperBoundIsAboveItsValuesAndWithinAQuarter() {
-    long seed = Seeds.seed();
+    long seed = dev.sluice.testing.Seeds.seed();
     Random random = new Random(seed);
     for (int i = 0; i < 100_000; i++) {
       long micros = random.nextLong(1L << random.nextInt(1, 50));

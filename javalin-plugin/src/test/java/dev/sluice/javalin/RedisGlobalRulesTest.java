@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ServiceLoader): two Javalin apps share one global rule through Redis; when Redis dies they keep
  * answering, each at its local share.
  */
+@Tag("integration")
 class RedisGlobalRulesTest {
 
   private static final int LIMIT = 6;

@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -29,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * {@code sluice.rules.file} and {@code sluice.rules.remote-url} reloaded through the plugin, with
  * the polls driven by a virtual scheduler given to {@link SluiceConfig#scheduler}.
  */
+@Tag("integration")
 class RulesReloadTest {
 
   private static final Duration INTERVAL = Duration.ofSeconds(5);

@@ -2,6 +2,7 @@ package dev.sluice.concurrency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.testing.Seeds;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,11 +18,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * decided exactly once, waiters granted in queue order, and after everything is given back the
  * limiter has exactly its capacity again (no leaked and no extra permit).
  */
+@Tag("stress")
 class ConcurrencyLimiterStressTest {
 
   private static final int WORKERS = 6;
@@ -52,7 +54,7 @@ class ConcurrencyLimiterStressTest {
   }
 
   private Result run(boolean changeLimits) throws Exception {
-    long seed = ThreadLocalRandom.current().nextLong();
+    long seed = Seeds.seed();
     VirtualTime time = new VirtualTime();
     ExecutorService executor = Executors.newFixedThreadPool(2);
     ConcurrencyLimiter limiter =

@@ -2,6 +2,7 @@ package dev.sluice.rate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.testing.Seeds;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -17,6 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * frozen. Invariant: with no time passing, what every key admitted minus what was refunded is never
  * more than its capacity, and exactly its capacity once the survivors drain it.
  */
+@Tag("stress")
 class ConcurrentAcquireStressTest {
 
   private static final int THREADS = 4;
@@ -31,8 +34,9 @@ class ConcurrentAcquireStressTest {
     AtomicLong[] held = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
     CountDownLatch start = new CountDownLatch(1);
     List<Thread> threads = new ArrayList<>();
+    long base = Seeds.seed();
     for (int t = 0; t < THREADS; t++) {
-      long seed = t;
+      long seed = base + t;
       Thread thread = new Thread(() -> {
         Random random = new Random(seed);
         await(start);
@@ -60,7 +64,7 @@ class ConcurrentAcquireStressTest {
       while (limiter.tryAcquire(keys[key]).allowed()) {
         rest++;
       }
-      assertThat(held[key].get() + rest).as("key %s", keys[key]).isEqualTo(CAPACITY);
+      assertThat(held[key].get() + rest).as("seed %d, key %s", base, keys[key]).isEqualTo(CAPACITY);
     }
   }
 

@@ -3,12 +3,14 @@ package dev.sluice.rate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.sluice.testing.Seeds;
 import dev.sluice.time.VirtualTime;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -17,6 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Every pair of admitted requests (i, j) is checked, i.e. every window that starts and ends on an
  * admission, which are the windows where the count peaks.
  */
+@Tag("property")
 class WindowBoundPropertyTest {
 
   /** Permits admitted at a time, as an offset from the trace's start. */
@@ -25,7 +28,7 @@ class WindowBoundPropertyTest {
   @ParameterizedTest
   @EnumSource(names = {"TOKEN_BUCKET", "GCRA", "LEAKY_BUCKET", "LEAKY_BUCKET_SHAPER"})
   void bucketsNeverAdmitMoreThanBurstPlusRefillInAnyWindow(Algorithm algorithm) {
-    long seed = new Random().nextLong();
+    long seed = Seeds.seed();
     Random random = new Random(seed);
     for (int trace = 0; trace < 40; trace++) {
       RateLimit limit = randomLimit(random);
@@ -48,7 +51,7 @@ class WindowBoundPropertyTest {
   @ParameterizedTest
   @EnumSource(names = {"SLIDING_LOG"})
   void slidingLogNeverAdmitsMoreThanTheLimitInAnyPeriod(Algorithm algorithm) {
-    long seed = new Random().nextLong();
+    long seed = Seeds.seed();
     Random random = new Random(seed);
     int saturatedWindows = 0;
     for (int trace = 0; trace < 40; trace++) {

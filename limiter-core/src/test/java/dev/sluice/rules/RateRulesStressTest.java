@@ -2,15 +2,17 @@ package dev.sluice.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.testing.Seeds;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * broad rule's remaining quota is exactly its limit minus the requests admitted — requests rejected
  * by the narrow rule left nothing behind, however they interleaved.
  */
+@Tag("stress")
 class RateRulesStressTest {
 
   private static final int THREADS = 4;
@@ -27,12 +30,13 @@ class RateRulesStressTest {
 
   @Test
   void overlappingRulesNeverOverAdmitNorOverCount() throws Exception {
+    long seed = Seeds.seed();
     for (int round = 0; round < 3; round++) {
-      runRound();
+      runRound(seed + round * 1_000L);
     }
   }
 
-  private void runRound() throws Exception {
+  private void runRound(long seed) throws Exception {
     RateRules rules = RateRules.builder().clock(new VirtualTime())
         .rules(RuleSet.of(List.of(
             Rule.builder().id("per-ip").resource("/api/**").actor("ip")
@@ -46,10 +50,11 @@ class RateRulesStressTest {
     List<Thread> threads = new ArrayList<>();
     List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
     for (int t = 0; t < THREADS; t++) {
+      long threadSeed = seed + t;
       Thread thread = new Thread(() -> {
         try {
           start.await();
-          ThreadLocalRandom random = ThreadLocalRandom.current();
+          SplittableRandom random = new SplittableRandom(threadSeed);
           for (int i = 0; i < REQUESTS_PER_THREAD; i++) {
             String ip = "10.0.0." + random.nextInt(2);
             String account = "acct-" + random.nextInt(20);
@@ -79,13 +84,13 @@ class RateRulesStressTest {
     for (Thread thread : threads) {
       thread.join(20_000);
     }
-    assertThat(failures).isEmpty();
+    assertThat(failures).as("seed %d", seed).isEmpty();
     admittedByAccount.forEach((account, admitted) ->
-        assertThat(admitted.get()).as(account).isLessThanOrEqualTo(PER_ACCOUNT));
+        assertThat(admitted.get()).as("seed %d, %s", seed, account).isLessThanOrEqualTo(PER_ACCOUNT));
     admittedByIp.forEach((ip, admitted) -> {
       RateVerdict probe = rules.check(TestRequest.of("GET", "/api/other").ip(ip))
           .toCompletableFuture().join();
-      assertThat(probe.decisions().get(0).decision().remaining()).as(ip)
+      assertThat(probe.decisions().get(0).decision().remaining()).as("seed %d, %s", seed, ip)
           .isEqualTo(PER_IP - admitted.get() - 1);
     });
   }

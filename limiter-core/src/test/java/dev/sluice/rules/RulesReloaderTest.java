@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -193,6 +194,7 @@ class RulesReloaderTest {
         .satisfies(e -> assertThat(e.getMessage()).contains("custom:tenant"));
   }
 
+  @Tag("integration")
   @Test
   void remoteRulesWinWhileReachable() throws Exception {
     reloader = reloader().remote(serve()).build();
@@ -209,6 +211,7 @@ class RulesReloaderTest {
     assertThat(ids()).containsExactly("a", "r", "s");
   }
 
+  @Tag("integration")
   @Test
   void unreachableRemoteFallsBackToTheLocalRulesAndComesBack() throws Exception {
     reloader = reloader().remote(serve()).build();
@@ -231,6 +234,7 @@ class RulesReloaderTest {
     assertThat(reloader.remoteInForce()).isTrue();
   }
 
+  @Tag("integration")
   @Test
   void remoteThatRefusesConnectionsFallsBackToTheFile() throws Exception {
     URI uri = serve();
@@ -243,6 +247,7 @@ class RulesReloaderTest {
     assertThat(log.messages).anySatisfy(m -> assertThat(m).contains("unreachable"));
   }
 
+  @Tag("integration")
   @Test
   void invalidRemoteVersionKeepsTheRulesInForce() throws Exception {
     URI uri = serve();
@@ -259,6 +264,7 @@ class RulesReloaderTest {
     });
   }
 
+  @Tag("integration")
   @Test
   void remoteOnlyReloaderNeedsNoFile() throws Exception {
     reloader = RulesReloader.builder().target(engine).remote(serve()).scheduler(time)

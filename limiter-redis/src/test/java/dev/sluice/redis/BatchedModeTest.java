@@ -18,12 +18,14 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Batched mode: permits taken from Redis in batches, handed out locally, unused ones given back. */
+@Tag("integration")
 class BatchedModeTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(5);

@@ -22,11 +22,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Redis killed, paused, absent: callers always get an answer, never an exception. */
+@Tag("integration")
 class DegradationTest {
 
   private static final Duration TIMEOUT = Duration.ofMillis(50);

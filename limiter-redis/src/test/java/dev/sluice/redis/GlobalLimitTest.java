@@ -17,6 +17,7 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Several nodes (each its own Lettuce client and clock, the clocks minutes apart) hammer one key
  * from many threads: Redis alone decides, so the total admitted is the global limit.
  */
+@Tag("integration")
 class GlobalLimitTest {
 
   private static final int NODES = 3;

@@ -20,10 +20,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Global concurrency permits as leases in Redis. */
+@Tag("integration")
 class PermitLeaseTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(5);

@@ -12,10 +12,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Core's rule engine with global rules, each node with its own Redis stores: one shared limit. */
+@Tag("integration")
 class RateRulesOverRedisTest {
 
   @RegisterExtension

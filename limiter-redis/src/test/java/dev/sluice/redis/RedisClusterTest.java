@@ -20,11 +20,13 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** A real three-master Redis Cluster: every script touches one slot, actors spread over masters. */
+@Tag("integration")
 class RedisClusterTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(5);

@@ -13,12 +13,14 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** What each script decides, against a real redis-server. */
+@Tag("integration")
 class RedisRateStoreTest {
 
   private static final Duration BOUND = Duration.ofSeconds(5);

@@ -10,9 +10,11 @@ import dev.sluice.time.NanoClock;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Core finds this module through ServiceLoader for redis:// and rediss:// URIs only. */
+@Tag("integration")
 class RedisStoreProviderTest {
 
   @Test

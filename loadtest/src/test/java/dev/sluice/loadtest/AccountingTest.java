@@ -3,6 +3,7 @@ package dev.sluice.loadtest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.testing.Seeds;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,8 +13,10 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("property")
 class AccountingTest {
 
   /**
@@ -23,7 +26,7 @@ class AccountingTest {
    */
   @RepeatedTest(20)
   void everyRequestEndsInExactlyOneOutcomeWhateverTheServerDoes() {
-    long seed = new Random().nextLong();
+    long seed = Seeds.seed();
     Random random = new Random(seed);
     VirtualLoadClock clock = new VirtualLoadClock();
     Transport chaos =

@@ -8,10 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A short real run: two demo services in child JVMs (limiter off, then on), real HTTP, real report. */
+@Tag("integration")
 class EmbeddedLoadTestTest {
 
   @TempDir Path out;
