@@ -7,6 +7,7 @@ import dev.sluice.concurrency.Permit;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
 import dev.sluice.store.PermitStore;
+import dev.sluice.time.Scheduler;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import jakarta.servlet.AsyncContext;
@@ -17,6 +18,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,19 +42,22 @@ final class Gate {
   private final Answers answers;
   private final RateHeaders headers;
   private final Executor executor;
+  private final Scheduler scheduler; // holds shaped requests
   private final SluiceMeterBinder metrics;
   private final WarnOnce ruleFailures;
   private final DisconnectWatch disconnects;
   private volatile boolean stopping;
 
   Gate(Settings settings, Limiters limiters, RateRules rules, Executor executor,
-      SluiceMeterBinder metrics, WarnOnce ruleFailures, DisconnectWatch disconnects) {
+      Scheduler scheduler, SluiceMeterBinder metrics, WarnOnce ruleFailures,
+      DisconnectWatch disconnects) {
     this.settings = settings;
     this.limiters = limiters;
     this.rules = rules;
     this.answers = new Answers(settings.statuses());
     this.headers = new RateHeaders(settings.draftHeaders(), settings.xHeaders());
     this.executor = executor;
+    this.scheduler = scheduler;
     this.metrics = metrics;
     this.ruleFailures = ruleFailures;
     this.disconnects = disconnects;
@@ -76,28 +81,56 @@ final class Gate {
       throw rejected(ctx, answers.shuttingDown());
     }
     LimiterEntry limiter = limiters.forPath(path).orElse(null);
-    CompletableFuture<RateVerdict> verdict = checkRules(ctx, path);
-    if (verdict == null || verdict.isDone()) {
-      if (verdict != null) {
-        apply(ctx, verdict.getNow(null));
-      }
-      if (limiter != null) {
-        Admission admission = admission(ctx);
-        CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
-        if (waiting != null) {
-          suspend(ctx, admission, waiting);
+    if (rules != null) {
+      ContextRequestInfo request = new ContextRequestInfo(ctx, path, settings);
+      RateVerdict verdict = checkRulesNow(request);
+      if (verdict == null) { // a rule counted in the shared store
+        CompletableFuture<RateVerdict> pending = checkRules(request);
+        if (!pending.isDone()) {
+          // the store answers on its own I/O thread: hop to the executor before going on, or the
+          // endpoint would run on the store's event loop
+          ctx.future(() -> pending.thenComposeAsync(v -> {
+            long delay = apply(ctx, v);
+            return delay > 0 ? shaped(ctx, limiter, delay) : admitSuspended(ctx, limiter);
+          }, executor));
+          return;
         }
+        verdict = pending.getNow(null);
       }
-      return;
+      long delay = apply(ctx, verdict);
+      if (delay > 0) {
+        ctx.future(() -> shaped(ctx, limiter, delay));
+        return;
+      }
     }
-    // a shared store answers on its own I/O thread: hop to the executor before going on, or the
-    // endpoint would run on the store's event loop
-    Admission admission = limiter == null ? null : admission(ctx);
-    ctx.future(() -> verdict.thenApplyAsync(v -> {
-      apply(ctx, v);
-      return v;
-    }, executor).thenCompose(v -> limiter == null ? ADMITTED : admitSuspended(ctx, admission,
-        limiter)));
+    if (limiter != null) {
+      Admission admission = admission(ctx);
+      CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
+      if (waiting != null) {
+        suspend(ctx, admission, waiting);
+      }
+    }
+  }
+
+  /**
+   * A shaper rule's delay (nginx {@code limit_req} without {@code nodelay}): the request is held,
+   * with no thread, for its turn at the rule's steady rate, then asks its limiter. A request that
+   * would overflow the rule's bucket was already rejected by the rule.
+   */
+  private CompletableFuture<Void> shaped(Context ctx, LimiterEntry limiter, long delayNanos) {
+    CompletableFuture<Void> due = new CompletableFuture<>();
+    // the scheduler's thread only hands over: the rest of the chain (the endpoint) runs on the
+    // executor, as a woken waiter's does
+    scheduler.schedule(() -> execute(() -> due.complete(null)), delayNanos);
+    return limiter == null ? due : due.thenCompose(v -> admitSuspended(ctx, limiter));
+  }
+
+  private void execute(Runnable task) {
+    try {
+      executor.execute(task);
+    } catch (RejectedExecutionException e) {
+      task.run(); // the pool is stopping: better late on this thread than a request stuck forever
+    }
   }
 
   /**
@@ -158,6 +191,14 @@ final class Gate {
    * {@link Rejection} when refused at once.
    */
   private CompletableFuture<Void> admit(Context ctx, Admission admission, LimiterEntry limiter) {
+    if (limiter.global().isEmpty()) {
+      // the common case, a free permit and nobody waiting: no future, no lambda
+      Permit now = limiter.limiter().acquireIfFree();
+      if (now != null) {
+        admission.hold(limiter.name(), now);
+        return null;
+      }
+    }
     CompletableFuture<Permit> waiter = limiter.limiter().acquire(caller(ctx, limiter));
     CompletableFuture<Permit> acquired = withGlobalLease(limiter, waiter);
     if (acquired.isDone()) {
@@ -192,8 +233,11 @@ final class Gate {
   }
 
   /** {@link #admit} from a stage that runs after the request was suspended. */
-  private CompletableFuture<Void> admitSuspended(Context ctx, Admission admission,
-      LimiterEntry limiter) {
+  private CompletableFuture<Void> admitSuspended(Context ctx, LimiterEntry limiter) {
+    if (limiter == null) {
+      return ADMITTED;
+    }
+    Admission admission = admission(ctx);
     CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
     if (waiting == null) {
       return ADMITTED;
@@ -296,31 +340,40 @@ final class Gate {
     });
   }
 
-  private CompletableFuture<RateVerdict> checkRules(Context ctx, String path) {
-    if (rules == null) {
-      return null;
-    }
+  /** The verdict when every rule is local (null when the store must answer); fails open. */
+  private RateVerdict checkRulesNow(ContextRequestInfo request) {
     try {
-      return rules.check(new ContextRequestInfo(ctx, path, settings)).toCompletableFuture()
-          .exceptionally(e -> {
-            ruleFailures.warn("rate rules failed; request let through", e);
-            return null;
-          });
+      return rules.checkNow(request);
     } catch (RuntimeException e) {
-      // fail open: a broken rule or store must not turn every request into a 500
+      // fail open: a broken rule must not turn every request into a 500
       ruleFailures.warn("rate rules failed; request let through", e);
-      return null;
+      return RateVerdict.noRules();
     }
   }
 
-  private void apply(Context ctx, RateVerdict verdict) {
-    if (verdict == null) {
-      return;
+  private CompletableFuture<RateVerdict> checkRules(ContextRequestInfo request) {
+    try {
+      return rules.check(request).toCompletableFuture().exceptionally(e -> {
+        ruleFailures.warn("rate rules failed; request let through", e);
+        return RateVerdict.noRules();
+      });
+    } catch (RuntimeException e) {
+      // fail open: a broken rule or store must not turn every request into a 500
+      ruleFailures.warn("rate rules failed; request let through", e);
+      return CompletableFuture.completedFuture(RateVerdict.noRules());
     }
+  }
+
+  /**
+   * Writes the rate headers and throws the rejection if a rule refused the request; answers how long
+   * a shaper rule wants it held (0: go on now).
+   */
+  private long apply(Context ctx, RateVerdict verdict) {
     headers.write(ctx, verdict);
     if (!verdict.allowed() && verdict.rejectedBy().isPresent()) {
       throw rejected(ctx, answers.rateLimited(verdict.rejectedBy().get()));
     }
+    return verdict.delayNanos();
   }
 
   private Rejection rejected(Context ctx, Rejection r) {

@@ -50,6 +50,7 @@ public final class SluiceMeterBinder implements MeterBinder {
   // the generic lookups below concatenate a key per event, which showed in a profile of a trivial
   // endpoint
   private final Map<String, HotMeters> hot = new ConcurrentHashMap<>();
+  private final Map<String, RuleMeters> rules = new ConcurrentHashMap<>();
   private final List<MeterRegistry> bound = new CopyOnWriteArrayList<>();
 
   SluiceMeterBinder() {}
@@ -86,9 +87,23 @@ public final class SluiceMeterBinder implements MeterBinder {
 
   ConcurrencyListener concurrencyListener() {
     return new ConcurrencyListener() {
+      // the last limiter's meters: a limiter passes its own name instance on every event, so an
+      // identity check on it skips even the map lookup (racy by design: a stale pair is still a
+      // consistent pair, and a miss only costs the lookup)
+      private HotMeters last;
+
+      private HotMeters meters(String limiter) {
+        HotMeters m = last;
+        if (m == null || m.limiter != limiter) {
+          m = hot(limiter);
+          last = m;
+        }
+        return m;
+      }
+
       @Override
       public void onAdmitted(String limiter, long queuedNanos) {
-        HotMeters meters = hot(limiter);
+        HotMeters meters = meters(limiter);
         if (queuedNanos > 0) {
           meters.admittedQueued.increment();
           meters.queueWaitAdmitted.record(queuedNanos, TimeUnit.NANOSECONDS);
@@ -108,7 +123,7 @@ public final class SluiceMeterBinder implements MeterBinder {
 
       @Override
       public void onReleased(String limiter, long serviceNanos) {
-        hot(limiter).serviceTime.record(serviceNanos, TimeUnit.NANOSECONDS);
+        meters(limiter).serviceTime.record(serviceNanos, TimeUnit.NANOSECONDS);
       }
     };
   }
@@ -117,14 +132,12 @@ public final class SluiceMeterBinder implements MeterBinder {
     return new RateListener() {
       @Override
       public void onDecision(RuleDecision d) {
-        String outcome = d.decision().allowed() ? "allowed"
-            : d.rule().shadow() ? "shadow-rejected" : "rejected";
-        String key = RATE_DECISIONS + '|' + d.rule().id() + '|' + outcome;
-        counters.computeIfAbsent(key, k -> Counter.builder(RATE_DECISIONS)
-            .description("rate rule decisions")
-            .tag("rule", d.rule().id())
-            .tag("outcome", outcome)
-            .register(composite)).increment();
+        String id = d.rule().id();
+        RuleMeters meters = rules.get(id); // the id's hash is cached: no key is built per decision
+        if (meters == null) {
+          meters = rules.computeIfAbsent(id, RuleMeters::new);
+        }
+        meters.counter(d.decision().allowed() ? 0 : d.rule().shadow() ? 2 : 1).increment();
       }
     };
   }
@@ -138,9 +151,34 @@ public final class SluiceMeterBinder implements MeterBinder {
         .register(composite)).increment();
   }
 
+  /** One rule's decision counters, registered on first use of each outcome. */
+  private final class RuleMeters {
+    private static final String[] OUTCOMES = {"allowed", "rejected", "shadow-rejected"};
+    private final String rule;
+    private final Counter[] byOutcome = new Counter[OUTCOMES.length];
+
+    RuleMeters(String rule) {
+      this.rule = rule;
+    }
+
+    Counter counter(int outcome) {
+      Counter c = byOutcome[outcome];
+      if (c == null) {
+        // registering twice is harmless: the registry answers the same counter for the same id
+        c = Counter.builder(RATE_DECISIONS)
+            .description("rate rule decisions")
+            .tag("rule", rule)
+            .tag("outcome", OUTCOMES[outcome])
+            .register(composite);
+        byOutcome[outcome] = c;
+      }
+      return c;
+    }
+  }
+
   private HotMeters hot(String limiter) {
     HotMeters meters = hot.get(limiter);
-    return meters != null ? meters : hot.computeIfAbsent(limiter, name -> new HotMeters(
+    return meters != null ? meters : hot.computeIfAbsent(limiter, name -> new HotMeters(name,
         counter(REQUESTS, name, "admitted", "immediate"),
         counter(REQUESTS, name, "admitted", "queued"),
         timer(QUEUE_WAIT, name, "admitted"),
@@ -148,7 +186,7 @@ public final class SluiceMeterBinder implements MeterBinder {
   }
 
   /** The meters of one limiter's common path; the same instances the generic lookups return. */
-  private record HotMeters(
+  private record HotMeters(String limiter,
       Counter admittedImmediate, Counter admittedQueued, Timer queueWaitAdmitted, Timer serviceTime) {}
 
   private Counter counter(String name, String limiter, String outcome, String reason) {

@@ -172,6 +172,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   }
 
   @Override
+  public Permit acquireIfFree() {
+    return tryFastAdmit() ? admittedAtOnce() : null;
+  }
+
+  @Override
   public Optional<Permit> tryAcquire() {
     if (tryFastAdmit()) {
       return Optional.of(admittedAtOnce());
