@@ -377,7 +377,7 @@ final class Gate {
   }
 
   private Rejection rejected(Context ctx, Rejection r) {
-    metrics.onHttpRejection(r.reason, r.status);
+    metrics.onHttpRejection(r.why, r.status);
     if (log.isDebugEnabled()) {
       log.debug("{} {} rejected {}: {}", ctx.method(), ctx.path(), r.status, r.getMessage());
     }

@@ -142,11 +142,16 @@ public final class SluiceMeterBinder implements MeterBinder {
     };
   }
 
-  void onHttpRejection(Rejection.Reason reason, int status) {
-    String key = HTTP_REJECTIONS + '|' + reason.id + '|' + status;
+  /**
+   * @param reason the rejection's finer reason ({@code queue-full}, {@code key-cap}, {@code
+   *     displaced}, {@code predicted-wait}, {@code queue-timeout}, {@code rate-limited}, {@code
+   *     shutting-down})
+   */
+  void onHttpRejection(String reason, int status) {
+    String key = HTTP_REJECTIONS + '|' + reason + '|' + status;
     counters.computeIfAbsent(key, k -> Counter.builder(HTTP_REJECTIONS)
         .description("requests Sluice answered instead of the endpoint")
-        .tag("reason", reason.id)
+        .tag("reason", reason)
         .tag("status", Integer.toString(status))
         .register(composite)).increment();
   }
