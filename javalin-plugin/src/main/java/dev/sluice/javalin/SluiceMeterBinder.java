@@ -6,6 +6,7 @@ import dev.sluice.concurrency.Outcome;
 import dev.sluice.rules.RateListener;
 import dev.sluice.rules.RuleDecision;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -65,6 +66,16 @@ public final class SluiceMeterBinder implements MeterBinder {
 
   /** Registers the gauges of one limiter. */
   void gauges(String limiter, Supplier<ConcurrencySnapshot> snapshot) {
+    HotMeters meters = hot(limiter);
+    // admissions at once are most requests: counted from the limiter's own exact count when
+    // scraped, rather than by a counter increment per request; held monotonic, since a grant is in
+    // the limiter's count an instant before its queued-admission counter
+    java.util.concurrent.atomic.AtomicLong reported = new java.util.concurrent.atomic.AtomicLong();
+    FunctionCounter.builder(REQUESTS, snapshot, s -> reported.accumulateAndGet(
+            s.get().admitted() - (long) meters.admittedQueued.count(), Math::max))
+        .description("concurrency limiter decisions")
+        .tag("limiter", limiter).tag("outcome", "admitted").tag("reason", "immediate")
+        .register(composite);
     gauge(LIMIT, "permits", limiter, snapshot, s -> s.limit());
     gauge(MAX_QUEUE, "queue bound", limiter, snapshot, s -> s.maxQueue());
     gauge(IN_FLIGHT, "requests holding a permit", limiter, snapshot, s -> s.inFlight());
@@ -103,12 +114,10 @@ public final class SluiceMeterBinder implements MeterBinder {
 
       @Override
       public void onAdmitted(String limiter, long queuedNanos) {
-        HotMeters meters = meters(limiter);
-        if (queuedNanos > 0) {
+        if (queuedNanos > 0) { // at once: counted from the limiter's snapshot (see gauges)
+          HotMeters meters = meters(limiter);
           meters.admittedQueued.increment();
           meters.queueWaitAdmitted.record(queuedNanos, TimeUnit.NANOSECONDS);
-        } else {
-          meters.admittedImmediate.increment();
         }
       }
 
@@ -184,7 +193,6 @@ public final class SluiceMeterBinder implements MeterBinder {
   private HotMeters hot(String limiter) {
     HotMeters meters = hot.get(limiter);
     return meters != null ? meters : hot.computeIfAbsent(limiter, name -> new HotMeters(name,
-        counter(REQUESTS, name, "admitted", "immediate"),
         counter(REQUESTS, name, "admitted", "queued"),
         timer(QUEUE_WAIT, name, "admitted"),
         timer(SERVICE_TIME, name, null)));
@@ -192,7 +200,7 @@ public final class SluiceMeterBinder implements MeterBinder {
 
   /** The meters of one limiter's common path; the same instances the generic lookups return. */
   private record HotMeters(String limiter,
-      Counter admittedImmediate, Counter admittedQueued, Timer queueWaitAdmitted, Timer serviceTime) {}
+      Counter admittedQueued, Timer queueWaitAdmitted, Timer serviceTime) {}
 
   private Counter counter(String name, String limiter, String outcome, String reason) {
     String key = name + '|' + limiter + '|' + outcome + '|' + reason;

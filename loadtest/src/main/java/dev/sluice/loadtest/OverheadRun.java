@@ -114,8 +114,8 @@ final class OverheadRun {
           + " variants, " + services.size() + " services");
     }
     double loadBefore = loadAverage();
-    // warm-up, discarded: the JIT of every service
-    Duration warmUp = round.compareTo(Duration.ofSeconds(10)) > 0 ? round : Duration.ofSeconds(10);
+    // warm-up, discarded: the JIT of every service (on a loaded 2-core machine it takes ~20 s)
+    Duration warmUp = round.compareTo(Duration.ofSeconds(20)) > 0 ? round : Duration.ofSeconds(20);
     for (Service service : services) {
       generator.drive(service.uri(), warmUp);
     }
