@@ -1,9 +1,11 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.rules.RuleDecision;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -28,30 +30,54 @@ final class Answers {
   Rejection fromLimiter(ConcurrencyRejectedException e) {
     Map<String, Object> ext = new LinkedHashMap<>();
     ext.put("limiter", e.limiterName());
+    String why = reasonId(e.reason());
+    ext.put("reason", why);
+    // the limiter's estimate of the work ahead: queued x observed service time / limit
     long retry = RateHeaders.retryAfterSeconds(e.retryAfterNanos());
     switch (e.outcome()) {
       case QUEUE_FULL:
         ext.put("retryAfterSeconds", retry);
-        return new Rejection(Rejection.Reason.QUEUE_FULL, statuses.queueFull(),
-            "Every permit of limiter '" + e.limiterName() + "' is taken and its queue is full.",
-            ext, retry);
+        return new Rejection(Rejection.Reason.QUEUE_FULL, why, statuses.queueFull(),
+            queueFullDetail(e), ext, retry);
       case QUEUE_TIMEOUT:
-        return new Rejection(Rejection.Reason.QUEUE_TIMEOUT, statuses.queueTimeout(),
+        ext.put("retryAfterSeconds", retry);
+        return new Rejection(Rejection.Reason.QUEUE_TIMEOUT, why, statuses.queueTimeout(),
             "The request waited for limiter '" + e.limiterName() + "' longer than its queue timeout.",
-            ext, 0);
+            ext, retry);
       default:
         return shuttingDown(e.retryAfterNanos() > 0 ? retry : SHUTDOWN_RETRY_SECONDS);
     }
   }
 
+  private static String queueFullDetail(ConcurrencyRejectedException e) {
+    String limiter = "limiter '" + e.limiterName() + "'";
+    return switch (e.reason()) {
+      case KEY_CAP -> "This caller already has the most requests queued that " + limiter
+          + " allows one caller.";
+      case DISPLACED -> "The request was queued for " + limiter
+          + " and gave its place to a request of a higher priority.";
+      case PREDICTED_WAIT -> "The predicted wait for " + limiter
+          + " is longer than the request may wait.";
+      default -> "Every permit of " + limiter + " is taken and its queue is full.";
+    };
+  }
+
+  /** {@code KEY_CAP} -> {@code key-cap}; shutdown keeps the answer's own id. */
+  static String reasonId(RejectionReason reason) {
+    return reason == RejectionReason.SHUTDOWN ? Rejection.Reason.SHUTTING_DOWN.id
+        : reason.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
   Rejection parkedTooLong() {
     return new Rejection(Rejection.Reason.QUEUE_TIMEOUT, statuses.queueTimeout(),
-        "The request timed out (server async timeout) while it waited in the queue.", Map.of(), 0);
+        "The request timed out (server async timeout) while it waited in the queue.",
+        Map.of("reason", Rejection.Reason.QUEUE_TIMEOUT.id), 0);
   }
 
   Rejection shuttingDown(long retryAfterSeconds) {
     return new Rejection(Rejection.Reason.SHUTTING_DOWN, statuses.shuttingDown(),
-        "The server is shutting down; retry on another instance or later.", Map.of(),
+        "The server is shutting down; retry on another instance or later.",
+        Map.of("reason", Rejection.Reason.SHUTTING_DOWN.id),
         Math.max(1, retryAfterSeconds));
   }
 
@@ -62,6 +88,7 @@ final class Answers {
   Rejection rateLimited(RuleDecision rejectedBy) {
     long retry = RateHeaders.retryAfterSeconds(rejectedBy.decision().retryAfterNanos());
     Map<String, Object> ext = new LinkedHashMap<>();
+    ext.put("reason", Rejection.Reason.RATE_LIMITED.id);
     ext.put("rule", rejectedBy.rule().id());
     ext.put("limit", rejectedBy.decision().limit());
     ext.put("retryAfterSeconds", retry);
@@ -76,6 +103,13 @@ final class Answers {
   /** The exception handler Sluice registers for {@link Rejection}. */
   static void write(Rejection r, Context ctx) {
     ctx.status(r.status);
+    if (r.reason != Rejection.Reason.RATE_LIMITED) {
+      // a rule admitted the request before a limiter refused it: its headers would describe an
+      // answer no rule gave (a queue-full 429 saying "remaining: 2")
+      for (String header : RateHeaders.ALL) {
+        ctx.res().setHeader(header, null);
+      }
+    }
     if (r.retryAfterSeconds > 0) {
       ctx.header(RateHeaders.RETRY_AFTER, Long.toString(r.retryAfterSeconds));
     }

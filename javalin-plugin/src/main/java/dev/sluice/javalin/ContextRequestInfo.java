@@ -37,11 +37,47 @@ final class ContextRequestInfo implements RequestInfo {
   public String clientIp() {
     String ip = clientIp;
     if (ip == null) {
-      ip = settings.trustedProxies().resolve(ctx.req().getRemoteAddr(),
-          ctx.req().getHeaders("Forwarded"), ctx.req().getHeaders("X-Forwarded-For"));
+      String peer = ctx.req().getRemoteAddr();
+      // no trusted proxy: the client is the peer, and Jetty's peer address is already a literal;
+      // a plain dotted quad needs no parsing (TrustedProxies' general parser showed at 2.5% of a
+      // profile of an IP rule on a trivial endpoint)
+      ip = settings.trustedProxies().isEmpty() && isDottedQuad(peer) ? peer
+          : settings.trustedProxies().resolve(peer, ctx.req().getHeaders("Forwarded"),
+              ctx.req().getHeaders("X-Forwarded-For"));
       clientIp = ip;
     }
     return ip;
+  }
+
+  /** {@code 0-255} four times, dot-separated, without leading zeros: the canonical IPv4 form. */
+  static boolean isDottedQuad(String s) {
+    if (s == null) {
+      return false;
+    }
+    int parts = 0;
+    int i = 0;
+    int n = s.length();
+    while (i <= n && parts < 4) {
+      int start = i;
+      int value = 0;
+      while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9' && i - start < 3) {
+        value = value * 10 + (s.charAt(i) - '0');
+        i++;
+      }
+      int digits = i - start;
+      if (digits == 0 || value > 255 || (digits > 1 && s.charAt(start) == '0')) {
+        return false;
+      }
+      parts++;
+      if (i == n) {
+        return parts == 4;
+      }
+      if (s.charAt(i) != '.') {
+        return false;
+      }
+      i++;
+    }
+    return false;
   }
 
   /** The auth handler's attribute wins over the header: a header is whatever the client sent. */

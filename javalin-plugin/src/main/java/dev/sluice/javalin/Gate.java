@@ -1,12 +1,13 @@
 package dev.sluice.javalin;
 
-import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
 import dev.sluice.store.PermitStore;
+import dev.sluice.time.Scheduler;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import jakarta.servlet.AsyncContext;
@@ -17,6 +18,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +34,7 @@ final class Gate {
   // the store renews a held lease; this only bounds how long a dead node's permits stay taken
   private static final Duration LEASE_TIME = Duration.ofSeconds(30);
   private static final long GLOBAL_RETRY_NANOS = 1_000_000_000L;
+  private static final CompletableFuture<Void> ADMITTED = CompletableFuture.completedFuture(null);
 
   private final Settings settings;
   private final Limiters limiters;
@@ -39,19 +42,22 @@ final class Gate {
   private final Answers answers;
   private final RateHeaders headers;
   private final Executor executor;
+  private final Scheduler scheduler; // holds shaped requests
   private final SluiceMeterBinder metrics;
   private final WarnOnce ruleFailures;
   private final DisconnectWatch disconnects;
   private volatile boolean stopping;
 
   Gate(Settings settings, Limiters limiters, RateRules rules, Executor executor,
-      SluiceMeterBinder metrics, WarnOnce ruleFailures, DisconnectWatch disconnects) {
+      Scheduler scheduler, SluiceMeterBinder metrics, WarnOnce ruleFailures,
+      DisconnectWatch disconnects) {
     this.settings = settings;
     this.limiters = limiters;
     this.rules = rules;
     this.answers = new Answers(settings.statuses());
     this.headers = new RateHeaders(settings.draftHeaders(), settings.xHeaders());
     this.executor = executor;
+    this.scheduler = scheduler;
     this.metrics = metrics;
     this.ruleFailures = ruleFailures;
     this.disconnects = disconnects;
@@ -74,27 +80,57 @@ final class Gate {
     if (stopping) {
       throw rejected(ctx, answers.shuttingDown());
     }
-    Admission admission = new Admission();
-    ctx.attribute(Admission.ATTRIBUTE, admission);
     LimiterEntry limiter = limiters.forPath(path).orElse(null);
-    CompletableFuture<RateVerdict> verdict = checkRules(ctx, path);
-    if (verdict == null || verdict.isDone()) {
-      if (verdict != null) {
-        apply(ctx, verdict.join());
+    if (rules != null) {
+      ContextRequestInfo request = new ContextRequestInfo(ctx, path, settings);
+      RateVerdict verdict = checkRulesNow(request);
+      if (verdict == null) { // a rule counted in the shared store
+        CompletableFuture<RateVerdict> pending = checkRules(request);
+        if (!pending.isDone()) {
+          // the store answers on its own I/O thread: hop to the executor before going on, or the
+          // endpoint would run on the store's event loop
+          ctx.future(() -> pending.thenComposeAsync(v -> {
+            long delay = apply(ctx, v);
+            return delay > 0 ? shaped(ctx, limiter, delay) : admitSuspended(ctx, limiter);
+          }, executor));
+          return;
+        }
+        verdict = pending.getNow(null);
       }
-      if (limiter != null) {
-        admit(ctx, admission, limiter, null);
+      long delay = apply(ctx, verdict);
+      if (delay > 0) {
+        ctx.future(() -> shaped(ctx, limiter, delay));
+        return;
       }
-      return;
     }
-    // a shared store answers on its own I/O thread: hop to the executor before going on, or the
-    // endpoint would run on the store's event loop
-    ctx.future(() -> verdict.thenApplyAsync(v -> {
-      apply(ctx, v);
-      return v;
-    }, executor).thenCompose(v -> limiter == null
-        ? CompletableFuture.completedFuture(null)
-        : acquire(ctx, admission, limiter)));
+    if (limiter != null) {
+      Admission admission = admission(ctx);
+      CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
+      if (waiting != null) {
+        suspend(ctx, admission, waiting);
+      }
+    }
+  }
+
+  /**
+   * A shaper rule's delay (nginx {@code limit_req} without {@code nodelay}): the request is held,
+   * with no thread, for its turn at the rule's steady rate, then asks its limiter. A request that
+   * would overflow the rule's bucket was already rejected by the rule.
+   */
+  private CompletableFuture<Void> shaped(Context ctx, LimiterEntry limiter, long delayNanos) {
+    CompletableFuture<Void> due = new CompletableFuture<>();
+    // the scheduler's thread only hands over: the rest of the chain (the endpoint) runs on the
+    // executor, as a woken waiter's does
+    scheduler.schedule(() -> execute(() -> due.complete(null)), delayNanos);
+    return limiter == null ? due : due.thenCompose(v -> admitSuspended(ctx, limiter));
+  }
+
+  private void execute(Runnable task) {
+    try {
+      executor.execute(task);
+    } catch (RejectedExecutionException e) {
+      task.run(); // the pool is stopping: better late on this thread than a request stuck forever
+    }
   }
 
   /**
@@ -121,11 +157,7 @@ final class Gate {
   void limited(String limiterName, Handler handler, Context ctx) throws Exception {
     LimiterEntry limiter = limiters.byName(limiterName).orElseThrow(() ->
         new IllegalStateException("no Sluice limiter named '" + limiterName + "'"));
-    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
-    if (admission == null) { // a bypassed path: the wrapper still limits it
-      admission = new Admission();
-      ctx.attribute(Admission.ATTRIBUTE, admission);
-    }
+    Admission admission = admission(ctx); // a bypassed path has none yet: the wrapper still limits it
     if (admission.holds(limiterName)) {
       handler.handle(ctx);
       return;
@@ -133,42 +165,96 @@ final class Gate {
     if (stopping) {
       throw rejected(ctx, answers.shuttingDown());
     }
-    if (admit(ctx, admission, limiter, handler)) {
+    CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
+    if (waiting == null) {
       handler.handle(ctx);
+    } else {
+      suspend(ctx, admission, waiting.thenRun(() -> run(handler, ctx)));
     }
+  }
+
+  /** The request's permits, created on first need. */
+  private static Admission admission(Context ctx) {
+    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
+    if (admission == null) {
+      admission = new Admission();
+      ctx.attribute(Admission.ATTRIBUTE, admission);
+    }
+    return admission;
   }
 
   /**
-   * Takes a permit now if one is free (returns true), answers at once if refused, or parks the
-   * request until the limiter decides (returns false; {@code then} runs after admission).
+   * The one admission path (before-handler, after rules decided at once or by a store; wrapped
+   * handler): asks {@code limiter} for a permit for this request. Returns null when the permit is
+   * held already; a future that completes once it is held (the request is parked: the caller
+   * waits on it with {@link #suspend}, or, already suspended, {@link #admitSuspended}); throws a
+   * {@link Rejection} when refused at once.
    */
-  private boolean admit(Context ctx, Admission admission, LimiterEntry limiter, Handler then) {
-    CompletableFuture<Permit> waiter = limiter.limiter().acquire();
+  private CompletableFuture<Void> admit(Context ctx, Admission admission, LimiterEntry limiter) {
+    if (limiter.global().isEmpty()) {
+      // the common case, a free permit and nobody waiting: no future, no lambda
+      Permit now = limiter.limiter().acquireIfFree();
+      if (now != null) {
+        admission.hold(limiter.name(), now);
+        return null;
+      }
+    }
+    CompletableFuture<Permit> waiter = limiter.limiter().acquire(caller(ctx, limiter));
     CompletableFuture<Permit> acquired = withGlobalLease(limiter, waiter);
-    if (acquired.isDone() && !acquired.isCompletedExceptionally()) {
-      admission.hold(limiter.name(), acquired.join());
-      return true;
-    }
     if (acquired.isDone()) {
-      throw rejected(ctx, refusal(acquired));
+      Throwable failure = failure(acquired);
+      if (failure != null) {
+        throw rejected(ctx, refusal(failure));
+      }
+      admission.hold(limiter.name(), acquired.getNow(null));
+      return null;
     }
-    admission.park();
-    ctx.future(() -> {
-      cancelWhenRequestEnds(ctx, waiter);
-      CompletableFuture<Void> admitted = granted(ctx, admission, limiter, acquired);
-      return then == null ? admitted : admitted.thenRun(() -> run(then, ctx));
+    admission.park(waiter);
+    return acquired.handle((permit, failed) -> {
+      if (failed != null) {
+        if (unwrap(failed) instanceof CancellationException) {
+          // the request ended while parked (async timeout, reset, stop): resuming lets the guard
+          // answer it, if anyone still listens; writing here would race Javalin's own timeout path
+          return null;
+        }
+        throw rejected(ctx, refusal(failed));
+      }
+      admission.hold(limiter.name(), permit);
+      return null;
     });
-    return false;
   }
 
-  private CompletableFuture<Void> acquire(Context ctx, Admission admission, LimiterEntry limiter) {
-    CompletableFuture<Permit> waiter = limiter.limiter().acquire();
-    CompletableFuture<Permit> acquired = withGlobalLease(limiter, waiter);
-    if (!acquired.isDone()) {
-      admission.park();
-      cancelWhenRequestEnds(ctx, waiter); // the limiter's own future: cancelling it leaves the queue
+  /**
+   * Who asks for the permit, for the limiter's queue discipline (key, priority class, own timeout);
+   * every request is the default caller until a fair queue is configured.
+   */
+  private Caller caller(Context ctx, LimiterEntry limiter) {
+    return Caller.DEFAULT;
+  }
+
+  /** {@link #admit} from a stage that runs after the request was suspended. */
+  private CompletableFuture<Void> admitSuspended(Context ctx, LimiterEntry limiter) {
+    if (limiter == null) {
+      return ADMITTED;
     }
-    return granted(ctx, admission, limiter, acquired);
+    Admission admission = admission(ctx);
+    CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
+    if (waiting == null) {
+      return ADMITTED;
+    }
+    cancelWhenRequestEnds(ctx, admission.parkedOn());
+    return waiting;
+  }
+
+  /**
+   * Suspends the request (no thread held) until {@code admitted} completes; the servlet async
+   * context exists only from here on, so the parked waiter is watched from here.
+   */
+  private void suspend(Context ctx, Admission admission, CompletableFuture<?> admitted) {
+    ctx.future(() -> {
+      cancelWhenRequestEnds(ctx, admission.parkedOn());
+      return admitted;
+    });
   }
 
   /**
@@ -183,7 +269,7 @@ final class Gate {
     }
     PermitStore store = limiter.global().get();
     return local.thenCompose(permit -> store
-        .tryAcquire(limiter.name(), limiter.limiter().snapshot().limit(), LEASE_TIME)
+        .tryAcquire(limiter.name(), limiter.limiter().limit(), LEASE_TIME)
         .toCompletableFuture()
         .handleAsync((lease, failure) -> {
           if (failure != null || lease == null || lease.isEmpty()) {
@@ -195,30 +281,16 @@ final class Gate {
         }, executor));
   }
 
-  private CompletableFuture<Void> granted(Context ctx, Admission admission, LimiterEntry limiter,
-      CompletableFuture<Permit> acquired) {
-    return acquired.handle((permit, failure) -> {
-      if (failure != null) {
-        if (unwrap(failure) instanceof CancellationException) {
-          // the request ended while parked (async timeout, reset, stop): resuming lets the guard
-          // answer it, if anyone still listens; writing here would race Javalin's own timeout path
-          return null;
-        }
-        throw rejected(ctx, refusal(failure));
-      }
-      admission.hold(limiter.name(), permit);
+  /** The cause of a failed, completed future, without joining it (no exception is thrown). */
+  private static Throwable failure(CompletableFuture<?> done) {
+    if (!done.isCompletedExceptionally()) {
       return null;
-    });
+    }
+    return done.handle(FAILURE).getNow(null);
   }
 
-  private Rejection refusal(CompletableFuture<Permit> failed) {
-    try {
-      failed.join();
-      throw new IllegalStateException("not failed");
-    } catch (CompletionException e) {
-      return refusal(e);
-    }
-  }
+  private static final java.util.function.BiFunction<Object, Throwable, Throwable> FAILURE =
+      (value, failure) -> failure;
 
   private Rejection refusal(Throwable failure) {
     Throwable cause = unwrap(failure);
@@ -268,35 +340,44 @@ final class Gate {
     });
   }
 
-  private CompletableFuture<RateVerdict> checkRules(Context ctx, String path) {
-    if (rules == null) {
-      return null;
-    }
+  /** The verdict when every rule is local (null when the store must answer); fails open. */
+  private RateVerdict checkRulesNow(ContextRequestInfo request) {
     try {
-      return rules.check(new ContextRequestInfo(ctx, path, settings)).toCompletableFuture()
-          .exceptionally(e -> {
-            ruleFailures.warn("rate rules failed; request let through", e);
-            return null;
-          });
+      return rules.checkNow(request);
     } catch (RuntimeException e) {
-      // fail open: a broken rule or store must not turn every request into a 500
+      // fail open: a broken rule must not turn every request into a 500
       ruleFailures.warn("rate rules failed; request let through", e);
-      return null;
+      return RateVerdict.noRules();
     }
   }
 
-  private void apply(Context ctx, RateVerdict verdict) {
-    if (verdict == null) {
-      return;
+  private CompletableFuture<RateVerdict> checkRules(ContextRequestInfo request) {
+    try {
+      return rules.check(request).toCompletableFuture().exceptionally(e -> {
+        ruleFailures.warn("rate rules failed; request let through", e);
+        return RateVerdict.noRules();
+      });
+    } catch (RuntimeException e) {
+      // fail open: a broken rule or store must not turn every request into a 500
+      ruleFailures.warn("rate rules failed; request let through", e);
+      return CompletableFuture.completedFuture(RateVerdict.noRules());
     }
+  }
+
+  /**
+   * Writes the rate headers and throws the rejection if a rule refused the request; answers how long
+   * a shaper rule wants it held (0: go on now).
+   */
+  private long apply(Context ctx, RateVerdict verdict) {
     headers.write(ctx, verdict);
     if (!verdict.allowed() && verdict.rejectedBy().isPresent()) {
       throw rejected(ctx, answers.rateLimited(verdict.rejectedBy().get()));
     }
+    return verdict.delayNanos();
   }
 
   private Rejection rejected(Context ctx, Rejection r) {
-    metrics.onHttpRejection(r.reason, r.status);
+    metrics.onHttpRejection(r.why, r.status);
     if (log.isDebugEnabled()) {
       log.debug("{} {} rejected {}: {}", ctx.method(), ctx.path(), r.status, r.getMessage());
     }

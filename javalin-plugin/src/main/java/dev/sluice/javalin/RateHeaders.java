@@ -1,17 +1,27 @@
 package dev.sluice.javalin;
 
+import dev.sluice.rate.RateLimit;
 import dev.sluice.rules.RateVerdict;
+import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleDecision;
 import io.javalin.http.Context;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Optional;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Writes the rate-limit header families: the IETF draft's {@code RateLimit-Policy} / {@code RateLimit}
  * (draft-ietf-httpapi-ratelimit-headers-10: {@code "id";q=10;w=1} and {@code "id";r=3;t=1}), the
  * de-facto {@code X-RateLimit-*} trio, and {@code Retry-After}. Each family can be switched off.
  * Shadow rules are left out: they never limit the client, so advertising them would mislead it.
+ *
+ * <p>The advertised quota is the rule's capacity, so {@code remaining} never exceeds it: a token
+ * bucket of 10/s with burst 20 holds 20 permits and refills them in 2 s, advertised as {@code
+ * q=20;w=2} and {@code X-RateLimit-Limit: 20} (advertising 10 beside a remaining of 19 told the client
+ * something impossible). Window algorithms ignore the burst: their quota is the limit per period.
+ *
+ * <p>What does not change between requests (a rule's policy item, the prefix of its {@code RateLimit}
+ * value, its limit) is formatted once per rule; a {@code RateLimit} value is reused while its
+ * numbers repeat.
  */
 final class RateHeaders {
 
@@ -22,8 +32,21 @@ final class RateHeaders {
   static final String X_REMAINING = "X-RateLimit-Remaining";
   static final String X_RETRY_AFTER = "X-RateLimit-Retry-After";
 
+  /** Every header this class may write: none of them belongs on an answer no rule decided. */
+  static final String[] ALL = {POLICY, RATELIMIT, X_LIMIT, X_REMAINING, X_RETRY_AFTER};
+
+  private static final String[] SMALL_NUMBERS = new String[1024];
+
+  static {
+    for (int i = 0; i < SMALL_NUMBERS.length; i++) {
+      SMALL_NUMBERS[i] = Integer.toString(i);
+    }
+  }
+
   private final boolean draft;
   private final boolean x;
+  // by rule id; a reloaded rule with the same id but other limits replaces its entry
+  private final Map<String, Formatted> formatted = new ConcurrentHashMap<>();
 
   RateHeaders(boolean draft, boolean x) {
     this.draft = draft;
@@ -32,46 +55,84 @@ final class RateHeaders {
 
   /** Headers for a request checked against rate rules (admitted or rejected). */
   void write(Context ctx, RateVerdict verdict) {
-    List<RuleDecision> enforced =
-        verdict.decisions().stream().filter(d -> !d.rule().shadow()).toList();
-    if (enforced.isEmpty()) {
+    if (verdict.decisions().isEmpty()) {
       return;
     }
-    RuleDecision shown = verdict.rejectedBy().orElseGet(() -> mostRestrictive(enforced));
-    long limit = shown.decision().limit();
+    RuleDecision shown = verdict.mostRestrictive().orElse(null);
+    if (shown == null) {
+      return; // no enforced rule decided: shadow rules are not advertised
+    }
+    Formatted rule = formatted(shown.rule());
     long remaining = shown.decision().remaining();
     boolean rejected = !shown.decision().allowed();
     long retryAfter = rejected ? retryAfterSeconds(shown.decision().retryAfterNanos()) : 0;
     if (draft) {
-      StringBuilder policy = new StringBuilder();
-      for (RuleDecision d : enforced) {
-        if (policy.length() > 0) {
-          policy.append(", ");
-        }
-        policy.append(sfString(d.rule().id()))
-            .append(";q=").append(d.decision().limit())
-            .append(";w=").append(ceilSeconds(d.rule().limit().period().toNanos(), 1));
-      }
-      ctx.header(POLICY, policy.toString());
+      ctx.header(POLICY, policy(verdict, rule));
       long t = rejected ? retryAfter : ceilSeconds(shown.decision().resetAfterNanos(), 0);
-      ctx.header(RATELIMIT, sfString(shown.rule().id()) + ";r=" + remaining + ";t=" + t);
+      ctx.header(RATELIMIT, rule.rateLimit(remaining, t));
     }
     if (x) {
-      ctx.header(X_LIMIT, Long.toString(limit));
-      ctx.header(X_REMAINING, Long.toString(remaining));
+      ctx.header(X_LIMIT, rule.quota);
+      ctx.header(X_REMAINING, number(remaining));
       if (rejected) {
-        ctx.header(X_RETRY_AFTER, Long.toString(retryAfter));
+        ctx.header(X_RETRY_AFTER, number(retryAfter));
       }
     }
     if (rejected) {
-      ctx.header(RETRY_AFTER, Long.toString(retryAfter));
+      ctx.header(RETRY_AFTER, number(retryAfter));
     }
   }
 
-  private static RuleDecision mostRestrictive(List<RuleDecision> decisions) {
-    Optional<RuleDecision> min =
-        decisions.stream().min(Comparator.comparingLong(d -> d.decision().remaining()));
-    return min.orElseThrow();
+  /** The policy items of every enforced rule; the cached item itself when there is one. */
+  private String policy(RateVerdict verdict, Formatted shown) {
+    StringBuilder policy = null;
+    String only = null;
+    for (RuleDecision d : verdict.decisions()) {
+      if (d.rule().shadow()) {
+        continue;
+      }
+      String item = d.rule() == shown.rule ? shown.policyItem : formatted(d.rule()).policyItem;
+      if (only == null) {
+        only = item;
+      } else {
+        if (policy == null) {
+          policy = new StringBuilder(only);
+        }
+        policy.append(", ").append(item);
+      }
+    }
+    return policy == null ? only : policy.toString();
+  }
+
+  private Formatted formatted(Rule rule) {
+    Formatted f = formatted.get(rule.id());
+    if (f == null || f.rule != rule) {
+      f = new Formatted(rule);
+      formatted.put(rule.id(), f);
+    }
+    return f;
+  }
+
+  /** The quota a client can count on: the capacity for the buckets, the limit for the windows. */
+  static long quota(Rule rule) {
+    RateLimit limit = rule.limit();
+    boolean bucket = switch (rule.algorithm()) {
+      case TOKEN_BUCKET, GCRA, LEAKY_BUCKET, LEAKY_BUCKET_SHAPER -> true;
+      default -> false;
+    };
+    return bucket ? Math.max(limit.limit(), limit.burst()) : limit.limit();
+  }
+
+  /** The window in which the quota refills at the steady rate, in whole seconds (at least 1). */
+  static long window(Rule rule) {
+    RateLimit limit = rule.limit();
+    long quota = quota(rule);
+    double nanos = (double) quota * limit.period().toNanos() / limit.limit();
+    return Math.max(1, (long) Math.ceil(nanos / 1e9));
+  }
+
+  private static String number(long n) {
+    return n >= 0 && n < SMALL_NUMBERS.length ? SMALL_NUMBERS[(int) n] : Long.toString(n);
   }
 
   /** Whole seconds for Retry-After: rounded up and at least 1, so a client never retries at once. */
@@ -99,4 +160,34 @@ final class RateHeaders {
     }
     return sb.append('"').toString();
   }
+
+  /** One rule's header parts, formatted once. */
+  private static final class Formatted {
+    final Rule rule;
+    final String policyItem;
+    final String quota;
+    final String ratePrefix;
+    // the last RateLimit value: reused while remaining and t repeat (racy by design: a holder is
+    // immutable, so a reader sees a consistent one or a miss)
+    private volatile Last last;
+
+    Formatted(Rule rule) {
+      this.rule = rule;
+      String id = sfString(rule.id());
+      this.quota = Long.toString(quota(rule));
+      this.policyItem = id + ";q=" + quota + ";w=" + window(rule);
+      this.ratePrefix = id + ";r=";
+    }
+
+    String rateLimit(long remaining, long t) {
+      Last l = last;
+      if (l == null || l.remaining != remaining || l.t != t) {
+        l = new Last(remaining, t, ratePrefix + remaining + ";t=" + t);
+        last = l;
+      }
+      return l.value;
+    }
+  }
+
+  private record Last(long remaining, long t, String value) {}
 }

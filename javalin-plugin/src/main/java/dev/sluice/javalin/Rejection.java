@@ -26,6 +26,12 @@ final class Rejection extends RuntimeException {
   }
 
   final Reason reason;
+  /**
+   * The finer reason, in the problem body and the metrics' {@code reason} tag: the limiter's {@link
+   * dev.sluice.concurrency.RejectionReason} ({@code key-cap}, {@code displaced}, {@code
+   * predicted-wait}...) or else {@link Reason#id}.
+   */
+  final String why;
   final int status;
   final String detail;
   final Map<String, Object> extensions;
@@ -33,8 +39,14 @@ final class Rejection extends RuntimeException {
 
   Rejection(Reason reason, int status, String detail, Map<String, Object> extensions,
       long retryAfterSeconds) {
-    super(reason.id + ": " + detail, null, false, false);
+    this(reason, reason.id, status, detail, extensions, retryAfterSeconds);
+  }
+
+  Rejection(Reason reason, String why, int status, String detail, Map<String, Object> extensions,
+      long retryAfterSeconds) {
+    super(why + ": " + detail, null, false, false);
     this.reason = reason;
+    this.why = why;
     this.status = status;
     this.detail = detail;
     this.extensions = extensions;

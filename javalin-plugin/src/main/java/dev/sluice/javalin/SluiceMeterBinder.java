@@ -6,6 +6,7 @@ import dev.sluice.concurrency.Outcome;
 import dev.sluice.rules.RateListener;
 import dev.sluice.rules.RuleDecision;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -50,6 +51,7 @@ public final class SluiceMeterBinder implements MeterBinder {
   // the generic lookups below concatenate a key per event, which showed in a profile of a trivial
   // endpoint
   private final Map<String, HotMeters> hot = new ConcurrentHashMap<>();
+  private final Map<String, RuleMeters> rules = new ConcurrentHashMap<>();
   private final List<MeterRegistry> bound = new CopyOnWriteArrayList<>();
 
   SluiceMeterBinder() {}
@@ -64,6 +66,16 @@ public final class SluiceMeterBinder implements MeterBinder {
 
   /** Registers the gauges of one limiter. */
   void gauges(String limiter, Supplier<ConcurrencySnapshot> snapshot) {
+    HotMeters meters = hot(limiter);
+    // admissions at once are most requests: counted from the limiter's own exact count when
+    // scraped, rather than by a counter increment per request; held monotonic, since a grant is in
+    // the limiter's count an instant before its queued-admission counter
+    java.util.concurrent.atomic.AtomicLong reported = new java.util.concurrent.atomic.AtomicLong();
+    FunctionCounter.builder(REQUESTS, snapshot, s -> reported.accumulateAndGet(
+            s.get().admitted() - (long) meters.admittedQueued.count(), Math::max))
+        .description("concurrency limiter decisions")
+        .tag("limiter", limiter).tag("outcome", "admitted").tag("reason", "immediate")
+        .register(composite);
     gauge(LIMIT, "permits", limiter, snapshot, s -> s.limit());
     gauge(MAX_QUEUE, "queue bound", limiter, snapshot, s -> s.maxQueue());
     gauge(IN_FLIGHT, "requests holding a permit", limiter, snapshot, s -> s.inFlight());
@@ -86,14 +98,26 @@ public final class SluiceMeterBinder implements MeterBinder {
 
   ConcurrencyListener concurrencyListener() {
     return new ConcurrencyListener() {
+      // the last limiter's meters: a limiter passes its own name instance on every event, so an
+      // identity check on it skips even the map lookup (racy by design: a stale pair is still a
+      // consistent pair, and a miss only costs the lookup)
+      private HotMeters last;
+
+      private HotMeters meters(String limiter) {
+        HotMeters m = last;
+        if (m == null || m.limiter != limiter) {
+          m = hot(limiter);
+          last = m;
+        }
+        return m;
+      }
+
       @Override
       public void onAdmitted(String limiter, long queuedNanos) {
-        HotMeters meters = hot(limiter);
-        if (queuedNanos > 0) {
+        if (queuedNanos > 0) { // at once: counted from the limiter's snapshot (see gauges)
+          HotMeters meters = meters(limiter);
           meters.admittedQueued.increment();
           meters.queueWaitAdmitted.record(queuedNanos, TimeUnit.NANOSECONDS);
-        } else {
-          meters.admittedImmediate.increment();
         }
       }
 
@@ -108,7 +132,7 @@ public final class SluiceMeterBinder implements MeterBinder {
 
       @Override
       public void onReleased(String limiter, long serviceNanos) {
-        hot(limiter).serviceTime.record(serviceNanos, TimeUnit.NANOSECONDS);
+        meters(limiter).serviceTime.record(serviceNanos, TimeUnit.NANOSECONDS);
       }
     };
   }
@@ -117,39 +141,66 @@ public final class SluiceMeterBinder implements MeterBinder {
     return new RateListener() {
       @Override
       public void onDecision(RuleDecision d) {
-        String outcome = d.decision().allowed() ? "allowed"
-            : d.rule().shadow() ? "shadow-rejected" : "rejected";
-        String key = RATE_DECISIONS + '|' + d.rule().id() + '|' + outcome;
-        counters.computeIfAbsent(key, k -> Counter.builder(RATE_DECISIONS)
-            .description("rate rule decisions")
-            .tag("rule", d.rule().id())
-            .tag("outcome", outcome)
-            .register(composite)).increment();
+        String id = d.rule().id();
+        RuleMeters meters = rules.get(id); // the id's hash is cached: no key is built per decision
+        if (meters == null) {
+          meters = rules.computeIfAbsent(id, RuleMeters::new);
+        }
+        meters.counter(d.decision().allowed() ? 0 : d.rule().shadow() ? 2 : 1).increment();
       }
     };
   }
 
-  void onHttpRejection(Rejection.Reason reason, int status) {
-    String key = HTTP_REJECTIONS + '|' + reason.id + '|' + status;
+  /**
+   * @param reason the rejection's finer reason ({@code queue-full}, {@code key-cap}, {@code
+   *     displaced}, {@code predicted-wait}, {@code queue-timeout}, {@code rate-limited}, {@code
+   *     shutting-down})
+   */
+  void onHttpRejection(String reason, int status) {
+    String key = HTTP_REJECTIONS + '|' + reason + '|' + status;
     counters.computeIfAbsent(key, k -> Counter.builder(HTTP_REJECTIONS)
         .description("requests Sluice answered instead of the endpoint")
-        .tag("reason", reason.id)
+        .tag("reason", reason)
         .tag("status", Integer.toString(status))
         .register(composite)).increment();
   }
 
+  /** One rule's decision counters, registered on first use of each outcome. */
+  private final class RuleMeters {
+    private static final String[] OUTCOMES = {"allowed", "rejected", "shadow-rejected"};
+    private final String rule;
+    private final Counter[] byOutcome = new Counter[OUTCOMES.length];
+
+    RuleMeters(String rule) {
+      this.rule = rule;
+    }
+
+    Counter counter(int outcome) {
+      Counter c = byOutcome[outcome];
+      if (c == null) {
+        // registering twice is harmless: the registry answers the same counter for the same id
+        c = Counter.builder(RATE_DECISIONS)
+            .description("rate rule decisions")
+            .tag("rule", rule)
+            .tag("outcome", OUTCOMES[outcome])
+            .register(composite);
+        byOutcome[outcome] = c;
+      }
+      return c;
+    }
+  }
+
   private HotMeters hot(String limiter) {
     HotMeters meters = hot.get(limiter);
-    return meters != null ? meters : hot.computeIfAbsent(limiter, name -> new HotMeters(
-        counter(REQUESTS, name, "admitted", "immediate"),
+    return meters != null ? meters : hot.computeIfAbsent(limiter, name -> new HotMeters(name,
         counter(REQUESTS, name, "admitted", "queued"),
         timer(QUEUE_WAIT, name, "admitted"),
         timer(SERVICE_TIME, name, null)));
   }
 
   /** The meters of one limiter's common path; the same instances the generic lookups return. */
-  private record HotMeters(
-      Counter admittedImmediate, Counter admittedQueued, Timer queueWaitAdmitted, Timer serviceTime) {}
+  private record HotMeters(String limiter,
+      Counter admittedQueued, Timer queueWaitAdmitted, Timer serviceTime) {}
 
   private Counter counter(String name, String limiter, String outcome, String reason) {
     String key = name + '|' + limiter + '|' + outcome + '|' + reason;

@@ -98,7 +98,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     rules = buildRules();
     WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
     disconnects = new DisconnectWatch(executor);
-    gate = new Gate(settings, limiters, rules, executor, metrics, ruleFailures, disconnects);
+    gate = new Gate(settings, limiters, rules, executor, pluginConfig.scheduler(), metrics,
+        ruleFailures, disconnects);
     // registries before meters: a composite that gains a registry after its first meter warns
     // (rightly) that earlier recordings are missing from it
     pluginConfig.registries().forEach(metrics::bindTo);
@@ -115,12 +116,15 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     } else {
       state.routes.before(gate::before);
     }
-    state.routes.beforeMatched(gate::guard);
+    if (!limiters.all().isEmpty()) {
+      // without limiters no request holds a permit: no guard to run, nothing to give back after
+      state.routes.beforeMatched(gate::guard);
+      state.routes.after(gate::after);
+    }
     settings.dashboardPath().ifPresent(path -> {
       Dashboard.register(state, path, status);
       log.info("Sluice live page at {}", path);
     });
-    state.routes.after(gate::after);
     state.routes.exception(Rejection.class, Answers::write);
     state.events.serverStarted(this::started);
     state.events.serverStopping(this::stopping);

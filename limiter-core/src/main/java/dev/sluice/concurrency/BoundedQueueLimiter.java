@@ -172,6 +172,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   }
 
   @Override
+  public Permit acquireIfFree() {
+    return tryFastAdmit() ? admittedAtOnce() : null;
+  }
+
+  @Override
   public Optional<Permit> tryAcquire() {
     if (tryFastAdmit()) {
       return Optional.of(admittedAtOnce());
@@ -573,6 +578,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   private long retryAfterNanos(int queuedAhead) {
     long fallback = Math.min(queueTimeoutNanos, MAX_FALLBACK_SERVICE_NANOS);
     return stats.retryAfterNanos(queuedAhead, limit.limit(), fallback);
+  }
+
+  @Override
+  public int limit() {
+    return limit.limit();
   }
 
   @Override

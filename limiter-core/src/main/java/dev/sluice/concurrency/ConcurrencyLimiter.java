@@ -78,6 +78,16 @@ public interface ConcurrencyLimiter {
   CompletableFuture<Permit> acquire(Caller caller);
 
   /**
+   * A permit at once if one is free and nobody is waiting, else null, and then nothing is counted:
+   * the caller goes on to {@link #acquire(Caller)}, which queues, rejects and counts. For hot paths
+   * that should not allocate a completed future per admission. The default answers null (always
+   * the full path), which is correct for any implementation.
+   */
+  default Permit acquireIfFree() {
+    return null;
+  }
+
+  /**
    * A permit if one is free and nobody is waiting; never queues. A refusal counts as {@code
    * QUEUE_FULL} (or {@code SHUTDOWN}) in the statistics.
    */
@@ -106,6 +116,14 @@ public interface ConcurrencyLimiter {
    * @param maxQueue at least 0
    */
   void setMaxQueue(int maxQueue);
+
+  /**
+   * The current number of permits, without building a {@link #snapshot()} (a hot path may read it
+   * per request).
+   */
+  default int limit() {
+    return snapshot().limit();
+  }
 
   /** The current limit, gauges, counters and timings; cheap, takes no lock. */
   ConcurrencySnapshot snapshot();

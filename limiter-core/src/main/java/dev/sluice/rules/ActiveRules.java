@@ -16,11 +16,18 @@ final class ActiveRules {
   /** Aligned with {@link RuleSet#ordered()}. */
   final Counted[] counted;
   final Map<String, Counted> byId;
+  /** No rule is counted in the shared store: every request is decided on this node, at once. */
+  final boolean allLocal;
 
   private ActiveRules(RuleSet rules, Counted[] counted, Map<String, Counted> byId) {
     this.rules = rules;
     this.counted = counted;
     this.byId = byId;
+    boolean local = true;
+    for (Counted c : counted) {
+      local &= c.local != null;
+    }
+    this.allLocal = local;
   }
 
   static ActiveRules empty() {

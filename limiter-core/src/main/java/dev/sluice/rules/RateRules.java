@@ -97,6 +97,9 @@ public final class RateRules {
    */
   public CompletionStage<RateVerdict> check(RequestInfo request) {
     ActiveRules rules = active;
+    if (rules.allLocal) {
+      return CompletableFuture.completedFuture(decideLocally(rules, request));
+    }
     int[] matches = rules.rules.match(request.method(), request.path());
     if (matches.length == 0) {
       return CompletableFuture.completedFuture(RateVerdict.noRules());
@@ -120,12 +123,9 @@ public final class RateRules {
         globalRules.add(counted.rule);
         continue;
       }
-      RuleDecision decision =
-          new RuleDecision(counted.rule, counted.local.tryAcquire(key, 1), key);
-      decisions.add(decision);
-      if (decision.rejects()) {
-        refundLocal(rules, decisions);
-        return CompletableFuture.completedFuture(finish(decisions, Optional.of(decision)));
+      RuleDecision rejected = decide(rules, counted, key, decisions);
+      if (rejected != null) {
+        return CompletableFuture.completedFuture(finish(decisions, Optional.of(rejected)));
       }
     }
     if (global == null) {
@@ -136,6 +136,50 @@ public final class RateRules {
     return store.tryAcquire(requests)
         .handle((answers, failure) -> decideGlobal(rules, decisions, requests, requestRules,
             failure == null ? answers : null));
+  }
+
+  /**
+   * Decides a request without a future when no rule in force is counted in the shared store (the
+   * usual case): the verdict, exactly as {@link #check} would complete with. Null when some rule
+   * needs the store; then nothing was counted, and {@link #check} decides.
+   */
+  public RateVerdict checkNow(RequestInfo request) {
+    ActiveRules rules = active;
+    return rules.allLocal ? decideLocally(rules, request) : null;
+  }
+
+  private RateVerdict decideLocally(ActiveRules rules, RequestInfo request) {
+    int[] matches = rules.rules.match(request.method(), request.path());
+    if (matches.length == 0) {
+      return RateVerdict.noRules();
+    }
+    List<RuleDecision> decisions = new ArrayList<>(matches.length);
+    for (int position : matches) {
+      ActiveRules.Counted counted = rules.counted[position];
+      String key = counted.key.apply(request);
+      if (key != null) { // null: the request does not carry what this rule counts by
+        RuleDecision rejected = decide(rules, counted, key, decisions);
+        if (rejected != null) {
+          return finish(decisions, Optional.of(rejected));
+        }
+      }
+    }
+    return finish(decisions, Optional.empty());
+  }
+
+  /**
+   * One local rule's decision, added to {@code decisions}; when it rejects, what the earlier rules
+   * granted is given back and the rejecting decision is answered (else null).
+   */
+  private static RuleDecision decide(ActiveRules rules, ActiveRules.Counted counted, String key,
+      List<RuleDecision> decisions) {
+    RuleDecision decision = new RuleDecision(counted.rule, counted.local.tryAcquire(key, 1), key);
+    decisions.add(decision);
+    if (decision.rejects()) {
+      refundLocal(rules, decisions);
+      return decision;
+    }
+    return null;
   }
 
   private RateVerdict decideGlobal(ActiveRules rules, List<RuleDecision> decisions,

@@ -1,6 +1,5 @@
 package dev.sluice.rules;
 
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -39,9 +38,14 @@ public record RateVerdict(
     if (rejectedBy.isPresent()) {
       return rejectedBy;
     }
-    return decisions.stream()
-        .filter(d -> !d.rule().shadow())
-        .min(Comparator.comparingLong(d -> d.decision().remaining()));
+    RuleDecision fewest = null; // a loop, not a stream: response headers ask on every request
+    for (RuleDecision d : decisions) {
+      if (!d.rule().shadow()
+          && (fewest == null || d.decision().remaining() < fewest.decision().remaining())) {
+        fewest = d;
+      }
+    }
+    return Optional.ofNullable(fewest);
   }
 
   /** How long the caller should wait before proceeding (the leaky-bucket shaper); 0 usually. */

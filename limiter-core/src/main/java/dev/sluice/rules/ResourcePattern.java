@@ -78,17 +78,28 @@ public final class ResourcePattern {
     if (path == null) {
       return false;
     }
-    List<String> parts = segments(path);
-    if (subtree ? parts.size() < segments.size() : parts.size() != segments.size()) {
-      return false;
-    }
-    for (int i = 0; i < segments.size(); i++) {
-      String expected = segments.get(i);
-      if (!expected.equals(ANY_ONE) && !expected.equals(parts.get(i))) {
-        return false;
+    // walks the path's segments in place: a limiter's pattern is matched on every request, and
+    // splitting the path into a list of substrings first was an allocation per request
+    int matched = 0;
+    int length = path.length();
+    int start = 0;
+    while (start <= length) {
+      int slash = path.indexOf('/', start);
+      int end = slash < 0 ? length : slash;
+      if (end > start) { // empty segments are ignored, as in segments()
+        if (matched == segments.size()) {
+          return subtree; // deeper than the pattern: only a subtree reaches
+        }
+        String expected = segments.get(matched);
+        if (!expected.equals(ANY_ONE) && !(expected.length() == end - start
+            && path.regionMatches(start, expected, 0, end - start))) {
+          return false;
+        }
+        matched++;
       }
+      start = end + 1;
     }
-    return true;
+    return matched == segments.size();
   }
 
   /**

@@ -29,6 +29,24 @@ class ConcurrencyLimiterAdmissionTest {
   }
 
   @Test
+  void acquireIfFreeAdmitsWithoutAFutureAndRefusesWithoutCountingWhenFullOrWaitedOn() {
+    ConcurrencyLimiter limiter = limiters.limiter(1, 2);
+
+    Permit first = limiter.acquireIfFree();
+    assertThat(first).isNotNull();
+    assertThat(limiter.limit()).isEqualTo(1);
+    assertThat(limiter.acquireIfFree()).as("no permit free").isNull();
+    CompletableFuture<Permit> waiting = limiter.acquire();
+    first.release();
+    assertThat(limiter.acquireIfFree()).as("a waiter is owed the permit: no barging").isNull();
+
+    limiters.executor.runAll();
+    assertThat(waiting).isCompleted();
+    assertThat(limiter.snapshot().rejectedQueueFull()).as("a null answer counts nothing").isZero();
+    assertThat(limiter.snapshot().inFlight()).isEqualTo(1);
+  }
+
+  @Test
   void callerBeyondTheLimitWaitsWithoutAThread() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 2);
     limiter.acquire().join();

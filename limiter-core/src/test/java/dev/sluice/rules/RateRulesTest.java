@@ -197,6 +197,24 @@ class RateRulesTest {
   }
 
   @Test
+  void checkNowDecidesLocalRulesWithoutAFutureAndLeavesStoreRulesToCheck() {
+    RateRules local = engine(rule("local", "/x", "all", 1).build()).build();
+    RateVerdict first = local.checkNow(TestRequest.of("GET", "/x"));
+    assertThat(first.allowed()).isTrue();
+    assertThat(local.checkNow(TestRequest.of("GET", "/x")).allowed()).isFalse();
+    assertThat(local.checkNow(TestRequest.of("GET", "/other"))).isSameAs(RateVerdict.noRules());
+
+    InMemoryRateStore store = new InMemoryRateStore(time);
+    RateRules mixed = engine(
+        rule("local", "/x", "all", 1).build(),
+        rule("global", "/x", "ip", 10).scope(Scope.GLOBAL).build()).store(store).build();
+    assertThat(mixed.checkNow(TestRequest.of("GET", "/x"))).as("a store rule is in force").isNull();
+    assertThat(check(mixed, TestRequest.of("GET", "/x")).allowed())
+        .as("checkNow counted nothing: the one local permit is still there").isTrue();
+    assertThat(store.calls).hasSize(1);
+  }
+
+  @Test
   void localRejectionNeverReachesTheStore() {
     InMemoryRateStore store = new InMemoryRateStore(time);
     RateRules rules = engine(

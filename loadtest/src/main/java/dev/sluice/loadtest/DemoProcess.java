@@ -70,6 +70,11 @@ final class DemoProcess implements AutoCloseable {
     return uri;
   }
 
+  /** The child's process id (the overhead run reads its CPU time). */
+  long pid() {
+    return process.pid();
+  }
+
   private void awaitHealthy(Duration timeout, Path log) throws IOException, InterruptedException {
     HttpClient client = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + timeout.toNanos();

@@ -38,7 +38,7 @@ public final class LoadTest {
   public static Path run(Options options) throws Exception {
     Files.createDirectories(options.out());
     if (options.overhead()) {
-      return overhead(options);
+      return OverheadRun.run(options);
     }
     List<RunSummary> runs = new ArrayList<>();
     LoadRun load = new LoadRun(options);
@@ -61,39 +61,6 @@ public final class LoadTest {
           run.accounting().retries(), run.cpu().processMean(), run.cpu().processMax());
     }
     return report;
-  }
-
-  private static Path overhead(Options options) throws Exception {
-    Files.createDirectories(options.out());
-    List<OverheadVariant> variants =
-        OverheadVariant.all(options.out().resolve("overhead-ping-rules.yaml"));
-    int rounds = 10;
-    List<DemoProcess> services = new ArrayList<>();
-    try {
-      // all up at once, so they share the machine alike for the whole run
-      for (OverheadVariant variant : variants) {
-        List<String> properties = new ArrayList<>(options.serverProperties());
-        properties.addAll(variant.serverProperties());
-        services.add(DemoProcess.start(
-            properties, options.out().resolve("server-overhead-" + variant.name() + ".log")));
-      }
-      OverheadRun.Result result = OverheadRun.run(variants,
-          services.stream().map(DemoProcess::uri).toList(), rounds,
-          options.duration().dividedBy(rounds));
-      Path file = options.out().resolve("overhead.json");
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), result);
-      System.out.printf("overhead on %s, %d workers, %d rounds of %.1f s each:%n", result.endpoint(),
-          result.workers(), result.rounds(), result.secondsPerRound());
-      for (OverheadRun.Side side : result.sides()) {
-        System.out.printf(Locale.ROOT,
-            "  %-16s %8.0f req/s  ratio %.3f  p50 %.2f ms  p99 %.2f ms  %s%n", side.variant(),
-            side.requestsPerSecond(), side.throughputRatio(), side.latencyMillis().p50(),
-            side.latencyMillis().p99(), side.statuses());
-      }
-      return file;
-    } finally {
-      services.forEach(DemoProcess::close);
-    }
   }
 
   private static RunSummary embedded(LoadRun load, Options options, boolean sluice, String label)

@@ -54,9 +54,10 @@ public record Options(
           "  --seed N             random seed (default 42)",
           "  --out DIR            where report.html and summary.json go (default loadtest-report)",
           "  --ab                 run with the limiter off, then on, side by side (needs --embedded)",
-          "  --overhead           throughput and p99 of GET /api/ping with no limiter, Sluice (limiter,",
-          "                       rate rule), Javalin RateLimitPlugin and Jetty QoSHandler",
-          "                       (needs --embedded; --duration is the measured time per service)",
+          "  --overhead           server CPU per request (and throughput) of GET /api/ping with no",
+          "                       limiter, Sluice (limiter, IP rate rule), Javalin RateLimitPlugin and",
+          "                       Jetty QoSHandler, driven by wrk when on PATH (needs --embedded;",
+          "                       --duration is the measured time per service, in 5 rounds)",
           "  --max-attempts N     tries per request, the first included (default 3)",
           "  --drain D            wait for open requests after the last send (default 30s)",
           "  --server-property K=V  system property for the embedded service (repeatable)");

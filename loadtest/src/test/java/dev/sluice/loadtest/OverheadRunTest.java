@@ -42,7 +42,7 @@ class OverheadRunTest {
     assertThat(variants.get(2).serverProperties())
         .contains("sluice.rules.file=" + rules.toAbsolutePath());
     assertThat(Files.readString(rules)).contains("resource: " + OverheadVariant.ENDPOINT)
-        .contains("actor: account");
+        .contains("actor: ip");
     // the peers run without Sluice, so each row measures one limiter
     assertThat(variants.subList(3, 5)).allSatisfy(v ->
         assertThat(v.serverProperties()).contains("sluice.enabled=false")
@@ -50,10 +50,55 @@ class OverheadRunTest {
   }
 
   @Test
-  void aURIListThatDoesNotMatchTheVariantsIsRefused() throws IOException {
+  void aServiceListThatDoesNotMatchTheVariantsIsRefused() throws IOException {
     List<OverheadVariant> variants = OverheadVariant.all(dir.resolve("rules.yaml"));
-    assertThatThrownBy(() -> OverheadRun.run(variants, List.of(URI.create("http://127.0.0.1:1/")),
-        1, Duration.ofMillis(10)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("5 variants, 1 URIs");
+    assertThatThrownBy(() -> OverheadRun.run(variants,
+        List.of(new OverheadRun.Service(URI.create("http://127.0.0.1:1/"), 1)),
+        OverheadRun.generator(), 1, Duration.ofMillis(10)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("5 variants, 1 services");
+  }
+
+  @Test
+  void wrksSummaryGivesRequestsDurationNon2xxAndPercentiles() throws IOException {
+    String output = String.join("\n",
+        "Running 5s test @ http://127.0.0.1:4711/api/ping",
+        "  1 threads and 16 connections",
+        "  Thread Stats   Avg      Stdev     Max   +/- Stdev",
+        "    Latency     1.10ms  612.31us  20.31ms   91.20%",
+        "  Latency Distribution",
+        "     50%    0.98ms",
+        "     75%    1.20ms",
+        "     90%    1.61ms",
+        "     99%    3.50ms",
+        "  63211 requests in 5.01s, 6.33MB read",
+        "  Non-2xx or 3xx responses: 3",
+        "Requests/sec:  12616.97", "");
+    OverheadRun.Round round = OverheadRun.Wrk.parse(output);
+    assertThat(round.requests()).isEqualTo(63211);
+    assertThat(round.seconds()).isEqualTo(5.01);
+    assertThat(round.non2xx()).isEqualTo(3);
+    assertThat(round.p50Millis()).isEqualTo(0.98);
+    assertThat(round.p99Millis()).isEqualTo(3.5);
+    assertThat(OverheadRun.Wrk.parse(output.replace("  Non-2xx or 3xx responses: 3\n", "")
+        .replace("99%    3.50ms", "99%  750.00us")).p99Millis()).isEqualTo(0.75);
+  }
+
+  @Test
+  void cpuTimeIsUserPlusSystemTicksOfProcStatEvenWithSpacesInTheCommandName() {
+    String stat = "4242 (java main) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 75 0 0 20 0 40 0";
+    assertThat(ProcessCpu.fromStat(stat)).isEqualTo((250 + 75) * 10_000_000L);
+    assertThat(ProcessCpu.nanos(ProcessHandle.current().pid())).isPositive();
+    assertThat(ProcessCpu.isCompiler("77 (C2 CompilerThre) S 1 2")).isTrue();
+    assertThat(ProcessCpu.isCompiler("78 (C1 CompilerThre) S 1 2")).isTrue();
+    assertThat(ProcessCpu.isCompiler("79 (qtp12345-31) S 1 2")).isFalse();
+    assertThat(ProcessCpu.isCompiler("80 (GC Thread#0) S 1 2")).isFalse();
+  }
+
+  @Test
+  void theMedianOfAnEvenCountIsTheMeanOfTheMiddleTwo() {
+    assertThat(OverheadRun.median(List.of(new double[] {3}, new double[] {1}, new double[] {2}), 0))
+        .isEqualTo(2);
+    assertThat(OverheadRun.median(List.of(new double[] {4}, new double[] {1}, new double[] {2},
+        new double[] {3}), 0)).isEqualTo(2.5);
   }
 }
