@@ -34,10 +34,11 @@ import java.util.concurrent.atomic.LongAdder;
  *       sample cannot reset it.
  *   <li>envoy#9038: Envoy re-measures its baseline (minRTT) by pinning concurrency to a minimum
  *       for a while, which rejects bursts of requests every interval. Here the baseline is never
- *       re-measured on purpose: it follows lower windows at once, drifts up very slowly
- *       ({@value #BASELINE_DRIFT} of the gap per window) so a service that became slower for good
- *       is eventually re-learned, and re-learns quickly when the limit is already at its minimum,
- *       where the samples are as unloaded as they will get.
+ *       re-measured on purpose: it follows lower windows at once, rises very slowly (about 1/600
+ *       of the gap per second) so a service that became slower for good is eventually re-learnt,
+ *       and re-learns quickly when the limit is already at its minimum, where the samples are as
+ *       unloaded as they will get. The price of the slow rise: under overload sustained for
+ *       minutes the baseline, and so the limit, creeps up (about 5% a minute at tolerance 1.5).
  * </ul>
  *
  * <p>Limits: it sees service time only, so it cannot tell a slower dependency from its own
@@ -55,8 +56,11 @@ public final class LatencyLimit extends AdaptiveLimit {
   /** Default ceiling. */
   public static final int DEFAULT_MAX_LIMIT = 1000;
 
-  /** Default limit before the first window. */
-  public static final int DEFAULT_INITIAL_LIMIT = 4;
+  /**
+   * Default limit before the first window: 1, so that the first windows measure service time
+   * unloaded (a baseline learnt at a limit already past the knee would be too high for good).
+   */
+  public static final int DEFAULT_INITIAL_LIMIT = 1;
 
   /** Default controller period. */
   public static final Duration DEFAULT_TICK = Duration.ofMillis(200);
@@ -64,8 +68,11 @@ public final class LatencyLimit extends AdaptiveLimit {
   /** A window closes once it holds at least this many samples. */
   static final int MIN_WINDOW_SAMPLES = 8;
 
-  /** The part of the gap the baseline moves per window towards a higher mean. */
-  static final double BASELINE_DRIFT = 0.005;
+  /**
+   * How slowly the baseline rises towards a higher mean: by the window's share of this time, i.e.
+   * about 1/600 of the gap per second.
+   */
+  static final long BASELINE_RISE_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
 
   /** The part of the gap it moves towards a lower mean, or any mean while at the minimum. */
   static final double BASELINE_FOLLOW = 0.5;
@@ -86,6 +93,7 @@ public final class LatencyLimit extends AdaptiveLimit {
   private long pendingTotal;
   private long pendingCount;
   private boolean usedInWindow;
+  private long windowStart;
   private volatile double baselineNanos = Double.NaN;
   private volatile double lastMeanNanos = Double.NaN;
 
@@ -120,9 +128,15 @@ public final class LatencyLimit extends AdaptiveLimit {
       reached = false;
       usedInWindow = true;
     }
+    long now = control.clock().nanoTime();
+    if (pendingCount == 0) {
+      windowStart = now;
+    }
     if (pendingCount < MIN_WINDOW_SAMPLES) {
       return current; // too few to judge: keep collecting
     }
+    double rise = Math.min(1.0, (double) (now - windowStart) / BASELINE_RISE_NANOS);
+    windowStart = now;
     double mean = (double) pendingTotal / pendingCount;
     boolean used = usedInWindow;
     pendingTotal = 0;
@@ -135,7 +149,7 @@ public final class LatencyLimit extends AdaptiveLimit {
     } else if (mean < baseline || current <= minLimit()) {
       baseline += (mean - baseline) * BASELINE_FOLLOW;
     } else {
-      baseline += (mean - baseline) * BASELINE_DRIFT;
+      baseline += (mean - baseline) * rise;
     }
     baselineNanos = baseline;
     double threshold = baseline * tolerance;
@@ -191,7 +205,7 @@ public final class LatencyLimit extends AdaptiveLimit {
       return this;
     }
 
-    /** The limit before the first window, clamped to the bounds; default 4. */
+    /** The limit before the first window, clamped to the bounds; default 1. */
     public Builder initialLimit(int n) {
       this.initialLimit = LimiterBuilder.requireAtLeast("initialLimit", n, 1);
       return this;
