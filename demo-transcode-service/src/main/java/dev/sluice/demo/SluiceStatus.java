@@ -1,6 +1,7 @@
 package dev.sluice.demo;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.concurrency.LimitState;
 import dev.sluice.javalin.RuleSnapshot;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.rules.Rule;
@@ -45,7 +46,28 @@ final class SluiceStatus {
     m.put("meanServiceMillis", mean(s.serviceTotalNanos(), s.serviceCount()));
     m.put("maxServiceMillis", s.serviceMaxNanos() / 1e6);
     m.put("shutdown", s.shutdown());
+    m.put("limitSource", limitSource(s.limitState()));
     return m;
+  }
+
+  /** Where the limit comes from and, when adaptive, what it decides from; no NaN in the JSON. */
+  private static Map<String, Object> limitSource(LimitState state) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("strategy", state.strategy());
+    m.put("exactLimit", state.exactLimit());
+    m.put("minLimit", state.minLimit());
+    m.put("maxLimit", state.maxLimit());
+    putIfKnown(m, "cpu", state.cpu());
+    putIfKnown(m, "targetCpu", state.targetCpu());
+    putIfKnown(m, "serviceMillis", state.serviceMillis());
+    putIfKnown(m, "targetServiceMillis", state.targetServiceMillis());
+    return m;
+  }
+
+  private static void putIfKnown(Map<String, Object> m, String key, double value) {
+    if (!Double.isNaN(value)) {
+      m.put(key, value);
+    }
   }
 
   private static Map<String, Object> rule(RuleSnapshot snapshot) {

@@ -27,7 +27,12 @@ final class Key<T> {
   /** How a changed value reaches a running limiter on reload; null: restart needed. */
   @FunctionalInterface
   interface Reload<T> {
-    void to(ConcurrencyLimiter limiter, T value);
+    /**
+     * @param limiter the running limiter
+     * @param value this key's new value
+     * @param next every new value of the same limiter, for keys that act together
+     */
+    void to(ConcurrencyLimiter limiter, T value, LimiterConfig next);
   }
 
   private final String name;
@@ -126,8 +131,8 @@ final class Key<T> {
     }
   }
 
-  void reload(ConcurrencyLimiter limiter, T value) {
-    reload.to(limiter, value);
+  void reload(ConcurrencyLimiter limiter, T value, LimiterConfig next) {
+    reload.to(limiter, value, next);
   }
 
   @Override

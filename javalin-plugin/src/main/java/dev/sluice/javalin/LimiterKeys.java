@@ -1,6 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.CpuLimit;
 import dev.sluice.rules.ResourcePattern;
 import dev.sluice.rules.Scope;
 import java.time.Duration;
@@ -41,13 +42,13 @@ final class LimiterKeys {
           ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY, ValueParser.atLeast(1),
           "permits (fixed limit; ceiling of an adaptive one); reloadable")
       .appliedBy((b, v, l) -> b.maxConcurrency(v))
-      .reloadedBy(ConcurrencyLimiter::setMaxConcurrency);
+      .reloadedBy(LimitSources::reloadCeiling);
 
   static final Key<Integer> MAX_QUEUE = Key.of("max-queue",
           ConcurrencyLimiter.DEFAULT_MAX_QUEUE, ValueParser.atLeast(0),
           "requests that may wait; one more is answered queue-full; reloadable")
       .appliedBy((b, v, l) -> b.maxQueue(v))
-      .reloadedBy(ConcurrencyLimiter::setMaxQueue);
+      .reloadedBy((limiter, v, next) -> limiter.setMaxQueue(v));
 
   static final Key<Duration> QUEUE_TIMEOUT = Key.of("queue-timeout",
           ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT, ValueParser.duration(false),
@@ -58,24 +59,35 @@ final class LimiterKeys {
       "`global`: besides the local permit, a lease on one of `max-concurrency` cluster-wide permits"
           + " in the shared store (needs `sluice.redis.uri`)");
 
-  // Reserved for the adaptive limits (issue 9): parsed and checked here, mapped onto the core's
-  // LimitSource by that work. Until then a non-default value is carried in LimiterConfig only.
+  // The adaptive limits (issue 9): `limit` builds the core LimitSource from these four keys and
+  // `max-concurrency` (LimitSources); a change of any of them on reload swaps the running
+  // limiter's source, starting from the limit in force.
   static final Key<LimitKind> LIMIT = Key.of("limit", LimitKind.FIXED,
-      ValueParser.oneOf(LimitKind.class),
-      "`fixed` (`max-concurrency`), `cpu` (hold `target-cpu`), `latency` (gradient on latency)");
+          ValueParser.oneOf(LimitKind.class),
+          "`fixed` (`max-concurrency`), `cpu` (hold `target-cpu`), `latency` (gradient on service"
+              + " time); adaptive: `max-concurrency` is the ceiling; reloadable")
+      .appliedBy((b, v, l) -> LimitSources.applyTo(b, l))
+      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
 
-  static final Key<Double> TARGET_CPU = Key.of("target-cpu", 0.7, ValueParser.fraction(),
-      "`limit=cpu`: target utilisation, 0 < x < 1, also written `70%`");
+  static final Key<Double> TARGET_CPU = Key.of("target-cpu", CpuLimit.DEFAULT_TARGET_CPU,
+          ValueParser.fraction(), "`limit=cpu`: target utilisation, 0 < x < 1, also written `70%`;"
+              + " reloadable")
+      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
 
   static final Key<CpuSource> CPU_SOURCE = Key.of("cpu-source", CpuSource.MACHINE,
-      ValueParser.oneOf(CpuSource.class),
-      "`limit=cpu`: `machine` (container-aware) or `process`");
+          ValueParser.oneOf(CpuSource.class),
+          "`limit=cpu`: `machine` (container-aware) or `process`; reloadable")
+      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
 
   static final Key<Integer> MIN_CONCURRENCY = Key.of("min-concurrency", 1, ValueParser.atLeast(1),
-      "adaptive limits: lower bound (<= `max-concurrency`)");
+          "adaptive limits: lower bound (<= `max-concurrency`); reloadable")
+      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
 
   static final Key<Boolean> REJECT_EARLY = Key.of("reject-early", false, ValueParser.bool(),
-      "`true`: answer at arrival when the predicted wait exceeds the queue timeout");
+          "`true`: answer 429 at once when the predicted wait (work ahead x mean service time /"
+              + " limit) exceeds the queue timeout, and reject a queued request whose deadline"
+              + " became unreachable")
+      .appliedBy((b, v, l) -> b.rejectEarly(v));
 
   // Reserved for the fair queue (issue 10): mapped onto the core's WaitQueue and the per-request
   // Caller by that work.

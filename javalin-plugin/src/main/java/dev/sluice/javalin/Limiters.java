@@ -79,9 +79,9 @@ final class Limiters {
   }
 
   /**
-   * Applies re-read settings: reloadable keys ({@code max-concurrency}, {@code max-queue}, see
-   * {@link Key#reloadedBy}) change at once; other changes (path, queue-timeout, new limiters) need
-   * a restart and are reported as such.
+   * Applies re-read settings: reloadable keys ({@code max-concurrency}, {@code max-queue}, the
+   * limit strategy and its settings, see {@link Key#reloadedBy}) change at once; other changes
+   * (path, queue-timeout, reject-early, new limiters) need a restart and are reported as such.
    */
   synchronized void apply(Map<String, LimiterConfig> next) {
     Map<String, LimiterConfig> merged = new LinkedHashMap<>(current);
@@ -113,7 +113,7 @@ final class Limiters {
   }
 
   private static <T> void reload(ConcurrencyLimiter limiter, Key<T> key, LimiterConfig next) {
-    key.reload(limiter, next.get(key));
+    key.reload(limiter, next.get(key), next);
   }
 
   void shutdown() {
