@@ -105,6 +105,15 @@ public interface ConcurrencyLimiter {
   ConcurrencySnapshot snapshot();
 
   /**
+   * Waiters by class and key, and the key-cap and displacement counts (see {@link WaitQueue}).
+   * Takes the limiter's lock briefly (the queue is not thread-safe): for a metrics scrape, not for
+   * every request. By default, every waiter as {@link Priority#NORMAL} and no finer counts.
+   */
+  default QueueSnapshot queueSnapshot() {
+    return new QueueSnapshot(0, snapshot().queued(), 0, 0, 0, 0);
+  }
+
+  /**
    * Stops admitting: every queued caller and every later caller is rejected with {@link
    * Outcome#SHUTDOWN}. Permits already granted stay valid until released. Idempotent.
    */
