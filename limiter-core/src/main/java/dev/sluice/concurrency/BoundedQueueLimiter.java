@@ -92,7 +92,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   private final Condition drainedCondition = lock.newCondition();
   private volatile int drainWaiters;
-  private final WaitQueue queue;
+  /** Replaced only by {@link #setWaitQueue}, under the lock like every other use. */
+  private WaitQueue queue;
   private long queueSequence;
   private long grantSequence;
 
@@ -537,6 +538,27 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       lock.unlock();
     }
     dispatchGrants(granted);
+  }
+
+  @Override
+  public void setWaitQueue(WaitQueue next) {
+    java.util.Objects.requireNonNull(next, "queue must not be null");
+    lock.lock();
+    try {
+      if (next == queue) {
+        return;
+      }
+      if (next.size() != 0) {
+        throw new IllegalArgumentException("queue must be empty but holds " + next.size());
+      }
+      // the queued count in the state word does not change: the same waiters, another order
+      for (WaitQueue.Entry e = queue.poll(); e != null; e = queue.poll()) {
+        next.add(e);
+      }
+      queue = next;
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override

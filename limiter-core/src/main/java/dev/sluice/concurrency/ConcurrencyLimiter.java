@@ -101,6 +101,18 @@ public interface ConcurrencyLimiter {
    */
   void setMaxQueue(int maxQueue);
 
+  /**
+   * Changes the queue discipline. The callers already waiting move to {@code queue} in the order
+   * the old discipline would have granted them, keeping their timeouts; none is refused or
+   * displaced by the move (a per-key cap or the classes apply to newcomers). Every later grant
+   * follows {@code queue}. One queue per limiter: do not pass one in use elsewhere.
+   *
+   * @throws UnsupportedOperationException if this limiter's queue cannot be changed
+   */
+  default void setWaitQueue(WaitQueue queue) {
+    throw new UnsupportedOperationException("limiter '" + name() + "' keeps its queue discipline");
+  }
+
   /** The current limit, gauges, counters and timings; cheap, takes no lock. */
   ConcurrencySnapshot snapshot();
 

@@ -197,4 +197,40 @@ class QueueDisciplineLimiterTest {
     assertThat(queue.queued(Priority.CRITICAL)).isZero();
     assertThat(queue.keys()).isZero();
   }
+
+  @Test
+  void changingTheDisciplineKeepsEveryWaiterAndRegrantsInTheNewOrder() {
+    ConcurrencyLimiter limiter = limiter(10, WaitQueue.fifo());
+    Permit held = limiter.acquire().join();
+    CompletableFuture<Permit> greedy1 = limiter.acquire(Caller.of("greedy"));
+    CompletableFuture<Permit> greedy2 = limiter.acquire(Caller.of("greedy"));
+    CompletableFuture<Permit> leaving = limiter.acquire(Caller.of("leaving"));
+    CompletableFuture<Permit> polite = limiter.acquire(Caller.of("polite"));
+
+    limiter.setWaitQueue(WaitQueue.fair());
+    assertThat(limiter.snapshot().queued()).isEqualTo(4);
+    assertThat(limiter.queueSnapshot().keys()).isEqualTo(3);
+    leaving.cancel(false); // leaves the new queue
+    assertThat(limiter.snapshot().queued()).isEqualTo(3);
+
+    held.release();
+    limiters.executor.runAll();
+    greedy1.join().release();
+    limiters.executor.runAll();
+
+    assertThat(polite).as("fair now: the other key before greedy's second").isCompleted();
+    assertThat(greedy2).isNotDone();
+    assertThat(limiters.time.pendingTasks()).as("the waiter kept its timeout").isEqualTo(1);
+  }
+
+  @Test
+  void aQueueInUseCannotBeTakenOver() {
+    ConcurrencyLimiter limiter = limiter(10, WaitQueue.fifo());
+    WaitQueue busy = WaitQueue.fifo();
+    busy.add(new Waiter(null, Caller.DEFAULT, 0));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> limiter.setWaitQueue(busy))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("queue must be empty but holds 1");
+  }
 }
