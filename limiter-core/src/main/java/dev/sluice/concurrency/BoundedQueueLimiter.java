@@ -639,6 +639,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   }
 
   @Override
+  public int limit() {
+    return limit.limit();
+  }
+
+  @Override
   public ConcurrencySnapshot snapshot() {
     long s = state;
     // released is read after the state word and counted after a release's CAS, so released + in

@@ -113,6 +113,14 @@ public interface ConcurrencyLimiter {
     throw new UnsupportedOperationException("limiter '" + name() + "' keeps its queue discipline");
   }
 
+  /**
+   * The current number of permits, without building a {@link #snapshot()} (a hot path may read it
+   * per request).
+   */
+  default int limit() {
+    return snapshot().limit();
+  }
+
   /** The current limit, gauges, counters and timings; cheap, takes no lock. */
   ConcurrencySnapshot snapshot();
 
