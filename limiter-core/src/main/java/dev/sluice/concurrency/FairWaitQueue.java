@@ -24,8 +24,8 @@ final class FairWaitQueue implements ClassQueue {
 
   /** One key's waiters and its place in the ring. Exists only while the key has a waiter. */
   static final class Flow {
-    final String key;
-    final int weight;
+    String key;
+    int weight;
     long deficit;
     /** Whether this visit's credit was given: a flow earns its weight once per turn. */
     boolean credited;
@@ -35,9 +35,12 @@ final class FairWaitQueue implements ClassQueue {
     Flow before;
     Flow after;
 
-    Flow(String key, int weight) {
-      this.key = key;
-      this.weight = weight;
+    Flow reset(String newKey, int newWeight) {
+      key = newKey;
+      weight = newWeight;
+      deficit = 0;
+      credited = false;
+      return this;
     }
   }
 
@@ -45,6 +48,11 @@ final class FairWaitQueue implements ClassQueue {
   private final int maxPerKey;
   private final Map<String, Flow> flows = new HashMap<>();
   private Flow current;
+  /**
+   * One retired flow, blank, kept for the next new key: with many keys of one waiter each, every
+   * grant retires a key and every arrival makes one, and reusing the object halves that garbage.
+   */
+  private Flow spare;
   private Waiter newest;
   private int size;
 
@@ -59,7 +67,8 @@ final class FairWaitQueue implements ClassQueue {
     String key = waiter.caller().key();
     Flow flow = flows.get(key);
     if (flow == null) {
-      flow = new Flow(key, config.weightOf(key));
+      flow = (spare == null ? new Flow() : spare).reset(key, config.weightOf(key));
+      spare = null;
       flows.put(key, flow);
       joinRing(flow);
     }
@@ -177,6 +186,8 @@ final class FairWaitQueue implements ClassQueue {
     }
     flow.before = null;
     flow.after = null;
+    flow.reset(null, 0); // no trace of the key is kept
+    spare = flow;
   }
 
   @Override
