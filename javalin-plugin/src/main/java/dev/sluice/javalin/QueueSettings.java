@@ -1,0 +1,78 @@
+package dev.sluice.javalin;
+
+import dev.sluice.concurrency.FairQueueConfig;
+import dev.sluice.concurrency.WaitQueue;
+import dev.sluice.rules.Actor;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A limiter's queue discipline, as its four keys ({@link LimiterKeys#QUEUE}, {@code queue-key},
+ * {@code max-queue-per-key}, {@code priority-header}) say together; each was parsed and checked on
+ * its own already, naming key and value.
+ *
+ * @param fair whether waiters are grouped by key and served round-robin ({@code queue=fair})
+ * @param key who a request queues as, with {@code fair}: {@code ip}, {@code account}, {@code
+ *     device} or {@code header:NAME}, resolved as a rule's actor
+ * @param maxQueuePerKey the most waiters one key may have queued, 0: no cap (fair only)
+ * @param priorityHeader the header carrying {@code critical | normal | sheddable}; empty: every
+ *     request is normal and the queue has no classes
+ */
+record QueueSettings(
+    boolean fair, Optional<Actor> key, int maxQueuePerKey, Optional<String> priorityHeader) {
+
+  /** The keys that make up the discipline; they change together on reload. */
+  static final List<Key<?>> KEYS = List.of(LimiterKeys.QUEUE, LimiterKeys.QUEUE_KEY,
+      LimiterKeys.MAX_QUEUE_PER_KEY, LimiterKeys.PRIORITY_HEADER);
+
+  /** Plain FIFO, the default: no key, no classes, no per-request cost. */
+  static final QueueSettings FIFO =
+      new QueueSettings(false, Optional.empty(), 0, Optional.empty());
+
+  /**
+   * The discipline of {@code limiter}. With {@code queue=fifo}, {@code queue-key} and {@code
+   * max-queue-per-key} mean nothing and are ignored (see {@link #ignoredWithFifo}), so that an A/B
+   * run can switch a fair limiter to FIFO with one property.
+   */
+  static QueueSettings of(LimiterConfig limiter) {
+    boolean fair = limiter.get(LimiterKeys.QUEUE) == LimiterKeys.QueueKind.FAIR;
+    return new QueueSettings(fair,
+        fair ? Optional.of(Actor.parse(limiter.get(LimiterKeys.QUEUE_KEY))) : Optional.empty(),
+        fair ? limiter.get(LimiterKeys.MAX_QUEUE_PER_KEY) : 0,
+        Optional.ofNullable(limiter.get(LimiterKeys.PRIORITY_HEADER)));
+  }
+
+  /** The keys {@code limiter} sets that a FIFO queue ignores, for a start-up warning. */
+  static List<String> ignoredWithFifo(LimiterConfig limiter) {
+    if (limiter.get(LimiterKeys.QUEUE) == LimiterKeys.QueueKind.FAIR) {
+      return List.of();
+    }
+    return List.of(LimiterKeys.QUEUE_KEY, LimiterKeys.MAX_QUEUE_PER_KEY).stream()
+        .filter(k -> limiter.isSet(k) && !k.defaultValue().equals(limiter.get(k)))
+        .map(limiter::property).toList();
+  }
+
+  /** Whether a request needs a {@code Caller} at all: plain FIFO takes none (no per-request cost). */
+  boolean needsCaller() {
+    return fair || priorityHeader.isPresent();
+  }
+
+  /** A new, empty queue of this discipline, for one limiter. */
+  WaitQueue newQueue() {
+    FairQueueConfig config = FairQueueConfig.builder().maxQueuePerKey(maxQueuePerKey).build();
+    if (priorityHeader.isPresent()) {
+      return fair ? WaitQueue.prioritized(config) : WaitQueue.prioritized();
+    }
+    return fair ? WaitQueue.fair(config) : WaitQueue.fifo();
+  }
+
+  /** For the log and {@code /sluice}: e.g. {@code fair by header:x-host-id, max 4 per key}. */
+  String describe() {
+    StringBuilder sb = new StringBuilder(fair ? "fair by " + key.get().id() : "fifo");
+    if (maxQueuePerKey > 0) {
+      sb.append(", max ").append(maxQueuePerKey).append(" per key");
+    }
+    priorityHeader.ifPresent(h -> sb.append(", classes from ").append(h));
+    return sb.toString();
+  }
+}
