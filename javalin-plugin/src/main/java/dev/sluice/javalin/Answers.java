@@ -62,22 +62,22 @@ final class Answers {
     };
   }
 
-  /** {@code KEY_CAP} -> {@code key-cap}; shutdown keeps the answer's own id. */
+  /** {@code KEY_CAP} -> {@code key_cap}; shutdown keeps the answer's own tag. */
   static String reasonId(RejectionReason reason) {
-    return reason == RejectionReason.SHUTDOWN ? Rejection.Reason.SHUTTING_DOWN.id
-        : reason.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    return reason == RejectionReason.SHUTDOWN ? Rejection.Reason.SHUTTING_DOWN.tag
+        : reason.name().toLowerCase(Locale.ROOT);
   }
 
   Rejection parkedTooLong() {
     return new Rejection(Rejection.Reason.QUEUE_TIMEOUT, statuses.queueTimeout(),
         "The request timed out (server async timeout) while it waited in the queue.",
-        Map.of("reason", Rejection.Reason.QUEUE_TIMEOUT.id), 0);
+        Map.of("reason", Rejection.Reason.QUEUE_TIMEOUT.tag), 0);
   }
 
   Rejection shuttingDown(long retryAfterSeconds) {
     return new Rejection(Rejection.Reason.SHUTTING_DOWN, statuses.shuttingDown(),
         "The server is shutting down; retry on another instance or later.",
-        Map.of("reason", Rejection.Reason.SHUTTING_DOWN.id),
+        Map.of("reason", Rejection.Reason.SHUTTING_DOWN.tag),
         Math.max(1, retryAfterSeconds));
   }
 
@@ -88,7 +88,7 @@ final class Answers {
   Rejection rateLimited(RuleDecision rejectedBy) {
     long retry = RateHeaders.retryAfterSeconds(rejectedBy.decision().retryAfterNanos());
     Map<String, Object> ext = new LinkedHashMap<>();
-    ext.put("reason", Rejection.Reason.RATE_LIMITED.id);
+    ext.put("reason", Rejection.Reason.RATE_LIMITED.tag);
     ext.put("rule", rejectedBy.rule().id());
     ext.put("limit", rejectedBy.decision().limit());
     ext.put("retryAfterSeconds", retry);

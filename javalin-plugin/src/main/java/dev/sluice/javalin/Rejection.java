@@ -9,7 +9,11 @@ import java.util.Map;
  */
 final class Rejection extends RuntimeException {
 
-  /** Why a request was not admitted; also the {@code reason} tag of the metrics. */
+  /**
+   * Why a request was not admitted. {@link #id} names the problem type ({@code .../queue-full});
+   * {@link #tag} is the {@code reason} of the body and of the metrics ({@code queue_full}), written
+   * like the limiter's finer reasons ({@code key_cap}, {@code displaced}, {@code predicted_wait}).
+   */
   enum Reason {
     QUEUE_FULL("queue-full", "Queue full"),
     QUEUE_TIMEOUT("queue-timeout", "Timed out in queue"),
@@ -17,10 +21,12 @@ final class Rejection extends RuntimeException {
     SHUTTING_DOWN("shutting-down", "Shutting down");
 
     final String id;
+    final String tag;
     final String title;
 
     Reason(String id, String title) {
       this.id = id;
+      this.tag = id.replace('-', '_');
       this.title = title;
     }
   }
@@ -28,8 +34,8 @@ final class Rejection extends RuntimeException {
   final Reason reason;
   /**
    * The finer reason, in the problem body and the metrics' {@code reason} tag: the limiter's {@link
-   * dev.sluice.concurrency.RejectionReason} ({@code key-cap}, {@code displaced}, {@code
-   * predicted-wait}...) or else {@link Reason#id}.
+   * dev.sluice.concurrency.RejectionReason} ({@code key_cap}, {@code displaced}, {@code
+   * predicted_wait}...) or else {@link Reason#tag}.
    */
   final String why;
   final int status;
@@ -39,7 +45,7 @@ final class Rejection extends RuntimeException {
 
   Rejection(Reason reason, int status, String detail, Map<String, Object> extensions,
       long retryAfterSeconds) {
-    this(reason, reason.id, status, detail, extensions, retryAfterSeconds);
+    this(reason, reason.tag, status, detail, extensions, retryAfterSeconds);
   }
 
   Rejection(Reason reason, String why, int status, String detail, Map<String, Object> extensions,

@@ -189,9 +189,9 @@ public final class SluiceMeterBinder implements MeterBinder {
   }
 
   /**
-   * @param reason the rejection's finer reason ({@code queue-full}, {@code key-cap}, {@code
-   *     displaced}, {@code predicted-wait}, {@code queue-timeout}, {@code rate-limited}, {@code
-   *     shutting-down})
+   * @param reason the rejection's finer reason ({@code queue_full}, {@code key_cap}, {@code
+   *     displaced}, {@code predicted_wait}, {@code queue_timeout}, {@code rate_limited}, {@code
+   *     shutting_down})
    */
   void onHttpRejection(String reason, int status) {
     String key = HTTP_REJECTIONS + '|' + reason + '|' + status;

@@ -94,7 +94,7 @@ class HonestHeadersTest {
     assertThat(full.statusCode()).isEqualTo(429);
     // two queued ahead plus this one, 10 s each, one permit: 30 s
     assertThat(full.headers().firstValue("Retry-After")).hasValue("30");
-    assertThat(full.body()).contains("\"reason\":\"queue-full\"", "\"retryAfterSeconds\":30");
+    assertThat(full.body()).contains("\"reason\":\"queue_full\"", "\"retryAfterSeconds\":30");
     assertThat(full.headers().map().keySet()).noneMatch(h -> h.toLowerCase().contains("ratelimit"));
     finish.release(3);
     assertThat(running.join().statusCode()).isEqualTo(200);
@@ -116,7 +116,7 @@ class HonestHeadersTest {
     assertThat(timedOut.statusCode()).isEqualTo(504);
     assertThat(timedOut.headers().firstValue("Retry-After").map(Long::parseLong))
         .hasValueSatisfying(s -> assertThat(s).isPositive());
-    assertThat(timedOut.body()).contains("\"reason\":\"queue-timeout\"");
+    assertThat(timedOut.body()).contains("\"reason\":\"queue_timeout\"");
     assertThat(timedOut.headers().map().keySet()).noneMatch(h -> h.toLowerCase().contains("ratelimit"));
     finish.release();
     assertThat(running.join().statusCode()).isEqualTo(200);
@@ -129,7 +129,7 @@ class HonestHeadersTest {
         RejectionReason.PREDICTED_WAIT)) {
       Rejection r = answers.fromLimiter(
           new ConcurrencyRejectedException(Outcome.QUEUE_FULL, reason, "work", 2_500_000_000L));
-      String id = reason.name().toLowerCase().replace('_', '-');
+      String id = reason.name().toLowerCase();
       assertThat(r.status).isEqualTo(429);
       assertThat(r.reason).isEqualTo(Rejection.Reason.QUEUE_FULL);
       assertThat(r.why).isEqualTo(id);
@@ -139,10 +139,10 @@ class HonestHeadersTest {
     Rejection timeout = answers.fromLimiter(new ConcurrencyRejectedException(
         Outcome.QUEUE_TIMEOUT, "work", 1_000_000_000L));
     assertThat(timeout.status).isEqualTo(504);
-    assertThat(timeout.why).isEqualTo("queue-timeout");
+    assertThat(timeout.why).isEqualTo("queue_timeout");
     Rejection shutdown = answers.fromLimiter(new ConcurrencyRejectedException(
         Outcome.SHUTDOWN, "work", 0));
     assertThat(shutdown.status).isEqualTo(503);
-    assertThat(shutdown.why).isEqualTo("shutting-down");
+    assertThat(shutdown.why).isEqualTo("shutting_down");
   }
 }

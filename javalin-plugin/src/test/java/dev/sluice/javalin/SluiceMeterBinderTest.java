@@ -76,8 +76,8 @@ class SluiceMeterBinderTest {
       assertThat(registry.get("sluice.rate.decisions").tags("rule", "light", "outcome", "allowed").counter().count()).isEqualTo(1);
       assertThat(registry.get("sluice.rate.decisions").tags("rule", "light", "outcome", "rejected").counter().count()).isEqualTo(1);
       assertThat(registry.get("sluice.rate.decisions").tags("rule", "light-shadow", "outcome", "shadow-rejected").counter().count()).isEqualTo(1);
-      assertThat(registry.get("sluice.http.rejections").tags("reason", "queue-full", "status", "429").counter().count()).isEqualTo(1);
-      assertThat(registry.get("sluice.http.rejections").tags("reason", "rate-limited", "status", "429").counter().count()).isEqualTo(1);
+      assertThat(registry.get("sluice.http.rejections").tags("reason", "queue_full", "status", "429").counter().count()).isEqualTo(1);
+      assertThat(registry.get("sluice.http.rejections").tags("reason", "rate_limited", "status", "429").counter().count()).isEqualTo(1);
       assertThat(registry.get("sluice.rate.rules").gauge().value()).isEqualTo(2);
     }
   }
