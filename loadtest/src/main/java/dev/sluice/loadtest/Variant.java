@@ -27,10 +27,14 @@ record Variant(String name, String description, List<String> serverProperties) {
     return name + ": " + description;
   }
 
-  /** FIFO with no per-key cap and no classes: the limiter before issue 10. */
+  /**
+   * FIFO with no per-key cap and no classes: the limiter before issue 10. The key and the cap are
+   * cleared too, since the plugin refuses them with {@code queue=fifo} and the demo sets them.
+   */
   static Variant fifo() {
     return new Variant("fifo", "one FIFO queue, no classes",
-        List.of(LIMITER + "queue=fifo", LIMITER + "max-queue-per-key=0", LIMITER + "priority-header="));
+        List.of(LIMITER + "queue=fifo", LIMITER + "queue-key=", LIMITER + "max-queue-per-key=0",
+            LIMITER + "priority-header="));
   }
 
   /** The demo's defaults spelled out: fair by host with a per-key cap, classes by header. */
@@ -45,7 +49,7 @@ record Variant(String name, String description, List<String> serverProperties) {
   /** Priority classes over one FIFO queue with no per-key cap, so the queue fills and displaces. */
   static Variant classes() {
     return new Variant("classes", "one FIFO queue, X-Priority classes (displacement)",
-        List.of(LIMITER + "queue=fifo", LIMITER + "max-queue-per-key=0",
+        List.of(LIMITER + "queue=fifo", LIMITER + "queue-key=", LIMITER + "max-queue-per-key=0",
             LIMITER + "priority-header=" + GreedyHostTraffic.PRIORITY_HEADER));
   }
 
