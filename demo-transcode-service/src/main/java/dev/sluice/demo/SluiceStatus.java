@@ -1,6 +1,8 @@
 package dev.sluice.demo;
 
+import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.rules.Rule;
 import java.util.LinkedHashMap;
@@ -19,14 +21,14 @@ final class SluiceStatus {
   static Map<String, Object> of(boolean enabled, SluicePlugin sluice) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("enabled", enabled);
-    body.put("limiters", sluice.snapshots().stream().map(SluiceStatus::limiter).toList());
+    body.put("limiters", sluice.snapshots().stream().map(s -> limiter(s, sluice)).toList());
     body.put(
         "rules",
         sluice.rateRules().map(r -> r.rules().rules().stream().map(SluiceStatus::rule).toList()).orElse(List.of()));
     return body;
   }
 
-  private static Map<String, Object> limiter(ConcurrencySnapshot s) {
+  private static Map<String, Object> limiter(ConcurrencySnapshot s, SluicePlugin sluice) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("name", s.name());
     m.put("limit", s.limit());
@@ -45,6 +47,20 @@ final class SluiceStatus {
     m.put("meanServiceMillis", mean(s.serviceTotalNanos(), s.serviceCount()));
     m.put("maxServiceMillis", s.serviceMaxNanos() / 1e6);
     m.put("shutdown", s.shutdown());
+    sluice.limiter(s.name()).map(ConcurrencyLimiter::queueSnapshot)
+        .ifPresent(q -> m.put("queue", queue(q)));
+    return m;
+  }
+
+  /** Who waits by class and key, and the queue-full answers with a finer reason. */
+  private static Map<String, Object> queue(QueueSnapshot q) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("critical", q.critical());
+    m.put("normal", q.normal());
+    m.put("sheddable", q.sheddable());
+    m.put("keys", q.keys());
+    m.put("rejectedKeyCap", q.rejectedKeyCap());
+    m.put("displaced", q.displaced());
     return m;
   }
 

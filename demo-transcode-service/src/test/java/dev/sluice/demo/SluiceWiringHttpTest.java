@@ -70,6 +70,8 @@ class SluiceWiringHttpTest {
       assertThat(transcode.get("rejectedQueueFull").asLong()).isEqualTo(1);
       assertThat(transcode.get("rejectedQueueTimeout").asLong()).isEqualTo(1);
       assertThat(transcode.get("inFlight").asInt()).isZero();
+      assertThat(transcode.get("queue").get("normal").asInt()).as("queued per class").isZero();
+      assertThat(transcode.get("queue").get("displaced").asLong()).isZero();
     }
   }
 

@@ -1,32 +1,47 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.Permit;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The permits one request holds, released exactly once whichever way the request ends: the
  * after-handler, Javalin's async timeout, or a permit that arrives after the request is already over
  * (a grant racing a client that went away) — that one is released on arrival.
+ *
+ * <p>A request nearly always holds one permit (its path's limiter), sometimes more (wrapped
+ * handlers): the first sits in a field, the others in arrays made only when needed, so the common
+ * request allocates nothing beyond this object.
  */
 final class Admission {
 
   static final String ATTRIBUTE = "dev.sluice.javalin.Admission";
 
-  private record Held(String limiter, Permit permit) {}
-
-  // a request has at most two permits (path limiter, wrapped handler); a plain lock is cheapest
-  private final List<Held> held = new ArrayList<>(2);
+  // a plain lock: the only contention is a late grant racing the request's end, which is rare
+  private String firstLimiter;
+  private Permit first;
+  private String[] moreLimiters; // null until a second permit
+  private Permit[] more;
   private boolean closed;
-  private boolean parked;
+  // read by the guard on every request; written by park and hold
+  private volatile boolean parked;
+  private CompletableFuture<Permit> parkedOn;
 
-  /** The request waits for a permit: the endpoint must not run until {@link #hold} is called. */
-  synchronized void park() {
+  /**
+   * The request waits for a permit: the endpoint must not run until {@link #hold} is called.
+   * {@code waiter} is the limiter's own future, which leaves the queue when cancelled.
+   */
+  synchronized void park(CompletableFuture<Permit> waiter) {
+    parkedOn = waiter;
     parked = true;
   }
 
+  /** The limiter's future the request waits on (see {@link #park}). */
+  synchronized CompletableFuture<Permit> parkedOn() {
+    return parkedOn;
+  }
+
   /** Still waiting for a permit (the request resumed some other way, e.g. an async timeout). */
-  synchronized boolean isParked() {
+  boolean isParked() {
     return parked;
   }
 
@@ -34,8 +49,18 @@ final class Admission {
   boolean hold(String limiter, Permit permit) {
     synchronized (this) {
       parked = false;
+      parkedOn = null;
       if (!closed) {
-        held.add(new Held(limiter, permit));
+        if (first == null) {
+          firstLimiter = limiter;
+          first = permit;
+        } else {
+          int n = more == null ? 0 : more.length;
+          moreLimiters = java.util.Arrays.copyOf(moreLimiters == null ? new String[0] : moreLimiters, n + 1);
+          more = java.util.Arrays.copyOf(more == null ? new Permit[0] : more, n + 1);
+          moreLimiters[n] = limiter;
+          more[n] = permit;
+        }
         return true;
       }
     }
@@ -44,8 +69,11 @@ final class Admission {
   }
 
   synchronized boolean holds(String limiter) {
-    for (Held h : held) {
-      if (h.limiter().equals(limiter)) {
+    if (limiter.equals(firstLimiter)) {
+      return true;
+    }
+    for (int i = 0; moreLimiters != null && i < moreLimiters.length; i++) {
+      if (limiter.equals(moreLimiters[i])) {
         return true;
       }
     }
@@ -54,17 +82,24 @@ final class Admission {
 
   /** Releases every held permit; later calls do nothing. */
   void close() {
-    List<Held> toRelease;
+    Permit a;
+    Permit[] others;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
-      toRelease = List.copyOf(held);
-      held.clear();
+      a = first;
+      others = more;
+      first = null;
+      more = null;
     }
-    for (Held h : toRelease) {
-      h.permit().release();
+    // released outside the lock: a release may hand the permit to a waiter (limiter code)
+    if (a != null) {
+      a.release();
+    }
+    for (int i = 0; others != null && i < others.length; i++) {
+      others[i].release();
     }
   }
 

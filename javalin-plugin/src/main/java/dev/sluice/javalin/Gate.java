@@ -1,6 +1,6 @@
 package dev.sluice.javalin;
 
-import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
@@ -32,6 +32,7 @@ final class Gate {
   // the store renews a held lease; this only bounds how long a dead node's permits stay taken
   private static final Duration LEASE_TIME = Duration.ofSeconds(30);
   private static final long GLOBAL_RETRY_NANOS = 1_000_000_000L;
+  private static final CompletableFuture<Void> ADMITTED = CompletableFuture.completedFuture(null);
 
   private final Settings settings;
   private final Limiters limiters;
@@ -74,27 +75,29 @@ final class Gate {
     if (stopping) {
       throw rejected(ctx, answers.shuttingDown());
     }
-    Admission admission = new Admission();
-    ctx.attribute(Admission.ATTRIBUTE, admission);
     LimiterEntry limiter = limiters.forPath(path).orElse(null);
     CompletableFuture<RateVerdict> verdict = checkRules(ctx, path);
     if (verdict == null || verdict.isDone()) {
       if (verdict != null) {
-        apply(ctx, verdict.join());
+        apply(ctx, verdict.getNow(null));
       }
       if (limiter != null) {
-        admit(ctx, admission, limiter, null);
+        Admission admission = admission(ctx);
+        CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
+        if (waiting != null) {
+          suspend(ctx, admission, waiting);
+        }
       }
       return;
     }
     // a shared store answers on its own I/O thread: hop to the executor before going on, or the
     // endpoint would run on the store's event loop
+    Admission admission = limiter == null ? null : admission(ctx);
     ctx.future(() -> verdict.thenApplyAsync(v -> {
       apply(ctx, v);
       return v;
-    }, executor).thenCompose(v -> limiter == null
-        ? CompletableFuture.completedFuture(null)
-        : acquire(ctx, admission, limiter)));
+    }, executor).thenCompose(v -> limiter == null ? ADMITTED : admitSuspended(ctx, admission,
+        limiter)));
   }
 
   /**
@@ -121,11 +124,7 @@ final class Gate {
   void limited(String limiterName, Handler handler, Context ctx) throws Exception {
     LimiterEntry limiter = limiters.byName(limiterName).orElseThrow(() ->
         new IllegalStateException("no Sluice limiter named '" + limiterName + "'"));
-    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
-    if (admission == null) { // a bypassed path: the wrapper still limits it
-      admission = new Admission();
-      ctx.attribute(Admission.ATTRIBUTE, admission);
-    }
+    Admission admission = admission(ctx); // a bypassed path has none yet: the wrapper still limits it
     if (admission.holds(limiterName)) {
       handler.handle(ctx);
       return;
@@ -133,42 +132,85 @@ final class Gate {
     if (stopping) {
       throw rejected(ctx, answers.shuttingDown());
     }
-    if (admit(ctx, admission, limiter, handler)) {
+    CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
+    if (waiting == null) {
       handler.handle(ctx);
+    } else {
+      suspend(ctx, admission, waiting.thenRun(() -> run(handler, ctx)));
     }
+  }
+
+  /** The request's permits, created on first need. */
+  private static Admission admission(Context ctx) {
+    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
+    if (admission == null) {
+      admission = new Admission();
+      ctx.attribute(Admission.ATTRIBUTE, admission);
+    }
+    return admission;
   }
 
   /**
-   * Takes a permit now if one is free (returns true), answers at once if refused, or parks the
-   * request until the limiter decides (returns false; {@code then} runs after admission).
+   * The one admission path (before-handler, after rules decided at once or by a store; wrapped
+   * handler): asks {@code limiter} for a permit for this request. Returns null when the permit is
+   * held already; a future that completes once it is held (the request is parked: the caller
+   * waits on it with {@link #suspend}, or, already suspended, {@link #admitSuspended}); throws a
+   * {@link Rejection} when refused at once.
    */
-  private boolean admit(Context ctx, Admission admission, LimiterEntry limiter, Handler then) {
-    CompletableFuture<Permit> waiter = limiter.limiter().acquire();
+  private CompletableFuture<Void> admit(Context ctx, Admission admission, LimiterEntry limiter) {
+    CompletableFuture<Permit> waiter = limiter.limiter().acquire(caller(ctx, limiter));
     CompletableFuture<Permit> acquired = withGlobalLease(limiter, waiter);
-    if (acquired.isDone() && !acquired.isCompletedExceptionally()) {
-      admission.hold(limiter.name(), acquired.join());
-      return true;
-    }
     if (acquired.isDone()) {
-      throw rejected(ctx, refusal(acquired));
+      Throwable failure = failure(acquired);
+      if (failure != null) {
+        throw rejected(ctx, refusal(failure));
+      }
+      admission.hold(limiter.name(), acquired.getNow(null));
+      return null;
     }
-    admission.park();
-    ctx.future(() -> {
-      cancelWhenRequestEnds(ctx, waiter);
-      CompletableFuture<Void> admitted = granted(ctx, admission, limiter, acquired);
-      return then == null ? admitted : admitted.thenRun(() -> run(then, ctx));
+    admission.park(waiter);
+    return acquired.handle((permit, failed) -> {
+      if (failed != null) {
+        if (unwrap(failed) instanceof CancellationException) {
+          // the request ended while parked (async timeout, reset, stop): resuming lets the guard
+          // answer it, if anyone still listens; writing here would race Javalin's own timeout path
+          return null;
+        }
+        throw rejected(ctx, refusal(failed));
+      }
+      admission.hold(limiter.name(), permit);
+      return null;
     });
-    return false;
   }
 
-  private CompletableFuture<Void> acquire(Context ctx, Admission admission, LimiterEntry limiter) {
-    CompletableFuture<Permit> waiter = limiter.limiter().acquire();
-    CompletableFuture<Permit> acquired = withGlobalLease(limiter, waiter);
-    if (!acquired.isDone()) {
-      admission.park();
-      cancelWhenRequestEnds(ctx, waiter); // the limiter's own future: cancelling it leaves the queue
+  /**
+   * Who asks for the permit, for the limiter's queue discipline (key, priority class, own timeout);
+   * every request is the default caller until a fair queue is configured.
+   */
+  private Caller caller(Context ctx, LimiterEntry limiter) {
+    return Caller.DEFAULT;
+  }
+
+  /** {@link #admit} from a stage that runs after the request was suspended. */
+  private CompletableFuture<Void> admitSuspended(Context ctx, Admission admission,
+      LimiterEntry limiter) {
+    CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
+    if (waiting == null) {
+      return ADMITTED;
     }
-    return granted(ctx, admission, limiter, acquired);
+    cancelWhenRequestEnds(ctx, admission.parkedOn());
+    return waiting;
+  }
+
+  /**
+   * Suspends the request (no thread held) until {@code admitted} completes; the servlet async
+   * context exists only from here on, so the parked waiter is watched from here.
+   */
+  private void suspend(Context ctx, Admission admission, CompletableFuture<?> admitted) {
+    ctx.future(() -> {
+      cancelWhenRequestEnds(ctx, admission.parkedOn());
+      return admitted;
+    });
   }
 
   /**
@@ -183,7 +225,7 @@ final class Gate {
     }
     PermitStore store = limiter.global().get();
     return local.thenCompose(permit -> store
-        .tryAcquire(limiter.name(), limiter.limiter().snapshot().limit(), LEASE_TIME)
+        .tryAcquire(limiter.name(), limiter.limiter().limit(), LEASE_TIME)
         .toCompletableFuture()
         .handleAsync((lease, failure) -> {
           if (failure != null || lease == null || lease.isEmpty()) {
@@ -195,30 +237,16 @@ final class Gate {
         }, executor));
   }
 
-  private CompletableFuture<Void> granted(Context ctx, Admission admission, LimiterEntry limiter,
-      CompletableFuture<Permit> acquired) {
-    return acquired.handle((permit, failure) -> {
-      if (failure != null) {
-        if (unwrap(failure) instanceof CancellationException) {
-          // the request ended while parked (async timeout, reset, stop): resuming lets the guard
-          // answer it, if anyone still listens; writing here would race Javalin's own timeout path
-          return null;
-        }
-        throw rejected(ctx, refusal(failure));
-      }
-      admission.hold(limiter.name(), permit);
+  /** The cause of a failed, completed future, without joining it (no exception is thrown). */
+  private static Throwable failure(CompletableFuture<?> done) {
+    if (!done.isCompletedExceptionally()) {
       return null;
-    });
+    }
+    return done.handle(FAILURE).getNow(null);
   }
 
-  private Rejection refusal(CompletableFuture<Permit> failed) {
-    try {
-      failed.join();
-      throw new IllegalStateException("not failed");
-    } catch (CompletionException e) {
-      return refusal(e);
-    }
-  }
+  private static final java.util.function.BiFunction<Object, Throwable, Throwable> FAILURE =
+      (value, failure) -> failure;
 
   private Rejection refusal(Throwable failure) {
     Throwable cause = unwrap(failure);

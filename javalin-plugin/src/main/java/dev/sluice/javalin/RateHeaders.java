@@ -3,9 +3,6 @@ package dev.sluice.javalin;
 import dev.sluice.rules.RateVerdict;
 import dev.sluice.rules.RuleDecision;
 import io.javalin.http.Context;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Optional;
 
 /**
  * Writes the rate-limit header families: the IETF draft's {@code RateLimit-Policy} / {@code RateLimit}
@@ -32,19 +29,20 @@ final class RateHeaders {
 
   /** Headers for a request checked against rate rules (admitted or rejected). */
   void write(Context ctx, RateVerdict verdict) {
-    List<RuleDecision> enforced =
-        verdict.decisions().stream().filter(d -> !d.rule().shadow()).toList();
-    if (enforced.isEmpty()) {
-      return;
+    RuleDecision shown = verdict.mostRestrictive().orElse(null);
+    if (shown == null) {
+      return; // no enforced rule decided: shadow rules are not advertised
     }
-    RuleDecision shown = verdict.rejectedBy().orElseGet(() -> mostRestrictive(enforced));
     long limit = shown.decision().limit();
     long remaining = shown.decision().remaining();
     boolean rejected = !shown.decision().allowed();
     long retryAfter = rejected ? retryAfterSeconds(shown.decision().retryAfterNanos()) : 0;
     if (draft) {
       StringBuilder policy = new StringBuilder();
-      for (RuleDecision d : enforced) {
+      for (RuleDecision d : verdict.decisions()) {
+        if (d.rule().shadow()) {
+          continue;
+        }
         if (policy.length() > 0) {
           policy.append(", ");
         }
@@ -66,12 +64,6 @@ final class RateHeaders {
     if (rejected) {
       ctx.header(RETRY_AFTER, Long.toString(retryAfter));
     }
-  }
-
-  private static RuleDecision mostRestrictive(List<RuleDecision> decisions) {
-    Optional<RuleDecision> min =
-        decisions.stream().min(Comparator.comparingLong(d -> d.decision().remaining()));
-    return min.orElseThrow();
   }
 
   /** Whole seconds for Retry-After: rounded up and at least 1, so a client never retries at once. */

@@ -55,6 +55,9 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   private static final VarHandle STATE;
 
+  /** Marks "a slot was freed, but nobody is left to answer" in {@link #displaceLocked}. */
+  private static final Waiter NOBODY = new Waiter(null, Caller.DEFAULT, 0);
+
   static {
     try {
       STATE = MethodHandles.lookup().findVarHandle(StateWord.class, "state", long.class);
@@ -89,7 +92,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   private final Condition drainedCondition = lock.newCondition();
   private volatile int drainWaiters;
-  private final WaitQueue queue;
+  /** Replaced only by {@link #setWaitQueue}, under the lock like every other use. */
+  private WaitQueue queue;
   private long queueSequence;
   private long grantSequence;
 
@@ -179,7 +183,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     Outcome outcome = (long) STATE.getVolatile(this) < 0 ? Outcome.SHUTDOWN : Outcome.QUEUE_FULL;
     stats.rejected(outcome);
     if (listener != null) {
-      listener.rejected(outcome, 0);
+      listener.rejected(outcome, RejectionReason.of(outcome), 0);
     }
     return Optional.empty();
   }
@@ -247,16 +251,20 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   private CompletableFuture<Permit> acquireSlow(Caller caller) {
     Waiter waiter = new Waiter(this, caller, clock.nanoTime());
     Outcome rejection = null;
+    RejectionReason reason = null;
     int queuedAhead = 0;
     boolean admitted = false;
     Waiter granted = null;
+    Waiter displaced = null;
     lock.lock();
     try {
+      int bound = maxQueue; // read once: a displacement must make room under the same bound
       for (; ; ) {
         long s = state;
         int queuedNow = queued(s);
         if (s < 0) {
           rejection = Outcome.SHUTDOWN;
+          reason = RejectionReason.SHUTDOWN;
           queuedAhead = queuedNow;
           break;
         }
@@ -268,7 +276,17 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
           }
           continue;
         }
-        if (queuedNow >= maxQueue) {
+        reason = queue.refusal(waiter); // e.g. its key is at its cap
+        if (reason == null && queuedNow >= bound) {
+          if (displaced == null && queuedNow == bound) {
+            displaced = displaceLocked(waiter);
+            if (displaced != null) {
+              continue; // one slot freed; look at the word again
+            }
+          }
+          reason = RejectionReason.QUEUE_FULL;
+        }
+        if (reason != null) {
           rejection = Outcome.QUEUE_FULL;
           queuedAhead = queue.ahead(waiter);
           break;
@@ -285,16 +303,21 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     } finally {
       lock.unlock();
     }
+    if (displaced != null && displaced != NOBODY) {
+      displaced.cancelTimeout();
+      rejectWaiter(displaced, Outcome.QUEUE_FULL, RejectionReason.DISPLACED, queued(state));
+    }
     if (admitted) {
       return CompletableFuture.completedFuture(admittedAtOnce());
     }
     if (rejection != null) {
       stats.rejected(rejection);
+      stats.rejectedFor(reason);
       if (listener != null) {
-        listener.rejected(rejection, 0);
+        listener.rejected(rejection, reason, 0);
       }
-      return CompletableFuture.failedFuture(
-          new ConcurrencyRejectedException(rejection, name, retryAfterNanos(queuedAhead)));
+      return CompletableFuture.failedFuture(new ConcurrencyRejectedException(
+          rejection, reason, name, retryAfterNanos(queuedAhead)));
     }
     stats.queuedTotal.increment();
     if (listener != null) {
@@ -308,6 +331,22 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     }
     dispatchGrants(granted);
     return waiter;
+  }
+
+  /**
+   * The queue is full: removes the waiter the discipline gives up for {@code newcomer} (the newest
+   * of the lowest class below it), fixing the count. Caller holds the lock. Returns that waiter if
+   * this call decided its fate (to be answered {@link RejectionReason#DISPLACED} after the lock is
+   * released), {@link #NOBODY} if it was leaving anyway (a cancel or timeout won its fate and will
+   * find it gone), null if there is no one to displace.
+   */
+  private Waiter displaceLocked(Waiter newcomer) {
+    Waiter victim = (Waiter) queue.victimFor(newcomer);
+    if (victim == null || !queue.remove(victim)) {
+      return null;
+    }
+    STATE.getAndAdd(this, -ONE_QUEUED);
+    return victim.decide(Outcome.QUEUE_FULL) ? victim : NOBODY;
   }
 
   /** The shorter of the caller's own timeout and the limiter's, in nanoseconds (saturated). */
@@ -453,19 +492,22 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     } finally {
       lock.unlock();
     }
-    rejectWaiter(waiter, outcome, queuedNow);
+    rejectWaiter(waiter, outcome,
+        outcome == Outcome.CANCELLED ? null : RejectionReason.of(outcome), queuedNow);
   }
 
-  private void rejectWaiter(Waiter waiter, Outcome outcome, int queuedNow) {
+  private void rejectWaiter(
+      Waiter waiter, Outcome outcome, RejectionReason reason, int queuedNow) {
     long waited = clock.nanoTime() - waiter.enqueuedAtNanos;
     stats.leftQueue(waited);
     stats.rejected(outcome);
+    stats.rejectedFor(reason);
     if (listener != null) {
-      listener.rejected(outcome, waited);
+      listener.rejected(outcome, reason, waited);
     }
     if (outcome != Outcome.CANCELLED) {
-      ConcurrencyRejectedException rejected =
-          new ConcurrencyRejectedException(outcome, name, retryAfterNanos(queuedNow));
+      ConcurrencyRejectedException rejected = new ConcurrencyRejectedException(
+          outcome, reason, name, retryAfterNanos(queuedNow));
       execute(() -> waiter.completeExceptionally(rejected));
     }
   }
@@ -499,6 +541,27 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   }
 
   @Override
+  public void setWaitQueue(WaitQueue next) {
+    java.util.Objects.requireNonNull(next, "queue must not be null");
+    lock.lock();
+    try {
+      if (next == queue) {
+        return;
+      }
+      if (next.size() != 0) {
+        throw new IllegalArgumentException("queue must be empty but holds " + next.size());
+      }
+      // the queued count in the state word does not change: the same waiters, another order
+      for (WaitQueue.Entry e = queue.poll(); e != null; e = queue.poll()) {
+        next.add(e);
+      }
+      queue = next;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
   public void setMaxQueue(int newMaxQueue) {
     this.maxQueue = LimiterBuilder.requireAtLeast("maxQueue", newMaxQueue, 0);
   }
@@ -528,7 +591,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       rejected = waiter.nextGranted;
       waiter.nextGranted = null;
       waiter.cancelTimeout();
-      rejectWaiter(waiter, Outcome.SHUTDOWN, 0);
+      rejectWaiter(waiter, Outcome.SHUTDOWN, RejectionReason.SHUTDOWN, 0);
     }
   }
 
@@ -576,6 +639,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   }
 
   @Override
+  public int limit() {
+    return limit.limit();
+  }
+
+  @Override
   public ConcurrencySnapshot snapshot() {
     long s = state;
     // released is read after the state word and counted after a release's CAS, so released + in
@@ -605,6 +673,25 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         LimiterStats.serviceTotal(released, timed, timedTotal),
         stats.serviceMax.get(),
         s < 0);
+  }
+
+  @Override
+  public QueueSnapshot queueSnapshot() {
+    int critical;
+    int normal;
+    int sheddable;
+    int keys;
+    lock.lock();
+    try {
+      critical = queue.size(Priority.CRITICAL);
+      normal = queue.size(Priority.NORMAL);
+      sheddable = queue.size(Priority.SHEDDABLE);
+      keys = queue.keys();
+    } finally {
+      lock.unlock();
+    }
+    return new QueueSnapshot(critical, normal, sheddable, keys, stats.rejectedKeyCap.sum(),
+        stats.displaced.sum());
   }
 
   @Override

@@ -101,8 +101,37 @@ public interface ConcurrencyLimiter {
    */
   void setMaxQueue(int maxQueue);
 
+  /**
+   * Changes the queue discipline. The callers already waiting move to {@code queue} in the order
+   * the old discipline would have granted them, keeping their timeouts; none is refused or
+   * displaced by the move (a per-key cap or the classes apply to newcomers). Every later grant
+   * follows {@code queue}. One queue per limiter: do not pass one in use elsewhere.
+   *
+   * @throws UnsupportedOperationException if this limiter's queue cannot be changed
+   */
+  default void setWaitQueue(WaitQueue queue) {
+    throw new UnsupportedOperationException("limiter '" + name() + "' keeps its queue discipline");
+  }
+
+  /**
+   * The current number of permits, without building a {@link #snapshot()} (a hot path may read it
+   * per request).
+   */
+  default int limit() {
+    return snapshot().limit();
+  }
+
   /** The current limit, gauges, counters and timings; cheap, takes no lock. */
   ConcurrencySnapshot snapshot();
+
+  /**
+   * Waiters by class and key, and the key-cap and displacement counts (see {@link WaitQueue}).
+   * Takes the limiter's lock briefly (the queue is not thread-safe): for a metrics scrape, not for
+   * every request. By default, every waiter as {@link Priority#NORMAL} and no finer counts.
+   */
+  default QueueSnapshot queueSnapshot() {
+    return new QueueSnapshot(0, snapshot().queued(), 0, 0, 0, 0);
+  }
 
   /**
    * Stops admitting: every queued caller and every later caller is rejected with {@link

@@ -19,6 +19,18 @@ public interface ConcurrencyListener {
    */
   default void onRejected(String limiter, Outcome outcome, long waitedNanos) {}
 
+  /**
+   * A caller was not admitted, with the finer reason (e.g. {@link RejectionReason#KEY_CAP} or
+   * {@link RejectionReason#DISPLACED} for a {@code QUEUE_FULL}; {@code waitedNanos} is how long a
+   * displaced waiter was queued). The limiter calls this one; by default it calls {@link
+   * #onRejected(String, Outcome, long)}, so a listener overrides one or the other. {@code reason}
+   * is null for {@code CANCELLED}.
+   */
+  default void onRejected(
+      String limiter, Outcome outcome, RejectionReason reason, long waitedNanos) {
+    onRejected(limiter, outcome, waitedNanos);
+  }
+
   /** A permit was released after being held for {@code serviceNanos}. */
   default void onReleased(String limiter, long serviceNanos) {}
 }

@@ -1,11 +1,12 @@
 package dev.sluice.concurrency;
 
 /**
- * First come, first served. Takes only the limiter's own entries ({@link Waiter}). An intrusive doubly linked list through {@link Waiter#prev} and {@link
- * Waiter#next}, so that a cancelled or timed-out waiter leaves from the middle in O(1) with no
- * allocation and no search, even with thousands queued.
+ * First come, first served. Takes only the limiter's own entries ({@link Waiter}). An intrusive
+ * doubly linked list through {@link Waiter#prev} and {@link Waiter#next}, so that a cancelled or
+ * timed-out waiter leaves from the middle in O(1) with no allocation and no search, even with
+ * thousands queued.
  */
-final class FifoWaitQueue implements WaitQueue {
+final class FifoWaitQueue implements ClassQueue {
 
   private Waiter head;
   private Waiter tail;
@@ -48,6 +49,11 @@ final class FifoWaitQueue implements WaitQueue {
   @Override
   public int size() {
     return size;
+  }
+
+  @Override
+  public Waiter newest() {
+    return tail;
   }
 
   private void unlink(Waiter waiter) {

@@ -30,9 +30,9 @@ final class GuardedListener {
     }
   }
 
-  void rejected(Outcome outcome, long waitedNanos) {
+  void rejected(Outcome outcome, RejectionReason reason, long waitedNanos) {
     try {
-      delegate.onRejected(name, outcome, waitedNanos);
+      delegate.onRejected(name, outcome, reason, waitedNanos);
     } catch (RuntimeException ignored) {
       // see class comment
     }

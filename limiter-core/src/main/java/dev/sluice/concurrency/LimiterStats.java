@@ -23,6 +23,9 @@ final class LimiterStats {
   final LongAdder rejectedQueueTimeout = new LongAdder();
   final LongAdder cancelled = new LongAdder();
   final LongAdder rejectedShutdown = new LongAdder();
+  /** Queue-full answers with a finer reason (also counted in {@link #rejectedQueueFull}). */
+  final LongAdder rejectedKeyCap = new LongAdder();
+  final LongAdder displaced = new LongAdder();
 
   final LongAdder queueWaitCount = new LongAdder();
   final LongAdder queueWaitTotal = new LongAdder();
@@ -45,6 +48,15 @@ final class LimiterStats {
       case CANCELLED -> cancelled.increment();
       case SHUTDOWN -> rejectedShutdown.increment();
       case ADMITTED -> throw new IllegalArgumentException("not a rejection: " + outcome);
+    }
+  }
+
+  /** Counts the finer reasons the queue disciplines give; the outcome is counted by {@link #rejected}. */
+  void rejectedFor(RejectionReason reason) {
+    if (reason == RejectionReason.KEY_CAP) {
+      rejectedKeyCap.increment();
+    } else if (reason == RejectionReason.DISPLACED) {
+      displaced.increment();
     }
   }
 

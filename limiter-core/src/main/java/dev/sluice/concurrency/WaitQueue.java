@@ -26,9 +26,52 @@ public interface WaitQueue {
     long enqueuedAtNanos();
   }
 
-  /** First come, first served: the default. */
+  /** First come, first served: the default. Ignores keys and classes. */
   static WaitQueue fifo() {
     return new FifoWaitQueue();
+  }
+
+  /**
+   * Fair across keys, with no per-key cap and every key weighing 1: see {@link
+   * #fair(FairQueueConfig)}.
+   */
+  static WaitQueue fair() {
+    return new FairWaitQueue(FairQueueConfig.DEFAULT);
+  }
+
+  /**
+   * Fair across keys: waiters are grouped by {@link Caller#key()}, FIFO within a key, and the next
+   * free permit goes round-robin across the keys that have waiters (deficit round robin: a caller
+   * costs its {@link Caller#weight()}, a key earns its configured weight per round, so over any
+   * window the grants per key differ by at most about one round, or are in proportion to the key
+   * weights). A key at {@link FairQueueConfig#maxQueuePerKey()} is refused ({@link
+   * RejectionReason#KEY_CAP}) while other keys still queue. A key with no waiter keeps no state,
+   * however many keys come and go. Add, grant and removal are O(1) (one hash lookup per add).
+   * Classes are ignored; see {@link #prioritized(FairQueueConfig)}.
+   */
+  static WaitQueue fair(FairQueueConfig config) {
+    return new FairWaitQueue(java.util.Objects.requireNonNull(config, "config must not be null"));
+  }
+
+  /**
+   * Priority classes, FIFO inside each: a free permit goes to the oldest waiter of the highest
+   * {@link Priority} with waiters. When the queue is full, a newcomer displaces the newest waiter
+   * of the lowest class below its own: that waiter is answered at once as {@link
+   * Outcome#QUEUE_FULL} with {@link RejectionReason#DISPLACED}. On purpose, under sustained
+   * overload {@link Priority#SHEDDABLE} (then {@link Priority#NORMAL}) work can starve: it is served
+   * only when nothing more important waits, and is the first to be displaced.
+   */
+  static WaitQueue prioritized() {
+    return new PriorityWaitQueue(FifoWaitQueue::new);
+  }
+
+  /**
+   * Priority classes as {@link #prioritized()}, fair across keys inside each class as {@link
+   * #fair(FairQueueConfig)}. The per-key cap counts a key's waiters within one class.
+   */
+  static WaitQueue prioritized(FairQueueConfig fairInsideEachClass) {
+    java.util.Objects.requireNonNull(fairInsideEachClass, "config must not be null");
+    return new PriorityWaitQueue(() -> new FairWaitQueue(fairInsideEachClass));
   }
 
   /** Adds an entry. */
@@ -55,5 +98,41 @@ public interface WaitQueue {
    */
   default int ahead(Entry entry) {
     return size();
+  }
+
+  /**
+   * Whether {@code entry} may not join even though the queue has room: null if it may, else why
+   * not (the limiter answers {@link Outcome#QUEUE_FULL} with that reason, e.g. {@link
+   * RejectionReason#KEY_CAP}). The limiter enforces {@code maxQueue} itself. Called before {@link
+   * #add}; must not change the queue.
+   */
+  default RejectionReason refusal(Entry entry) {
+    return null;
+  }
+
+  /**
+   * When the queue is full: the queued entry that {@code entry} may displace, or null if none (then
+   * {@code entry} is refused as queue-full). The limiter removes the victim with {@link #remove}
+   * and answers it {@link Outcome#QUEUE_FULL} with {@link RejectionReason#DISPLACED}. Must not
+   * change the queue.
+   */
+  default Entry victimFor(Entry entry) {
+    return null;
+  }
+
+  /**
+   * How many of class {@code priority} wait, for observability. A discipline without classes
+   * reports every waiter as {@link Priority#NORMAL}.
+   */
+  default int size(Priority priority) {
+    return priority == Priority.NORMAL ? size() : 0;
+  }
+
+  /**
+   * How many keys have waiters (a key waiting in two classes counts twice); 0 for a discipline
+   * without keys. For observability.
+   */
+  default int keys() {
+    return 0;
   }
 }

@@ -39,9 +39,14 @@ final class Waiter extends CompletableFuture<Permit> implements WaitQueue.Entry 
   /** The queue timeout, once scheduled; cancelled when the fate is decided otherwise. */
   private volatile Scheduler.Cancellable timeout;
 
-  // Owned by the built-in WaitQueues and read only under the limiter's lock.
+  // Owned by the built-in WaitQueues and read only under the limiter's lock: prev/next link a
+  // FIFO queue, or one key's waiters in a fair queue; the fair queue also links every waiter in
+  // arrival order (older/newer, to find the newest for displacement) and points to its key's flow.
   Waiter prev;
   Waiter next;
+  Waiter older;
+  Waiter newer;
+  FairWaitQueue.Flow flow;
   boolean queued;
 
   /** Order of joining the queue and of being granted, stamped under the lock (FIFO checks). */

@@ -60,6 +60,18 @@ public sealed interface Actor {
     throw new IllegalArgumentException("unknown actor '" + value + "'; allowed: " + ALLOWED);
   }
 
+  /**
+   * The key {@code actor} gives a request, bounded as a rule's key is (a long or odd value is
+   * hashed), or null when the request has none (no account, device or header); a request without a
+   * client IP gets {@code "unknown"}. For the HTTP layer's other users of actors, such as a fair
+   * queue's key.
+   *
+   * @throws IllegalArgumentException for a custom actor: its extractor lives in the rule engine
+   */
+  static java.util.function.Function<RequestInfo, String> keyOf(Actor actor) {
+    return ActorKeys.extractor(actor, null);
+  }
+
   /** Every request counts against one shared key. */
   enum All implements Actor {
     INSTANCE;

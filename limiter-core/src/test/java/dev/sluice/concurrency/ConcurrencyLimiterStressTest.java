@@ -6,8 +6,10 @@ import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
@@ -22,23 +24,35 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Many threads acquire, cancel, release (twice, sometimes), time out and change the limit at
  * random, on real threads and a real executor; virtual time moves on its own thread so timeouts
  * race grants and cancels. Then the invariants: never more holders than the limit, every attempt
- * decided exactly once, waiters granted in queue order, and after everything is given back the
- * limiter has exactly its capacity again (no leaked and no extra permit).
+ * decided exactly once, waiters granted in queue order (within a key and class, for the fair and
+ * prioritized queues, where key caps and displacement race the rest too), and after everything is
+ * given back the limiter has exactly its capacity again (no leaked and no extra permit).
+ *
+ * <p>Each run prints its seed on failure; {@code -Dsluice.stress.seed=N} replays the workers'
+ * random choices (thread interleavings are the machine's).
  */
+@Tag("stress")
 class ConcurrencyLimiterStressTest {
+
+  /** Keys the workers ask under: few, so that keys really queue behind each other and hit caps. */
+  private static final int KEYS = 5;
+
+  private static final Priority[] CLASSES = Priority.values();
 
   private static final int WORKERS = 6;
   private static final int OPS_PER_WORKER = 20_000;
 
   @Test
   void fixedLimitIsNeverExceededAndNoPermitLeaks() throws Exception {
-    Result result = run(false);
+    Result result = run(false, WaitQueue::fifo, false);
 
     assertThat(result.maxHolders).as("holders never above the limit").isLessThanOrEqualTo(4);
     assertThat(result.maxHolders).as("the load did saturate the limiter").isEqualTo(4);
@@ -46,13 +60,41 @@ class ConcurrencyLimiterStressTest {
 
   @Test
   void changingLimitsLoseAndInventNoPermit() throws Exception {
-    Result result = run(true);
+    Result result = run(true, WaitQueue::fifo, false);
 
     assertThat(result.maxHolders).as("never above the largest limit set").isLessThanOrEqualTo(6);
   }
 
-  private Result run(boolean changeLimits) throws Exception {
-    long seed = ThreadLocalRandom.current().nextLong();
+  @Test
+  void fairQueueWithKeyCapsLosesNoPermitAndKeepsOrderWithinAKey() throws Exception {
+    Result result = run(true,
+        () -> WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(3).keyWeight("k0", 2)
+            .build()), true);
+
+    assertThat(result.maxHolders).isLessThanOrEqualTo(6);
+    assertThat(result.queue.rejectedKeyCap()).as("key caps were exercised").isPositive();
+  }
+
+  @Test
+  void prioritizedFairQueueDisplacesAndLosesNoPermit() throws Exception {
+    Result result = run(true,
+        () -> WaitQueue.prioritized(FairQueueConfig.builder().maxQueuePerKey(3).build()), true);
+
+    assertThat(result.maxHolders).isLessThanOrEqualTo(6);
+    assertThat(result.queue.displaced()).as("displacement was exercised").isPositive();
+    assertThat(result.queue.rejectedKeyCap()).as("key caps were exercised").isPositive();
+  }
+
+  private static long seed() {
+    String pinned = System.getProperty("sluice.stress.seed");
+    return pinned == null || pinned.isBlank()
+        ? ThreadLocalRandom.current().nextLong()
+        : Long.parseLong(pinned.trim());
+  }
+
+  private Result run(boolean changeLimits, Supplier<WaitQueue> discipline, boolean callers)
+      throws Exception {
+    long seed = seed();
     VirtualTime time = new VirtualTime();
     ExecutorService executor = Executors.newFixedThreadPool(2);
     ConcurrencyLimiter limiter =
@@ -63,6 +105,7 @@ class ConcurrencyLimiterStressTest {
             .clock(time)
             .scheduler(time)
             .executor(executor)
+            .waitQueue(discipline.get())
             .build();
 
     AtomicInteger holders = new AtomicInteger();
@@ -70,6 +113,7 @@ class ConcurrencyLimiterStressTest {
     AtomicLong attempts = new AtomicLong();
     Queue<CompletableFuture<Permit>> allFutures = new ConcurrentLinkedQueue<>();
     Queue<Permit> allPermits = new ConcurrentLinkedQueue<>();
+    Queue<Attempt> allAttempts = new ConcurrentLinkedQueue<>();
     AtomicBoolean workersDone = new AtomicBoolean();
     CountDownLatch start = new CountDownLatch(1);
 
@@ -92,8 +136,8 @@ class ConcurrencyLimiterStressTest {
               () -> {
                 try {
                   start.await();
-                  work(random, limiter, time, changeLimits, holders, maxHolders, attempts,
-                      allFutures, allPermits);
+                  work(random, limiter, time, changeLimits, callers, holders, maxHolders,
+                      attempts, allFutures, allPermits, allAttempts);
                 } catch (Throwable t) {
                   failures.add(t);
                 }
@@ -137,7 +181,9 @@ class ConcurrencyLimiterStressTest {
     assertThat(snapshot.cancelled()).as("cancellations were exercised").isPositive();
     assertThat(snapshot.queuedTotal()).isPositive();
 
-    assertFifo(allPermits, seed);
+    assertFifoWithinKeyAndClass(allAttempts, seed);
+    QueueSnapshot queue = limiter.queueSnapshot();
+    assertAnswersMatchCounts(allAttempts, queue, seed);
     Set<Permit> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
     distinct.addAll(allPermits);
     assertThat(distinct).as("no permit object handed out twice").hasSameSizeAs(allPermits);
@@ -148,7 +194,7 @@ class ConcurrencyLimiterStressTest {
       assertThat(limiter.tryAcquire()).as("seed " + seed + ": permit " + i).isPresent();
     }
     assertThat(limiter.tryAcquire()).as("seed " + seed + ": a sixth permit").isEmpty();
-    return new Result(maxHolders.get());
+    return new Result(maxHolders.get(), queue);
   }
 
   @SuppressWarnings("checkstyle:ParameterNumber")
@@ -157,11 +203,13 @@ class ConcurrencyLimiterStressTest {
       ConcurrencyLimiter limiter,
       VirtualTime time,
       boolean changeLimits,
+      boolean callers,
       AtomicInteger holders,
       AtomicInteger maxHolders,
       AtomicLong attempts,
       Queue<CompletableFuture<Permit>> allFutures,
-      Queue<Permit> allPermits) {
+      Queue<Permit> allPermits,
+      Queue<Attempt> allAttempts) {
     List<CompletableFuture<Permit>> pending = new ArrayList<>();
     List<Permit> held = new ArrayList<>();
     Queue<Permit> granted = new ConcurrentLinkedQueue<>();
@@ -174,8 +222,10 @@ class ConcurrencyLimiterStressTest {
       int dice = random.nextInt(100);
       if (dice < 40) {
         attempts.incrementAndGet();
-        CompletableFuture<Permit> future = limiter.acquire();
+        Caller caller = callers ? randomCaller(random) : Caller.DEFAULT;
+        CompletableFuture<Permit> future = limiter.acquire(caller);
         allFutures.add(future);
+        allAttempts.add(new Attempt(callers ? caller : Caller.DEFAULT, future));
         future.thenAccept(
             permit -> {
               // counted as soon as the continuation runs, i.e. while the permit is surely held
@@ -229,23 +279,69 @@ class ConcurrencyLimiterStressTest {
         });
   }
 
-  /** Among waiters that were granted, the order of grants is the order of joining the queue. */
-  private static void assertFifo(Queue<Permit> permits, long seed) {
-    List<GrantedPermit> queuedThenGranted = new ArrayList<>();
-    for (Permit permit : permits) {
-      GrantedPermit granted = (GrantedPermit) permit;
-      if (granted.grantSequence() >= 0) {
-        queuedThenGranted.add(granted);
-      }
-    }
-    queuedThenGranted.sort((a, b) -> Long.compare(a.grantSequence(), b.grantSequence()));
-    assertThat(queuedThenGranted).as("seed " + seed + ": queued waiters were granted").isNotEmpty();
-    long previous = -1;
-    for (GrantedPermit permit : queuedThenGranted) {
-      assertThat(permit.queueSequence()).as("seed " + seed + ": FIFO").isGreaterThan(previous);
-      previous = permit.queueSequence();
-    }
+  /** Mostly a few keys and normal class; some critical and sheddable, some weighing more. */
+  private static Caller randomCaller(SplittableRandom random) {
+    Caller caller = Caller.of("k" + random.nextInt(KEYS))
+        .withPriority(CLASSES[random.nextInt(CLASSES.length)]);
+    return random.nextInt(10) == 0 ? caller.withWeight(2) : caller;
   }
 
-  private record Result(int maxHolders) {}
+  /**
+   * Among waiters of one key and class that were granted, the order of grants is the order of
+   * joining the queue (for FIFO every caller is {@link Caller#DEFAULT}: one group).
+   */
+  private static void assertFifoWithinKeyAndClass(Queue<Attempt> attempts, long seed) {
+    Map<String, List<GrantedPermit>> groups = new HashMap<>();
+    for (Attempt attempt : attempts) {
+      if (attempt.future.isDone() && !attempt.future.isCompletedExceptionally()
+          && !attempt.future.isCancelled()) {
+        GrantedPermit granted = (GrantedPermit) attempt.future.join();
+        if (granted.grantSequence() >= 0) {
+          groups.computeIfAbsent(attempt.caller.key() + "/" + attempt.caller.priority(),
+              k -> new ArrayList<>()).add(granted);
+        }
+      }
+    }
+    assertThat(groups).as("seed " + seed + ": queued waiters were granted").isNotEmpty();
+    groups.forEach((group, granted) -> {
+      granted.sort((a, b) -> Long.compare(a.grantSequence(), b.grantSequence()));
+      long previous = -1;
+      for (GrantedPermit permit : granted) {
+        assertThat(permit.queueSequence()).as("seed " + seed + ": FIFO within " + group)
+            .isGreaterThan(previous);
+        previous = permit.queueSequence();
+      }
+    });
+  }
+
+  /**
+   * Every key-cap answer is counted once (they are immediate); no displaced answer goes uncounted
+   * and none displaced a critical waiter (nothing ranks above critical). A displaced waiter's
+   * answer is completed on the executor, so a worker's cancel may overtake it: the future then
+   * shows a cancellation, while the limiter counted the displacement (its fate CAS came first).
+   */
+  private static void assertAnswersMatchCounts(
+      Queue<Attempt> attempts, QueueSnapshot queue, long seed) {
+    long keyCap = 0;
+    long displaced = 0;
+    for (Attempt attempt : attempts) {
+      Throwable failure = attempt.future.handle((p, t) -> t).join();
+      if (failure instanceof ConcurrencyRejectedException rejected) {
+        if (rejected.reason() == RejectionReason.KEY_CAP) {
+          keyCap++;
+        } else if (rejected.reason() == RejectionReason.DISPLACED) {
+          displaced++;
+          assertThat(attempt.caller.priority()).as("seed " + seed + ": displaced class")
+              .isNotEqualTo(Priority.CRITICAL);
+        }
+      }
+    }
+    assertThat(keyCap).as("seed " + seed + ": key-cap answers").isEqualTo(queue.rejectedKeyCap());
+    assertThat(displaced).as("seed " + seed + ": displaced answers")
+        .isLessThanOrEqualTo(queue.displaced());
+  }
+
+  private record Attempt(Caller caller, CompletableFuture<Permit> future) {}
+
+  private record Result(int maxHolders, QueueSnapshot queue) {}
 }

@@ -1,0 +1,176 @@
+package dev.sluice.javalin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.concurrency.Caller;
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.Priority;
+import dev.sluice.concurrency.QueueSnapshot;
+import dev.sluice.rules.RequestInfo;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The queue properties of one limiter, and the Caller a request queues as. */
+class QueueSettingsTest {
+
+  private static final String P = "sluice.limiters.transcode.";
+
+  private static QueueSettings parse(Map<String, String> values) {
+    return QueueSettings.parse(P, key -> Optional.ofNullable(values.get(key)));
+  }
+
+  @Test
+  void defaultsToPlainFifoWithNoPerRequestCaller() {
+    QueueSettings s = parse(Map.of());
+
+    assertThat(s).isEqualTo(QueueSettings.FIFO);
+    assertThat(s.needsCaller()).isFalse();
+    assertThat(s.describe()).isEqualTo("fifo");
+  }
+
+  @Test
+  void fairQueuesByIpUnlessTold() {
+    QueueSettings s = parse(Map.of(P + "queue", "FAIR"));
+
+    assertThat(s.fair()).isTrue();
+    assertThat(s.key().get().id()).isEqualTo("ip");
+    assertThat(s.needsCaller()).isTrue();
+  }
+
+  @Test
+  void readsEveryProperty() {
+    QueueSettings s = parse(Map.of(P + "queue", "fair", P + "queue-key", "header:X-Host-Id",
+        P + "max-queue-per-key", "4", P + "priority-header", "X-Priority"));
+
+    assertThat(s.key().get().id()).isEqualTo("header:x-host-id");
+    assertThat(s.maxQueuePerKey()).isEqualTo(4);
+    assertThat(s.priorityHeader()).hasValue("X-Priority");
+    assertThat(s.describe())
+        .isEqualTo("fair by header:x-host-id, max 4 per key, classes from X-Priority");
+    QueueSnapshot queued = queuedOne(s, Caller.of("host-7").withPriority(Priority.CRITICAL));
+    assertThat(queued.critical()).as("classes").isEqualTo(1);
+    assertThat(queued.keys()).as("keys").isEqualTo(1);
+  }
+
+  @Test
+  void aPriorityHeaderAloneMakesAFifoQueueWithClasses() {
+    QueueSettings s = parse(Map.of(P + "priority-header", "X-Priority"));
+
+    assertThat(s.fair()).isFalse();
+    assertThat(s.needsCaller()).isTrue();
+    QueueSnapshot queued = queuedOne(s, Caller.of("host-7").withPriority(Priority.CRITICAL));
+    assertThat(queued.critical()).as("classes").isEqualTo(1);
+    assertThat(queued.keys()).as("no keys").isZero();
+  }
+
+  @Test
+  void plainFifoHasNeitherClassesNorKeys() {
+    QueueSnapshot queued = queuedOne(QueueSettings.FIFO,
+        Caller.of("host-7").withPriority(Priority.CRITICAL));
+
+    assertThat(queued.normal()).isEqualTo(1);
+    assertThat(queued.keys()).isZero();
+  }
+
+  /** What a limiter with this discipline shows once {@code caller} waits in it. */
+  private static QueueSnapshot queuedOne(QueueSettings settings, Caller caller) {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("q").maxConcurrency(1)
+        .waitQueue(settings.newQueue()).build();
+    limiter.acquire().join();
+    limiter.acquire(caller);
+    QueueSnapshot snapshot = limiter.queueSnapshot();
+    limiter.shutdown();
+    return snapshot;
+  }
+
+  @Test
+  void badValuesFailNamingKeyAndValue() {
+    assertThatThrownBy(() -> parse(Map.of(P + "queue", "lifo")))
+        .hasMessage(P + "queue='lifo': allowed: fifo, fair");
+    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "queue-key", "all")))
+        .hasMessage(P + "queue-key='all': allowed: ip, account, device, header:<name>");
+    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "queue-key", "tenant")))
+        .hasMessageStartingWith(P + "queue-key='tenant': unknown actor 'tenant'");
+    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "queue-key", "header:a b")))
+        .hasMessageStartingWith(P + "queue-key='header:a b': ");
+    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "max-queue-per-key", "-1")))
+        .hasMessage(P + "max-queue-per-key='-1': must be a whole number >= 0 (0: no cap)");
+    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "max-queue-per-key", "x")))
+        .isInstanceOf(SluiceConfigException.class);
+    assertThatThrownBy(() -> parse(Map.of(P + "queue-key", "ip")))
+        .hasMessage(P + "queue-key='ip': needs " + P + "queue=fair");
+    assertThatThrownBy(() -> parse(Map.of(P + "max-queue-per-key", "3")))
+        .hasMessage(P + "max-queue-per-key='3': needs " + P + "queue=fair");
+    assertThatThrownBy(() -> parse(Map.of(P + "priority-header", "X:Priority")))
+        .hasMessage(P + "priority-header='X:Priority': not a valid header name");
+  }
+
+  @Test
+  void aRequestQueuesUnderItsKeyAndClass() {
+    QueueCallers callers = new QueueCallers(parse(Map.of(P + "queue", "fair",
+        P + "queue-key", "header:X-Host-Id", P + "priority-header", "X-Priority")));
+
+    Caller caller = callers.of(request(Map.of("x-host-id", "host-7", "x-priority", " Critical ")));
+
+    assertThat(caller.key()).isEqualTo("host-7");
+    assertThat(caller.priority()).isEqualTo(Priority.CRITICAL);
+  }
+
+  @Test
+  void aMissingKeyIsUnknownAndAnUnknownClassIsNormal() {
+    QueueCallers callers = new QueueCallers(parse(Map.of(P + "queue", "fair",
+        P + "queue-key", "account", P + "priority-header", "X-Priority")));
+
+    Caller caller = callers.of(request(Map.of("x-priority", "urgent!!")));
+
+    assertThat(caller.key()).isEqualTo(Caller.UNKNOWN_KEY);
+    assertThat(caller.priority()).isEqualTo(Priority.NORMAL);
+  }
+
+  @Test
+  void aLongOrOddKeyIsBoundedAsARuleKey() {
+    QueueCallers callers = new QueueCallers(
+        parse(Map.of(P + "queue", "fair", P + "queue-key", "header:X-Host-Id")));
+
+    Caller caller = callers.of(request(Map.of("x-host-id", "h".repeat(500))));
+
+    assertThat(caller.key()).startsWith("~").hasSizeLessThan(40);
+  }
+
+  /** A request with these headers (names in lower case), from 10.0.0.1, with no account. */
+  private static RequestInfo request(Map<String, String> headers) {
+    return new RequestInfo() {
+      @Override
+      public String method() {
+        return "GET";
+      }
+
+      @Override
+      public String path() {
+        return "/api/transcode";
+      }
+
+      @Override
+      public String clientIp() {
+        return "10.0.0.1";
+      }
+
+      @Override
+      public Optional<String> account() {
+        return Optional.empty();
+      }
+
+      @Override
+      public Optional<String> device() {
+        return Optional.empty();
+      }
+
+      @Override
+      public Optional<String> header(String name) {
+        return Optional.ofNullable(headers.get(name.toLowerCase(java.util.Locale.ROOT)));
+      }
+    };
+  }
+}
