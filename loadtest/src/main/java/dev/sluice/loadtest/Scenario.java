@@ -101,7 +101,7 @@ public enum Scenario {
             "POST",
             r -> "/api/transcode" + job,
             hosts,
-            host -> account(String.format(Locale.ROOT, "maintenance-host-%02d", host + 1)),
+            host -> maintenanceHost(String.format(Locale.ROOT, "maintenance-host-%02d", host + 1)),
             transcode,
             transcodePeak),
         TrafficStream.constant(
@@ -136,6 +136,11 @@ public enum Scenario {
 
   private static String historyPath(Random random) {
     return "/api/history/" + (1 + random.nextInt(100_000));
+  }
+
+  /** A host is its own account for the rate rules and its own key for the fair queue. */
+  private static Map<String, String> maintenanceHost(String id) {
+    return Map.of("X-Account-Id", id, GreedyHostTraffic.HOST_HEADER, id);
   }
 
   private static Map<String, String> account(String id) {

@@ -40,9 +40,9 @@ record Variant(String name, String description, List<String> serverProperties) {
   /** The demo's defaults spelled out: fair by host with a per-key cap, classes by header. */
   static Variant fair() {
     return new Variant("fair",
-        "fair by X-Host-Id, max 2 queued per host, X-Priority classes",
+        "fair by X-Host-Id, 1 queued per host, X-Priority classes",
         List.of(LIMITER + "queue=fair", LIMITER + "queue-key=header:" + GreedyHostTraffic.HOST_HEADER,
-            LIMITER + "max-queue-per-key=2",
+            LIMITER + "max-queue-per-key=1",
             LIMITER + "priority-header=" + GreedyHostTraffic.PRIORITY_HEADER));
   }
 

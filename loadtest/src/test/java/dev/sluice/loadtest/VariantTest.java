@@ -18,7 +18,7 @@ class VariantTest {
     assertThat(fair.serverProperties()).contains(
         "sluice.limiters.transcode.queue=fair",
         "sluice.limiters.transcode.queue-key=header:X-Host-Id",
-        "sluice.limiters.transcode.max-queue-per-key=2",
+        "sluice.limiters.transcode.max-queue-per-key=1",
         "sluice.limiters.transcode.priority-header=X-Priority");
     assertThat(Variant.netflixPartitioned().serverProperties())
         .contains("demo.limiter-peer=netflix-partitioned")
