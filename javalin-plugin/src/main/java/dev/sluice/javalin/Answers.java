@@ -4,6 +4,7 @@ import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.rules.RuleDecision;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -32,15 +33,29 @@ final class Answers {
     switch (e.outcome()) {
       case QUEUE_FULL:
         ext.put("retryAfterSeconds", retry);
+        // queue_full, key_cap, displaced, ...: the same answer, told apart for clients and metrics
+        ext.put("reason", e.reason().name().toLowerCase(Locale.ROOT));
         return new Rejection(Rejection.Reason.QUEUE_FULL, statuses.queueFull(),
-            "Every permit of limiter '" + e.limiterName() + "' is taken and its queue is full.",
-            ext, retry);
+            queueFullDetail(e), ext, retry);
       case QUEUE_TIMEOUT:
         return new Rejection(Rejection.Reason.QUEUE_TIMEOUT, statuses.queueTimeout(),
             "The request waited for limiter '" + e.limiterName() + "' longer than its queue timeout.",
             ext, 0);
       default:
         return shuttingDown(e.retryAfterNanos() > 0 ? retry : SHUTDOWN_RETRY_SECONDS);
+    }
+  }
+
+  private static String queueFullDetail(ConcurrencyRejectedException e) {
+    switch (e.reason()) {
+      case KEY_CAP:
+        return "Requests of the same key already fill their share of limiter '" + e.limiterName()
+            + "''s queue.";
+      case DISPLACED:
+        return "The request was displaced from limiter '" + e.limiterName()
+            + "''s queue by a request of a higher priority class.";
+      default:
+        return "Every permit of limiter '" + e.limiterName() + "' is taken and its queue is full.";
     }
   }
 

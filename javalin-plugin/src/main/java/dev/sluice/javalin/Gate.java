@@ -184,11 +184,13 @@ final class Gate {
   }
 
   /**
-   * Who asks for the permit, for the limiter's queue discipline (key, priority class, own timeout);
-   * every request is the default caller until a fair queue is configured.
+   * Who asks for the permit, for the limiter's queue discipline (key, priority class): built only
+   * when the limiter is fair or has classes; plain FIFO costs nothing here.
    */
   private Caller caller(Context ctx, LimiterEntry limiter) {
-    return Caller.DEFAULT;
+    QueueCallers callers = limiter.callers();
+    return callers.needed()
+        ? callers.of(new ContextRequestInfo(ctx, path(ctx), settings)) : Caller.DEFAULT;
   }
 
   /** {@link #admit} from a stage that runs after the request was suspended. */

@@ -11,7 +11,7 @@ import java.util.Optional;
  * config it was built from (per-request keys such as the queue key are read from it).
  */
 record LimiterEntry(String name, Optional<ResourcePattern> pattern, ConcurrencyLimiter limiter,
-    Optional<PermitStore> global, LimiterConfig config) {
+    Optional<PermitStore> global, LimiterConfig config, QueueCallers callers) {
 
   boolean guards(String path) {
     return pattern.isPresent() && pattern.get().matches(path);

@@ -1,6 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.rules.Actor;
 import dev.sluice.rules.ResourcePattern;
 import dev.sluice.rules.Scope;
 import java.time.Duration;
@@ -77,21 +78,28 @@ final class LimiterKeys {
   static final Key<Boolean> REJECT_EARLY = Key.of("reject-early", false, ValueParser.bool(),
       "`true`: answer at arrival when the predicted wait exceeds the queue timeout");
 
-  // Reserved for the fair queue (issue 10): mapped onto the core's WaitQueue and the per-request
-  // Caller by that work.
+  // The queue discipline (issue 10): the four keys together make the core's WaitQueue (applied
+  // through QUEUE, see QueueSettings) and the per-request Caller (QueueCallers). They are reloaded
+  // together by Limiters.apply, which moves the queued requests to the new queue.
   static final Key<QueueKind> QUEUE = Key.of("queue", QueueKind.FIFO,
-      ValueParser.oneOf(QueueKind.class), "`fifo` or `fair` (round robin across `queue-key`s)");
+      ValueParser.oneOf(QueueKind.class), "`fifo` or `fair` (round robin across `queue-key`s);"
+          + " reloadable, queued requests move to the new queue")
+      .appliedBy((b, v, l) -> b.waitQueue(QueueSettings.of(l).newQueue()));
 
   static final Key<String> QUEUE_KEY = Key.of("queue-key", "ip",
       ValueParser.of(LimiterKeys::queueKey, "ip, account, device, header:NAME"),
-      "`queue=fair`: what groups waiters: `ip`, `account`, `device`, `header:NAME`");
+      "`queue=fair`: what groups waiters: `ip`, `account`, `device`, `header:NAME` (a request"
+          + " without one queues under `unknown`); reloadable");
 
   static final Key<Integer> MAX_QUEUE_PER_KEY = Key.of("max-queue-per-key", 0,
-      ValueParser.atLeast(0), "`queue=fair`: waiters one key may have; `0`: no per-key cap");
+      ValueParser.atLeast(0), "`queue=fair`: waiters one key may have (per class), more are"
+          + " answered 429 `key_cap`; `0`: no per-key cap; reloadable");
 
   static final Key<String> PRIORITY_HEADER = Key.of("priority-header", null,
       ValueParser.headerName(),
-      "header whose value is `critical`, `normal` or `sheddable`; unset: every request normal");
+      "header whose value is `critical`, `normal` or `sheddable` (other values: normal); set: the"
+          + " queue has classes, a full queue lets a higher class displace the newest of the"
+          + " lowest (429 `displaced`); unset: every request normal; reloadable");
 
   /** Every limiter key, in the README's order. */
   static final List<Key<?>> ALL = List.of(PATH, MAX_CONCURRENCY, MAX_QUEUE, QUEUE_TIMEOUT, SCOPE,
@@ -123,8 +131,10 @@ final class LimiterKeys {
       return v;
     }
     if (v.startsWith("header:")) {
-      ValueParser.headerName().check(raw.substring("header:".length()).trim());
-      return "header:" + raw.substring("header:".length()).trim();
+      String name = raw.substring("header:".length()).trim();
+      ValueParser.headerName().check(name);
+      new Actor.Header(name); // the rules' check too (an HTTP token), so QueueSettings cannot fail
+      return "header:" + name;
     }
     throw new IllegalArgumentException("allowed: ip, account, device, header:NAME");
   }

@@ -54,9 +54,16 @@ final class Limiters {
           .executor(executor)
           .listener(listener)
           .build();
+      QueueSettings queue = QueueSettings.of(c);
       entries.add(new LimiterEntry(c.name(), pattern, limiter,
-          global ? store : Optional.empty(), c));
-      log.info("Sluice limiter on {}: {}", c.path().orElse("(wrapped handlers only)"), c);
+          global ? store : Optional.empty(), c, new QueueCallers(queue)));
+      log.info("Sluice limiter on {}: {}, queue {}", c.path().orElse("(wrapped handlers only)"), c,
+          queue.describe());
+      List<String> ignored = QueueSettings.ignoredWithFifo(c);
+      if (!ignored.isEmpty()) {
+        log.warn("Sluice limiter '{}' has a FIFO queue: {} only apply with queue=fair; ignored",
+            c.name(), ignored);
+      }
     }
     return new Limiters(entries, Map.copyOf(configs));
   }
@@ -94,7 +101,11 @@ final class Limiters {
         continue;
       }
       LimiterConfig.Builder applied = LimiterConfig.from(old);
+      changeQueue(entry, old, n, applied);
       for (Key<?> key : LimiterKeys.ALL) {
+        if (QueueSettings.KEYS.contains(key)) {
+          continue; // the discipline's keys change together, above
+        }
         if (!Objects.equals(old.get(key), n.get(key))) {
           if (key.reloadable()) {
             reload(entry.limiter(), key, n);
@@ -110,6 +121,30 @@ final class Limiters {
       merged.put(n.name(), applied.build());
     }
     current = Map.copyOf(merged);
+  }
+
+  /**
+   * A changed discipline (queue, queue-key, max-queue-per-key, priority-header) is applied at once:
+   * the queued requests move to the new queue, none is dropped (see {@link QueueCallers#change}).
+   */
+  private static void changeQueue(LimiterEntry entry, LimiterConfig old, LimiterConfig next,
+      LimiterConfig.Builder applied) {
+    QueueSettings before = QueueSettings.of(old);
+    QueueSettings after = QueueSettings.of(next);
+    if (before.equals(after)) {
+      return;
+    }
+    int moved = entry.limiter().snapshot().queued();
+    try {
+      entry.callers().change(after, entry.limiter());
+    } catch (UnsupportedOperationException e) {
+      log.warn("Sluice limiter '{}': queue changed; takes effect after a restart ({})",
+          entry.name(), e.getMessage());
+      return;
+    }
+    QueueSettings.KEYS.forEach(key -> applied.copyValue(key, next));
+    log.info("Sluice limiter '{}': queue {} -> {}; about {} queued requests moved to the new queue",
+        entry.name(), before.describe(), after.describe(), moved);
   }
 
   private static <T> void reload(ConcurrencyLimiter limiter, Key<T> key, LimiterConfig next) {

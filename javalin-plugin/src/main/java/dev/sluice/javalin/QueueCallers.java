@@ -1,35 +1,83 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.Caller;
+import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.rules.Actor;
 import dev.sluice.rules.RequestInfo;
 import java.util.function.Function;
 
 /**
- * Builds the {@link Caller} a request queues as: its key (the fair queue's {@code queue-key},
- * resolved as a rule's actor; none: {@link Caller#UNKNOWN_KEY}) and its class (the {@code
- * priority-header}'s value; missing or unknown: normal, never an error). Only made for limiters
- * that need one ({@link QueueSettings#needsCaller()}).
+ * One limiter's queue discipline as the request path sees it: builds the {@link Caller} a request
+ * queues as, its key (the fair queue's {@code queue-key}, resolved as a rule's actor; none: {@link
+ * Caller#UNKNOWN_KEY}) and its class (the {@code priority-header}'s value; missing or unknown:
+ * normal, never an error). For plain FIFO nothing is built: {@link #needed()} is false.
+ *
+ * <p>A reload may change the discipline ({@link #change}): the limiter's waiters move to the new
+ * queue and later requests are built the new way.
  */
 final class QueueCallers {
 
-  private final Function<RequestInfo, String> key; // null: every request under one key
-  private final String priorityHeader; // null: every request normal
+  /** How requests are keyed and classed; null for plain FIFO. Swapped whole on reload. */
+  private volatile Resolver resolver;
+
+  private volatile QueueSettings settings;
 
   QueueCallers(QueueSettings settings) {
-    this.key = settings.key().map(Actor::keyOf).orElse(null);
-    this.priorityHeader = settings.priorityHeader().orElse(null);
+    use(settings);
   }
 
+  private void use(QueueSettings next) {
+    settings = next;
+    resolver = next.needsCaller() ? new Resolver(next) : null;
+  }
+
+  /** Whether requests need a {@link Caller} of their own (fair, or classes). */
+  boolean needed() {
+    return resolver != null;
+  }
+
+  /** The caller {@code request} queues as. */
   Caller of(RequestInfo request) {
-    Caller caller = key == null ? Caller.DEFAULT : Caller.of(key.apply(request));
-    if (priorityHeader != null) {
-      Priority priority = Priority.parse(request.header(priorityHeader).orElse(null));
-      if (priority != Priority.NORMAL) {
-        caller = caller.withPriority(priority);
-      }
+    Resolver r = resolver;
+    return r == null ? Caller.DEFAULT : r.of(request);
+  }
+
+  QueueSettings settings() {
+    return settings;
+  }
+
+  /**
+   * Changes the discipline of a running limiter: every queued request moves to the new queue (in
+   * the order the old one would have granted them; each keeps its key, class and timeout), and
+   * later requests are keyed and classed the new way.
+   *
+   * @throws UnsupportedOperationException if the limiter cannot change its queue
+   */
+  void change(QueueSettings next, ConcurrencyLimiter limiter) {
+    limiter.setWaitQueue(next.newQueue());
+    use(next);
+  }
+
+  /** Immutable: the extractor of the key and the header of the class. */
+  private static final class Resolver {
+    private final Function<RequestInfo, String> key; // null: every request under one key
+    private final String priorityHeader; // null: every request normal
+
+    Resolver(QueueSettings settings) {
+      this.key = settings.key().map(Actor::keyOf).orElse(null);
+      this.priorityHeader = settings.priorityHeader().orElse(null);
     }
-    return caller;
+
+    Caller of(RequestInfo request) {
+      Caller caller = key == null ? Caller.DEFAULT : Caller.of(key.apply(request));
+      if (priorityHeader != null) {
+        Priority priority = Priority.parse(request.header(priorityHeader).orElse(null));
+        if (priority != Priority.NORMAL) {
+          caller = caller.withPriority(priority);
+        }
+      }
+      return caller;
+    }
   }
 }

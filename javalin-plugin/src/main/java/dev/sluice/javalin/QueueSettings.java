@@ -3,13 +3,13 @@ package dev.sluice.javalin;
 import dev.sluice.concurrency.FairQueueConfig;
 import dev.sluice.concurrency.WaitQueue;
 import dev.sluice.rules.Actor;
-import java.util.Locale;
+import java.util.List;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
- * A limiter's queue discipline, from {@code sluice.limiters.<name>.queue}, {@code queue-key},
- * {@code max-queue-per-key} and {@code priority-header}. Every error names the key and the value.
+ * A limiter's queue discipline, as its four keys ({@link LimiterKeys#QUEUE}, {@code queue-key},
+ * {@code max-queue-per-key}, {@code priority-header}) say together; each was parsed and checked on
+ * its own already, naming key and value.
  *
  * @param fair whether waiters are grouped by key and served round-robin ({@code queue=fair})
  * @param key who a request queues as, with {@code fair}: {@code ip}, {@code account}, {@code
@@ -21,72 +21,35 @@ import java.util.function.Function;
 record QueueSettings(
     boolean fair, Optional<Actor> key, int maxQueuePerKey, Optional<String> priorityHeader) {
 
-  static final String QUEUE = "queue";
-  static final String QUEUE_KEY = "queue-key";
-  static final String MAX_QUEUE_PER_KEY = "max-queue-per-key";
-  static final String PRIORITY_HEADER = "priority-header";
+  /** The keys that make up the discipline; they change together on reload. */
+  static final List<Key<?>> KEYS = List.of(LimiterKeys.QUEUE, LimiterKeys.QUEUE_KEY,
+      LimiterKeys.MAX_QUEUE_PER_KEY, LimiterKeys.PRIORITY_HEADER);
 
   /** Plain FIFO, the default: no key, no classes, no per-request cost. */
   static final QueueSettings FIFO =
       new QueueSettings(false, Optional.empty(), 0, Optional.empty());
 
   /**
-   * Reads the four properties of one limiter.
-   *
-   * @param prefix {@code sluice.limiters.<name>.}
-   * @param get the value of a full key, trimmed, if set
+   * The discipline of {@code limiter}. With {@code queue=fifo}, {@code queue-key} and {@code
+   * max-queue-per-key} mean nothing and are ignored (see {@link #ignoredWithFifo}), so that an A/B
+   * run can switch a fair limiter to FIFO with one property.
    */
-  static QueueSettings parse(String prefix, Function<String, Optional<String>> get) {
-    String queue = get.apply(prefix + QUEUE).orElse("fifo").toLowerCase(Locale.ROOT);
-    if (!queue.equals("fifo") && !queue.equals("fair")) {
-      throw new SluiceConfigException(prefix + QUEUE, queue, "allowed: fifo, fair");
-    }
-    boolean fair = queue.equals("fair");
-    Optional<String> keyValue = get.apply(prefix + QUEUE_KEY).filter(v -> !v.isBlank());
-    if (!fair && keyValue.isPresent()) {
-      throw new SluiceConfigException(prefix + QUEUE_KEY, keyValue.get(),
-          "needs " + prefix + QUEUE + "=fair");
-    }
-    Optional<Actor> key = fair ? Optional.of(actor(prefix + QUEUE_KEY, keyValue.orElse("ip")))
-        : Optional.empty();
-    int cap = cap(prefix + MAX_QUEUE_PER_KEY, get.apply(prefix + MAX_QUEUE_PER_KEY).orElse("0"));
-    if (!fair && cap > 0) {
-      throw new SluiceConfigException(prefix + MAX_QUEUE_PER_KEY, Integer.toString(cap),
-          "needs " + prefix + QUEUE + "=fair");
-    }
-    Optional<String> header = get.apply(prefix + PRIORITY_HEADER).filter(v -> !v.isBlank());
-    header.ifPresent(h -> {
-      if (!h.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':')) {
-        throw new SluiceConfigException(prefix + PRIORITY_HEADER, h, "not a valid header name");
-      }
-    });
-    return new QueueSettings(fair, key, cap, header);
+  static QueueSettings of(LimiterConfig limiter) {
+    boolean fair = limiter.get(LimiterKeys.QUEUE) == LimiterKeys.QueueKind.FAIR;
+    return new QueueSettings(fair,
+        fair ? Optional.of(Actor.parse(limiter.get(LimiterKeys.QUEUE_KEY))) : Optional.empty(),
+        fair ? limiter.get(LimiterKeys.MAX_QUEUE_PER_KEY) : 0,
+        Optional.ofNullable(limiter.get(LimiterKeys.PRIORITY_HEADER)));
   }
 
-  private static int cap(String property, String value) {
-    try {
-      int cap = Integer.parseInt(value);
-      if (cap >= 0) {
-        return cap;
-      }
-    } catch (NumberFormatException e) {
-      // answered below, as for a negative number
+  /** The keys {@code limiter} sets that a FIFO queue ignores, for a start-up warning. */
+  static List<String> ignoredWithFifo(LimiterConfig limiter) {
+    if (limiter.get(LimiterKeys.QUEUE) == LimiterKeys.QueueKind.FAIR) {
+      return List.of();
     }
-    throw new SluiceConfigException(property, value, "must be a whole number >= 0 (0: no cap)");
-  }
-
-  private static Actor actor(String property, String value) {
-    Actor actor;
-    try {
-      actor = Actor.parse(value);
-    } catch (IllegalArgumentException e) {
-      throw new SluiceConfigException(property, value, e.getMessage()
-          .replace(Actor.ALLOWED, "ip, account, device, header:<name>"));
-    }
-    if (actor instanceof Actor.All || actor instanceof Actor.Custom) {
-      throw new SluiceConfigException(property, value, "allowed: ip, account, device, header:<name>");
-    }
-    return actor;
+    return List.of(LimiterKeys.QUEUE_KEY, LimiterKeys.MAX_QUEUE_PER_KEY).stream()
+        .filter(k -> limiter.isSet(k) && !k.defaultValue().equals(limiter.get(k)))
+        .map(limiter::property).toList();
   }
 
   /** Whether a request needs a {@code Caller} at all: plain FIFO takes none (no per-request cost). */
@@ -94,7 +57,7 @@ record QueueSettings(
     return fair || priorityHeader.isPresent();
   }
 
-  /** A new queue of this discipline, for one limiter. */
+  /** A new, empty queue of this discipline, for one limiter. */
   WaitQueue newQueue() {
     FairQueueConfig config = FairQueueConfig.builder().maxQueuePerKey(maxQueuePerKey).build();
     if (priorityHeader.isPresent()) {
@@ -103,7 +66,7 @@ record QueueSettings(
     return fair ? WaitQueue.fair(config) : WaitQueue.fifo();
   }
 
-  /** For the start-up log and {@code /sluice}: e.g. {@code fair by header:x-host-id, cap 4}. */
+  /** For the log and {@code /sluice}: e.g. {@code fair by header:x-host-id, max 4 per key}. */
   String describe() {
     StringBuilder sb = new StringBuilder(fair ? "fair by " + key.get().id() : "fifo");
     if (maxQueuePerKey > 0) {

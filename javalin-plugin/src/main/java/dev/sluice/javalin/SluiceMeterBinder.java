@@ -3,6 +3,9 @@ package dev.sluice.javalin;
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.Outcome;
+import dev.sluice.concurrency.Priority;
+import dev.sluice.concurrency.QueueSnapshot;
+import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.rules.RateListener;
 import dev.sluice.rules.RuleDecision;
 import io.micrometer.core.instrument.Counter;
@@ -36,6 +39,8 @@ public final class SluiceMeterBinder implements MeterBinder {
   static final String MAX_QUEUE = "sluice.concurrency.max.queue";
   static final String IN_FLIGHT = "sluice.concurrency.in.flight";
   static final String QUEUED = "sluice.concurrency.queued";
+  static final String QUEUED_CLASS = "sluice.concurrency.queued.class";
+  static final String QUEUED_KEYS = "sluice.concurrency.queued.keys";
   static final String REQUESTS = "sluice.concurrency.requests";
   static final String QUEUE_WAIT = "sluice.concurrency.queue.wait";
   static final String SERVICE_TIME = "sluice.concurrency.service.time";
@@ -70,6 +75,19 @@ public final class SluiceMeterBinder implements MeterBinder {
     gauge(QUEUED, "requests waiting for a permit", limiter, snapshot, s -> s.queued());
   }
 
+  /** Registers the gauges of one limiter's queue by class and key (each read takes its lock). */
+  void queueGauges(String limiter, Supplier<QueueSnapshot> queue) {
+    for (Priority p : Priority.values()) {
+      Gauge.builder(QUEUED_CLASS, queue, q -> q.get().queued(p))
+          .description("requests waiting for a permit, by priority class")
+          .tag("limiter", limiter).tag("class", p.name().toLowerCase(Locale.ROOT))
+          .strongReference(true).register(composite);
+    }
+    Gauge.builder(QUEUED_KEYS, queue, q -> q.get().keys())
+        .description("keys with requests waiting (fair queue)")
+        .tag("limiter", limiter).strongReference(true).register(composite);
+  }
+
   void ruleCount(Supplier<Integer> count) {
     Gauge.builder(RATE_RULES, count, c -> c.get()).description("rate rules loaded")
         .strongReference(true).register(composite);
@@ -98,8 +116,10 @@ public final class SluiceMeterBinder implements MeterBinder {
       }
 
       @Override
-      public void onRejected(String limiter, Outcome outcome, long waitedNanos) {
-        String reason = outcome.name().toLowerCase(Locale.ROOT);
+      public void onRejected(
+          String limiter, Outcome outcome, RejectionReason why, long waitedNanos) {
+        // the finer reason when there is one: key_cap and displaced are queue-full answers too
+        String reason = (why == null ? outcome.name() : why.name()).toLowerCase(Locale.ROOT);
         counter(REQUESTS, limiter, "rejected", reason).increment();
         if (outcome != Outcome.QUEUE_FULL) {
           timer(QUEUE_WAIT, limiter, reason).record(waitedNanos, TimeUnit.NANOSECONDS);

@@ -96,6 +96,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     // (rightly) that earlier recordings are missing from it
     pluginConfig.registries().forEach(metrics::bindTo);
     limiters.all().forEach(e -> metrics.gauges(e.name(), e.limiter()::snapshot));
+    limiters.all().forEach(e -> metrics.queueGauges(e.name(), e.limiter()::queueSnapshot));
     if (rules != null) {
       metrics.ruleCount(() -> rules.rules().rules().size());
     }

@@ -18,7 +18,10 @@ class QueueSettingsTest {
   private static final String P = "sluice.limiters.transcode.";
 
   private static QueueSettings parse(Map<String, String> values) {
-    return QueueSettings.parse(P, key -> Optional.ofNullable(values.get(key)));
+    LimiterConfig.Builder b = LimiterConfig.custom("transcode");
+    values.forEach((key, value) ->
+        b.parse(LimiterKeys.byName(key.substring(P.length())), value, "test"));
+    return QueueSettings.of(b.build());
   }
 
   @Test
@@ -88,23 +91,28 @@ class QueueSettingsTest {
   @Test
   void badValuesFailNamingKeyAndValue() {
     assertThatThrownBy(() -> parse(Map.of(P + "queue", "lifo")))
-        .hasMessage(P + "queue='lifo': allowed: fifo, fair");
+        .hasMessage(P + "queue='lifo' (from test): allowed: fifo, fair");
     assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "queue-key", "all")))
-        .hasMessage(P + "queue-key='all': allowed: ip, account, device, header:<name>");
-    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "queue-key", "tenant")))
-        .hasMessageStartingWith(P + "queue-key='tenant': unknown actor 'tenant'");
-    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "queue-key", "header:a b")))
-        .hasMessageStartingWith(P + "queue-key='header:a b': ");
+        .hasMessage(P + "queue-key='all' (from test): allowed: ip, account, device, header:NAME");
+    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "queue-key", "header:a(b")))
+        .hasMessageStartingWith(P + "queue-key='header:a(b' (from test): header name must be");
     assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "max-queue-per-key", "-1")))
-        .hasMessage(P + "max-queue-per-key='-1': must be a whole number >= 0 (0: no cap)");
-    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "max-queue-per-key", "x")))
-        .isInstanceOf(SluiceConfigException.class);
-    assertThatThrownBy(() -> parse(Map.of(P + "queue-key", "ip")))
-        .hasMessage(P + "queue-key='ip': needs " + P + "queue=fair");
-    assertThatThrownBy(() -> parse(Map.of(P + "max-queue-per-key", "3")))
-        .hasMessage(P + "max-queue-per-key='3': needs " + P + "queue=fair");
+        .hasMessageStartingWith(P + "max-queue-per-key='-1' (from test): must be >= 0");
     assertThatThrownBy(() -> parse(Map.of(P + "priority-header", "X:Priority")))
-        .hasMessage(P + "priority-header='X:Priority': not a valid header name");
+        .hasMessage(P + "priority-header='X:Priority' (from test): not a valid header name");
+  }
+
+  @Test
+  void keyAndCapMeanNothingToAFifoQueueAndAreReportedAsIgnored() {
+    LimiterConfig fifo = LimiterConfig.custom("transcode")
+        .set(LimiterKeys.QUEUE_KEY, "header:X-Host-Id").set(LimiterKeys.MAX_QUEUE_PER_KEY, 2)
+        .build();
+
+    assertThat(QueueSettings.of(fifo)).isEqualTo(QueueSettings.FIFO);
+    assertThat(QueueSettings.ignoredWithFifo(fifo))
+        .containsExactly(P + "queue-key", P + "max-queue-per-key");
+    assertThat(new QueueCallers(QueueSettings.of(fifo)).needed()).as("no Caller per request")
+        .isFalse();
   }
 
   @Test
@@ -112,6 +120,7 @@ class QueueSettingsTest {
     QueueCallers callers = new QueueCallers(parse(Map.of(P + "queue", "fair",
         P + "queue-key", "header:X-Host-Id", P + "priority-header", "X-Priority")));
 
+    assertThat(callers.needed()).isTrue();
     Caller caller = callers.of(request(Map.of("x-host-id", "host-7", "x-priority", " Critical ")));
 
     assertThat(caller.key()).isEqualTo("host-7");
