@@ -22,8 +22,9 @@ import java.util.TreeMap;
  *
  * <p>An environment variable overrides a key that one of the files names, in upper case with dots and
  * dashes as underscores ({@code SLUICE_LIMITERS_TRANSCODE_MAX_CONCURRENCY=2}); {@code PORT} sets
- * {@code server.port}. The value {@code auto} of {@code sluice.limiters.transcode.max-concurrency}
- * is replaced by {@link #autoConcurrency}.
+ * {@code server.port}. An empty value unsets the key ({@code -Dsluice.limiters.transcode.queue-key=}).
+ * The value {@code auto} of {@code sluice.limiters.transcode.max-concurrency} is replaced by
+ * {@link #autoConcurrency}.
  */
 public final class DemoSettings {
 
@@ -90,6 +91,10 @@ public final class DemoSettings {
         sources.put(k, "system property -D" + k);
       }
     });
+    // an empty value in a later layer unsets the key: the only way to take back a default of the
+    // jar (e.g. the fair queue's queue-key, which the plugin refuses beside queue=fifo)
+    merged.values().removeIf(String::isEmpty);
+    sources.keySet().retainAll(merged.keySet());
     if ("auto".equalsIgnoreCase(merged.getOrDefault(TRANSCODE_CONCURRENCY, "auto"))) {
       double target = number(merged, CPU_TARGET, "0.7");
       if (!(target > 0 && target <= 1)) {

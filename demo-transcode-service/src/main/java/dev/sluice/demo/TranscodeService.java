@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +59,7 @@ public final class TranscodeService implements AutoCloseable {
         new SluicePlugin(cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
     boolean enabled = !"false".equalsIgnoreCase(settings.get("sluice.enabled").orElse("true"));
     OverheadPeer peer = OverheadPeer.of(settings.get(OverheadPeer.KEY).orElse("none"));
+    Optional<NetflixPartitionedPeer> limiterPeer = NetflixPartitionedPeer.of(settings);
 
     Javalin app =
         Javalin.create(
@@ -78,6 +80,7 @@ public final class TranscodeService implements AutoCloseable {
               config.registerPlugin(sluice);
               config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
               peer.install(config);
+              limiterPeer.ifPresent(p -> p.install(config));
 
               // the limiters guard these by path (sluice.limiters.<name>.path), so with
               // sluice.enabled=false the same endpoints run unguarded
@@ -96,12 +99,13 @@ public final class TranscodeService implements AutoCloseable {
     app.start(settings.port());
     LOG.info(
         "transcoding service on port {}: {} cores, {} frames/ms calibrated, virtual threads {}, "
-            + "overhead peer {}, {}",
+            + "overhead peer {}, limiter peer {}, {}",
         app.port(),
         Runtime.getRuntime().availableProcessors(),
         String.format(java.util.Locale.ROOT, "%.2f", transcoder.framesPerMilli()),
         Runtime.version().feature() >= 21 ? "on" : "off (JDK " + Runtime.version().feature() + ")",
         peer.name().toLowerCase(java.util.Locale.ROOT),
+        limiterPeer.map(Object::toString).orElse("none"),
         settings.sluice());
     return new TranscodeService(app);
   }

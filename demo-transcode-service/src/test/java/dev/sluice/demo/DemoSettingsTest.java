@@ -78,4 +78,26 @@ class DemoSettingsTest {
     assertThatThrownBy(() -> load(new String[] {"--port", "1"}, Map.of(), Map.of()))
         .hasMessageContaining("--port");
   }
+
+  @Test
+  void theTranscodeQueueIsFairByHostWithOnePlacePerHostAndPriorityClasses() {
+    assertThat(load(new String[0], Map.of(), Map.of()).sluice())
+        .containsEntry("sluice.limiters.transcode.queue", "fair")
+        .containsEntry("sluice.limiters.transcode.queue-key", "header:X-Host-Id")
+        .containsEntry("sluice.limiters.transcode.max-queue-per-key", "1")
+        .containsEntry("sluice.limiters.transcode.max-queue", "40")
+        .containsEntry("sluice.limiters.transcode.priority-header", "X-Priority");
+  }
+
+  @Test
+  void anEmptyValueInALaterLayerUnsetsTheKey() {
+    DemoSettings fifo = load(new String[0], Map.of("SLUICE_LIMITERS_TRANSCODE_PRIORITY_HEADER", ""),
+        Map.of("sluice.limiters.transcode.queue", "fifo", "sluice.limiters.transcode.queue-key", " ",
+            "sluice.limiters.transcode.max-queue-per-key", "0"));
+    assertThat(fifo.sluice())
+        .containsEntry("sluice.limiters.transcode.queue", "fifo")
+        .doesNotContainKey("sluice.limiters.transcode.queue-key")
+        .doesNotContainKey("sluice.limiters.transcode.priority-header");
+    assertThat(fifo.get("sluice.limiters.transcode.queue-key")).isEmpty();
+  }
 }

@@ -112,7 +112,7 @@ class SluiceWiringHttpTest {
       assertThat(sluice.get("limiters").findValuesAsText("name")).containsExactly("rescue", "transcode");
       JsonNode transcode = limiter(http, "transcode");
       assertThat(transcode.get("limit").asInt()).isEqualTo(1); // auto on 2 cores
-      assertThat(transcode.get("maxQueue").asInt()).isEqualTo(16);
+      assertThat(transcode.get("maxQueue").asInt()).isEqualTo(40);
       assertThat(transcode.get("queueTimeoutMillis").asLong()).isEqualTo(10_000);
       JsonNode rule = sluice.get("rules").get(0);
       assertThat(rule.get("id").asText()).isEqualTo("history-per-account");

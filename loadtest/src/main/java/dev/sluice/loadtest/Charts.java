@@ -148,7 +148,7 @@ final class Charts {
     return chart;
   }
 
-  private static void style(org.knowm.xchart.style.Styler styler) {
+  static void style(org.knowm.xchart.style.Styler styler) {
     styler.setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
     styler.setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Horizontal);
     styler.setChartBackgroundColor(Color.WHITE);
@@ -162,7 +162,7 @@ final class Charts {
     return series;
   }
 
-  private static String svg(Chart<?, ?> chart) {
+  static String svg(Chart<?, ?> chart) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
       VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);

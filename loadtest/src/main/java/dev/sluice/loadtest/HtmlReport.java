@@ -15,6 +15,11 @@ final class HtmlReport {
   private HtmlReport() {}
 
   static String render(List<RunSummary> runs) {
+    return render(runs, "");
+  }
+
+  /** With a scenario's own section (an HTML fragment) after the comparison table. */
+  static String render(List<RunSummary> runs, String section) {
     StringBuilder html = new StringBuilder();
     RunSummary first = runs.get(0);
     html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
@@ -34,6 +39,7 @@ final class HtmlReport {
             first.seed(), first.serverCores()))
         .append("</p>\n");
     comparison(html, runs);
+    html.append(section);
     html.append("<div class=\"grid\">\n");
     for (RunSummary run : runs) {
       html.append("<h3>").append(esc(run.label())).append("</h3>");
@@ -140,7 +146,7 @@ final class HtmlReport {
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.2f", v);
   }
 
-  private static String esc(String s) {
+  static String esc(String s) {
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
   }
 }

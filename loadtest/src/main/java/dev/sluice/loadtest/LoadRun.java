@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /** One run of a scenario against one service: calibrate, send the plan, drain, summarise. */
 final class LoadRun {
@@ -16,9 +17,16 @@ final class LoadRun {
   private static final int CALIBRATION_JOBS = 5;
 
   private final Options options;
+  private final UnaryOperator<Transport> transport;
 
   LoadRun(Options options) {
+    this(options, UnaryOperator.identity());
+  }
+
+  /** @param transport wraps the HTTP transport of the scenario's requests (e.g. to count them) */
+  LoadRun(Options options, UnaryOperator<Transport> transport) {
     this.options = options;
+    this.transport = transport;
   }
 
   RunSummary run(URI target, String label) throws Exception {
@@ -38,7 +46,7 @@ final class LoadRun {
       long start = clock.nanoTime();
       RetryingClient client =
           new RetryingClient(
-              http,
+              transport.apply(http),
               clock,
               RetryAfterBackoff.defaults(options.seed()),
               options.maxAttempts(),

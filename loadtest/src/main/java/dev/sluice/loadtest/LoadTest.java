@@ -40,6 +40,9 @@ public final class LoadTest {
     if (options.overhead()) {
       return OverheadRun.run(options);
     }
+    if (VariantComparison.handles(options.scenario())) {
+      return VariantComparison.run(options, Variant.select(options.scenario(), options.variants()));
+    }
     List<RunSummary> runs = new ArrayList<>();
     LoadRun load = new LoadRun(options);
     if (options.embedded()) {

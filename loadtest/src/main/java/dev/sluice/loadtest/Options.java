@@ -25,6 +25,7 @@ import java.util.Optional;
  * @param maxAttempts tries per request, the first included
  * @param drain how long to wait for open requests after the last arrival
  * @param serverProperties {@code key=value} passed to the embedded service as system properties
+ * @param variants {@code NAME} or {@code NAME:key=value}: the set-ups greedy-host and priority compare
  */
 public record Options(
     Optional<URI> target,
@@ -39,7 +40,8 @@ public record Options(
     boolean overhead,
     int maxAttempts,
     Duration drain,
-    List<String> serverProperties) {
+    List<String> serverProperties,
+    List<String> variants) {
 
   static final String USAGE =
       String.join(
@@ -47,7 +49,7 @@ public record Options(
           "usage: java -jar loadtest/target/loadtest.jar (--target URL | --embedded) [options]",
           "  --target URL         the service, e.g. http://localhost:7070",
           "  --embedded           start the demo service in a child JVM on a free port",
-          "  --scenario NAME      monday-maintenance (default) | steady | spike",
+          "  --scenario NAME      monday-maintenance (default) | steady | spike | greedy-host | priority",
           "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
           "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
           "  --cpu-millis N       CPU per transcode job (default 200)",
@@ -60,7 +62,10 @@ public record Options(
           "                       --duration is the measured time per service, in 5 rounds)",
           "  --max-attempts N     tries per request, the first included (default 3)",
           "  --drain D            wait for open requests after the last send (default 30s)",
-          "  --server-property K=V  system property for the embedded service (repeatable)");
+          "  --server-property K=V  system property for the embedded service (repeatable)",
+          "  --variant NAME[:K=V] greedy-host, priority: compare this set-up (fifo, fair, classes,",
+          "                       netflix-partitioned, or a new name); :K=V adds a property to it",
+          "                       (repeatable; default: the scenario's own variants)");
 
   /** @throws IllegalArgumentException naming the option and the bad value */
   public static Options parse(String... args) {
@@ -77,6 +82,7 @@ public record Options(
     int maxAttempts = 3;
     Duration drain = Duration.ofSeconds(30);
     List<String> serverProperties = new ArrayList<>();
+    List<String> variants = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
       switch (option) {
@@ -100,6 +106,7 @@ public record Options(
           }
           serverProperties.add(property);
         }
+        case "--variant" -> variants.add(value(args, ++i, option));
         default -> throw new IllegalArgumentException("unknown option '" + option + "'\n" + USAGE);
       }
     }
@@ -111,13 +118,18 @@ public record Options(
           (ab ? "--ab" : "--overhead")
               + " starts the services itself, so it needs --embedded");
     }
+    if (!variants.isEmpty() && !VariantComparison.handles(scenario)) {
+      throw new IllegalArgumentException(
+          "--variant is for --scenario greedy-host and priority, not " + scenario.id());
+    }
+    Variant.select(scenario, variants); // a bad spec fails here, naming itself
     if (duration.isZero() || duration.isNegative()) {
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);
     }
     return new Options(
         target, embedded, scenario, duration, rate, cpuMillis, seed, out, ab, overhead, maxAttempts,
         drain,
-        List.copyOf(serverProperties));
+        List.copyOf(serverProperties), List.copyOf(variants));
   }
 
   private static String value(String[] args, int i, String option) {

@@ -1,6 +1,7 @@
 package dev.sluice.loadtest;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -22,7 +23,18 @@ public enum Scenario {
   /** A normal day: half the capacity from 8 hosts, with the same background traffic. */
   STEADY(0.5, 8),
   /** A normal day with a burst: four times the steady rate in the middle fifth of the run. */
-  SPIKE(0.5, 8);
+  SPIKE(0.5, 8),
+  /**
+   * One greedy maintenance host among 32 sends 10x what each other one sends, at twice the demo
+   * limiter's capacity in all, beside the viewers and the critical rescue job ({@link
+   * GreedyHostTraffic}).
+   */
+  GREEDY_HOST(2.0, GreedyHostTraffic.HOSTS),
+  /**
+   * Sheddable jobs at three times the demo limiter's capacity plus a trickle of critical ones
+   * ({@link PriorityTraffic}).
+   */
+  PRIORITY(3.0, PriorityTraffic.SHEDDABLE_HOSTS);
 
   /** Viewers browsing history, each well inside the per-account rule of the default rules file. */
   static final int VIEWERS = 8;
@@ -51,7 +63,8 @@ public enum Scenario {
       }
     }
     throw new IllegalArgumentException(
-        "--scenario must be one of monday-maintenance, steady, spike but was '" + id + "'");
+        "--scenario must be one of monday-maintenance, steady, spike, greedy-host, priority but was '"
+            + id + "'");
   }
 
   /**
@@ -59,11 +72,22 @@ public enum Scenario {
    * {@code cores x 1000 / cpuMillis} jobs per second at 100 % CPU.
    */
   public double defaultRate(int cores, int cpuMillis) {
+    if (this == GREEDY_HOST || this == PRIORITY) {
+      // these two are about the order of a full queue: sized from the permits the demo gives its
+      // transcode limiter on auto (max(1, round(0.7 x cores))), not from the cores
+      return capacityFactor * Math.max(1, Math.round(0.7 * cores)) * 1000.0 / cpuMillis;
+    }
     return capacityFactor * cores * 1000.0 / cpuMillis;
   }
 
   /** The streams of this scenario at the given offered transcode rate. */
   public List<TrafficStream> streams(double transcodeRate, int cpuMillis, Duration duration) {
+    if (this == GREEDY_HOST) {
+      return GreedyHostTraffic.streams(transcodeRate, cpuMillis);
+    }
+    if (this == PRIORITY) {
+      return PriorityTraffic.streams(transcodeRate, cpuMillis);
+    }
     double seconds = duration.toMillis() / 1000.0;
     DoubleUnaryOperator transcode =
         this == SPIKE
@@ -71,13 +95,13 @@ public enum Scenario {
             : t -> transcodeRate;
     double transcodePeak = this == SPIKE ? 4 * transcodeRate : transcodeRate;
     String job = "?cpuMillis=" + cpuMillis;
-    return List.of(
+    List<TrafficStream> streams = new ArrayList<>(List.of(
         new TrafficStream(
             "transcode",
             "POST",
             r -> "/api/transcode" + job,
             hosts,
-            host -> account(String.format(Locale.ROOT, "maintenance-host-%02d", host + 1)),
+            host -> maintenanceHost(String.format(Locale.ROOT, "maintenance-host-%02d", host + 1)),
             transcode,
             transcodePeak),
         TrafficStream.constant(
@@ -86,7 +110,14 @@ public enum Scenario {
             r -> "/api/rescue" + job,
             1,
             i -> account("video-rescue"),
-            Math.max(0.2, transcodeRate / 40)),
+            Math.max(0.2, transcodeRate / 40))));
+    streams.addAll(viewers());
+    return List.copyOf(streams);
+  }
+
+  /** The history viewers of every scenario: polite ones and one greedy one. */
+  static List<TrafficStream> viewers() {
+    return List.of(
         TrafficStream.constant(
             "history",
             "GET",
@@ -105,6 +136,11 @@ public enum Scenario {
 
   private static String historyPath(Random random) {
     return "/api/history/" + (1 + random.nextInt(100_000));
+  }
+
+  /** A host is its own account for the rate rules and its own key for the fair queue. */
+  private static Map<String, String> maintenanceHost(String id) {
+    return Map.of("X-Account-Id", id, GreedyHostTraffic.HOST_HEADER, id);
   }
 
   private static Map<String, String> account(String id) {

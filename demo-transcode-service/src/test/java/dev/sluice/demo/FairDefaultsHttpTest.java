@@ -1,0 +1,67 @@
+package dev.sluice.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** The demo's default transcode queue, over HTTP: fair by X-Host-Id, one place per host, classes. */
+@Tag("integration")
+class FairDefaultsHttpTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static JsonNode transcode(DemoClient http) throws Exception {
+    for (JsonNode l : JSON.readTree(http.send("GET", "/sluice").body()).get("limiters")) {
+      if (l.get("name").asText().equals("transcode")) {
+        return l;
+      }
+    }
+    throw new AssertionError("no transcode limiter");
+  }
+
+  @Test
+  void aHostWithAJobWaitingIsRefusedItsSecondWhileAnotherHostAndACriticalJobStillQueue()
+      throws Exception {
+    // 2 cores: one permit
+    try (TranscodeService service = TranscodeService.start(
+        DemoSettings.load(new String[0], Map.of(), Map.of("server.port", "0"), 2))) {
+      DemoClient http = new DemoClient(service.port());
+      CompletableFuture<HttpResponse<String>> running =
+          http.sendAsync("POST", "/api/transcode?cpuMillis=1000", "X-Host-Id", "maintenance-host-01");
+      await().atMost(Duration.ofSeconds(10)).until(() -> transcode(http).get("inFlight").asInt() == 1);
+      CompletableFuture<HttpResponse<String>> greedyWaiting =
+          http.sendAsync("POST", "/api/transcode?cpuMillis=5", "X-Host-Id", "maintenance-host-01");
+      await().atMost(Duration.ofSeconds(10)).until(() -> transcode(http).get("queued").asInt() == 1);
+
+      HttpResponse<String> second =
+          http.send("POST", "/api/transcode?cpuMillis=5", "X-Host-Id", "maintenance-host-01");
+      assertThat(second.statusCode()).isEqualTo(429);
+      assertThat(JSON.readTree(second.body()).get("reason").asText()).isEqualTo("key_cap");
+
+      CompletableFuture<HttpResponse<String>> politeWaiting =
+          http.sendAsync("POST", "/api/transcode?cpuMillis=5", "X-Host-Id", "maintenance-host-02");
+      CompletableFuture<HttpResponse<String>> rescue = http.sendAsync(
+          "POST", "/api/transcode?cpuMillis=5", "X-Host-Id", "video-rescue", "X-Priority", "critical");
+      await().atMost(Duration.ofSeconds(10)).until(() -> transcode(http).get("queued").asInt() == 3);
+      JsonNode queue = transcode(http).get("queue");
+      assertThat(queue.get("keys").asInt()).isEqualTo(3);
+      assertThat(queue.get("critical").asInt()).isEqualTo(1);
+      assertThat(queue.get("rejectedKeyCap").asInt()).isEqualTo(1);
+
+      // the critical job, queued last, is served first after the running one
+      double rescueQueued = JSON.readTree(rescue.get().body()).get("queuedMillis").asDouble();
+      double politeQueued = JSON.readTree(politeWaiting.get().body()).get("queuedMillis").asDouble();
+      assertThat(rescueQueued).isLessThan(politeQueued);
+      assertThat(running.get().statusCode()).isEqualTo(200);
+      assertThat(greedyWaiting.get().statusCode()).isEqualTo(200);
+    }
+  }
+}
