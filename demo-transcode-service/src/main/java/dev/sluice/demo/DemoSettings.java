@@ -29,6 +29,7 @@ public final class DemoSettings {
 
   static final String PORT = "server.port";
   static final String MAX_CPU_MILLIS = "demo.max-cpu-millis";
+  static final String MAX_WAIT_MILLIS = "demo.max-wait-millis";
   static final String CPU_TARGET = "demo.cpu-target";
   static final String TRANSCODE_CONCURRENCY = "sluice.limiters.transcode.max-concurrency";
   static final String RULES_FILE = "sluice.rules.file";
@@ -88,6 +89,7 @@ public final class DemoSettings {
     DemoSettings settings = new DemoSettings(merged);
     settings.port();
     settings.maxCpuMillis();
+    settings.maxWaitMillis();
     return settings;
   }
 
@@ -111,6 +113,10 @@ public final class DemoSettings {
 
   public int maxCpuMillis() {
     return integer(MAX_CPU_MILLIS, 1, 600_000);
+  }
+
+  public int maxWaitMillis() {
+    return integer(MAX_WAIT_MILLIS, 0, 600_000);
   }
 
   public Optional<String> get(String key) {

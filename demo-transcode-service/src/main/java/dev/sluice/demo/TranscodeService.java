@@ -51,7 +51,7 @@ public final class TranscodeService implements AutoCloseable {
     new JvmGcMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
-    JobEndpoints jobs = new JobEndpoints(transcoder, settings.maxCpuMillis());
+    JobEndpoints jobs = new JobEndpoints(transcoder, settings.maxCpuMillis(), settings.maxWaitMillis());
 
     // the demo's layered settings (jar, --config, env, -D) are the plugin's properties
     SluicePlugin sluice =
@@ -76,6 +76,8 @@ public final class TranscodeService implements AutoCloseable {
               config.routes.before("/api/transcode", jobs::validate);
               config.routes.before("/api/rescue", jobs::validate);
               config.registerPlugin(sluice);
+              // a job that waited (waitMillis) does its CPU work on Jetty's threads, like one that did not
+              config.jetty.modifyServer(server -> jobs.runOn(server.getThreadPool()));
               config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
               peer.install(config);
 

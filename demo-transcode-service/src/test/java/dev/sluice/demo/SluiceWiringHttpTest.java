@@ -74,6 +74,27 @@ class SluiceWiringHttpTest {
   }
 
   @Test
+  void aWaitingJobKeepsItsPermitUntilItsWaitAndWorkAreDone() throws Exception {
+    try (TranscodeService service = start(Map.of("sluice.limiters.transcode.max-concurrency", "1"))) {
+      DemoClient http = new DemoClient(service.port());
+      CompletableFuture<HttpResponse<String>> reading =
+          http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=1500");
+      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 1);
+      CompletableFuture<HttpResponse<String>> next = http.sendAsync("POST", "/api/transcode?cpuMillis=1");
+      // the permit is held through the wait: the next job queues behind the one reading footage
+      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("queued").asInt() == 1);
+      HttpResponse<String> first = reading.get();
+      assertThat(first.statusCode()).isEqualTo(200);
+      assertThat(JSON.readTree(first.body()).get("serviceMillis").asDouble()).isGreaterThanOrEqualTo(1500);
+      HttpResponse<String> second = next.get();
+      assertThat(second.statusCode()).isEqualTo(200);
+      assertThat(JSON.readTree(second.body()).get("queuedMillis").asDouble()).isPositive();
+      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 0);
+      assertThat(limiter(http, "transcode").get("admitted").asLong()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void historyIsLimitedPerAccountByTheDefaultRulesAndSluiceListsLimitersAndRules() throws Exception {
     try (TranscodeService service = start(Map.of())) {
       DemoClient http = new DemoClient(service.port());
