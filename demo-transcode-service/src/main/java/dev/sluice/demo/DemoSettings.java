@@ -86,6 +86,10 @@ public final class DemoSettings {
       }
       merged.put(TRANSCODE_CONCURRENCY, Integer.toString(autoConcurrency(cores, target)));
     }
+    if (LimiterPeer.of(merged.getOrDefault(LimiterPeer.KEY, "none")) != LimiterPeer.NONE) {
+      // the peer guards /api/transcode instead of Sluice's limiter, never on top of it
+      merged.keySet().removeIf(k -> k.startsWith(LimiterPeer.REPLACED_PREFIX));
+    }
     DemoSettings settings = new DemoSettings(merged);
     settings.port();
     settings.maxCpuMillis();
@@ -117,6 +121,11 @@ public final class DemoSettings {
 
   public int maxWaitMillis() {
     return integer(MAX_WAIT_MILLIS, 0, 600_000);
+  }
+
+  /** {@code demo.limiter-peer}, checked at load. */
+  LimiterPeer limiterPeer() {
+    return LimiterPeer.of(values.getOrDefault(LimiterPeer.KEY, "none"));
   }
 
   public Optional<String> get(String key) {

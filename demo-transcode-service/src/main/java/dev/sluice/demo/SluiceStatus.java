@@ -3,6 +3,7 @@ package dev.sluice.demo;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.rules.Rule;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,10 +17,14 @@ final class SluiceStatus {
 
   private SluiceStatus() {}
 
-  static Map<String, Object> of(boolean enabled, SluicePlugin sluice) {
+  /** @param peers limiters of a {@link LimiterPeer} to list beside Sluice's (measurement aid) */
+  static Map<String, Object> of(boolean enabled, SluicePlugin sluice, List<Map<String, Object>> peers) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("enabled", enabled);
-    body.put("limiters", sluice.snapshots().stream().map(SluiceStatus::limiter).toList());
+    List<Map<String, Object>> limiters = new ArrayList<>();
+    sluice.snapshots().forEach(s -> limiters.add(limiter(s)));
+    limiters.addAll(peers);
+    body.put("limiters", limiters);
     body.put(
         "rules",
         sluice.rateRules().map(r -> r.rules().rules().stream().map(SluiceStatus::rule).toList()).orElse(List.of()));

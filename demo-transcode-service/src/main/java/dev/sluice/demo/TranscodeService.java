@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +59,8 @@ public final class TranscodeService implements AutoCloseable {
         new SluicePlugin(cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
     boolean enabled = !"false".equalsIgnoreCase(settings.get("sluice.enabled").orElse("true"));
     OverheadPeer peer = OverheadPeer.of(settings.get(OverheadPeer.KEY).orElse("none"));
+    int cores = Runtime.getRuntime().availableProcessors();
+    Optional<PeerGate> limiterPeer = PeerGate.of(settings.limiterPeer(), cores);
 
     Javalin app =
         Javalin.create(
@@ -80,6 +83,7 @@ public final class TranscodeService implements AutoCloseable {
               config.jetty.modifyServer(server -> jobs.runOn(server.getThreadPool()));
               config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
               peer.install(config);
+              limiterPeer.ifPresent(gate -> gate.install(config));
 
               // the limiters guard these by path (sluice.limiters.<name>.path), so with
               // sluice.enabled=false the same endpoints run unguarded
@@ -93,17 +97,19 @@ public final class TranscodeService implements AutoCloseable {
               config.routes.get(
                   "/metrics",
                   ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape()));
-              config.routes.get("/sluice", ctx -> ctx.json(SluiceStatus.of(enabled, sluice)));
+              config.routes.get("/sluice", ctx -> ctx.json(SluiceStatus.of(enabled, sluice,
+                  limiterPeer.map(PeerGate::status).stream().toList())));
             });
     app.start(settings.port());
     LOG.info(
         "transcoding service on port {}: {} cores, {} frames/ms calibrated, virtual threads {}, "
-            + "overhead peer {}, {}",
+            + "overhead peer {}, limiter peer {}, {}",
         app.port(),
-        Runtime.getRuntime().availableProcessors(),
+        cores,
         String.format(java.util.Locale.ROOT, "%.2f", transcoder.framesPerMilli()),
         Runtime.version().feature() >= 21 ? "on" : "off (JDK " + Runtime.version().feature() + ")",
         peer.name().toLowerCase(java.util.Locale.ROOT),
+        settings.limiterPeer().id(),
         settings.sluice());
     return new TranscodeService(app);
   }
