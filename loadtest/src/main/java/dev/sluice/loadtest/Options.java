@@ -25,6 +25,9 @@ import java.util.Optional;
  * @param maxAttempts tries per request, the first included
  * @param drain how long to wait for open requests after the last arrival
  * @param serverProperties {@code key=value} passed to the embedded service as system properties
+ * @param mixes job mixes of {@code --scenario adaptive}
+ * @param overloads offered loads of {@code --scenario adaptive}, as multiples of the capacity
+ * @param variants comma list of the limit variants of {@code --scenario adaptive}
  */
 public record Options(
     Optional<URI> target,
@@ -39,7 +42,10 @@ public record Options(
     boolean overhead,
     int maxAttempts,
     Duration drain,
-    List<String> serverProperties) {
+    List<String> serverProperties,
+    List<JobMix> mixes,
+    List<Double> overloads,
+    String variants) {
 
   static final String USAGE =
       String.join(
@@ -47,7 +53,7 @@ public record Options(
           "usage: java -jar loadtest/target/loadtest.jar (--target URL | --embedded) [options]",
           "  --target URL         the service, e.g. http://localhost:7070",
           "  --embedded           start the demo service in a child JVM on a free port",
-          "  --scenario NAME      monday-maintenance (default) | steady | spike",
+          "  --scenario NAME      monday-maintenance (default) | steady | spike | adaptive",
           "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
           "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
           "  --cpu-millis N       CPU per transcode job (default 200)",
@@ -59,7 +65,11 @@ public record Options(
           "                       (needs --embedded; --duration is the measured time per service)",
           "  --max-attempts N     tries per request, the first included (default 3)",
           "  --drain D            wait for open requests after the last send (default 30s)",
-          "  --server-property K=V  system property for the embedded service (repeatable)");
+          "  --server-property K=V  system property for the embedded service (repeatable)",
+          "  --mix M              adaptive: cpu | sizes | io | all, or a comma list (default all)",
+          "  --overload X         adaptive: offered load as multiples of capacity (default 2,5)",
+          "  --variants V         adaptive: comma list of fixed, cpu, latency, netflix-gradient2,",
+          "                       netflix-vegas (default " + AdaptiveVariant.DEFAULT_NAMES + ")");
 
   /** @throws IllegalArgumentException naming the option and the bad value */
   public static Options parse(String... args) {
@@ -76,6 +86,9 @@ public record Options(
     int maxAttempts = 3;
     Duration drain = Duration.ofSeconds(30);
     List<String> serverProperties = new ArrayList<>();
+    List<JobMix> mixes = List.of(JobMix.values());
+    List<Double> overloads = List.of(2.0, 5.0);
+    String variants = AdaptiveVariant.DEFAULT_NAMES;
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
       switch (option) {
@@ -99,6 +112,12 @@ public record Options(
           }
           serverProperties.add(property);
         }
+        case "--mix" -> mixes = JobMix.parse(option, value(args, ++i, option));
+        case "--overload" -> overloads = overloads(option, value(args, ++i, option));
+        case "--variants" -> {
+          variants = value(args, ++i, option);
+          AdaptiveVariant.parse(option, variants, 1); // fail now, naming the bad one
+        }
         default -> throw new IllegalArgumentException("unknown option '" + option + "'\n" + USAGE);
       }
     }
@@ -110,13 +129,20 @@ public record Options(
           (ab ? "--ab" : "--overhead")
               + " starts the services itself, so it needs --embedded");
     }
+    if (scenario == Scenario.ADAPTIVE && (!embedded || ab || overhead)) {
+      throw new IllegalArgumentException(
+          "--scenario adaptive starts a service per variant: it needs --embedded, without --ab or --overhead");
+    }
     if (duration.isZero() || duration.isNegative()) {
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);
     }
     return new Options(
         target, embedded, scenario, duration, rate, cpuMillis, seed, out, ab, overhead, maxAttempts,
         drain,
-        List.copyOf(serverProperties));
+        List.copyOf(serverProperties),
+        mixes,
+        overloads,
+        variants);
   }
 
   private static String value(String[] args, int i, String option) {
@@ -158,6 +184,14 @@ public record Options(
       throw new IllegalArgumentException(
           option + " must be a duration like 60s, 500ms, 2m or PT1M but was '" + value + "'");
     }
+  }
+
+  private static List<Double> overloads(String option, String value) {
+    List<Double> list = new ArrayList<>();
+    for (String part : value.split(",")) {
+      list.add(positive(option, part.trim()));
+    }
+    return List.copyOf(list);
   }
 
   private static double positive(String option, String value) {

@@ -22,7 +22,12 @@ public enum Scenario {
   /** A normal day: half the capacity from 8 hosts, with the same background traffic. */
   STEADY(0.5, 8),
   /** A normal day with a burst: four times the steady rate in the middle fifth of the run. */
-  SPIKE(0.5, 8);
+  SPIKE(0.5, 8),
+  /**
+   * Not a traffic of its own: compares limit strategies (fixed, cpu, latency, a Netflix peer) per
+   * job mix ({@link JobMix}) at overloads of the capacity, see {@link AdaptiveRun}.
+   */
+  ADAPTIVE(2.0, JobMix.HOSTS);
 
   /** Viewers browsing history, each well inside the per-account rule of the default rules file. */
   static final int VIEWERS = 8;
@@ -51,7 +56,8 @@ public enum Scenario {
       }
     }
     throw new IllegalArgumentException(
-        "--scenario must be one of monday-maintenance, steady, spike but was '" + id + "'");
+        "--scenario must be one of " + java.util.Arrays.stream(values()).map(Scenario::id)
+            .collect(java.util.stream.Collectors.joining(", ")) + " but was '" + id + "'");
   }
 
   /**
