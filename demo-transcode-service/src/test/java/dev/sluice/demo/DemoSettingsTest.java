@@ -41,6 +41,21 @@ class DemoSettingsTest {
   }
 
   @Test
+  void autoIsTheCpuShareForAFixedLimitAndACeilingForAnAdaptiveOne() {
+    String limit = "sluice.limiters.transcode.limit";
+    String max = "sluice.limiters.transcode.max-concurrency";
+    assertThat(load(new String[0], Map.of(), Map.of(limit, "fixed", max, "auto")).sluice())
+        .containsEntry(max, "1");
+    assertThat(load(new String[0], Map.of(), Map.of(limit, "cpu", max, "auto")).sluice())
+        .containsEntry(max, "16");
+    assertThat(DemoSettings.load(new String[0], Map.of(), Map.of(limit, "latency", max, "auto"), 8).sluice())
+        .containsEntry(max, "64");
+    // a number is kept as it is, whatever the strategy
+    assertThat(load(new String[0], Map.of(), Map.of(limit, "cpu", max, "5")).sluice()).containsEntry(max, "5");
+    assertThat(load(new String[0], Map.of(), Map.of(limit, "fixed", max, "3")).sluice()).containsEntry(max, "3");
+  }
+
+  @Test
   void configFileThenEnvironmentThenSystemPropertiesEachWin() throws Exception {
     Path file = dir.resolve("demo.properties");
     Files.writeString(
