@@ -67,9 +67,15 @@ record AdaptiveVariant(
     return Math.max(1, (int) Math.round(0.7 * cores));
   }
 
-  /** The {@code sluice.*} keys of this variant, which the service must know (not warn about). */
+  /**
+   * The {@code sluice.*} keys of this variant that the service must know (not warn about). A plugin
+   * without adaptive limits behaves as {@code limit=fixed} and {@code reject-early=false}, so those
+   * two settings are what they say even where they are unknown; any other unknown key means the
+   * service is not running as this variant.
+   */
   List<String> sluiceKeys() {
     return serverProperties.stream().filter(p -> p.startsWith("sluice."))
+        .filter(p -> !p.equals(TRANSCODE + "limit=fixed") && !p.equals(TRANSCODE + "reject-early=false"))
         .map(p -> p.substring(0, p.indexOf('='))).toList();
   }
 }

@@ -150,6 +150,9 @@ class AdaptiveSummaryTest {
     assertThat(AdaptiveRun.ignoredKeys(log, variants.get(1))).containsExactly("sluice.limiters.transcode.limit");
     assertThat(AdaptiveRun.ignoredKeys("all known", variants.get(1))).isEmpty();
     assertThat(AdaptiveRun.ignoredKeys(log, variants.get(3))).isEmpty();
+    // a plugin without adaptive limits is a fixed limit without early rejection: fixed is still fixed
+    assertThat(AdaptiveRun.ignoredKeys(log + "\nUnknown Sluice property "
+        + "'sluice.limiters.transcode.reject-early' (from system) is ignored", variants.get(0))).isEmpty();
   }
 
   @Test
