@@ -80,7 +80,8 @@ class SluiceWiringHttpTest {
       CompletableFuture<HttpResponse<String>> reading =
           http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=1500");
       await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 1);
-      CompletableFuture<HttpResponse<String>> next = http.sendAsync("POST", "/api/transcode?cpuMillis=1");
+      // queued, then waiting: two suspensions of one request (the limiter's, then the job's own)
+      CompletableFuture<HttpResponse<String>> next = http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=100");
       // the permit is held through the wait: the next job queues behind the one reading footage
       await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("queued").asInt() == 1);
       HttpResponse<String> first = reading.get();
@@ -89,6 +90,7 @@ class SluiceWiringHttpTest {
       HttpResponse<String> second = next.get();
       assertThat(second.statusCode()).isEqualTo(200);
       assertThat(JSON.readTree(second.body()).get("queuedMillis").asDouble()).isPositive();
+      assertThat(JSON.readTree(second.body()).get("serviceMillis").asDouble()).isGreaterThanOrEqualTo(100);
       await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 0);
       assertThat(limiter(http, "transcode").get("admitted").asLong()).isEqualTo(2);
     }
