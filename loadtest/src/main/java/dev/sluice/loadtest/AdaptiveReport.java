@@ -31,6 +31,16 @@ final class AdaptiveReport {
             + "(after the first fifth of the arrivals). Targets: service CPU mean within 70 &plusmn; 5 "
             + "%, goodput at least 95 % of the capacity at the 70 % target, a 429 within 50 ms at "
             + "p99, 504s under 5 % of the rejections. Green met, red missed.</p>\n");
+    if (!results.isEmpty()) {
+      AdaptiveResult first = results.get(0);
+      AdaptiveResult last = results.get(results.size() - 1);
+      html.append("<p>").append(results.size()).append(" runs of ")
+          .append(first.run() == null ? "-" : Long.toString(first.run().durationSeconds()))
+          .append(" s of arrivals each, JDK ").append(Runtime.version().feature())
+          .append(", load generator on the same machine. Load average (1 / 5 / 15 min) before the first run ")
+          .append(esc(first.loadAverageBefore())).append(", after the last ")
+          .append(esc(last.loadAverageAfter())).append(".</p>\n");
+    }
     Map<String, List<AdaptiveResult>> byMix = results.stream()
         .collect(Collectors.groupingBy(AdaptiveResult::mix, LinkedHashMap::new, Collectors.toList()));
     byMix.forEach((mix, runs) -> {
