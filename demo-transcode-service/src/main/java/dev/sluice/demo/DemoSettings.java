@@ -36,9 +36,11 @@ public final class DemoSettings {
   static final String RULES_FILE = "sluice.rules.file";
 
   private final Map<String, String> values;
+  private final Map<String, String> sources;
 
-  private DemoSettings(Map<String, String> values) {
+  private DemoSettings(Map<String, String> values, Map<String, String> sources) {
     this.values = Collections.unmodifiableMap(values);
+    this.sources = Collections.unmodifiableMap(sources);
   }
 
   /** The real arguments, environment and system properties; {@code cores} from the JVM. */
@@ -52,24 +54,33 @@ public final class DemoSettings {
   static DemoSettings load(
       String[] args, Map<String, String> env, Map<String, String> system, int cores) {
     Map<String, String> merged = new TreeMap<>();
+    Map<String, String> sources = new TreeMap<>();
     try (InputStream defaults = DemoSettings.class.getResourceAsStream("/application.properties")) {
       if (defaults != null) {
-        merged.putAll(read(new java.io.InputStreamReader(defaults, StandardCharsets.UTF_8)));
+        read(new java.io.InputStreamReader(defaults, StandardCharsets.UTF_8)).forEach((k, v) -> {
+          merged.put(k, v);
+          sources.put(k, "application.properties in the demo's jar");
+        });
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     configFile(args).ifPresent(file -> {
       try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-        merged.putAll(read(reader));
+        read(reader).forEach((k, v) -> {
+          merged.put(k, v);
+          sources.put(k, "file " + file);
+        });
       } catch (IOException e) {
         throw new IllegalArgumentException("--config: cannot read '" + file + "': " + e.getMessage(), e);
       }
     });
     for (String key : Map.copyOf(merged).keySet()) {
-      String value = env.get(key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'));
+      String var = key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+      String value = env.get(var);
       if (value != null) {
         merged.put(key, value.trim());
+        sources.put(key, "environment variable " + var);
       }
     }
     if (env.containsKey("PORT")) {
@@ -78,6 +89,7 @@ public final class DemoSettings {
     system.forEach((k, v) -> {
       if (k.startsWith("sluice.") || k.startsWith("server.") || k.startsWith("demo.")) {
         merged.put(k, v.trim());
+        sources.put(k, "system property -D" + k);
       }
     });
     if ("auto".equalsIgnoreCase(merged.getOrDefault(TRANSCODE_CONCURRENCY, "auto"))) {
@@ -93,7 +105,7 @@ public final class DemoSettings {
       // the peer guards /api/transcode instead of Sluice's limiter, never on top of it
       merged.keySet().removeIf(k -> k.startsWith(LimiterPeer.REPLACED_PREFIX));
     }
-    DemoSettings settings = new DemoSettings(merged);
+    DemoSettings settings = new DemoSettings(merged, sources);
     settings.port();
     settings.maxCpuMillis();
     settings.maxWaitMillis();
@@ -163,7 +175,8 @@ public final class DemoSettings {
    * exactly what this class resolved, {@code auto} already replaced by a number.
    */
   public SluiceProperties sluiceProperties() {
-    return SluiceProperties.builder().env(Map.of()).system(sluice()).build();
+    return SluiceProperties.builder().env(Map.of()).system(Map.of())
+        .layered(sluice(), sources).build();
   }
 
   private int integer(String key, int min, int max) {

@@ -13,9 +13,12 @@ final class DurationValue {
 
   private DurationValue() {}
 
-  static Duration parse(String key, String raw) {
+  /**
+   * @throws IllegalArgumentException whose message is the problem only (the caller names the key)
+   */
+  static Duration parse(String raw) {
     if (raw == null || raw.isBlank()) {
-      throw new SluiceConfigException(key, raw, "a duration is required, e.g. 500ms, 60s, 60m, PT1M");
+      throw new IllegalArgumentException("a duration is required, e.g. 500ms, 60s, 60m, PT1M");
     }
     String value = raw.trim();
     Matcher m = SHORT.matcher(value.toLowerCase(Locale.ROOT));
@@ -38,14 +41,14 @@ final class DurationValue {
       if (value.toUpperCase(Locale.ROOT).startsWith("P")) {
         Duration parsed = Duration.parse(value.toUpperCase(Locale.ROOT));
         if (parsed.isNegative()) {
-          throw new SluiceConfigException(key, raw, "must not be negative");
+          throw new IllegalArgumentException("must not be negative");
         }
         return parsed;
       }
     } catch (NumberFormatException | ArithmeticException | DateTimeParseException e) {
       // falls through to the message below: the value is not a duration we understand
     }
-    throw new SluiceConfigException(
-        key, raw, "not a duration; use e.g. 500ms, 60s, 60m, 2h, 1d or ISO-8601 PT1M");
+    throw new IllegalArgumentException(
+        "not a duration; use e.g. 500ms, 60s, 60m, 2h, 1d or ISO-8601 PT1M");
   }
 }

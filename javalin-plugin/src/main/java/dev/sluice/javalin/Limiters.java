@@ -3,6 +3,7 @@ package dev.sluice.javalin;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.rules.ResourcePattern;
+import dev.sluice.rules.Scope;
 import dev.sluice.store.PermitStore;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
@@ -23,9 +25,9 @@ final class Limiters {
 
   private final List<LimiterEntry> entries;
   private final Map<String, LimiterEntry> byName;
-  private volatile Map<String, Settings.LimiterSettings> current;
+  private volatile Map<String, LimiterConfig> current;
 
-  private Limiters(List<LimiterEntry> entries, Map<String, Settings.LimiterSettings> settings) {
+  private Limiters(List<LimiterEntry> entries, Map<String, LimiterConfig> settings) {
     this.entries = List.copyOf(entries);
     Map<String, LimiterEntry> map = new LinkedHashMap<>();
     entries.forEach(e -> map.put(e.name(), e));
@@ -33,39 +35,30 @@ final class Limiters {
     this.current = settings;
   }
 
-  static Limiters build(Map<String, Settings.LimiterSettings> settings, NanoClock clock,
+  static Limiters build(Map<String, LimiterConfig> configs, NanoClock clock,
       Scheduler scheduler, Executor executor, ConcurrencyListener listener,
       Optional<PermitStore> store) {
     List<LimiterEntry> entries = new ArrayList<>();
-    for (Settings.LimiterSettings s : settings.values()) {
-      boolean global = s.scope().equals("global");
+    for (LimiterConfig c : configs.values()) {
+      boolean global = c.scope() == Scope.GLOBAL;
       if (global && store.isEmpty()) {
-        throw new SluiceConfigException(SluiceProperties.LIMITERS + s.name() + ".scope", "global",
-            "global scope needs a shared store: set " + SluiceKeys.REDIS_URI);
+        throw new SluiceConfigException(c.property(LimiterKeys.SCOPE), "global",
+            c.source(LimiterKeys.SCOPE),
+            "global scope needs a shared store: set " + SluiceKeys.REDIS_URI.name());
       }
-      Optional<ResourcePattern> pattern;
-      try {
-        pattern = s.path().map(ResourcePattern::parse);
-      } catch (IllegalArgumentException e) {
-        throw new SluiceConfigException(SluiceProperties.LIMITERS + s.name() + ".path",
-            s.path().orElse(""), e.getMessage());
-      }
-      ConcurrencyLimiter limiter = ConcurrencyLimiter.builder(s.name())
-          .maxConcurrency(s.maxConcurrency())
-          .maxQueue(s.maxQueue())
-          .queueTimeout(s.queueTimeout())
+      // the path was checked when parsed or set
+      Optional<ResourcePattern> pattern = c.path().map(ResourcePattern::parse);
+      ConcurrencyLimiter limiter = c.applyTo(ConcurrencyLimiter.builder(c.name()))
           .clock(clock)
           .scheduler(scheduler)
           .executor(executor)
           .listener(listener)
           .build();
-      entries.add(new LimiterEntry(s.name(), pattern, limiter,
-          global ? store : Optional.empty()));
-      log.info("Sluice limiter '{}' on {}: max-concurrency={}, max-queue={}, queue-timeout={},"
-          + " scope={}", s.name(), s.path().orElse("(wrapped handlers only)"), s.maxConcurrency(),
-          s.maxQueue(), s.queueTimeout(), s.scope());
+      entries.add(new LimiterEntry(c.name(), pattern, limiter,
+          global ? store : Optional.empty(), c));
+      log.info("Sluice limiter on {}: {}", c.path().orElse("(wrapped handlers only)"), c);
     }
-    return new Limiters(entries, Map.copyOf(settings));
+    return new Limiters(entries, Map.copyOf(configs));
   }
 
   Optional<LimiterEntry> forPath(String path) {
@@ -86,41 +79,41 @@ final class Limiters {
   }
 
   /**
-   * Applies re-read settings: max-concurrency and max-queue change at once; other changes (path,
-   * queue-timeout, new limiters) need a restart and are reported as such.
+   * Applies re-read settings: reloadable keys ({@code max-concurrency}, {@code max-queue}, the
+   * limit strategy and its settings, see {@link Key#reloadedBy}) change at once; other changes
+   * (path, queue-timeout, reject-early, new limiters) need a restart and are reported as such.
    */
-  synchronized void apply(Map<String, Settings.LimiterSettings> next) {
-    for (Settings.LimiterSettings n : next.values()) {
-      Settings.LimiterSettings old = current.get(n.name());
+  synchronized void apply(Map<String, LimiterConfig> next) {
+    Map<String, LimiterConfig> merged = new LinkedHashMap<>(current);
+    for (LimiterConfig n : next.values()) {
+      LimiterConfig old = current.get(n.name());
       LimiterEntry entry = byName.get(n.name());
       if (old == null || entry == null) {
         log.warn("Sluice limiter '{}' is new in the reloaded properties; it takes effect after a restart",
             n.name());
         continue;
       }
-      if (n.maxConcurrency() != old.maxConcurrency()) {
-        entry.limiter().setMaxConcurrency(n.maxConcurrency());
-        log.info("Sluice limiter '{}': max-concurrency {} -> {}", n.name(), old.maxConcurrency(),
-            n.maxConcurrency());
+      LimiterConfig.Builder applied = LimiterConfig.from(old);
+      for (Key<?> key : LimiterKeys.ALL) {
+        if (!Objects.equals(old.get(key), n.get(key))) {
+          if (key.reloadable()) {
+            reload(entry.limiter(), key, n);
+            applied.copyValue(key, n);
+            log.info("Sluice limiter '{}': {} {} -> {}", n.name(), key.name(), old.get(key),
+                n.get(key));
+          } else {
+            log.warn("Sluice limiter '{}': {} changed; takes effect after a restart", n.name(),
+                key.name());
+          }
+        }
       }
-      if (n.maxQueue() != old.maxQueue()) {
-        entry.limiter().setMaxQueue(n.maxQueue());
-        log.info("Sluice limiter '{}': max-queue {} -> {}", n.name(), old.maxQueue(), n.maxQueue());
-      }
-      if (!n.queueTimeout().equals(old.queueTimeout()) || !n.path().equals(old.path())) {
-        log.warn("Sluice limiter '{}': path or queue-timeout changed; takes effect after a restart",
-            n.name());
-      }
+      merged.put(n.name(), applied.build());
     }
-    Map<String, Settings.LimiterSettings> merged = new LinkedHashMap<>(current);
-    next.forEach((name, s) -> {
-      if (current.containsKey(name)) {
-        Settings.LimiterSettings old = current.get(name);
-        merged.put(name, new Settings.LimiterSettings(name, old.path(), s.maxConcurrency(),
-            s.maxQueue(), old.queueTimeout(), old.scope()));
-      }
-    });
     current = Map.copyOf(merged);
+  }
+
+  private static <T> void reload(ConcurrencyLimiter limiter, Key<T> key, LimiterConfig next) {
+    key.reload(limiter, next.get(key), next);
   }
 
   void shutdown() {

@@ -17,6 +17,7 @@ import java.util.Optional;
 final class RulesSource {
 
   static final String CLASSPATH = "classpath:";
+  private static final String KEY = SluiceKeys.RULES_FILE.name();
 
   private RulesSource() {}
 
@@ -32,27 +33,30 @@ final class RulesSource {
     return Optional.of(Files.exists(sibling) ? sibling : file);
   }
 
-  static RuleSet load(Path file, Optional<Path> propertiesFile) {
+  /**
+   * @param source where {@code sluice.rules.file} was set, named in errors
+   */
+  static RuleSet load(Path file, Optional<Path> propertiesFile, String source) {
     String name = file.toString();
     try {
       if (name.startsWith(CLASSPATH)) {
         String resource = name.substring(CLASSPATH.length());
         try (InputStream in = RulesSource.class.getClassLoader().getResourceAsStream(resource)) {
           if (in == null) {
-            throw new SluiceConfigException(SluiceKeys.RULES_FILE, name, "no such classpath resource");
+            throw new SluiceConfigException(KEY, name, source, "no such classpath resource");
           }
           return RulesFile.parse(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
         }
       }
       Path path = resolve(file, propertiesFile).orElseThrow();
       if (!Files.isRegularFile(path)) {
-        throw new SluiceConfigException(SluiceKeys.RULES_FILE, name, "no such file");
+        throw new SluiceConfigException(KEY, name, source, "no such file");
       }
       return RulesFile.load(path);
     } catch (RulesFileException e) {
-      throw new SluiceConfigException(SluiceKeys.RULES_FILE, name, e.getMessage());
+      throw new SluiceConfigException(KEY, name, source, e.getMessage());
     } catch (IOException e) {
-      throw new SluiceConfigException(SluiceKeys.RULES_FILE, name, "cannot be read: " + e);
+      throw new SluiceConfigException(KEY, name, source, "cannot be read: " + e);
     }
   }
 }

@@ -24,7 +24,7 @@ import java.util.function.Function;
 public final class SluiceConfig {
 
   private SluiceProperties properties;
-  private final Map<String, LimiterConfig> limiters = new LinkedHashMap<>();
+  private final Map<String, LimiterConfig.Builder> limiters = new LinkedHashMap<>();
   private final List<MeterRegistry> registries = new ArrayList<>();
   private final Map<String, Function<RequestInfo, Optional<String>>> customActors =
       new LinkedHashMap<>();
@@ -39,12 +39,20 @@ public final class SluiceConfig {
     return this;
   }
 
-  /** Declares (or refines) a named concurrency limiter; see {@link LimiterConfig}. */
-  public SluiceConfig limiter(String name, Consumer<LimiterConfig> limiter) {
-    if (name == null || name.isBlank()) {
-      throw new IllegalArgumentException("limiter name must not be blank but was '" + name + "'");
-    }
-    limiter.accept(limiters.computeIfAbsent(name, LimiterConfig::new));
+  /**
+   * Declares (or refines) a named concurrency limiter: {@code l -> l.path("/api/x").maxConcurrency(2)}.
+   * Properties {@code sluice.limiters.<name>.*} are parsed onto the same builder afterwards and win.
+   * A limiter needs a path or a handler wrapped with {@link SluicePlugin#limited}; start-up fails
+   * otherwise.
+   */
+  public SluiceConfig limiter(String name, Consumer<LimiterConfig.Builder> limiter) {
+    limiter.accept(limiters.computeIfAbsent(name, LimiterConfig::custom));
+    return this;
+  }
+
+  /** Declares a limiter from a finished config (replacing one of the same name). */
+  public SluiceConfig limiter(LimiterConfig limiter) {
+    limiters.put(limiter.name(), LimiterConfig.from(limiter));
     return this;
   }
 
@@ -95,8 +103,11 @@ public final class SluiceConfig {
     return properties;
   }
 
-  Map<String, LimiterConfig> limiters() {
-    return limiters;
+  /** Copies of the code's limiter builders, in declaration order, for properties to refine. */
+  Map<String, LimiterConfig.Builder> limiters() {
+    Map<String, LimiterConfig.Builder> copies = new LinkedHashMap<>();
+    limiters.forEach((name, b) -> copies.put(name, b.copy()));
+    return copies;
   }
 
   List<MeterRegistry> registries() {

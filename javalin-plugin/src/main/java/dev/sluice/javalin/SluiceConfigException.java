@@ -1,13 +1,17 @@
 package dev.sluice.javalin;
 
 /**
- * A Sluice setting has a value that cannot be used. Thrown at start-up (or by a reload, which then
- * keeps the previous settings); the message names the property key and the offending value.
+ * A Sluice setting has a value that cannot be used, or a key Sluice does not know. Thrown at
+ * start-up (or by a reload, which then keeps the previous settings); the message names the property
+ * key, the offending value and, when known, where the value came from (a file, an environment
+ * variable, a {@code -D} system property, or code).
  */
 public final class SluiceConfigException extends IllegalArgumentException {
 
   private final String key;
   private final String value;
+  private final String source;
+  private final String problem;
 
   /**
    * @param key the property key, e.g. {@code sluice.limiters.transcode.max-queue}
@@ -15,9 +19,23 @@ public final class SluiceConfigException extends IllegalArgumentException {
    * @param problem what is wrong with it, e.g. "must be >= 0"
    */
   public SluiceConfigException(String key, String value, String problem) {
-    super(key + "=" + (value == null ? "<missing>" : "'" + value + "'") + ": " + problem);
+    this(key, value, null, problem);
+  }
+
+  /**
+   * @param key the property key, e.g. {@code sluice.limiters.transcode.max-queue}
+   * @param value the value as written (may be null when a required value is missing)
+   * @param source where the value came from, e.g. {@code file /etc/app/sluice.properties}; null if
+   *     unknown
+   * @param problem what is wrong with it, e.g. "must be >= 0"
+   */
+  public SluiceConfigException(String key, String value, String source, String problem) {
+    super(key + "=" + (value == null ? "<missing>" : "'" + value + "'")
+        + (source == null ? "" : " (from " + source + ")") + ": " + problem);
     this.key = key;
     this.value = value;
+    this.source = source;
+    this.problem = problem;
   }
 
   /** The property key whose value is wrong. */
@@ -28,5 +46,20 @@ public final class SluiceConfigException extends IllegalArgumentException {
   /** The offending value, as written. */
   public String value() {
     return value;
+  }
+
+  /** Where the value came from ({@code file ...}, {@code environment variable ...}, ...), or null. */
+  public String source() {
+    return source;
+  }
+
+  /** What is wrong, without key and value. */
+  public String problem() {
+    return problem;
+  }
+
+  /** The same error with the source filled in (if it had none). */
+  SluiceConfigException from(String where) {
+    return source != null || where == null ? this : new SluiceConfigException(key, value, where, problem);
   }
 }

@@ -36,6 +36,11 @@ public final class SluiceMeterBinder implements MeterBinder {
   static final String MAX_QUEUE = "sluice.concurrency.max.queue";
   static final String IN_FLIGHT = "sluice.concurrency.in.flight";
   static final String QUEUED = "sluice.concurrency.queued";
+  static final String LIMIT_EXACT = "sluice.concurrency.limit.exact";
+  static final String CPU = "sluice.concurrency.cpu";
+  static final String CPU_TARGET = "sluice.concurrency.cpu.target";
+  static final String SERVICE_MEAN = "sluice.concurrency.service.mean";
+  static final String SERVICE_TARGET = "sluice.concurrency.service.target";
   static final String REQUESTS = "sluice.concurrency.requests";
   static final String QUEUE_WAIT = "sluice.concurrency.queue.wait";
   static final String SERVICE_TIME = "sluice.concurrency.service.time";
@@ -68,6 +73,18 @@ public final class SluiceMeterBinder implements MeterBinder {
     gauge(MAX_QUEUE, "queue bound", limiter, snapshot, s -> s.maxQueue());
     gauge(IN_FLIGHT, "requests holding a permit", limiter, snapshot, s -> s.inFlight());
     gauge(QUEUED, "requests waiting for a permit", limiter, snapshot, s -> s.queued());
+    // what an adaptive limit decides from; NaN where the strategy has no such input (a fixed
+    // limit, or cpu vs latency), registered for every limiter since a reload may change strategy
+    gauge(LIMIT_EXACT, "adaptive limit: the controller's real-valued limit", limiter, snapshot,
+        s -> s.limitState().exactLimit());
+    gauge(CPU, "limit=cpu: CPU utilisation measured, 0-1", limiter, snapshot,
+        s -> s.limitState().cpu());
+    gauge(CPU_TARGET, "limit=cpu: CPU utilisation held, 0-1", limiter, snapshot,
+        s -> s.limitState().targetCpu());
+    gauge(SERVICE_MEAN, "limit=latency: mean service time of the last window, ms", limiter,
+        snapshot, s -> s.limitState().serviceMillis());
+    gauge(SERVICE_TARGET, "limit=latency: service time above which the limit shrinks, ms",
+        limiter, snapshot, s -> s.limitState().targetServiceMillis());
   }
 
   void ruleCount(Supplier<Integer> count) {

@@ -13,6 +13,8 @@ import io.javalin.plugin.Plugin;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +61,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   private Stores stores;
   private Reloads reloads;
   private DisconnectWatch disconnects;
+  private final Set<String> wrapped = ConcurrentHashMap.newKeySet();
 
   /** A plugin configured by the lambda; see {@link SluiceConfig}. */
   public SluicePlugin(Consumer<SluiceConfig> config) {
@@ -73,11 +76,9 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   @Override
   public void onInitialize(JavalinState state) {
     properties = pluginConfig.propertiesOrDefault();
-    settings = Settings.resolve(properties, pluginConfig.limiters());
-    settings.unknownKeys().forEach(key -> log.warn(
-        "Unknown Sluice property '{}' (from {}) is ignored", key, properties.source(key).orElse("?")));
+    settings = resolve(properties);
     if (!settings.enabled()) {
-      log.info("Sluice is disabled ({}=false): nothing is limited", SluiceKeys.ENABLED);
+      log.info("Sluice is disabled ({}=false): nothing is limited", SluiceKeys.ENABLED.name());
       return;
     }
     state.jetty.modifyServer(this::prepareJetty);
@@ -116,15 +117,48 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   }
 
   /**
+   * Checks, once the whole Javalin config has run (so every {@link #limited} call is known), that
+   * each limiter guards something: a limiter with neither a path nor a wrapped handler is almost
+   * always a misspelt name in the properties, which would otherwise create a second limiter that
+   * guards nothing while the real one runs with its defaults.
+   */
+  @Override
+  public void onStart(JavalinState state) {
+    if (limiters == null) {
+      return;
+    }
+    for (LimiterEntry e : limiters.all()) {
+      if (e.pattern().isEmpty() && !wrapped.contains(e.name())) {
+        LimiterConfig c = e.config();
+        String nearest = UnknownKeys.nearest(e.name(), limiters.all().stream()
+            .map(LimiterEntry::name).filter(n -> !n.equals(e.name())).toList());
+        String source = c.isSet(LimiterKeys.PATH) ? c.source(LimiterKeys.PATH)
+            : LimiterKeys.ALL.stream().filter(c::isSet).findFirst().map(c::source).orElse("code");
+        throw new SluiceConfigException(c.property(LimiterKeys.PATH), null, source,
+            "limiter '" + e.name() + "' has neither a path nor a handler wrapped with"
+                + " sluice.limited(\"" + e.name() + "\", handler), so it would guard nothing"
+                + (nearest == null ? "" : "; did you mean limiter '" + nearest + "'?"));
+      }
+    }
+  }
+
+  /**
    * Wraps an endpoint in a named limiter (declared in code or properties); use it for endpoints that
    * no path pattern covers. A request already admitted by the same limiter through its path is not
    * limited twice.
+   *
+   * @throws SluiceConfigException when no limiter has that name (with the nearest name)
    */
   public Handler limited(String limiterName, Handler handler) {
     if (limiters != null && limiters.byName(limiterName).isEmpty()) {
-      throw new IllegalArgumentException("no Sluice limiter named '" + limiterName
-          + "'; declare it with cfg.limiter(..) or sluice.limiters." + limiterName + ".*");
+      String nearest = UnknownKeys.nearest(limiterName,
+          limiters.all().stream().map(LimiterEntry::name).toList());
+      throw new SluiceConfigException(SluiceProperties.LIMITERS + limiterName + ".*", null, "code",
+          "no Sluice limiter named '" + limiterName + "'; declare it with cfg.limiter(..) or "
+              + SluiceProperties.LIMITERS + limiterName + ".*"
+              + (nearest == null ? "" : "; did you mean '" + nearest + "'?"));
     }
+    wrapped.add(limiterName);
     return ctx -> {
       if (gate == null) {
         throw new IllegalStateException("Sluice is not initialized (disabled, or not registered)");
@@ -170,9 +204,16 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       return;
     }
     SluiceProperties next = properties.reload();
-    Settings resolved = Settings.resolve(next, pluginConfig.limiters());
+    Settings resolved = resolve(next);
     limiters.apply(resolved.limiters());
     properties = next;
+  }
+
+  /** Parses every key, then the strict check of unknown keys (so a bad value is reported first). */
+  private Settings resolve(SluiceProperties p) {
+    Settings s = Settings.resolve(p, pluginConfig.limiters());
+    UnknownKeys.check(p, s.limiters().keySet(), s.strict(), log);
+    return s;
   }
 
   /**
@@ -204,7 +245,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     StoreSettings storeSettings = new StoreSettings(s.redisUri().get(), s.redisTimeout(),
         s.redisExpectedNodes(), s.redisOnFailure(), pluginConfig.clock());
     Stores opened = StoreLoader.open(storeSettings).orElseThrow(() -> new SluiceConfigException(
-        SluiceKeys.REDIS_URI, s.redisUri().get().toString(),
+        SluiceKeys.REDIS_URI.name(), s.redisUri().get().toString(),
+        properties.source(SluiceKeys.REDIS_URI.name()).orElse(null),
         "no dev.sluice.store.StoreProvider on the classpath supports this URI;"
             + " add the limiter-redis module or remove the key"));
     log.info("Sluice global scope through {}", opened.rates().describe());
@@ -213,7 +255,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   private RateRules buildRules() {
     RuleSet ruleSet = settings.rulesFile()
-        .map(file -> RulesSource.load(file, properties.file()))
+        .map(file -> RulesSource.load(file, properties.file(),
+            properties.source(SluiceKeys.RULES_FILE.name()).orElse(null)))
         .orElse(pluginConfig.rulesOrNull());
     if (ruleSet == null && settings.rulesRemote().isPresent()) {
       ruleSet = RuleSet.empty(); // remote rules only: nothing applies until the URL first answers

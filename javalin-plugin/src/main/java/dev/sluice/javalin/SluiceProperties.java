@@ -35,7 +35,7 @@ public final class SluiceProperties {
 
   static final String LIMITERS = "sluice.limiters.";
   static final List<String> LIMITER_SUFFIXES =
-      List.of("max-concurrency", "max-queue", "queue-timeout", "path", "scope");
+      LimiterKeys.ALL.stream().map(Key::name).toList();
 
   private final Path file;
   private final Map<String, String> env;
@@ -43,10 +43,16 @@ public final class SluiceProperties {
   private final Map<String, String> values;
   private final Map<String, String> sources;
 
-  private SluiceProperties(Path file, Map<String, String> env, Map<String, String> system) {
+  private final Map<String, String> top;
+  private final Map<String, String> topSources;
+
+  private SluiceProperties(Path file, Map<String, String> env, Map<String, String> system,
+      Map<String, String> top, Map<String, String> topSources) {
     this.file = file;
     this.env = env;
     this.system = system;
+    this.top = top;
+    this.topSources = topSources;
     Map<String, String> merged = new TreeMap<>();
     Map<String, String> origin = new TreeMap<>();
     if (file != null) {
@@ -55,14 +61,21 @@ public final class SluiceProperties {
         origin.put(k, "file " + file);
       });
     }
-    fromEnv(env, merged.keySet()).forEach((k, v) -> {
+    Map<String, String> envVars = new TreeMap<>();
+    fromEnv(env, merged.keySet(), envVars).forEach((k, v) -> {
       merged.put(k, v);
-      origin.put(k, "environment");
+      origin.put(k, "environment variable " + envVars.get(k));
     });
     system.forEach((k, v) -> {
       if (k.startsWith(PREFIX)) {
         merged.put(k, v.trim());
-        origin.put(k, "system property");
+        origin.put(k, "system property -D" + k);
+      }
+    });
+    top.forEach((k, v) -> {
+      if (k.startsWith(PREFIX)) {
+        merged.put(k, v.trim());
+        origin.put(k, topSources.getOrDefault(k, "application"));
       }
     });
     this.values = Collections.unmodifiableMap(merged);
@@ -94,7 +107,10 @@ public final class SluiceProperties {
     return values;
   }
 
-  /** Where a key's winning value came from ("file ...", "environment", "system property"). */
+  /**
+   * Where a key's winning value came from: {@code file /path/sluice.properties}, {@code environment
+   * variable SLUICE_...} or {@code system property -Dsluice...}.
+   */
   public Optional<String> source(String key) {
     return Optional.ofNullable(sources.get(key));
   }
@@ -106,7 +122,7 @@ public final class SluiceProperties {
 
   /** Re-reads the file and layers the same environment and system properties over it again. */
   public SluiceProperties reload() {
-    return new SluiceProperties(file, env, system);
+    return new SluiceProperties(file, env, system, top, topSources);
   }
 
   /** The names of the limiters configured under {@code sluice.limiters.<name>.*}. */
@@ -153,7 +169,8 @@ public final class SluiceProperties {
    * between '.', '-' and '_', so static keys are matched by their env form, and a limiter's name is
    * matched against the names the file already uses before falling back to lower case.
    */
-  static Map<String, String> fromEnv(Map<String, String> env, Set<String> fileKeys) {
+  static Map<String, String> fromEnv(Map<String, String> env, Set<String> fileKeys,
+      Map<String, String> varOfKey) {
     Map<String, String> out = new LinkedHashMap<>();
     Map<String, String> knownLimiterNames = new LinkedHashMap<>();
     for (String key : fileKeys) {
@@ -169,8 +186,13 @@ public final class SluiceProperties {
       if (key == null) {
         key = limiterKeyFromEnv(var, knownLimiterNames);
       }
-      // an unrecognized SLUICE_ variable keeps a best-guess key so that the unknown-key warning names it
-      out.put(key != null ? key : var.toLowerCase(Locale.ROOT).replace('_', '.'), value);
+      if (key == null) {
+        // an unrecognized SLUICE_ variable keeps a best-guess key so that the unknown-key check
+        // names it and finds the nearest known key
+        key = guessKey(var, knownLimiterNames);
+      }
+      out.put(key, value);
+      varOfKey.put(key, var);
     }
     return out;
   }
@@ -192,6 +214,27 @@ public final class SluiceProperties {
     return null;
   }
 
+  /**
+   * A key for a variable no known key matches: under {@code SLUICE_LIMITERS_} the name is a name
+   * the file uses (or the first word) and the rest is the misspelt limiter key, so that
+   * {@code SLUICE_LIMITERS_WORK_MAX_CONCURENCY} reads {@code sluice.limiters.work.max-concurency}.
+   */
+  private static String guessKey(String var, Map<String, String> knownNames) {
+    String prefix = envForm(LIMITERS);
+    if (var.startsWith(prefix) && var.length() > prefix.length()) {
+      String rest = var.substring(prefix.length());
+      String envName = knownNames.keySet().stream()
+          .filter(n -> rest.startsWith(n + "_") && rest.length() > n.length() + 1)
+          .max(java.util.Comparator.comparingInt(String::length))
+          .orElse(rest.contains("_") ? rest.substring(0, rest.indexOf('_')) : rest);
+      String name = knownNames.getOrDefault(envName, envName.toLowerCase(Locale.ROOT).replace('_', '-'));
+      String suffix = rest.length() > envName.length() + 1
+          ? rest.substring(envName.length() + 1).toLowerCase(Locale.ROOT).replace('_', '-') : "";
+      return LIMITERS + name + "." + suffix;
+    }
+    return var.toLowerCase(Locale.ROOT).replace('_', '.');
+  }
+
   /** {@code sluice.limiters.transcode.max-queue} -> {@code SLUICE_LIMITERS_TRANSCODE_MAX_QUEUE}. */
   static String envForm(String key) {
     StringBuilder sb = new StringBuilder(key.length());
@@ -211,6 +254,8 @@ public final class SluiceProperties {
     private Path file;
     private Map<String, String> env = System.getenv();
     private Map<String, String> system = systemProperties(System.getProperties());
+    private Map<String, String> top = Map.of();
+    private Map<String, String> topSources = Map.of();
 
     private Builder() {}
 
@@ -232,8 +277,18 @@ public final class SluiceProperties {
       return this;
     }
 
+    /**
+     * Values an application has already layered itself (the top layer), with where each came
+     * from ({@code file /etc/app.properties}, ...) so that errors can say so.
+     */
+    public Builder layered(Map<String, String> values, Map<String, String> sources) {
+      this.top = Map.copyOf(values);
+      this.topSources = Map.copyOf(sources);
+      return this;
+    }
+
     public SluiceProperties build() {
-      return new SluiceProperties(file, env, system);
+      return new SluiceProperties(file, env, system, top, topSources);
     }
 
     private static Map<String, String> systemProperties(Properties properties) {

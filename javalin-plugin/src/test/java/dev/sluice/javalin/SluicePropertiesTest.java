@@ -35,8 +35,11 @@ class SluicePropertiesTest {
     assertThat(p.get("sluice.limiters.transcode.max-concurrency")).hasValue("4");
     assertThat(p.get("sluice.limiters.transcode.max-queue")).hasValue("30");
     assertThat(p.get("sluice.limiters.transcode.queue-timeout")).hasValue("60s");
-    assertThat(p.source("sluice.limiters.transcode.max-concurrency")).hasValue("environment");
-    assertThat(p.source("sluice.limiters.transcode.max-queue")).hasValue("system property");
+    assertThat(p.source("sluice.limiters.transcode.max-concurrency"))
+        .hasValue("environment variable SLUICE_LIMITERS_TRANSCODE_MAX_CONCURRENCY");
+    assertThat(p.source("sluice.limiters.transcode.max-queue"))
+        .hasValue("system property -Dsluice.limiters.transcode.max-queue");
+    assertThat(p.source("sluice.limiters.transcode.queue-timeout")).hasValue("file " + f);
     assertThat(p.asMap()).doesNotContainKey("path");
   }
 
@@ -56,13 +59,15 @@ class SluicePropertiesTest {
 
   @Test
   void durationsAcceptShortFormsAndIso() {
-    assertThat(DurationValue.parse("k", "500ms")).isEqualTo(Duration.ofMillis(500));
-    assertThat(DurationValue.parse("k", "60s")).isEqualTo(Duration.ofSeconds(60));
-    assertThat(DurationValue.parse("k", "60m")).isEqualTo(Duration.ofMinutes(60));
-    assertThat(DurationValue.parse("k", "2h")).isEqualTo(Duration.ofHours(2));
-    assertThat(DurationValue.parse("k", "PT1M")).isEqualTo(Duration.ofMinutes(1));
-    assertThatThrownBy(() -> DurationValue.parse("sluice.x", "soon"))
-        .hasMessageContaining("sluice.x").hasMessageContaining("'soon'");
+    assertThat(DurationValue.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(DurationValue.parse("60s")).isEqualTo(Duration.ofSeconds(60));
+    assertThat(DurationValue.parse("60m")).isEqualTo(Duration.ofMinutes(60));
+    assertThat(DurationValue.parse("2h")).isEqualTo(Duration.ofHours(2));
+    assertThat(DurationValue.parse("PT1M")).isEqualTo(Duration.ofMinutes(1));
+    assertThatThrownBy(() -> DurationValue.parse("soon")).hasMessageContaining("not a duration");
+    assertThatThrownBy(() -> SluiceKeys.DRAIN_TIMEOUT.parse("sluice.x", "soon", "file a"))
+        .hasMessageContaining("sluice.x").hasMessageContaining("'soon'")
+        .hasMessageContaining("from file a");
   }
 
   @Test
@@ -97,17 +102,6 @@ class SluicePropertiesTest {
           .hasMessageContaining(key)
           .hasMessageContaining(value.contains("/") ? value : "'" + value + "'");
     });
-  }
-
-  @Test
-  void unknownSluiceKeysAreReported() {
-    SluiceProperties p = SluiceProperties.builder()
-        .env(Map.of("SLUICE_LIMITERZ_X", "1"))
-        .system(Map.of("sluice.limiters.x.max-concurency", "3", "sluice.enabled", "true"))
-        .build();
-
-    assertThat(Settings.resolve(p, Map.of()).unknownKeys())
-        .containsExactly("sluice.limiters.x.max-concurency", "sluice.limiterz.x");
   }
 
   @Test

@@ -69,7 +69,19 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   private final Executor executor;
   /** Null when the user configured none: then no listener call is made at all. */
   private final GuardedListener listener;
-  private final LimitSource limit;
+  /**
+   * Volatile because {@link #setLimitSource} may swap it; on x86 a volatile read is a plain load,
+   * so the fast path still costs one read of this field and one volatile read of the limit.
+   */
+  private volatile LimitSource limit;
+
+  private final SourceControl control = new SourceControl();
+
+  /** Serialises {@link #setLimitSource} calls; never taken on the request path. */
+  private final Object sourceSwap = new Object();
+
+  /** Null unless {@code rejectEarly}: then callers who cannot be served in time are told at once. */
+  private final WaitPrediction prediction;
   private final Duration queueTimeout;
   private final long queueTimeoutNanos;
   private final LimiterStats stats = new LimiterStats();
@@ -106,7 +118,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     this.maxQueue = config.maxQueue;
     this.limit = limit;
     this.queue = queue;
-    limit.start(new SourceControl());
+    this.prediction = config.rejectEarly ? new WaitPrediction(stats) : null;
+    limit.start(control);
   }
 
   /** What the limit source may see and do; see {@link LimitSource.Control}. */
@@ -246,6 +259,10 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   private CompletableFuture<Permit> acquireSlow(Caller caller) {
     Waiter waiter = new Waiter(this, caller, clock.nanoTime());
+    long timeoutNanos = timeoutNanos(caller);
+    // outside the lock: it sums striped counters
+    long meanServiceNanos = prediction == null ? -1 : prediction.meanServiceNanos();
+    long predictedWait = -1;
     Outcome rejection = null;
     int queuedAhead = 0;
     boolean admitted = false;
@@ -273,6 +290,17 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
           queuedAhead = queue.ahead(waiter);
           break;
         }
+        if (prediction != null) {
+          waiter.aheadAtJoin = queue.ahead(waiter);
+          waiter.leftBeforeJoin = queueSequence - queuedNow;
+          long wait = meanServiceNanos < 0 ? -1
+              : WaitPrediction.waitNanos(waiter.aheadAtJoin, exactLimit(), meanServiceNanos);
+          if (wait > timeoutNanos) {
+            rejection = Outcome.QUEUE_FULL;
+            predictedWait = wait;
+            break;
+          }
+        }
         // fails if a lock-free release changed the word since we read it: then look again
         if (STATE.compareAndSet(this, s, s + ONE_QUEUED)) {
           waiter.queueSequence = queueSequence++;
@@ -293,18 +321,25 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       if (listener != null) {
         listener.rejected(rejection, 0);
       }
-      return CompletableFuture.failedFuture(
-          new ConcurrencyRejectedException(rejection, name, retryAfterNanos(queuedAhead)));
+      return CompletableFuture.failedFuture(predictedWait >= 0
+          ? new ConcurrencyRejectedException(
+              rejection, RejectionReason.PREDICTED_WAIT, name, predictedWait)
+          : new ConcurrencyRejectedException(rejection, name, retryAfterNanos(queuedAhead)));
     }
     stats.queuedTotal.increment();
     if (listener != null) {
       listener.queued();
     }
-    long timeoutNanos = timeoutNanos(caller);
     if (waiter.isWaiting() && timeoutNanos != Long.MAX_VALUE) {
       // scheduled outside the lock; a grant that wins meanwhile cancels it (Waiter#timeoutScheduled)
-      waiter.timeoutScheduled(
-          scheduler.schedule(() -> abandon(waiter, Outcome.QUEUE_TIMEOUT), timeoutNanos));
+      if (prediction != null) {
+        long deadline = waiter.enqueuedAtNanos + timeoutNanos;
+        waiter.timeoutScheduled(scheduler.schedule(() -> recheck(waiter, deadline),
+            WaitPrediction.recheckDelayNanos(timeoutNanos)));
+      } else {
+        waiter.timeoutScheduled(
+            scheduler.schedule(() -> abandon(waiter, Outcome.QUEUE_TIMEOUT), timeoutNanos));
+      }
     }
     dispatchGrants(granted);
     return waiter;
@@ -436,6 +471,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
    * shutdown. Does nothing if its fate was already decided.
    */
   void abandon(Waiter waiter, Outcome outcome) {
+    abandon(waiter, outcome, null, -1);
+  }
+
+  /** As above, with a finer reason and Retry-After for the rejection (null and -1: derived). */
+  private void abandon(Waiter waiter, Outcome outcome, RejectionReason reason, long retryAfter) {
     if (!waiter.decide(outcome)) {
       return;
     }
@@ -453,10 +493,15 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     } finally {
       lock.unlock();
     }
-    rejectWaiter(waiter, outcome, queuedNow);
+    rejectWaiter(waiter, outcome, queuedNow, reason, retryAfter);
   }
 
   private void rejectWaiter(Waiter waiter, Outcome outcome, int queuedNow) {
+    rejectWaiter(waiter, outcome, queuedNow, null, -1);
+  }
+
+  private void rejectWaiter(
+      Waiter waiter, Outcome outcome, int queuedNow, RejectionReason reason, long retryAfter) {
     long waited = clock.nanoTime() - waiter.enqueuedAtNanos;
     stats.leftQueue(waited);
     stats.rejected(outcome);
@@ -464,8 +509,9 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       listener.rejected(outcome, waited);
     }
     if (outcome != Outcome.CANCELLED) {
-      ConcurrencyRejectedException rejected =
-          new ConcurrencyRejectedException(outcome, name, retryAfterNanos(queuedNow));
+      ConcurrencyRejectedException rejected = new ConcurrencyRejectedException(outcome,
+          reason == null ? RejectionReason.of(outcome) : reason, name,
+          retryAfter >= 0 ? retryAfter : retryAfterNanos(queuedNow));
       execute(() -> waiter.completeExceptionally(rejected));
     }
   }
@@ -478,6 +524,65 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       // waiter (and, for a grant, its permit) forever
       completion.run();
     }
+  }
+
+  /**
+   * rejectEarly: a queued waiter's timeout task. Times it out at its deadline; before that, rejects
+   * it with PREDICTED_WAIT once the work still ahead of it cannot be served in time, else looks
+   * again later. Its fate is still decided by one CAS in abandon, so a grant racing this check
+   * wins or loses whole.
+   */
+  private void recheck(Waiter waiter, long deadline) {
+    if (!waiter.isWaiting()) {
+      return;
+    }
+    long remaining = deadline - clock.nanoTime();
+    if (remaining <= 0) {
+      abandon(waiter, Outcome.QUEUE_TIMEOUT);
+      return;
+    }
+    long mean = prediction.meanServiceNanos();
+    if (mean >= 0) {
+      long left;
+      lock.lock();
+      try {
+        left = queueSequence - queued(state);
+      } finally {
+        lock.unlock();
+      }
+      // every departure since it joined counts as one fewer ahead, also those behind it: this can
+      // only predict too short a wait, so it never rejects a waiter that could have made it
+      int ahead = (int) Math.max(0, waiter.aheadAtJoin - (left - waiter.leftBeforeJoin));
+      long wait = WaitPrediction.waitNanos(ahead, exactLimit(), mean);
+      if (wait > remaining) {
+        abandon(waiter, Outcome.QUEUE_FULL, RejectionReason.PREDICTED_WAIT, wait);
+        return;
+      }
+    }
+    waiter.timeoutScheduled(scheduler.schedule(
+        () -> recheck(waiter, deadline), WaitPrediction.recheckDelayNanos(remaining)));
+  }
+
+  /** The limit as the controller means it: real-valued for an adaptive source. */
+  private double exactLimit() {
+    LimitSource source = limit;
+    return source instanceof AdaptiveLimit adaptive ? adaptive.exactLimit() : source.limit();
+  }
+
+  @Override
+  public void setLimitSource(LimitSource source) {
+    java.util.Objects.requireNonNull(source, "limitSource must not be null");
+    synchronized (sourceSwap) {
+      LimitSource old = limit;
+      if (old == source) {
+        return;
+      }
+      // started before it is published: the fast path never reads a source that is not running
+      source.start(control);
+      limit = source;
+      old.stop();
+    }
+    grantWhileFree(); // the new limit may be higher
   }
 
   @Override
@@ -604,7 +709,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         released,
         LimiterStats.serviceTotal(released, timed, timedTotal),
         stats.serviceMax.get(),
-        s < 0);
+        s < 0,
+        limit.state());
   }
 
   @Override

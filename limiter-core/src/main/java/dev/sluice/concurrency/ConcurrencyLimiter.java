@@ -94,6 +94,19 @@ public interface ConcurrencyLimiter {
   void setMaxConcurrency(int limit);
 
   /**
+   * Moves the limiter to another {@link LimitSource} (e.g. a configuration reload from {@code
+   * fixed} to {@code cpu}): the new source is started, the old one stopped; permits already held
+   * stay valid and count against the new limit, and waiters are granted at once if it is higher.
+   * A source serves one limiter only.
+   *
+   * @throws UnsupportedOperationException if this kind of limiter cannot change its source
+   */
+  default void setLimitSource(LimitSource source) {
+    throw new UnsupportedOperationException(
+        "limiter '" + name() + "' cannot change its limit source");
+  }
+
+  /**
    * Changes the number of waiting slots. Callers already queued keep their place; the new bound
    * applies to newcomers.
    *
@@ -159,6 +172,17 @@ public interface ConcurrencyLimiter {
 
     /** The queue discipline; default {@link WaitQueue#fifo()}. One queue per limiter. */
     Builder waitQueue(WaitQueue queue);
+
+    /**
+     * Rejection by predicted wait; default off. When on, a caller who would queue is rejected at
+     * once ({@link Outcome#QUEUE_FULL}, {@link RejectionReason#PREDICTED_WAIT}, {@code
+     * retryAfterNanos} = the predicted wait) if (callers ahead + 1) x mean service time / limit
+     * exceeds its timeout (the shorter of its own and {@code queueTimeout}); a queued waiter whose
+     * deadline becomes unreachable is rejected the same way, at a re-check every 50-500 ms. No
+     * prediction is made before 32 permits were timed. Off: the contract is unchanged, a waiter
+     * times out with {@link Outcome#QUEUE_TIMEOUT}.
+     */
+    Builder rejectEarly(boolean on);
 
     /** A new limiter with these settings. */
     ConcurrencyLimiter build();

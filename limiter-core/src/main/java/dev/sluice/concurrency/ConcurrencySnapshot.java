@@ -9,7 +9,8 @@ import java.time.Duration;
  * be a few events apart from the gauges under load.
  *
  * <p>Queue-wait statistics cover every caller that left the queue, whatever the outcome; service
- * time is how long released permits were held.
+ * time is how long released permits were held. {@code limitState} tells where the limit comes
+ * from and, for an adaptive limit, what it decides from (measured CPU or service time, target).
  */
 public record ConcurrencySnapshot(
     String name,
@@ -30,4 +31,40 @@ public record ConcurrencySnapshot(
     long serviceCount,
     long serviceTotalNanos,
     long serviceMaxNanos,
-    boolean shutdown) {}
+    boolean shutdown,
+    LimitState limitState) {
+
+  /** A snapshot whose limit is fixed: {@code limitState} is {@link LimitState#fixed(int)}. */
+  public ConcurrencySnapshot(
+      String name,
+      int limit,
+      int maxQueue,
+      Duration queueTimeout,
+      int inFlight,
+      int queued,
+      long admitted,
+      long queuedTotal,
+      long rejectedQueueFull,
+      long rejectedQueueTimeout,
+      long cancelled,
+      long rejectedShutdown,
+      long queueWaitCount,
+      long queueWaitTotalNanos,
+      long queueWaitMaxNanos,
+      long serviceCount,
+      long serviceTotalNanos,
+      long serviceMaxNanos,
+      boolean shutdown) {
+    this(name, limit, maxQueue, queueTimeout, inFlight, queued, admitted, queuedTotal,
+        rejectedQueueFull, rejectedQueueTimeout, cancelled, rejectedShutdown, queueWaitCount,
+        queueWaitTotalNanos, queueWaitMaxNanos, serviceCount, serviceTotalNanos, serviceMaxNanos,
+        shutdown, LimitState.fixed(limit));
+  }
+
+  /** Null {@code limitState}: a fixed limit. */
+  public ConcurrencySnapshot {
+    if (limitState == null) {
+      limitState = LimitState.fixed(limit);
+    }
+  }
+}

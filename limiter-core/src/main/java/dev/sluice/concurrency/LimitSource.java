@@ -45,6 +45,23 @@ public interface LimitSource {
   }
 
   /**
+   * A limit that holds the machine's CPU ({@link CpuSampler#machine()}) at {@code targetCpu}
+   * (strictly between 0 and 1), with {@link CpuLimit}'s defaults; {@link CpuLimit#builder()} sets
+   * the rest.
+   */
+  static CpuLimit cpu(double targetCpu) {
+    return CpuLimit.builder().targetCpu(targetCpu).build();
+  }
+
+  /**
+   * A limit that grows while service time stays near its no-load baseline and shrinks when it
+   * rises, with {@link LatencyLimit}'s defaults; {@link LatencyLimit#builder()} sets the rest.
+   */
+  static LatencyLimit latency() {
+    return LatencyLimit.builder().build();
+  }
+
+  /**
    * The current limit, at least 1. Read on every fast-path acquire: must be a plain volatile read,
    * no computation.
    */
@@ -65,6 +82,18 @@ public interface LimitSource {
   /** A permit was held for {@code serviceNanos}, with {@code inFlight} permits taken at its release. */
   default void onSample(long serviceNanos, int inFlight) {}
 
-  /** Called once when the limiter shuts down: stop any scheduled work. */
+  /**
+   * Called once when the limiter shuts down, or when the limiter moves to another source ({@link
+   * ConcurrencyLimiter#setLimitSource}): stop any scheduled work.
+   */
   default void stop() {}
+
+  /**
+   * What the limit is and, for an adaptive source, what it decides from (measured CPU or service
+   * time, and the target), for {@link ConcurrencySnapshot#limitState()}, dashboards and gauges.
+   * Not on the request path; may allocate.
+   */
+  default LimitState state() {
+    return LimitState.fixed(limit());
+  }
 }

@@ -23,6 +23,7 @@ final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   LimitSource limitSource;
   /** Null: FIFO. */
   WaitQueue waitQueue;
+  boolean rejectEarly;
 
   LimiterBuilder(String name) {
     if (name == null || name.isBlank()) {
@@ -94,6 +95,12 @@ final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   @Override
   public LimiterBuilder waitQueue(WaitQueue queue) {
     this.waitQueue = Objects.requireNonNull(queue, "waitQueue must not be null");
+    return this;
+  }
+
+  @Override
+  public LimiterBuilder rejectEarly(boolean on) {
+    this.rejectEarly = on;
     return this;
   }
 

@@ -49,6 +49,14 @@ final class Waiter extends CompletableFuture<Permit> implements WaitQueue.Entry 
 
   long grantSequence;
 
+  /**
+   * rejectEarly only, stamped under the lock when it joins: how many were ahead of it, and how
+   * many had left the queue before (so later departures tell how many it has moved up).
+   */
+  int aheadAtJoin;
+
+  long leftBeforeJoin;
+
   /** Links the waiters granted by one drain, so they are dispatched after the lock is released. */
   Waiter nextGranted;
 

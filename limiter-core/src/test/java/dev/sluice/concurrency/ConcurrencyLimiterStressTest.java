@@ -51,7 +51,19 @@ class ConcurrencyLimiterStressTest {
     assertThat(result.maxHolders).as("never above the largest limit set").isLessThanOrEqualTo(6);
   }
 
+  /** Early rejections (at arrival and at re-checks) race grants, cancels and timeouts too. */
+  @Test
+  void rejectingEarlyLosesAndInventsNoPermit() throws Exception {
+    Result result = run(true, true);
+
+    assertThat(result.maxHolders).as("never above the largest limit set").isLessThanOrEqualTo(6);
+  }
+
   private Result run(boolean changeLimits) throws Exception {
+    return run(changeLimits, false);
+  }
+
+  private Result run(boolean changeLimits, boolean rejectEarly) throws Exception {
     long seed = ThreadLocalRandom.current().nextLong();
     VirtualTime time = new VirtualTime();
     ExecutorService executor = Executors.newFixedThreadPool(2);
@@ -63,6 +75,7 @@ class ConcurrencyLimiterStressTest {
             .clock(time)
             .scheduler(time)
             .executor(executor)
+            .rejectEarly(rejectEarly)
             .build();
 
     AtomicInteger holders = new AtomicInteger();

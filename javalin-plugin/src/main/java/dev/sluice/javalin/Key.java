@@ -1,0 +1,142 @@
+package dev.sluice.javalin;
+
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import java.util.Objects;
+
+/**
+ * One property Sluice understands: its name, how its text is parsed and checked, its default, one
+ * line of documentation, and, for a limiter property, how it shapes the limiter. Declared once in
+ * {@link SluiceKeys} (plugin-wide) or {@link LimiterKeys} (per limiter); properties, code, the
+ * strict check of unknown keys and the README's table all come from those declarations.
+ *
+ * @param <T> the parsed value's type
+ */
+final class Key<T> {
+
+  /** How a limiter property shapes the core limiter's builder when the limiter is built. */
+  @FunctionalInterface
+  interface Apply<T> {
+    /**
+     * @param builder the core builder, already given name, clock, scheduler, executor, listener
+     * @param value this key's value (its default when not set; may be null for a key without one)
+     * @param limiter every other value of the same limiter, for keys that act together
+     */
+    void to(ConcurrencyLimiter.Builder builder, T value, LimiterConfig limiter);
+  }
+
+  /** How a changed value reaches a running limiter on reload; null: restart needed. */
+  @FunctionalInterface
+  interface Reload<T> {
+    /**
+     * @param limiter the running limiter
+     * @param value this key's new value
+     * @param next every new value of the same limiter, for keys that act together
+     */
+    void to(ConcurrencyLimiter limiter, T value, LimiterConfig next);
+  }
+
+  private final String name;
+  private final T defaultValue;
+  private final ValueParser<T> parser;
+  private final String doc;
+  private final Apply<T> apply;
+  private final Reload<T> reload;
+
+  private Key(String name, T defaultValue, ValueParser<T> parser, String doc, Apply<T> apply,
+      Reload<T> reload) {
+    this.name = Objects.requireNonNull(name, "name");
+    this.defaultValue = defaultValue;
+    this.parser = Objects.requireNonNull(parser, "parser");
+    this.doc = Objects.requireNonNull(doc, "doc");
+    this.apply = apply;
+    this.reload = reload;
+  }
+
+  /**
+   * A key with a default (null: none, the value is then optional).
+   *
+   * @param name the full key ({@code sluice.redis.timeout}), or for a limiter key the part after
+   *     {@code sluice.limiters.<name>.} ({@code max-queue})
+   */
+  static <T> Key<T> of(String name, T defaultValue, ValueParser<T> parser, String doc) {
+    return new Key<>(name, defaultValue, parser, doc, null, null);
+  }
+
+  /** The same key, applied to the limiter's builder by {@code apply}. */
+  Key<T> appliedBy(Apply<T> how) {
+    return new Key<>(name, defaultValue, parser, doc, how, reload);
+  }
+
+  /** The same key, changed on a running limiter by {@code how} when the properties are reloaded. */
+  Key<T> reloadedBy(Reload<T> how) {
+    return new Key<>(name, defaultValue, parser, doc, apply, how);
+  }
+
+  String name() {
+    return name;
+  }
+
+  T defaultValue() {
+    return defaultValue;
+  }
+
+  String doc() {
+    return doc;
+  }
+
+  String allowed() {
+    return parser.allowed();
+  }
+
+  boolean reloadable() {
+    return reload != null;
+  }
+
+  /**
+   * Parses {@code raw} (trimmed); for a key without a default, blank text means unset (null).
+   *
+   * @param fullKey the key as the user wrote it, for the message
+   * @param source where the text came from, for the message
+   * @throws SluiceConfigException naming key, value, source and the problem
+   */
+  T parse(String fullKey, String raw, String source) {
+    if (defaultValue == null && (raw == null || raw.isBlank())) {
+      return null; // an optional key written empty (`priority-header=`) means "not set"
+    }
+    try {
+      return parser.parse(raw == null ? "" : raw.trim());
+    } catch (SluiceConfigException e) {
+      throw new SluiceConfigException(fullKey, raw, source, e.problem());
+    } catch (IllegalArgumentException e) {
+      throw new SluiceConfigException(fullKey, raw, source, e.getMessage());
+    }
+  }
+
+  /** Checks a value given in code, with the same rule as {@link #parse}. */
+  @SuppressWarnings("unchecked")
+  T check(String fullKey, T value) {
+    Objects.requireNonNull(value, fullKey);
+    try {
+      // text given in code goes through the parser, which is the check of a free-form value
+      return value instanceof String s ? parser.parse(s.trim()) : parser.check(value);
+    } catch (IllegalArgumentException e) {
+      throw new SluiceConfigException(fullKey, String.valueOf(value), LimiterConfig.CODE,
+          e.getMessage());
+    }
+  }
+
+  void applyTo(ConcurrencyLimiter.Builder builder, LimiterConfig limiter) {
+    if (apply != null) {
+      apply.to(builder, limiter.get(this), limiter);
+    }
+  }
+
+  void reload(ConcurrencyLimiter limiter, T value, LimiterConfig next) {
+    reload.to(limiter, value, next);
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}

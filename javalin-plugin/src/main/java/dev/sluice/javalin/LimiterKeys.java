@@ -1,0 +1,143 @@
+package dev.sluice.javalin;
+
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.CpuLimit;
+import dev.sluice.rules.ResourcePattern;
+import dev.sluice.rules.Scope;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Every property of a limiter, {@code sluice.limiters.<name>.<key>}: the one place that says its
+ * name, parser and check, default, and how it shapes the core limiter.
+ *
+ * <p><b>To add a limiter property:</b> declare it here as a {@code static final Key<..>} with
+ * {@link Key#of} (name after {@code sluice.limiters.<name>.}, default, parser from {@link
+ * ValueParser}, one line of documentation); give it {@link Key#appliedBy} if it sets something on
+ * {@link ConcurrencyLimiter.Builder} (the lambda also sees the limiter's other values), {@link
+ * Key#reloadedBy} if a running limiter can take a new value; add it to {@link #ALL}; add a row to
+ * the README's property table (a test checks every key is there). Properties, environment
+ * variables, the strict unknown-key check and {@code LimiterConfig.get(key)} then know it. A typed
+ * setter on {@link LimiterConfig.Builder} is optional, for code users. Code that needs the value
+ * per request (the Gate) reads {@code entry.config().get(LimiterKeys.X)}.
+ */
+final class LimiterKeys {
+
+  /** {@code limit}: where the limit comes from. */
+  enum LimitKind { FIXED, CPU, LATENCY }
+
+  /** {@code cpu-source}: whose CPU an adaptive limit holds at target. */
+  enum CpuSource { MACHINE, PROCESS }
+
+  /** {@code queue}: the queue discipline. */
+  enum QueueKind { FIFO, FAIR }
+
+  static final Key<String> PATH = Key.of("path", null,
+      ValueParser.of(LimiterKeys::pathPattern, "/exact, /prefix/* or /prefix/**"),
+      "path pattern guarded: `/exact`, `/prefix/*` (one segment), `/prefix/**` (any depth); none:"
+          + " only handlers wrapped with `sluice.limited(name, handler)`");
+
+  static final Key<Integer> MAX_CONCURRENCY = Key.of("max-concurrency",
+          ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY, ValueParser.atLeast(1),
+          "permits (fixed limit; ceiling of an adaptive one); reloadable")
+      .appliedBy((b, v, l) -> b.maxConcurrency(v))
+      .reloadedBy(LimitSources::reloadCeiling);
+
+  static final Key<Integer> MAX_QUEUE = Key.of("max-queue",
+          ConcurrencyLimiter.DEFAULT_MAX_QUEUE, ValueParser.atLeast(0),
+          "requests that may wait; one more is answered queue-full; reloadable")
+      .appliedBy((b, v, l) -> b.maxQueue(v))
+      .reloadedBy((limiter, v, next) -> limiter.setMaxQueue(v));
+
+  static final Key<Duration> QUEUE_TIMEOUT = Key.of("queue-timeout",
+          ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT, ValueParser.duration(false),
+          "longest wait in the queue, then 504")
+      .appliedBy((b, v, l) -> b.queueTimeout(v));
+
+  static final Key<Scope> SCOPE = Key.of("scope", Scope.LOCAL, ValueParser.oneOf(Scope.class),
+      "`global`: besides the local permit, a lease on one of `max-concurrency` cluster-wide permits"
+          + " in the shared store (needs `sluice.redis.uri`)");
+
+  // The adaptive limits (issue 9): `limit` builds the core LimitSource from these four keys and
+  // `max-concurrency` (LimitSources); a change of any of them on reload swaps the running
+  // limiter's source, starting from the limit in force.
+  static final Key<LimitKind> LIMIT = Key.of("limit", LimitKind.FIXED,
+          ValueParser.oneOf(LimitKind.class),
+          "`fixed` (`max-concurrency`), `cpu` (hold `target-cpu`), `latency` (gradient on service"
+              + " time); adaptive: `max-concurrency` is the ceiling; reloadable")
+      .appliedBy((b, v, l) -> LimitSources.applyTo(b, l))
+      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
+
+  static final Key<Double> TARGET_CPU = Key.of("target-cpu", CpuLimit.DEFAULT_TARGET_CPU,
+          ValueParser.fraction(), "`limit=cpu`: target utilisation, 0 < x < 1, also written `70%`;"
+              + " reloadable")
+      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
+
+  static final Key<CpuSource> CPU_SOURCE = Key.of("cpu-source", CpuSource.MACHINE,
+          ValueParser.oneOf(CpuSource.class),
+          "`limit=cpu`: `machine` (container-aware) or `process`; reloadable")
+      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
+
+  static final Key<Integer> MIN_CONCURRENCY = Key.of("min-concurrency", 1, ValueParser.atLeast(1),
+          "adaptive limits: lower bound (<= `max-concurrency`); reloadable")
+      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
+
+  static final Key<Boolean> REJECT_EARLY = Key.of("reject-early", false, ValueParser.bool(),
+          "`true`: answer 429 at once when the predicted wait (work ahead x mean service time /"
+              + " limit) exceeds the queue timeout, and reject a queued request whose deadline"
+              + " became unreachable")
+      .appliedBy((b, v, l) -> b.rejectEarly(v));
+
+  // Reserved for the fair queue (issue 10): mapped onto the core's WaitQueue and the per-request
+  // Caller by that work.
+  static final Key<QueueKind> QUEUE = Key.of("queue", QueueKind.FIFO,
+      ValueParser.oneOf(QueueKind.class), "`fifo` or `fair` (round robin across `queue-key`s)");
+
+  static final Key<String> QUEUE_KEY = Key.of("queue-key", "ip",
+      ValueParser.of(LimiterKeys::queueKey, "ip, account, device, header:NAME"),
+      "`queue=fair`: what groups waiters: `ip`, `account`, `device`, `header:NAME`");
+
+  static final Key<Integer> MAX_QUEUE_PER_KEY = Key.of("max-queue-per-key", 0,
+      ValueParser.atLeast(0), "`queue=fair`: waiters one key may have; `0`: no per-key cap");
+
+  static final Key<String> PRIORITY_HEADER = Key.of("priority-header", null,
+      ValueParser.headerName(),
+      "header whose value is `critical`, `normal` or `sheddable`; unset: every request normal");
+
+  /** Every limiter key, in the README's order. */
+  static final List<Key<?>> ALL = List.of(PATH, MAX_CONCURRENCY, MAX_QUEUE, QUEUE_TIMEOUT, SCOPE,
+      LIMIT, TARGET_CPU, CPU_SOURCE, MIN_CONCURRENCY, REJECT_EARLY, QUEUE, QUEUE_KEY,
+      MAX_QUEUE_PER_KEY, PRIORITY_HEADER);
+
+  private LimiterKeys() {}
+
+  static Key<?> byName(String suffix) {
+    for (Key<?> k : ALL) {
+      if (k.name().equals(suffix)) {
+        return k;
+      }
+    }
+    return null;
+  }
+
+  private static String pathPattern(String raw) {
+    if (!raw.startsWith("/")) {
+      throw new IllegalArgumentException("a path pattern must start with /");
+    }
+    ResourcePattern.parse(raw); // throws IllegalArgumentException saying what is wrong
+    return raw;
+  }
+
+  private static String queueKey(String raw) {
+    String v = raw.toLowerCase(Locale.ROOT);
+    if (v.equals("ip") || v.equals("account") || v.equals("device")) {
+      return v;
+    }
+    if (v.startsWith("header:")) {
+      ValueParser.headerName().check(raw.substring("header:".length()).trim());
+      return "header:" + raw.substring("header:".length()).trim();
+    }
+    throw new IllegalArgumentException("allowed: ip, account, device, header:NAME");
+  }
+}

@@ -1,0 +1,106 @@
+package dev.sluice.javalin;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+
+/**
+ * The strict check: a {@code sluice.*} key Sluice does not know is almost always a typo
+ * ({@code max-concurency}), and ignoring it runs the limiter with a default nobody chose. Each one
+ * is named with where it came from and the nearest known key.
+ */
+final class UnknownKeys {
+
+  private UnknownKeys() {}
+
+  /**
+   * Fails (strict) or warns about every unknown key.
+   *
+   * @param limiterNames limiter names known from code and properties, for the suggestions
+   * @throws SluiceConfigException in strict mode, naming the first unknown key (and counting the rest)
+   */
+  static void check(SluiceProperties p, Collection<String> limiterNames, boolean strict,
+      Logger log) {
+    List<SluiceConfigException> unknown = new ArrayList<>();
+    for (String key : p.asMap().keySet()) {
+      if (!SluiceKeys.isKnown(key)) {
+        String nearest = nearest(key, candidates(key, limiterNames));
+        unknown.add(new SluiceConfigException(key, p.get(key).orElse(null),
+            p.source(key).orElse(null), "unknown Sluice key"
+                + (nearest == null ? "" : "; did you mean '" + nearest + "'?")));
+      }
+    }
+    if (unknown.isEmpty()) {
+      return;
+    }
+    if (!strict) {
+      unknown.forEach(e -> log.warn("{} (ignored: {}=false)", e.getMessage(), SluiceKeys.STRICT));
+      return;
+    }
+    SluiceConfigException first = unknown.get(0);
+    if (unknown.size() == 1) {
+      throw new SluiceConfigException(first.key(), first.value(), first.source(),
+          first.problem() + " (set " + SluiceKeys.STRICT + "=false to only warn)");
+    }
+    StringBuilder rest = new StringBuilder();
+    for (SluiceConfigException e : unknown.subList(1, unknown.size())) {
+      rest.append("\n  ").append(e.getMessage());
+    }
+    throw new SluiceConfigException(first.key(), first.value(), first.source(),
+        first.problem() + "; " + (unknown.size() - 1) + " more unknown:" + rest
+            + "\n(set " + SluiceKeys.STRICT + "=false to only warn)");
+  }
+
+  /** Every known key, with the limiter keys spelt out for the known names and the key's own. */
+  static Set<String> candidates(String key, Collection<String> limiterNames) {
+    Set<String> out = new LinkedHashSet<>();
+    SluiceKeys.ALL.forEach(k -> out.add(k.name()));
+    Set<String> names = new LinkedHashSet<>(limiterNames);
+    String[] parts = key.split("\\.");
+    if (parts.length >= 4 && parts[0].equals("sluice")) {
+      names.add(parts[2]); // sluice.limiterz.work.path: keep the name the user wrote
+    }
+    for (String name : names) {
+      LimiterKeys.ALL.forEach(k -> out.add(LimiterConfig.property(name, k)));
+    }
+    return out;
+  }
+
+  /** The candidate nearest to {@code word} in edit distance, if near enough to be a typo; or null. */
+  static String nearest(String word, Collection<String> candidates) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String c : candidates) {
+      int d = distance(word, c);
+      if (d < bestDistance) {
+        best = c;
+        bestDistance = d;
+      }
+    }
+    // beyond a third of the word it is another word, not a typo
+    return bestDistance <= Math.max(2, word.length() / 3) ? best : null;
+  }
+
+  /** Levenshtein distance, two rows. */
+  static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        cur[j] = Math.min(sub, Math.min(prev[j] + 1, cur[j - 1] + 1));
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+}

@@ -1,0 +1,251 @@
+package dev.sluice.javalin;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+/**
+ * Turns a property's text into its value and checks a value given in code, with the same rule for
+ * both: {@code max-concurrency=0} in a file and {@code maxConcurrency(0)} in code fail with the same
+ * problem. Both throw {@link IllegalArgumentException} whose message is the problem only ("must be
+ * >= 1"); {@link Key} adds the key, the value and where it came from.
+ */
+abstract class ValueParser<T> {
+
+  /** The value of {@code raw} (trimmed, never null), checked. */
+  abstract T parse(String raw);
+
+  /** Checks a value given in code; returns it. */
+  T check(T value) {
+    return value;
+  }
+
+  /** How the README and error messages describe the allowed values. */
+  abstract String allowed();
+
+  static ValueParser<Integer> integer(int min, int max) {
+    return new ValueParser<>() {
+      @Override
+      Integer parse(String raw) {
+        try {
+          return check(Integer.parseInt(raw));
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("not a whole number; allowed: " + allowed());
+        }
+      }
+
+      @Override
+      Integer check(Integer n) {
+        if (n < min || n > max) {
+          throw new IllegalArgumentException("must be " + allowed());
+        }
+        return n;
+      }
+
+      @Override
+      String allowed() {
+        return max == Integer.MAX_VALUE ? ">= " + min : min + ".." + max;
+      }
+    };
+  }
+
+  static ValueParser<Integer> atLeast(int min) {
+    return integer(min, Integer.MAX_VALUE);
+  }
+
+  static ValueParser<Boolean> bool() {
+    return new ValueParser<>() {
+      @Override
+      Boolean parse(String raw) {
+        switch (raw.toLowerCase(Locale.ROOT)) {
+          case "true":
+          case "yes":
+          case "on":
+            return true;
+          case "false":
+          case "no":
+          case "off":
+            return false;
+          default:
+            throw new IllegalArgumentException("must be true or false");
+        }
+      }
+
+      @Override
+      String allowed() {
+        return "true, false";
+      }
+    };
+  }
+
+  /** {@code 500ms}, {@code 60s}, {@code 60m}, {@code 2h}, {@code 1d} or ISO-8601 {@code PT1M}. */
+  static ValueParser<Duration> duration(boolean zeroAllowed) {
+    return new ValueParser<>() {
+      @Override
+      Duration parse(String raw) {
+        return check(DurationValue.parse(raw));
+      }
+
+      @Override
+      Duration check(Duration d) {
+        if (d.isNegative() || (!zeroAllowed && d.isZero())) {
+          throw new IllegalArgumentException(zeroAllowed ? "must not be negative" : "must be > 0");
+        }
+        return d;
+      }
+
+      @Override
+      String allowed() {
+        return "a duration" + (zeroAllowed ? "" : " > 0") + ", e.g. 500ms, 60s, 2h, PT1M";
+      }
+    };
+  }
+
+  /** One of the enum's constants, written in lower case with '-' for '_'. */
+  static <E extends Enum<E>> ValueParser<E> oneOf(Class<E> type) {
+    return new ValueParser<>() {
+      @Override
+      E parse(String raw) {
+        for (E e : type.getEnumConstants()) {
+          if (id(e).equalsIgnoreCase(raw)) {
+            return e;
+          }
+        }
+        throw new IllegalArgumentException("allowed: " + allowed());
+      }
+
+      @Override
+      String allowed() {
+        List<String> ids = new ArrayList<>();
+        for (E e : type.getEnumConstants()) {
+          ids.add(id(e));
+        }
+        return String.join(", ", ids);
+      }
+    };
+  }
+
+  /** How an enum constant is written in properties: {@code X_FORWARDED_FOR} is {@code x-forwarded-for}. */
+  static String id(Enum<?> e) {
+    return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  /** Free text, not blank. */
+  static ValueParser<String> text() {
+    return of(s -> {
+      if (s.isBlank()) {
+        throw new IllegalArgumentException("must not be empty");
+      }
+      return s;
+    }, "text");
+  }
+
+  /** An HTTP header name (visible ASCII, no ':'). */
+  static ValueParser<String> headerName() {
+    return new ValueParser<>() {
+      @Override
+      String parse(String raw) {
+        return check(raw);
+      }
+
+      @Override
+      String check(String v) {
+        if (v.isEmpty() || !v.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':')) {
+          throw new IllegalArgumentException("not a valid header name");
+        }
+        return v;
+      }
+
+      @Override
+      String allowed() {
+        return "a header name";
+      }
+    };
+  }
+
+  /** A path starting with '/'. */
+  static ValueParser<String> path() {
+    return new ValueParser<>() {
+      @Override
+      String parse(String raw) {
+        return check(raw);
+      }
+
+      @Override
+      String check(String v) {
+        if (!v.startsWith("/")) {
+          throw new IllegalArgumentException("a path must start with /");
+        }
+        return v;
+      }
+
+      @Override
+      String allowed() {
+        return "a path starting with /";
+      }
+    };
+  }
+
+  /** A URI with a scheme. */
+  static ValueParser<URI> uri() {
+    return of(raw -> {
+      try {
+        URI uri = new URI(raw);
+        if (uri.getScheme() == null) {
+          throw new IllegalArgumentException("needs a scheme, e.g. redis://host:6379");
+        }
+        return uri;
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("not a URI: " + e.getReason());
+      }
+    }, "a URI");
+  }
+
+  /** A fraction strictly between 0 and 1, written {@code 0.7} or {@code 70%}. */
+  static ValueParser<Double> fraction() {
+    return new ValueParser<>() {
+      @Override
+      Double parse(String raw) {
+        try {
+          return check(raw.endsWith("%")
+              ? Double.parseDouble(raw.substring(0, raw.length() - 1).trim()) / 100
+              : Double.parseDouble(raw));
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("not a number; allowed: " + allowed());
+        }
+      }
+
+      @Override
+      Double check(Double x) {
+        if (!(x > 0 && x < 1)) {
+          throw new IllegalArgumentException("must be " + allowed());
+        }
+        return x;
+      }
+
+      @Override
+      String allowed() {
+        return "0 < x < 1 (0.7 or 70%)";
+      }
+    };
+  }
+
+  /** A parser from a function; for values code cannot give in another form. */
+  static <T> ValueParser<T> of(Function<String, T> parse, String allowed) {
+    return new ValueParser<>() {
+      @Override
+      T parse(String raw) {
+        return parse.apply(raw);
+      }
+
+      @Override
+      String allowed() {
+        return allowed;
+      }
+    };
+  }
+}

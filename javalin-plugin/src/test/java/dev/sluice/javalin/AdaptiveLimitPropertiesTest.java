@@ -1,0 +1,181 @@
+package dev.sluice.javalin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.concurrency.LimitState;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code limit}, {@code target-cpu}, {@code cpu-source}, {@code min-concurrency}, {@code reject-early}. */
+@Tag("integration")
+class AdaptiveLimitPropertiesTest {
+
+  @TempDir Path dir;
+
+  private Path file(String text) throws IOException {
+    Path f = dir.resolve("sluice.properties");
+    Files.writeString(f, text);
+    return f;
+  }
+
+  private static SluiceProperties props(Path file) {
+    return SluiceProperties.builder().file(file).env(Map.of()).system(Map.of()).build();
+  }
+
+  private static LimitState state(TestServer server) {
+    return server.plugin.limiter("work").orElseThrow().snapshot().limitState();
+  }
+
+  @Test
+  void limitCpuHoldsTheTargetBetweenMinAndMaxConcurrency() throws IOException {
+    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=cpu\n"
+        + "sluice.limiters.work.target-cpu=60%\nsluice.limiters.work.cpu-source=process\n"
+        + "sluice.limiters.work.min-concurrency=2\nsluice.limiters.work.max-concurrency=8\n");
+    try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {})) {
+      LimitState state = state(server);
+      assertThat(state.strategy()).isEqualTo("cpu");
+      assertThat(state.targetCpu()).isEqualTo(0.6);
+      assertThat(state.minLimit()).isEqualTo(2);
+      assertThat(state.maxLimit()).isEqualTo(8);
+      assertThat(state.limit()).isBetween(2, 8);
+    }
+  }
+
+  @Test
+  void badValuesFailStartupNamingKeyValueAndSource() throws IOException {
+    for (String line : List.of("target-cpu=1.5", "limit=adaptive", "cpu-source=gpu",
+        "min-concurrency=0", "reject-early=maybe")) {
+      Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work." + line + "\n");
+      String[] kv = line.split("=");
+      assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {}))
+          .as(line)
+          .isInstanceOf(SluiceConfigException.class)
+          .hasMessageContaining("sluice.limiters.work." + kv[0])
+          .hasMessageContaining(kv[1])
+          .hasMessageContaining(f.toString());
+    }
+  }
+
+  @Test
+  void minConcurrencyAboveTheCeilingFailsStartup() throws IOException {
+    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=latency\n"
+        + "sluice.limiters.work.min-concurrency=9\nsluice.limiters.work.max-concurrency=8\n");
+
+    assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {}))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining("sluice.limiters.work.min-concurrency")
+        .hasMessageContaining("max-concurrency");
+  }
+
+  @Test
+  void reloadingTheStrategyTakesEffectWithoutRestart() throws IOException {
+    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=5\n");
+    try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {})) {
+      assertThat(state(server)).isEqualTo(LimitState.fixed(5));
+
+      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=latency\n"
+          + "sluice.limiters.work.max-concurrency=50\n");
+      server.plugin.reload();
+
+      LimitState latency = state(server);
+      assertThat(latency.strategy()).isEqualTo("latency");
+      assertThat(latency.maxLimit()).isEqualTo(50);
+      assertThat(latency.limit()).as("starts from the limit in force").isEqualTo(5);
+
+      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=cpu\n"
+          + "sluice.limiters.work.target-cpu=0.5\nsluice.limiters.work.max-concurrency=50\n");
+      server.plugin.reload();
+      assertThat(state(server).strategy()).isEqualTo("cpu");
+      assertThat(state(server).targetCpu()).isEqualTo(0.5);
+
+      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=3\n");
+      server.plugin.reload();
+      assertThat(state(server)).isEqualTo(LimitState.fixed(3));
+    }
+  }
+
+  @Test
+  void gaugesShowTheControllersInputs() throws IOException {
+    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=cpu\n"
+        + "sluice.limiters.work.target-cpu=0.7\nsluice.limiters.work.max-concurrency=16\n");
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props(f)).meterRegistry(registry), (app, p) -> {})) {
+      assertThat(registry.get("sluice.concurrency.cpu.target").tag("limiter", "work").gauge()
+          .value()).isEqualTo(0.7);
+      // the controller reads the CPU every 100 ms
+      await().atMost(10, TimeUnit.SECONDS).until(() -> !Double.isNaN(
+          registry.get("sluice.concurrency.cpu").tag("limiter", "work").gauge().value()));
+      assertThat(registry.get("sluice.concurrency.limit.exact").tag("limiter", "work").gauge()
+          .value()).isBetween(1.0, 16.0);
+      assertThat(registry.get("sluice.concurrency.service.mean").tag("limiter", "work").gauge()
+          .value()).isNaN();
+    }
+  }
+
+  /**
+   * Jobs of about 50 ms on 4 permits, 100 ms of queue timeout: once 32 jobs were timed, a request
+   * with the permits taken and the queue ahead worth more than 100 ms is answered 429 at once,
+   * with Retry-After, instead of a 504 later.
+   */
+  @Test
+  void rejectEarlyAnswers429AtOnceWithRetryAfter() throws Exception {
+    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=4\n"
+        + "sluice.limiters.work.max-queue=100\nsluice.limiters.work.queue-timeout=100ms\n"
+        + "sluice.limiters.work.reject-early=true\n");
+    CountDownLatch release = new CountDownLatch(1);
+    try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {
+      app.routes.get("/api/work", ctx -> {
+        Thread.sleep(50); // the job: what the limiter measures
+        ctx.result("done");
+      });
+      app.routes.get("/api/hold", p.limited("work", ctx -> {
+        release.await(20, TimeUnit.SECONDS);
+        ctx.result("held");
+      }));
+    })) {
+      for (int round = 0; round < 10; round++) { // 4 at a time: nobody waits, 40 jobs timed
+        List<CompletableFuture<HttpResponse<String>>> training = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+          training.add(server.getAsync("/api/work"));
+        }
+        training.forEach(CompletableFuture::join);
+      }
+      List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        held.add(server.getAsync("/api/hold"));
+      }
+      await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 4);
+
+      List<CompletableFuture<HttpResponse<String>>> late = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        late.add(server.getAsync("/api/work"));
+      }
+      // 20 x 50 ms / 4 is far beyond 100 ms: the later ones are told at once
+      HttpResponse<String> last = late.get(late.size() - 1).join();
+      release.countDown();
+
+      assertThat(last.statusCode()).isEqualTo(429);
+      assertThat(last.headers().firstValue("Content-Type").orElseThrow())
+          .startsWith("application/problem+json");
+      assertThat(Long.parseLong(last.headers().firstValue("Retry-After").orElseThrow()))
+          .isPositive();
+      held.forEach(CompletableFuture::join);
+      late.forEach(CompletableFuture::join);
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package dev.sluice.javalin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.rules.Scope;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Strict configuration: typos fail start-up loudly, with where they came from and a suggestion. */
+class StrictConfigTest {
+
+  @TempDir Path dir;
+
+  private static SluiceProperties system(Map<String, String> values) {
+    return SluiceProperties.builder().env(Map.of()).system(values).build();
+  }
+
+  private static Settings resolveChecked(SluiceProperties p) {
+    Settings s = Settings.resolve(p, Map.of());
+    UnknownKeys.check(p, s.limiters().keySet(), s.strict(),
+        org.slf4j.LoggerFactory.getLogger(StrictConfigTest.class));
+    return s;
+  }
+
+  @Test
+  void aMisspeltLimiterKeyFromASystemPropertyNamesKeySourceAndTheNearestKey() {
+    SluiceProperties p = system(Map.of("sluice.limiters.work.path", "/api/work",
+        "sluice.limiters.work.max-concurency", "1"));
+
+    assertThatThrownBy(() -> resolveChecked(p))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining("sluice.limiters.work.max-concurency='1'")
+        .hasMessageContaining("from system property -Dsluice.limiters.work.max-concurency")
+        .hasMessageContaining("did you mean 'sluice.limiters.work.max-concurrency'?");
+  }
+
+  @Test
+  void aMisspeltEnvironmentVariableNamesTheVariable() {
+    SluiceProperties p = SluiceProperties.builder()
+        .env(Map.of("SLUICE_LIMITERS_WORK_MAX_CONCURENCY", "1", "SLUICE_ENABLD", "true"))
+        .system(Map.of("sluice.limiters.work.path", "/api/work")).build();
+
+    assertThatThrownBy(() -> resolveChecked(p))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining("environment variable SLUICE_LIMITERS_WORK_MAX_CONCURENCY")
+        .hasMessageContaining("did you mean 'sluice.limiters.work.max-concurrency'?")
+        .hasMessageContaining("environment variable SLUICE_ENABLD")
+        .hasMessageContaining("did you mean 'sluice.enabled'?")
+        .hasMessageContaining("1 more unknown");
+  }
+
+  @Tag("integration")
+  @Test
+  void aMisspeltKeyInTheFileNamesTheFile() throws IOException {
+    Path f = dir.resolve("sluice.properties");
+    Files.writeString(f, "sluice.rules.reload-intervall=5s\n");
+    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
+
+    assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {}))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining("from file " + f)
+        .hasMessageContaining("did you mean 'sluice.rules.reload-interval'?");
+  }
+
+  @Tag("integration")
+  @Test
+  void strictFalseOnlyWarnsAndStarts() {
+    SluiceProperties p = system(Map.of("sluice.strict", "false",
+        "sluice.limiters.work.path", "/api/work", "sluice.limiters.work.max-concurency", "1"));
+
+    try (TestServer server = TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {})) {
+      assertThat(server.plugin.limiter("work").orElseThrow().snapshot().limit())
+          .isEqualTo(ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY);
+    }
+  }
+
+  @Tag("integration")
+  @Test
+  void aLimiterWithNeitherPathNorWrappedHandlerStopsStartUpAndSuggestsTheRealOne() {
+    SluiceProperties p = system(Map.of("sluice.limiters.trancode.max-concurrency", "8"));
+
+    assertThatThrownBy(() -> TestServer.start(
+        cfg -> cfg.properties(p).limiter("transcode", l -> l.path("/api/transcode")),
+        (app, plugin) -> {}))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining("sluice.limiters.trancode.path")
+        .hasMessageContaining("from system property -Dsluice.limiters.trancode.max-concurrency")
+        .hasMessageContaining("neither a path nor a handler")
+        .hasMessageContaining("did you mean limiter 'transcode'?");
+  }
+
+  @Tag("integration")
+  @Test
+  void aLimiterWithoutPathIsFineWhenAHandlerIsWrapped() {
+    try (TestServer server = TestServer.start(cfg -> cfg.limiter("rescue", l -> l.maxConcurrency(1)),
+        (app, plugin) -> app.routes.get("/api/rescue", plugin.limited("rescue", ctx -> ctx.result("ok"))))) {
+      assertThat(server.get("/api/rescue").statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Tag("integration")
+  @Test
+  void wrappingAnUnknownLimiterSuggestsTheNearestName() {
+    assertThatThrownBy(() -> TestServer.start(cfg -> cfg.limiter("rescue", l -> l.maxConcurrency(1)),
+        (app, plugin) -> plugin.limited("rescue", ctx -> {}) /* used */
+            .equals(plugin.limited("rescu", ctx -> {}))))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining("did you mean 'rescue'?");
+  }
+
+  @Test
+  void aBadValueSaysWhichFileItCameFrom() throws IOException {
+    Path f = dir.resolve("app.properties");
+    Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-queue=-1\n");
+    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
+
+    assertThatThrownBy(() -> Settings.resolve(p, Map.of()))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessage("sluice.limiters.work.max-queue='-1' (from file " + f + "): must be >= 0");
+  }
+
+  @Test
+  void codeAndPropertiesShareOneCheck() {
+    assertThatThrownBy(() -> LimiterConfig.custom("work").maxQueue(-1))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessage("sluice.limiters.work.max-queue='-1' (from code): must be >= 0");
+    assertThatThrownBy(() -> LimiterConfig.custom("work").path("api/work"))
+        .hasMessageContaining("sluice.limiters.work.path='api/work' (from code)");
+    assertThatThrownBy(() -> LimiterConfig.custom("work").queueTimeout(Duration.ZERO))
+        .hasMessageContaining("must be > 0");
+  }
+
+  @Test
+  void propertiesWinOverCodeOnTheSameBuilder() {
+    SluiceProperties p = system(Map.of("sluice.limiters.work.max-queue", "7"));
+    Settings s = Settings.resolve(p, Map.of("work",
+        LimiterConfig.custom("work").path("/api/work").maxQueue(2).maxConcurrency(3)));
+
+    LimiterConfig work = s.limiters().get("work");
+    assertThat(work.maxQueue()).isEqualTo(7);
+    assertThat(work.maxConcurrency()).isEqualTo(3);
+    assertThat(work.path()).hasValue("/api/work");
+    assertThat(work.source(LimiterKeys.MAX_QUEUE))
+        .isEqualTo("system property -Dsluice.limiters.work.max-queue");
+    assertThat(work.source(LimiterKeys.MAX_CONCURRENCY)).isEqualTo("code");
+  }
+
+  @Test
+  void defaultsAreTheCoresDefaults() {
+    LimiterConfig d = LimiterConfig.ofDefaults("x");
+    assertThat(d.maxConcurrency()).isEqualTo(ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY);
+    assertThat(d.maxQueue()).isEqualTo(ConcurrencyLimiter.DEFAULT_MAX_QUEUE);
+    assertThat(d.queueTimeout()).isEqualTo(ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT);
+    assertThat(d.scope()).isEqualTo(Scope.LOCAL);
+    assertThat(d.path()).isEmpty();
+    LimiterConfig copy = LimiterConfig.from(d).maxQueue(1).build();
+    assertThat(copy.maxQueue()).isEqualTo(1);
+    assertThat(d.maxQueue()).isEqualTo(ConcurrencyLimiter.DEFAULT_MAX_QUEUE);
+  }
+
+  @Test
+  void reservedLimiterKeysAreAcceptedAndParsed() {
+    SluiceProperties p = system(Map.of(
+        "sluice.limiters.work.path", "/api/work",
+        "sluice.limiters.work.limit", "cpu",
+        "sluice.limiters.work.target-cpu", "70%",
+        "sluice.limiters.work.cpu-source", "process",
+        "sluice.limiters.work.min-concurrency", "2",
+        "sluice.limiters.work.reject-early", "true",
+        "sluice.limiters.work.queue", "fair",
+        "sluice.limiters.work.queue-key", "header:X-Host-Id",
+        "sluice.limiters.work.max-queue-per-key", "3",
+        "sluice.limiters.work.priority-header", "X-Priority"));
+
+    LimiterConfig work = resolveChecked(p).limiters().get("work");
+    assertThat(work.get(LimiterKeys.LIMIT)).isEqualTo(LimiterKeys.LimitKind.CPU);
+    assertThat(work.get(LimiterKeys.TARGET_CPU)).isEqualTo(0.7);
+    assertThat(work.get(LimiterKeys.CPU_SOURCE)).isEqualTo(LimiterKeys.CpuSource.PROCESS);
+    assertThat(work.get(LimiterKeys.MIN_CONCURRENCY)).isEqualTo(2);
+    assertThat(work.get(LimiterKeys.REJECT_EARLY)).isTrue();
+    assertThat(work.get(LimiterKeys.QUEUE)).isEqualTo(LimiterKeys.QueueKind.FAIR);
+    assertThat(work.get(LimiterKeys.QUEUE_KEY)).isEqualTo("header:X-Host-Id");
+    assertThat(work.get(LimiterKeys.MAX_QUEUE_PER_KEY)).isEqualTo(3);
+    assertThat(work.get(LimiterKeys.PRIORITY_HEADER)).isEqualTo("X-Priority");
+  }
+
+  @Test
+  void reservedKeysAreChecked() {
+    Map<String, String> bad = Map.of(
+        "sluice.limiters.w.limit", "auto",
+        "sluice.limiters.w.target-cpu", "1.5",
+        "sluice.limiters.w.cpu-source", "gpu",
+        "sluice.limiters.w.queue", "lifo",
+        "sluice.limiters.w.queue-key", "cookie",
+        "sluice.limiters.w.max-queue-per-key", "-2",
+        "sluice.forwarded-header", "x-real-ip",
+        "sluice.ipv6-prefix", "129",
+        "sluice.redis.connect-timeout", "0s",
+        "sluice.dashboard.path", "dash");
+    bad.forEach((key, value) -> assertThatThrownBy(() -> Settings.resolve(system(Map.of(key, value)), Map.of()))
+        .as(key)
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining(key + "='" + value + "' (from system property -D" + key + ")"));
+  }
+
+  @Test
+  void minConcurrencyAboveMaxIsAnError() {
+    assertThatThrownBy(() -> Settings.resolve(system(Map.of(
+        "sluice.limiters.w.max-concurrency", "2", "sluice.limiters.w.min-concurrency", "3")), Map.of()))
+        .hasMessageContaining("sluice.limiters.w.min-concurrency='3'")
+        .hasMessageContaining("must be <= max-concurrency (2");
+  }
+
+  @Test
+  void aBlankOptionalKeyMeansUnset() {
+    LimiterConfig w = Settings.resolve(system(Map.of("sluice.limiters.w.path", "/w",
+        "sluice.limiters.w.priority-header", "")), Map.of()).limiters().get("w");
+    assertThat(w.get(LimiterKeys.PRIORITY_HEADER)).isNull();
+  }
+
+  @Test
+  void theReadmeListsEveryKey() throws IOException {
+    String readme = Files.readString(Path.of("README.md"));
+    SluiceKeys.ALL.forEach(k -> assertThat(readme).as(k.name()).contains("`" + k.name() + "`"));
+    LimiterKeys.ALL.forEach(k ->
+        assertThat(readme).as(k.name()).contains("`sluice.limiters.<name>." + k.name() + "`"));
+  }
+}

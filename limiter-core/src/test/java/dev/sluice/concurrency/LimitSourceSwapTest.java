@@ -1,0 +1,92 @@
+package dev.sluice.concurrency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** Moving a running limiter to another limit source (a configuration reload). */
+class LimitSourceSwapTest {
+
+  private final Limiters limiters = new Limiters();
+
+  @Test
+  void aHigherNewLimitAdmitsWaitersAtOnceAndHeldPermitsCount() {
+    ConcurrencyLimiter limiter = limiters.limiter(1, 10);
+    Permit held = limiter.acquire().join();
+    CompletableFuture<Permit> a = limiter.acquire();
+    CompletableFuture<Permit> b = limiter.acquire();
+    CompletableFuture<Permit> c = limiter.acquire();
+
+    limiter.setLimitSource(LimitSource.fixed(3));
+    limiters.executor.runAll();
+
+    assertThat(a).isCompleted();
+    assertThat(b).isCompleted();
+    assertThat(c).isNotDone();
+    assertThat(limiter.snapshot().inFlight()).isEqualTo(3);
+    held.release();
+    limiters.executor.runAll();
+    assertThat(c).isCompleted();
+  }
+
+  @Test
+  void theOldSourceIsStoppedAndTheNewOneStarted() {
+    CpuLimit first = CpuLimit.builder().sampler(() -> 0.7).initialLimit(2).build();
+    ConcurrencyLimiter limiter =
+        limiters.builder(4, 10, Duration.ofSeconds(1)).limitSource(first).build();
+    assertThat(limiters.time.pendingTasks()).isEqualTo(1); // its controller tick
+
+    LatencyLimit second = LatencyLimit.builder().initialLimit(3).build();
+    limiter.setLimitSource(second);
+
+    assertThat(limiters.time.pendingTasks()).isEqualTo(1); // only the new one ticks
+    assertThat(limiter.snapshot().limit()).isEqualTo(3);
+    assertThat(limiter.snapshot().limitState().strategy()).isEqualTo("latency");
+  }
+
+  @Test
+  void theSnapshotShowsTheControllersInputs() {
+    CpuLimit cpu = CpuLimit.builder().targetCpu(0.6).sampler(() -> 0.3).initialLimit(2).build();
+    ConcurrencyLimiter limiter =
+        limiters.builder(4, 10, Duration.ofSeconds(1)).limitSource(cpu).build();
+
+    limiters.time.advance(CpuLimit.DEFAULT_TICK);
+
+    LimitState state = limiter.snapshot().limitState();
+    assertThat(state.strategy()).isEqualTo("cpu");
+    assertThat(state.cpu()).isEqualTo(0.3);
+    assertThat(state.targetCpu()).isEqualTo(0.6);
+    assertThat(state.maxLimit()).isEqualTo(CpuLimit.DEFAULT_MAX_LIMIT);
+  }
+
+  @Test
+  void aFixedLimitsSnapshotSaysSo() {
+    ConcurrencyLimiter limiter = limiters.limiter(5, 10);
+
+    LimitState state = limiter.snapshot().limitState();
+
+    assertThat(state).isEqualTo(LimitState.fixed(5));
+    assertThat(state.adaptive()).isFalse();
+  }
+
+  @Test
+  void shutdownStopsAnAdaptiveSource() {
+    List<Double> reads = new ArrayList<>();
+    CpuLimit cpu = CpuLimit.builder().sampler(() -> {
+      reads.add(0.5);
+      return 0.5;
+    }).build();
+    ConcurrencyLimiter limiter =
+        limiters.builder(4, 10, Duration.ofSeconds(1)).limitSource(cpu).build();
+
+    limiter.shutdown();
+    limiters.time.advance(Duration.ofSeconds(5));
+
+    assertThat(reads).isEmpty();
+    assertThat(limiters.time.pendingTasks()).isZero();
+  }
+}

@@ -1,0 +1,255 @@
+package dev.sluice.concurrency;
+
+import dev.sluice.time.VirtualTime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A model of an N-core machine serving jobs through a limiter, in virtual time: running jobs
+ * share the cores (processor sharing: with more computing than cores, each progresses at
+ * cores / computing), a job may also wait without CPU (storage), and the CPU a sampler reads is
+ * the model's own. Clients arrive open-loop (exponential gaps, seeded) and never retry.
+ *
+ * <p>Steps of {@link #STEP} (jobs last 45 ms or more): advance virtual time (limiter ticks,
+ * timeouts, re-checks run), move
+ * jobs on, release finished ones (which grants waiters, who start at once on the direct
+ * executor), then let this step's arrivals in.
+ */
+final class SimulatedServer {
+
+  static final long STEP = TimeUnit.MILLISECONDS.toNanos(5);
+  static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+
+  /** What one job costs: CPU first, then a wait that uses no CPU. */
+  record Job(long cpuNanos, long waitNanos) {}
+
+  /** The job mixes of issue 9. */
+  enum Mix {
+    /** 200 ms of CPU each. */
+    CPU,
+    /** Half 50 ms, half 800 ms of CPU. */
+    SIZES,
+    /** 50 ms of CPU, then 250 ms waiting on storage. */
+    IO;
+
+    /**
+     * The next job, each part within ±10% of its nominal length: real jobs vary, and identical
+     * ones would stay in lock-step in a model forever (a batch admitted together computes
+     * together and waits together), which no real service does.
+     */
+    Job next(Random random) {
+      return switch (this) {
+        case CPU -> new Job(vary(ms(200), random), 0);
+        case SIZES -> new Job(vary(random.nextBoolean() ? ms(50) : ms(800), random), 0);
+        case IO -> new Job(vary(ms(50), random), vary(ms(250), random));
+      };
+    }
+
+    private static long vary(long nanos, Random random) {
+      return (long) (nanos * (0.9 + 0.2 * random.nextDouble()));
+    }
+
+    /** Mean CPU seconds per job. */
+    double meanCpuSeconds() {
+      return switch (this) {
+        case CPU -> 0.2;
+        case SIZES -> 0.425;
+        case IO -> 0.05;
+      };
+    }
+  }
+
+  private static final class Running {
+    final Permit permit;
+    final long startedAt;
+    double cpuLeft;
+    long waitLeft;
+
+    Running(Permit permit, Job job, long startedAt) {
+      this.permit = permit;
+      this.startedAt = startedAt;
+      this.cpuLeft = job.cpuNanos;
+      this.waitLeft = job.waitNanos;
+    }
+  }
+
+  final int cores;
+  final VirtualTime time = new VirtualTime();
+  private final Random random;
+  private final List<Running> running = new ArrayList<>();
+
+  /** Cores kept busy by another process (a neighbour's spike); the sampler sees them too. */
+  double background;
+
+  /** Core-nanoseconds of CPU used so far. */
+  private double busyCoreNanos;
+
+  private double lastSampleBusy;
+  private long lastSampleAt;
+  private long nextArrival;
+
+  final List<Double> cpuPerSecond = new ArrayList<>();
+  final List<Double> limitPerSecond = new ArrayList<>();
+  final List<Double> servicePerSecondMillis = new ArrayList<>();
+  private double secondBusy;
+  private double secondLimit;
+  private long secondServiceTotal;
+  private long secondServiceCount;
+  private long steps;
+
+  long completed;
+  final Map<RejectionReason, Long> rejected = new EnumMap<>(RejectionReason.class);
+
+  ConcurrencyLimiter limiter;
+
+  SimulatedServer(int cores, long seed) {
+    this.cores = cores;
+    this.random = new Random(seed);
+    this.lastSampleAt = time.nanoTime();
+    this.nextArrival = time.nanoTime();
+  }
+
+  static long ms(long millis) {
+    return TimeUnit.MILLISECONDS.toNanos(millis);
+  }
+
+  /** The builder every simulation starts from: virtual time, grants completed inline. */
+  ConcurrencyLimiter.Builder builder() {
+    return ConcurrencyLimiter.builder("sim")
+        .maxQueue(500)
+        .queueTimeout(Duration.ofSeconds(5))
+        .clock(time)
+        .scheduler(time)
+        .executor(Runnable::run);
+  }
+
+  /** The machine's CPU since the previous call, as a {@link CpuSampler} reads it. */
+  CpuSampler sampler() {
+    return () -> {
+      long now = time.nanoTime();
+      long elapsed = now - lastSampleAt;
+      if (elapsed <= 0) {
+        return Double.NaN;
+      }
+      double cpu = (busyCoreNanos - lastSampleBusy) / ((double) cores * elapsed);
+      lastSampleBusy = busyCoreNanos;
+      lastSampleAt = now;
+      return cpu;
+    };
+  }
+
+  /** Arrival rate that is {@code factor} x what the cores can serve of this mix. */
+  double overload(Mix mix, double factor) {
+    return factor * cores / mix.meanCpuSeconds();
+  }
+
+  /** Runs for {@code duration} with {@code arrivalsPerSecond} clients of {@code mix}. */
+  void run(Duration duration, Mix mix, double arrivalsPerSecond) {
+    long stepsToRun = duration.toNanos() / STEP;
+    for (long i = 0; i < stepsToRun; i++) {
+      step(mix, arrivalsPerSecond);
+    }
+  }
+
+  private void step(Mix mix, double arrivalsPerSecond) {
+    time.advanceNanos(STEP);
+    int computing = 0;
+    for (Running job : running) {
+      if (job.cpuLeft > 0) {
+        computing++;
+      }
+    }
+    double free = cores - background;
+    double rate = computing <= free ? 1.0 : free / computing;
+    double busy = Math.min(computing, free) + background;
+    busyCoreNanos += busy * STEP;
+    secondBusy += busy * STEP;
+    List<Running> done = new ArrayList<>();
+    for (Running job : running) {
+      if (job.cpuLeft > 0) {
+        job.cpuLeft -= rate * STEP;
+      } else {
+        job.waitLeft -= STEP;
+      }
+      if (job.cpuLeft <= 0 && job.waitLeft <= 0) {
+        done.add(job);
+      }
+    }
+    running.removeAll(done);
+    long now = time.nanoTime();
+    for (Running job : done) {
+      completed++;
+      secondServiceTotal += now - job.startedAt;
+      secondServiceCount++;
+      job.permit.release();
+    }
+    while (now - nextArrival >= 0) {
+      arrive(mix.next(random));
+      nextArrival += (long) (-Math.log(1 - random.nextDouble()) / arrivalsPerSecond * SECOND);
+    }
+    if (steps % 2 == 0) {
+      secondLimit += limiter.snapshot().limit(); // every 10 ms: a snapshot sums counters
+    }
+    if (++steps % (SECOND / STEP) == 0) {
+      cpuPerSecond.add(secondBusy / ((double) cores * SECOND));
+      limitPerSecond.add(secondLimit / (SECOND / STEP / 2));
+      servicePerSecondMillis.add(
+          secondServiceCount == 0 ? Double.NaN : secondServiceTotal / 1e6 / secondServiceCount);
+      secondBusy = 0;
+      secondLimit = 0;
+      secondServiceTotal = 0;
+      secondServiceCount = 0;
+    }
+  }
+
+  private void arrive(Job job) {
+    limiter.acquire().whenComplete((permit, failure) -> {
+      if (permit != null) {
+        running.add(new Running(permit, job, time.nanoTime()));
+      } else if (failure instanceof ConcurrencyRejectedException rejection) {
+        rejected.merge(rejection.reason(), 1L, Long::sum);
+      }
+    });
+  }
+
+  /** Jobs holding a permit now. */
+  int inFlight() {
+    return running.size();
+  }
+
+  long rejected(RejectionReason reason) {
+    return rejected.getOrDefault(reason, 0L);
+  }
+
+  /** Means of consecutive windows of {@code width} values in [from, to). */
+  static List<Double> windows(List<Double> values, int from, int to, int width) {
+    List<Double> means = new ArrayList<>();
+    for (int i = from; i + width <= to; i += width) {
+      means.add(mean(values, i, i + width));
+    }
+    return means;
+  }
+
+  /** The mean of {@code values} from index {@code from} (inclusive) to {@code to} (exclusive). */
+  static double mean(List<Double> values, int from, int to) {
+    double sum = 0;
+    for (int i = from; i < to; i++) {
+      sum += values.get(i);
+    }
+    return sum / (to - from);
+  }
+
+  /** The largest distance of a value in [from, to) from {@code centre}. */
+  static double maxDeviation(List<Double> values, int from, int to, double centre) {
+    double max = 0;
+    for (int i = from; i < to; i++) {
+      max = Math.max(max, Math.abs(values.get(i) - centre));
+    }
+    return max;
+  }
+}

@@ -1,0 +1,44 @@
+package dev.sluice.concurrency;
+
+import dev.sluice.time.NanoClock;
+import dev.sluice.time.Scheduler;
+import dev.sluice.time.VirtualTime;
+
+/** A {@link LimitSource.Control} whose load the test sets by hand, on virtual time. */
+final class StubControl implements LimitSource.Control {
+
+  final VirtualTime time = new VirtualTime();
+  int inFlight;
+  int queued;
+  int limitChanges;
+
+  @Override
+  public String name() {
+    return "stub";
+  }
+
+  @Override
+  public NanoClock clock() {
+    return time;
+  }
+
+  @Override
+  public Scheduler scheduler() {
+    return time;
+  }
+
+  @Override
+  public int inFlight() {
+    return inFlight;
+  }
+
+  @Override
+  public int queued() {
+    return queued;
+  }
+
+  @Override
+  public void limitChanged() {
+    limitChanges++;
+  }
+}
