@@ -33,6 +33,7 @@ public final class DemoSettings {
   static final String CPU_TARGET = "demo.cpu-target";
   static final String TRANSCODE_CONCURRENCY = "sluice.limiters.transcode.max-concurrency";
   static final String TRANSCODE_LIMIT = "sluice.limiters.transcode.limit";
+  static final String TRANSCODE_TARGET_CPU = "sluice.limiters.transcode.target-cpu";
   static final String RULES_FILE = "sluice.rules.file";
 
   private final Map<String, String> values;
@@ -100,6 +101,12 @@ public final class DemoSettings {
       boolean fixed = "fixed".equalsIgnoreCase(merged.getOrDefault(TRANSCODE_LIMIT, "fixed").trim());
       merged.put(TRANSCODE_CONCURRENCY,
           Integer.toString(fixed ? autoConcurrency(cores, target) : adaptiveCeiling(cores)));
+    }
+    if ("cpu".equalsIgnoreCase(merged.getOrDefault(TRANSCODE_LIMIT, "fixed").trim())
+        && !merged.containsKey(TRANSCODE_TARGET_CPU) && merged.containsKey(CPU_TARGET)) {
+      // one knob for the demo's CPU share, whichever strategy uses it
+      merged.put(TRANSCODE_TARGET_CPU, merged.get(CPU_TARGET));
+      sources.put(TRANSCODE_TARGET_CPU, CPU_TARGET + " (" + sources.get(CPU_TARGET) + ")");
     }
     if (LimiterPeer.of(merged.getOrDefault(LimiterPeer.KEY, "none")) != LimiterPeer.NONE) {
       // the peer guards /api/transcode instead of Sluice's limiter, never on top of it

@@ -1,6 +1,7 @@
 package dev.sluice.demo;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.concurrency.LimitState;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.rules.Rule;
 import java.util.ArrayList;
@@ -50,6 +51,16 @@ final class SluiceStatus {
     m.put("meanServiceMillis", mean(s.serviceTotalNanos(), s.serviceCount()));
     m.put("maxServiceMillis", s.serviceMaxNanos() / 1e6);
     m.put("shutdown", s.shutdown());
+    // where the limit comes from and, for an adaptive limit, what its controller decides from
+    LimitState state = s.limitState();
+    m.put("strategy", state.strategy());
+    putNumber(m, "exactLimit", state.exactLimit());
+    m.put("minLimit", state.minLimit());
+    m.put("maxLimit", state.maxLimit());
+    putNumber(m, "cpu", state.cpu());
+    putNumber(m, "targetCpu", state.targetCpu());
+    putNumber(m, "serviceMillisWindow", state.serviceMillis());
+    putNumber(m, "targetServiceMillis", state.targetServiceMillis());
     return m;
   }
 
@@ -66,6 +77,13 @@ final class SluiceStatus {
     m.put("scope", r.scope().id());
     m.put("shadow", r.shadow());
     return m;
+  }
+
+  /** Leaves out what does not apply to the strategy (NaN), rather than writing a non-number. */
+  private static void putNumber(Map<String, Object> m, String key, double value) {
+    if (!Double.isNaN(value)) {
+      m.put(key, value);
+    }
   }
 
   private static double mean(long totalNanos, long count) {
