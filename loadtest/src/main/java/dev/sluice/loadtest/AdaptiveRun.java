@@ -2,7 +2,12 @@ package dev.sluice.loadtest;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,7 +15,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code --scenario adaptive}: for each job mix and each overload, the variants one after another,
@@ -18,6 +25,8 @@ import java.util.Map;
  * so the offered load is the multiple asked for and every latency is one try's.
  */
 final class AdaptiveRun {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private AdaptiveRun() {}
 
@@ -60,6 +69,10 @@ final class AdaptiveRun {
         return AdaptiveResult.failed(mix, variant, overload, before,
             "the service does not know " + ignored + " (see " + log.getFileName() + ")");
       }
+      Optional<String> wrong = wrongStrategy(sluice(demo.uri()), variant);
+      if (wrong.isPresent()) {
+        return AdaptiveResult.failed(mix, variant, overload, before, wrong.get());
+      }
       RunSummary run = new LoadRun(options, mix.workload(overload)).run(demo.uri(), label);
       return AdaptiveResult.of(mix, variant, overload, run, before, loadAverage());
     } catch (Exception e) {
@@ -75,6 +88,39 @@ final class AdaptiveRun {
     return variant.sluiceKeys().stream()
         .filter(key -> serviceLog.contains("Unknown Sluice property '" + key + "'"))
         .toList();
+  }
+
+  /**
+   * Why the service is not running as the variant, from its {@code /sluice}: the limiter is missing,
+   * or shows another {@code strategy}. A service whose {@code /sluice} has no {@code strategy}
+   * field (older than the adaptive limits) is trusted on the log check alone.
+   */
+  static Optional<String> wrongStrategy(String sluiceBody, AdaptiveVariant variant) {
+    JsonNode limiter = null;
+    try {
+      for (JsonNode l : JSON.readTree(sluiceBody).path("limiters")) {
+        if (variant.limiterName().equals(l.path("name").asText())) {
+          limiter = l;
+        }
+      }
+    } catch (IOException notJson) {
+      return Optional.of("/sluice did not answer JSON: " + notJson.getMessage());
+    }
+    if (limiter == null) {
+      return Optional.of("/sluice lists no limiter " + variant.limiterName());
+    }
+    String strategy = limiter.path("strategy").asText(null);
+    if (variant.strategy() != null && strategy != null && !variant.strategy().equals(strategy)) {
+      return Optional.of("limiter " + variant.limiterName() + " runs strategy " + strategy
+          + ", not " + variant.strategy());
+    }
+    return Optional.empty();
+  }
+
+  private static String sluice(URI service) throws IOException, InterruptedException {
+    return HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(service.resolve("sluice")).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
   }
 
   private static String loadAverage() {

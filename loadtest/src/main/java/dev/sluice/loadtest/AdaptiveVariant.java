@@ -12,10 +12,13 @@ import java.util.stream.Collectors;
  * @param name as on the command line ({@code --variants})
  * @param description for the report
  * @param limiterName the limiter in {@code /sluice} whose {@code limit} is charted
+ * @param strategy the {@code strategy} that limiter must show in {@code /sluice} ({@code fixed},
+ *     {@code cpu}, {@code latency}), or null for a peer
  * @param serverProperties {@code key=value} for the demo service
  */
 record AdaptiveVariant(
-    String name, String description, String limiterName, List<String> serverProperties) {
+    String name, String description, String limiterName, String strategy,
+    List<String> serverProperties) {
 
   static final String TRANSCODE = "sluice.limiters.transcode.";
   static final String DEFAULT_NAMES = "fixed,cpu,latency,netflix-gradient2";
@@ -40,22 +43,22 @@ record AdaptiveVariant(
     return Arrays.stream(value.split(",")).map(String::trim).map(name -> switch (name) {
       case "fixed" -> new AdaptiveVariant(name,
           "static limit of " + fixedLimit(cores) + " (round(0.7 x " + cores + " cores)), 504 after the queue timeout",
-          "transcode",
+          "transcode", "fixed",
           List.of(TRANSCODE + "limit=fixed", TRANSCODE + "max-concurrency=" + fixedLimit(cores),
               TRANSCODE + "reject-early=false"));
       case "cpu" -> new AdaptiveVariant(name,
           "limit=cpu, target-cpu=0.7 of the process, reject-early",
-          "transcode",
+          "transcode", "cpu",
           List.of(TRANSCODE + "limit=cpu", TRANSCODE + "target-cpu=0.7", TRANSCODE + "cpu-source=process",
               TRANSCODE + "reject-early=true"));
       case "latency" -> new AdaptiveVariant(name,
           "limit=latency (gradient on service time), reject-early",
-          "transcode",
+          "transcode", "latency",
           List.of(TRANSCODE + "limit=latency", TRANSCODE + "reject-early=true"));
       case "netflix-gradient2", "netflix-vegas" -> new AdaptiveVariant(name,
           "Netflix concurrency-limits " + (name.endsWith("vegas") ? "Vegas" : "Gradient2")
               + " (SimpleLimiter, no queue) in place of Sluice's limiter",
-          name,
+          name, null,
           List.of("demo.limiter-peer=" + name));
       default -> throw new IllegalArgumentException(option + " must be a comma list of "
           + "fixed, cpu, latency, netflix-gradient2, netflix-vegas but was '" + value + "'");

@@ -150,6 +150,15 @@ class AdaptiveSummaryTest {
     assertThat(AdaptiveRun.ignoredKeys(log, variants.get(1))).containsExactly("sluice.limiters.transcode.limit");
     assertThat(AdaptiveRun.ignoredKeys("all known", variants.get(1))).isEmpty();
     assertThat(AdaptiveRun.ignoredKeys(log, variants.get(3))).isEmpty();
+    // /sluice must show the limiter under the variant's strategy
+    String sluice = "{\"limiters\":[{\"name\":\"transcode\",\"limit\":3,\"strategy\":\"fixed\"}]}";
+    assertThat(AdaptiveRun.wrongStrategy(sluice, variants.get(0))).isEmpty();
+    assertThat(AdaptiveRun.wrongStrategy(sluice, variants.get(1)).orElseThrow())
+        .contains("runs strategy fixed, not cpu");
+    assertThat(AdaptiveRun.wrongStrategy(sluice, variants.get(3)).orElseThrow())
+        .contains("no limiter netflix-gradient2");
+    assertThat(AdaptiveRun.wrongStrategy("{\"limiters\":[{\"name\":\"transcode\"}]}", variants.get(1)))
+        .isEmpty(); // a service without the field: the log check alone
     // a plugin without adaptive limits is a fixed limit without early rejection: fixed is still fixed
     assertThat(AdaptiveRun.ignoredKeys(log + "\nUnknown Sluice property "
         + "'sluice.limiters.transcode.reject-early' (from system) is ignored", variants.get(0))).isEmpty();
