@@ -31,6 +31,8 @@ record AdaptiveVariant(
    *       {@code auto}), 504 after the queue timeout (no early rejection);
    *   <li>{@code cpu}: Sluice's CPU-target limit at 0.7 of this process's CPU (the load generator
    *       shares the machine, so the machine's CPU would count its work too), rejecting early;
+   *   <li>{@code cpu-machine}: the same at 0.7 of the whole machine (the demo's default source; on a
+   *       machine shared with the load generator it holds their sum);
    *   <li>{@code latency}: Sluice's gradient limit on service time, rejecting early;
    *   <li>{@code netflix-gradient2}, {@code netflix-vegas}: the demo's peer option, Netflix
    *       concurrency-limits in place of Sluice's transcode limiter (no queue: 429 at its limit).
@@ -51,6 +53,11 @@ record AdaptiveVariant(
           "transcode", "cpu",
           List.of(TRANSCODE + "limit=cpu", TRANSCODE + "target-cpu=0.7", TRANSCODE + "cpu-source=process",
               TRANSCODE + "reject-early=true"));
+      case "cpu-machine" -> new AdaptiveVariant(name,
+          "limit=cpu, target-cpu=0.7 of the whole machine (the demo's default source), reject-early",
+          "transcode", "cpu",
+          List.of(TRANSCODE + "limit=cpu", TRANSCODE + "target-cpu=0.7", TRANSCODE + "cpu-source=machine",
+              TRANSCODE + "reject-early=true"));
       case "latency" -> new AdaptiveVariant(name,
           "limit=latency (gradient on service time), reject-early",
           "transcode", "latency",
@@ -61,7 +68,7 @@ record AdaptiveVariant(
           name, null,
           List.of("demo.limiter-peer=" + name));
       default -> throw new IllegalArgumentException(option + " must be a comma list of "
-          + "fixed, cpu, latency, netflix-gradient2, netflix-vegas but was '" + value + "'");
+          + "fixed, cpu, cpu-machine, latency, netflix-gradient2, netflix-vegas but was '" + value + "'");
     }).collect(Collectors.toList());
   }
 

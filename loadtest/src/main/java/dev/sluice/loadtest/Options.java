@@ -68,8 +68,9 @@ public record Options(
           "  --server-property K=V  system property for the embedded service (repeatable)",
           "  --mix M              adaptive: cpu | sizes | io | all, or a comma list (default all)",
           "  --overload X         adaptive: offered load as multiples of capacity (default 2,5)",
-          "  --variants V         adaptive: comma list of fixed, cpu, latency, netflix-gradient2,",
-          "                       netflix-vegas (default " + AdaptiveVariant.DEFAULT_NAMES + ")");
+          "  --variants V         adaptive: comma list of fixed, cpu, cpu-machine, latency,",
+          "                       netflix-gradient2, netflix-vegas",
+          "                       (default " + AdaptiveVariant.DEFAULT_NAMES + ")");
 
   /** @throws IllegalArgumentException naming the option and the bad value */
   public static Options parse(String... args) {
