@@ -30,8 +30,11 @@ public final class DemoSettings {
 
   static final String PORT = "server.port";
   static final String MAX_CPU_MILLIS = "demo.max-cpu-millis";
+  static final String MAX_WAIT_MILLIS = "demo.max-wait-millis";
   static final String CPU_TARGET = "demo.cpu-target";
   static final String TRANSCODE_CONCURRENCY = "sluice.limiters.transcode.max-concurrency";
+  static final String TRANSCODE_LIMIT = "sluice.limiters.transcode.limit";
+  static final String TRANSCODE_TARGET_CPU = "sluice.limiters.transcode.target-cpu";
   static final String RULES_FILE = "sluice.rules.file";
 
   private final Map<String, String> values;
@@ -100,11 +103,24 @@ public final class DemoSettings {
       if (!(target > 0 && target <= 1)) {
         throw new IllegalArgumentException(CPU_TARGET + " must be in (0, 1] but was '" + merged.get(CPU_TARGET) + "'");
       }
-      merged.put(TRANSCODE_CONCURRENCY, Integer.toString(autoConcurrency(cores, target)));
+      boolean fixed = "fixed".equalsIgnoreCase(merged.getOrDefault(TRANSCODE_LIMIT, "fixed").trim());
+      merged.put(TRANSCODE_CONCURRENCY,
+          Integer.toString(fixed ? autoConcurrency(cores, target) : adaptiveCeiling(cores)));
+    }
+    if ("cpu".equalsIgnoreCase(merged.getOrDefault(TRANSCODE_LIMIT, "fixed").trim())
+        && !merged.containsKey(TRANSCODE_TARGET_CPU) && merged.containsKey(CPU_TARGET)) {
+      // one knob for the demo's CPU share, whichever strategy uses it
+      merged.put(TRANSCODE_TARGET_CPU, merged.get(CPU_TARGET));
+      sources.put(TRANSCODE_TARGET_CPU, CPU_TARGET + " (" + sources.get(CPU_TARGET) + ")");
+    }
+    if (LimiterPeer.of(merged.getOrDefault(LimiterPeer.KEY, "none")) != LimiterPeer.NONE) {
+      // the peer guards /api/transcode instead of Sluice's limiter, never on top of it
+      merged.keySet().removeIf(k -> k.startsWith(LimiterPeer.REPLACED_PREFIX));
     }
     DemoSettings settings = new DemoSettings(merged, sources);
     settings.port();
     settings.maxCpuMillis();
+    settings.maxWaitMillis();
     return settings;
   }
 
@@ -122,12 +138,32 @@ public final class DemoSettings {
     return Math.max(1, (int) Math.round(target * cores));
   }
 
+  /**
+   * The ceiling of an adaptive transcode limit ({@code limit=cpu} or {@code latency}) for
+   * {@code max-concurrency=auto}: {@code 8 x cores}. The controller finds the limit; the ceiling only
+   * bounds it, and must sit above what any job shape needs. A job that waits W ms on storage per C ms
+   * of CPU needs {@code 0.7 x cores x (C + W) / C} permits to keep 70 % of the cores busy: 4.2 x cores
+   * for the load test's {@code io} mix (50 ms CPU, 250 ms wait), 1.4 on 2 cores for pure CPU jobs.
+   */
+  static int adaptiveCeiling(int cores) {
+    return 8 * Math.max(1, cores);
+  }
+
   public int port() {
     return integer(PORT, 0, 65535);
   }
 
   public int maxCpuMillis() {
     return integer(MAX_CPU_MILLIS, 1, 600_000);
+  }
+
+  public int maxWaitMillis() {
+    return integer(MAX_WAIT_MILLIS, 0, 600_000);
+  }
+
+  /** {@code demo.limiter-peer}, checked at load. */
+  LimiterPeer limiterPeer() {
+    return LimiterPeer.of(values.getOrDefault(LimiterPeer.KEY, "none"));
   }
 
   public Optional<String> get(String key) {

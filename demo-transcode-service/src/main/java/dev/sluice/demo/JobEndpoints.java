@@ -3,6 +3,10 @@ package dev.sluice.demo;
 import io.javalin.http.Context;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The handlers of the heavy jobs and of the light history lookups. */
@@ -12,42 +16,75 @@ final class JobEndpoints {
   static final String RECEIVED = "demo.receivedNanos";
 
   static final String CPU_MILLIS = "demo.cpuMillis";
+  static final String WAIT_MILLIS = "demo.waitMillis";
 
   private final FrameTranscoder transcoder;
   private final int maxCpuMillis;
+  private final int maxWaitMillis;
   private final AtomicLong ids = new AtomicLong();
+  /** Jetty's request thread pool, once the server exists: where a job's CPU work runs after its wait. */
+  private volatile Executor workers = ForkJoinPool.commonPool();
 
-  JobEndpoints(FrameTranscoder transcoder, int maxCpuMillis) {
+  JobEndpoints(FrameTranscoder transcoder, int maxCpuMillis, int maxWaitMillis) {
     this.transcoder = transcoder;
     this.maxCpuMillis = maxCpuMillis;
+    this.maxWaitMillis = maxWaitMillis;
+  }
+
+  /** Call from {@code config.jetty.modifyServer}: jobs that waited continue on Jetty's own threads. */
+  void runOn(Executor jettyThreads) {
+    this.workers = jettyThreads;
   }
 
   /**
-   * Runs before the limiter: a bad {@code cpuMillis} is answered 400 without taking a queue place or
-   * a permit from a valid job.
+   * Runs before the limiter: a bad {@code cpuMillis} or {@code waitMillis} is answered 400 without
+   * taking a queue place or a permit from a valid job.
    */
   void validate(Context ctx) {
-    ctx.attribute(CPU_MILLIS, CpuMillis.parse(ctx.queryParam("cpuMillis"), maxCpuMillis));
+    ctx.attribute(CPU_MILLIS, JobMillis.CPU.parse(ctx.queryParam(JobMillis.CPU.parameter), maxCpuMillis));
+    ctx.attribute(WAIT_MILLIS, JobMillis.WAIT.parse(ctx.queryParam(JobMillis.WAIT.parameter), maxWaitMillis));
   }
 
+  /**
+   * A job: first it waits {@code waitMillis} (reading the footage from storage), then it burns
+   * {@code cpuMillis} of CPU. The wait holds no thread: the handler hands Javalin a future that a
+   * timer completes (Javalin suspends the request, so the limiter's permit stays taken, as a real
+   * job's would while it reads), and the CPU work then runs on Jetty's thread pool, where a job
+   * without a wait runs it directly.
+   */
   void job(Context ctx, String endpoint) {
     long started = System.nanoTime();
-    Integer cpuMillis = ctx.attribute(CPU_MILLIS);
-    int cpu = cpuMillis != null ? cpuMillis : CpuMillis.parse(ctx.queryParam("cpuMillis"), maxCpuMillis);
+    int cpu = parsed(ctx, CPU_MILLIS, JobMillis.CPU, maxCpuMillis);
+    int wait = parsed(ctx, WAIT_MILLIS, JobMillis.WAIT, maxWaitMillis);
+    if (wait == 0) {
+      ctx.json(work(ctx, endpoint, started, cpu, 0));
+      return;
+    }
+    Executor afterWait = CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS, workers);
+    ctx.future(() -> CompletableFuture.supplyAsync(() -> work(ctx, endpoint, started, cpu, wait), afterWait)
+        .thenAccept(ctx::json));
+  }
+
+  private static int parsed(Context ctx, String attribute, JobMillis millis, int max) {
+    Integer checked = ctx.attribute(attribute);
+    return checked != null ? checked : millis.parse(ctx.queryParam(millis.parameter), max);
+  }
+
+  private JobResult work(Context ctx, String endpoint, long started, int cpu, int wait) {
     long id = ids.incrementAndGet();
     int frames = transcoder.framesFor(cpu);
     long bytes = transcoder.compress(frames, id);
     long finished = System.nanoTime();
     Long received = ctx.attribute(RECEIVED);
-    ctx.json(
-        new JobResult(
-            String.format(Locale.ROOT, "%s-%06d", endpoint, id),
-            endpoint,
-            cpu,
-            frames,
-            bytes,
-            received == null ? 0 : (started - received) / 1e6,
-            (finished - started) / 1e6));
+    return new JobResult(
+        String.format(Locale.ROOT, "%s-%06d", endpoint, id),
+        endpoint,
+        cpu,
+        wait,
+        frames,
+        bytes,
+        received == null ? 0 : (started - received) / 1e6,
+        (finished - started) / 1e6);
   }
 
   /** A light lookup: what an archive index would answer about one piece of footage. */

@@ -69,7 +69,7 @@ final class NetflixPartitionedPeer {
       return Optional.empty();
     }
     if (!peer.equalsIgnoreCase(NAME)) {
-      throw new IllegalArgumentException(KEY + "=" + peer + " is not one of none|" + NAME);
+      return Optional.empty(); // another peer (LimiterPeer checked the value)
     }
     String header = settings.get(HEADER).orElse("X-Host-Id").trim();
     if (header.isEmpty()) {

@@ -7,7 +7,9 @@ import dev.sluice.javalin.RuleSnapshot;
 import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.rules.Rule;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -19,10 +21,14 @@ final class SluiceStatus {
 
   private SluiceStatus() {}
 
-  static Map<String, Object> of(boolean enabled, SluicePlugin sluice) {
+  /** @param peers limiters of a {@link LimiterPeer} to list beside Sluice's (measurement aid) */
+  static Map<String, Object> of(boolean enabled, SluicePlugin sluice, List<Map<String, Object>> peers) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("enabled", enabled);
-    body.put("limiters", sluice.snapshots().stream().map(s -> limiter(s, sluice)).toList());
+    List<Map<String, Object>> limiters = new ArrayList<>();
+    sluice.snapshots().forEach(s -> limiters.add(limiter(s, sluice)));
+    limiters.addAll(peers);
+    body.put("limiters", limiters);
     body.put(
         "rules",
         sluice.ruleSnapshots().stream().map(SluiceStatus::rule).toList());
@@ -48,7 +54,16 @@ final class SluiceStatus {
     m.put("meanServiceMillis", mean(s.serviceTotalNanos(), s.serviceCount()));
     m.put("maxServiceMillis", s.serviceMaxNanos() / 1e6);
     m.put("shutdown", s.shutdown());
-    m.put("limitSource", limitSource(s.limitState()));
+    // where the limit comes from and, for an adaptive limit, what its controller decides from
+    LimitState state = s.limitState();
+    m.put("strategy", state.strategy());
+    putNumber(m, "exactLimit", state.exactLimit());
+    m.put("minLimit", state.minLimit());
+    m.put("maxLimit", state.maxLimit());
+    putNumber(m, "cpu", state.cpu());
+    putNumber(m, "targetCpu", state.targetCpu());
+    putNumber(m, "serviceMillisWindow", state.serviceMillis());
+    putNumber(m, "targetServiceMillis", state.targetServiceMillis());
     sluice.limiter(s.name()).map(ConcurrencyLimiter::queueSnapshot)
         .ifPresent(q -> m.put("queue", queue(q)));
     return m;
@@ -64,26 +79,6 @@ final class SluiceStatus {
     m.put("rejectedKeyCap", q.rejectedKeyCap());
     m.put("displaced", q.displaced());
     return m;
-  }
-
-  /** Where the limit comes from and, when adaptive, what it decides from; no NaN in the JSON. */
-  private static Map<String, Object> limitSource(LimitState state) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("strategy", state.strategy());
-    m.put("exactLimit", state.exactLimit());
-    m.put("minLimit", state.minLimit());
-    m.put("maxLimit", state.maxLimit());
-    putIfKnown(m, "cpu", state.cpu());
-    putIfKnown(m, "targetCpu", state.targetCpu());
-    putIfKnown(m, "serviceMillis", state.serviceMillis());
-    putIfKnown(m, "targetServiceMillis", state.targetServiceMillis());
-    return m;
-  }
-
-  private static void putIfKnown(Map<String, Object> m, String key, double value) {
-    if (!Double.isNaN(value)) {
-      m.put(key, value);
-    }
   }
 
   private static Map<String, Object> rule(RuleSnapshot snapshot) {
@@ -103,6 +98,13 @@ final class SluiceStatus {
     m.put("rejected", snapshot.rejected());
     m.put("shadowRejected", snapshot.shadowRejected());
     return m;
+  }
+
+  /** Leaves out what does not apply to the strategy (NaN), rather than writing a non-number. */
+  private static void putNumber(Map<String, Object> m, String key, double value) {
+    if (!Double.isNaN(value)) {
+      m.put(key, value);
+    }
   }
 
   private static double mean(long totalNanos, long count) {

@@ -52,14 +52,17 @@ public final class TranscodeService implements AutoCloseable {
     new JvmGcMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
-    JobEndpoints jobs = new JobEndpoints(transcoder, settings.maxCpuMillis());
+    JobEndpoints jobs = new JobEndpoints(transcoder, settings.maxCpuMillis(), settings.maxWaitMillis());
 
     // the demo's layered settings (jar, --config, env, -D) are the plugin's properties
     SluicePlugin sluice =
         new SluicePlugin(cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
     boolean enabled = !"false".equalsIgnoreCase(settings.get("sluice.enabled").orElse("true"));
     OverheadPeer peer = OverheadPeer.of(settings.get(OverheadPeer.KEY).orElse("none"));
-    Optional<NetflixPartitionedPeer> limiterPeer = NetflixPartitionedPeer.of(settings);
+    int cores = Runtime.getRuntime().availableProcessors();
+    // measurement aids: another project's limiter in front of /api/transcode instead of Sluice's
+    Optional<PeerGate> limiterPeer = PeerGate.of(settings.limiterPeer(), cores);
+    Optional<NetflixPartitionedPeer> partitionedPeer = NetflixPartitionedPeer.of(settings);
 
     Javalin app =
         Javalin.create(
@@ -78,9 +81,12 @@ public final class TranscodeService implements AutoCloseable {
               config.routes.before("/api/transcode", jobs::validate);
               config.routes.before("/api/rescue", jobs::validate);
               config.registerPlugin(sluice);
+              // a job that waited (waitMillis) does its CPU work on Jetty's threads, like one that did not
+              config.jetty.modifyServer(server -> jobs.runOn(server.getThreadPool()));
               config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
               peer.install(config);
-              limiterPeer.ifPresent(p -> p.install(config));
+              limiterPeer.ifPresent(gate -> gate.install(config));
+              partitionedPeer.ifPresent(p -> p.install(config));
 
               // the limiters guard these by path (sluice.limiters.<name>.path), so with
               // sluice.enabled=false the same endpoints run unguarded
@@ -94,18 +100,19 @@ public final class TranscodeService implements AutoCloseable {
               config.routes.get(
                   "/metrics",
                   ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape()));
-              config.routes.get("/sluice", ctx -> ctx.json(SluiceStatus.of(enabled, sluice)));
+              config.routes.get("/sluice", ctx -> ctx.json(SluiceStatus.of(enabled, sluice,
+                  limiterPeer.map(PeerGate::status).stream().toList())));
             });
     app.start(settings.port());
     LOG.info(
         "transcoding service on port {}: {} cores, {} frames/ms calibrated, virtual threads {}, "
             + "overhead peer {}, limiter peer {}, {}",
         app.port(),
-        Runtime.getRuntime().availableProcessors(),
+        cores,
         String.format(java.util.Locale.ROOT, "%.2f", transcoder.framesPerMilli()),
         Runtime.version().feature() >= 21 ? "on" : "off (JDK " + Runtime.version().feature() + ")",
         peer.name().toLowerCase(java.util.Locale.ROOT),
-        limiterPeer.map(Object::toString).orElse("none"),
+        settings.limiterPeer().id(),
         settings.sluice());
     return new TranscodeService(app);
   }

@@ -18,17 +18,31 @@ class DemoSettingsTest {
   }
 
   @Test
-  void jarDefaultsServeOn7070WithTheTranscodeConcurrencyDerivedFromTheCores() {
+  void jarDefaultsServeOn7070WithACpuTargetLimitUnderACeilingDerivedFromTheCores() {
     DemoSettings settings = load(new String[0], Map.of(), Map.of());
     assertThat(settings.port()).isEqualTo(7070);
     assertThat(settings.sluice())
         .containsEntry("sluice.limiters.transcode.path", "/api/transcode")
-        .containsEntry("sluice.limiters.transcode.max-concurrency", "1")
+        .containsEntry("sluice.limiters.transcode.limit", "cpu")
+        .containsEntry("sluice.limiters.transcode.target-cpu", "0.7")
+        .containsEntry("sluice.limiters.transcode.reject-early", "true")
+        .containsEntry("sluice.limiters.transcode.max-concurrency", "16")
         .containsEntry("sluice.limiters.rescue.path", "/api/rescue")
         .containsEntry("sluice.enabled", "true")
         .doesNotContainKey("server.port");
     assertThat(DemoSettings.load(new String[0], Map.of(), Map.of(), 8).sluice())
-        .containsEntry("sluice.limiters.transcode.max-concurrency", "6");
+        .containsEntry("sluice.limiters.transcode.max-concurrency", "64");
+    // demo.cpu-target is the CPU limit's target, unless target-cpu is given
+    assertThat(load(new String[0], Map.of(), Map.of("demo.cpu-target", "0.6")).sluice())
+        .containsEntry("sluice.limiters.transcode.target-cpu", "0.6");
+    assertThat(load(new String[0], Map.of(), Map.of("demo.cpu-target", "0.6",
+        "sluice.limiters.transcode.target-cpu", "65%")).sluice())
+        .containsEntry("sluice.limiters.transcode.target-cpu", "65%");
+    // the static limit of before still works: fixed, auto = round(0.7 x cores), no target-cpu
+    assertThat(DemoSettings.load(new String[0], Map.of(),
+        Map.of("sluice.limiters.transcode.limit", "fixed"), 8).sluice())
+        .containsEntry("sluice.limiters.transcode.max-concurrency", "6")
+        .doesNotContainKey("sluice.limiters.transcode.target-cpu");
   }
 
   @Test
@@ -38,6 +52,21 @@ class DemoSettingsTest {
     assertThat(DemoSettings.autoConcurrency(4, 0.7)).isEqualTo(3);
     assertThat(DemoSettings.autoConcurrency(16, 0.7)).isEqualTo(11);
     assertThat(DemoSettings.autoConcurrency(2, 0.1)).isEqualTo(1);
+  }
+
+  @Test
+  void autoIsTheCpuShareForAFixedLimitAndACeilingForAnAdaptiveOne() {
+    String limit = "sluice.limiters.transcode.limit";
+    String max = "sluice.limiters.transcode.max-concurrency";
+    assertThat(load(new String[0], Map.of(), Map.of(limit, "fixed", max, "auto")).sluice())
+        .containsEntry(max, "1");
+    assertThat(load(new String[0], Map.of(), Map.of(limit, "cpu", max, "auto")).sluice())
+        .containsEntry(max, "16");
+    assertThat(DemoSettings.load(new String[0], Map.of(), Map.of(limit, "latency", max, "auto"), 8).sluice())
+        .containsEntry(max, "64");
+    // a number is kept as it is, whatever the strategy
+    assertThat(load(new String[0], Map.of(), Map.of(limit, "cpu", max, "5")).sluice()).containsEntry(max, "5");
+    assertThat(load(new String[0], Map.of(), Map.of(limit, "fixed", max, "3")).sluice()).containsEntry(max, "3");
   }
 
   @Test

@@ -8,16 +8,30 @@ import org.junit.jupiter.api.Test;
 class JobInputTest {
 
   @Test
-  void cpuMillisIsAWholeNumberWithinTheBound() {
-    assertThat(CpuMillis.parse("250", 1000)).isEqualTo(250);
-    assertThat(CpuMillis.parse(" 1 ", 1000)).isEqualTo(1);
+  void cpuMillisIsARequiredWholeNumberWithinTheBound() {
+    assertThat(JobMillis.CPU.parse("250", 1000)).isEqualTo(250);
+    assertThat(JobMillis.CPU.parse(" 1 ", 1000)).isEqualTo(1);
     for (String bad : new String[] {"0", "-5", "1001", "1.5", "abc", "", "99999999999"}) {
-      assertThatThrownBy(() -> CpuMillis.parse(bad, 1000))
+      assertThatThrownBy(() -> JobMillis.CPU.parse(bad, 1000))
           .isInstanceOf(BadRequest.class)
           .hasMessageContaining("cpuMillis")
           .hasMessageContaining("'" + bad + "'");
     }
-    assertThatThrownBy(() -> CpuMillis.parse(null, 1000)).hasMessageContaining("cpuMillis is required");
+    assertThatThrownBy(() -> JobMillis.CPU.parse(null, 1000)).hasMessageContaining("cpuMillis is required");
+  }
+
+  @Test
+  void waitMillisIsAnOptionalWholeNumberFromZeroWithinTheBound() {
+    assertThat(JobMillis.WAIT.parse(null, 1000)).isZero();
+    assertThat(JobMillis.WAIT.parse("0", 1000)).isZero();
+    assertThat(JobMillis.WAIT.parse(" 250 ", 1000)).isEqualTo(250);
+    for (String bad : new String[] {"-1", "1001", "2.5", "soon", "", " "}) {
+      assertThatThrownBy(() -> JobMillis.WAIT.parse(bad, 1000))
+          .isInstanceOf(BadRequest.class)
+          .hasMessageContaining("waitMillis")
+          .hasMessageContaining("[0, 1000]")
+          .hasMessageContaining("'" + bad + "'");
+    }
   }
 
   @Test

@@ -39,6 +39,9 @@ class SluiceWiringHttpTest {
   @Test
   void fullQueueIs429WithRetryAfterAndAWaiterPastTheTimeoutIs504() throws Exception {
     try (TranscodeService service = start(Map.of(
+        "sluice.limiters.transcode.limit", "fixed",
+        "sluice.limiters.transcode.max-concurrency", "1",
+        "sluice.limiters.transcode.reject-early", "false",
         "sluice.limiters.transcode.max-queue", "1",
         "sluice.limiters.transcode.queue-timeout", "250ms"))) {
       DemoClient http = new DemoClient(service.port());
@@ -78,6 +81,30 @@ class SluiceWiringHttpTest {
   }
 
   @Test
+  void aWaitingJobKeepsItsPermitUntilItsWaitAndWorkAreDone() throws Exception {
+    try (TranscodeService service = start(Map.of(
+        "sluice.limiters.transcode.limit", "fixed", "sluice.limiters.transcode.max-concurrency", "1"))) {
+      DemoClient http = new DemoClient(service.port());
+      CompletableFuture<HttpResponse<String>> reading =
+          http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=1500");
+      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 1);
+      // queued, then waiting: two suspensions of one request (the limiter's, then the job's own)
+      CompletableFuture<HttpResponse<String>> next = http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=100");
+      // the permit is held through the wait: the next job queues behind the one reading footage
+      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("queued").asInt() == 1);
+      HttpResponse<String> first = reading.get();
+      assertThat(first.statusCode()).isEqualTo(200);
+      assertThat(JSON.readTree(first.body()).get("serviceMillis").asDouble()).isGreaterThanOrEqualTo(1500);
+      HttpResponse<String> second = next.get();
+      assertThat(second.statusCode()).isEqualTo(200);
+      assertThat(JSON.readTree(second.body()).get("queuedMillis").asDouble()).isPositive();
+      assertThat(JSON.readTree(second.body()).get("serviceMillis").asDouble()).isGreaterThanOrEqualTo(100);
+      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 0);
+      assertThat(limiter(http, "transcode").get("admitted").asLong()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void historyIsLimitedPerAccountByTheDefaultRulesAndSluiceListsLimitersAndRules() throws Exception {
     try (TranscodeService service = start(Map.of())) {
       DemoClient http = new DemoClient(service.port());
@@ -111,7 +138,14 @@ class SluiceWiringHttpTest {
       assertThat(sluice.get("enabled").asBoolean()).isTrue();
       assertThat(sluice.get("limiters").findValuesAsText("name")).containsExactly("rescue", "transcode");
       JsonNode transcode = limiter(http, "transcode");
-      assertThat(transcode.get("limit").asInt()).isEqualTo(1); // auto on 2 cores
+      // the jar's default: a CPU-target limit at 70 % between 1 and 8 x cores, rejecting early
+      assertThat(transcode.get("strategy").asText()).isEqualTo("cpu");
+      assertThat(transcode.get("limit").asInt()).isPositive();
+      assertThat(transcode.get("minLimit").asInt()).isEqualTo(1);
+      assertThat(transcode.get("maxLimit").asInt()).isEqualTo(16); // auto on 2 cores
+      assertThat(transcode.get("targetCpu").asDouble()).isEqualTo(0.7);
+      assertThat(transcode.has("targetServiceMillis")).isFalse(); // a latency input: not for cpu
+      assertThat(limiter(http, "rescue").get("strategy").asText()).isEqualTo("fixed");
       assertThat(transcode.get("maxQueue").asInt()).isEqualTo(40);
       assertThat(transcode.get("queueTimeoutMillis").asLong()).isEqualTo(10_000);
       JsonNode rule = sluice.get("rules").get(0);

@@ -62,6 +62,35 @@ class TranscodeServiceHttpTest {
   }
 
   @Test
+  void aJobWithWaitMillisWaitsThatLongBesideItsCpuWork() throws Exception {
+    HttpResponse<String> response = send("POST", "/api/transcode?cpuMillis=5&waitMillis=300");
+    assertThat(response.statusCode()).isEqualTo(200);
+    JsonNode job = JSON.readTree(response.body());
+    assertThat(job.get("cpuMillis").asInt()).isEqualTo(5);
+    assertThat(job.get("waitMillis").asInt()).isEqualTo(300);
+    assertThat(job.get("serviceMillis").asDouble()).isGreaterThanOrEqualTo(300);
+    assertThat(JSON.readTree(send("POST", "/api/transcode?cpuMillis=5").body()).get("waitMillis").asInt())
+        .isZero();
+    HttpResponse<String> rescue = send("POST", "/api/rescue?cpuMillis=5&waitMillis=50");
+    assertThat(JSON.readTree(rescue.body()).get("waitMillis").asInt()).isEqualTo(50);
+  }
+
+  @Test
+  void aBadWaitMillisIsA400ProblemNamingTheParameterAndValue() throws Exception {
+    for (String bad : new String[] {"-1", "later", "60001", "1.5"}) {
+      for (String endpoint : new String[] {"/api/transcode", "/api/rescue"}) {
+        HttpResponse<String> response = send("POST", endpoint + "?cpuMillis=5&waitMillis=" + bad);
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.headers().firstValue("Content-Type").orElseThrow())
+            .startsWith("application/problem+json");
+        JsonNode problem = JSON.readTree(response.body());
+        assertThat(problem.get("parameter").asText()).isEqualTo("waitMillis");
+        assertThat(problem.get("detail").asText()).contains("waitMillis").contains("'" + bad + "'");
+      }
+    }
+  }
+
+  @Test
   void historyHealthAndMetricsAnswer() throws Exception {
     HttpResponse<String> history = send("GET", "/api/history/42", "X-Account-Id", "viewer-1");
     assertThat(history.statusCode()).isEqualTo(200);

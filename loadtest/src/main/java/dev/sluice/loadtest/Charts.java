@@ -134,7 +134,7 @@ final class Charts {
     return svg(chart);
   }
 
-  private static XYChart xy(String title, String yTitle) {
+  static XYChart xy(String title, String yTitle) {
     XYChart chart =
         new XYChartBuilder()
             .width(WIDTH)
@@ -156,7 +156,7 @@ final class Charts {
     styler.setChartTitleVisible(false); // the HTML caption above says it
   }
 
-  private static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y) {
+  static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y) {
     XYSeries series = chart.addSeries(name, x, y);
     series.setMarker(SeriesMarkers.NONE);
     return series;

@@ -17,15 +17,28 @@ final class LoadRun {
   private static final int CALIBRATION_JOBS = 5;
 
   private final Options options;
+  private final Workload workload;
   private final UnaryOperator<Transport> transport;
 
   LoadRun(Options options) {
-    this(options, UnaryOperator.identity());
+    this(options, Workload.of(options));
   }
 
-  /** @param transport wraps the HTTP transport of the scenario's requests (e.g. to count them) */
+  /** A run of another workload (a job mix) with the command line's duration, seed and drain. */
+  LoadRun(Options options, Workload workload) {
+    this(options, workload, UnaryOperator.identity());
+  }
+
+  /**
+   * @param transport wraps the HTTP transport of the scenario's requests (e.g. to count them)
+   */
   LoadRun(Options options, UnaryOperator<Transport> transport) {
+    this(options, Workload.of(options), transport);
+  }
+
+  LoadRun(Options options, Workload workload, UnaryOperator<Transport> transport) {
     this.options = options;
+    this.workload = workload;
     this.transport = transport;
   }
 
@@ -33,10 +46,8 @@ final class LoadRun {
     try (HttpTransport http = new HttpTransport(target, Duration.ofMinutes(5))) {
       int cores = serverCores(http);
       double unloaded = unloadedServiceMillis(http);
-      double rate =
-          options.rate().orElseGet(() -> options.scenario().defaultRate(cores, options.cpuMillis()));
-      List<TrafficStream> streams =
-          options.scenario().streams(rate, options.cpuMillis(), options.duration());
+      double rate = workload.rate().applyAsDouble(cores);
+      List<TrafficStream> streams = workload.streams().apply(rate, options.duration());
       ArrivalPlan plan = ArrivalPlan.generate(streams, options.duration(), options.seed());
 
       long seconds = options.duration().toSeconds() + options.drain().toSeconds() + 2;
@@ -49,14 +60,14 @@ final class LoadRun {
               transport.apply(http),
               clock,
               RetryAfterBackoff.defaults(options.seed()),
-              options.maxAttempts(),
+              workload.maxAttempts(),
               ledger,
               observations,
               start);
       System.out.printf(
           "%s: %s, %d requests over %s (transcode %.1f/s offered, %d ms each, %d cores)%n",
-          label, options.scenario().id(), plan.size(), options.duration(), rate,
-          options.cpuMillis(), cores);
+          label, workload.id(), plan.size(), options.duration(), rate,
+          workload.cpuMillis(), cores);
       try (ServerSampler sampler = new ServerSampler(http, start)) {
         sampler.start();
         new OpenLoopDispatcher(plan, clock, client).start().get();
@@ -69,12 +80,12 @@ final class LoadRun {
         List<ServerSample> samples = sampler.samples();
         return new RunSummary(
             label,
-            options.scenario().id(),
+            workload.id(),
             target.toString(),
             options.seed(),
             options.duration().toSeconds(),
             rate,
-            options.cpuMillis(),
+            workload.cpuMillis(),
             cores,
             unloaded,
             accounting,
@@ -107,7 +118,7 @@ final class LoadRun {
           http.client()
               .send(
                   java.net.http.HttpRequest.newBuilder(
-                          http.base().resolve("/api/transcode?cpuMillis=" + options.cpuMillis()))
+                          http.base().resolve(workload.calibrationPath()))
                       .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
                       .timeout(Duration.ofSeconds(30))
                       .build(),

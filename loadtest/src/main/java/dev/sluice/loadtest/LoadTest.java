@@ -43,6 +43,9 @@ public final class LoadTest {
     if (VariantComparison.handles(options.scenario())) {
       return VariantComparison.run(options, Variant.select(options.scenario(), options.variants()));
     }
+    if (options.scenario() == Scenario.ADAPTIVE) {
+      return AdaptiveRun.run(options);
+    }
     List<RunSummary> runs = new ArrayList<>();
     LoadRun load = new LoadRun(options);
     if (options.embedded()) {

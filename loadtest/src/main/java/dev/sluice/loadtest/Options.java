@@ -26,6 +26,9 @@ import java.util.Optional;
  * @param drain how long to wait for open requests after the last arrival
  * @param serverProperties {@code key=value} passed to the embedded service as system properties
  * @param variants {@code NAME} or {@code NAME:key=value}: the set-ups greedy-host and priority compare
+ * @param mixes job mixes of {@code --scenario adaptive}
+ * @param overloads offered loads of {@code --scenario adaptive}, as multiples of the capacity
+ * @param adaptiveVariants comma list of the limit variants of {@code --scenario adaptive}
  */
 public record Options(
     Optional<URI> target,
@@ -41,7 +44,10 @@ public record Options(
     int maxAttempts,
     Duration drain,
     List<String> serverProperties,
-    List<String> variants) {
+    List<String> variants,
+    List<JobMix> mixes,
+    List<Double> overloads,
+    String adaptiveVariants) {
 
   static final String USAGE =
       String.join(
@@ -50,6 +56,7 @@ public record Options(
           "  --target URL         the service, e.g. http://localhost:7070",
           "  --embedded           start the demo service in a child JVM on a free port",
           "  --scenario NAME      monday-maintenance (default) | steady | spike | greedy-host | priority",
+          "                       | adaptive",
           "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
           "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
           "  --cpu-millis N       CPU per transcode job (default 200)",
@@ -65,7 +72,12 @@ public record Options(
           "  --server-property K=V  system property for the embedded service (repeatable)",
           "  --variant NAME[:K=V] greedy-host, priority: compare this set-up (fifo, fair, classes,",
           "                       netflix-partitioned, or a new name); :K=V adds a property to it",
-          "                       (repeatable; default: the scenario's own variants)");
+          "                       (repeatable; default: the scenario's own variants)",
+          "  --mix M              adaptive: cpu | sizes | io | all, or a comma list (default all)",
+          "  --overload X         adaptive: offered load as multiples of capacity (default 2,5)",
+          "  --variants V         adaptive: comma list of fixed, cpu, cpu-machine, latency,",
+          "                       netflix-gradient2, netflix-vegas",
+          "                       (default " + AdaptiveVariant.DEFAULT_NAMES + ")");
 
   /** @throws IllegalArgumentException naming the option and the bad value */
   public static Options parse(String... args) {
@@ -83,6 +95,9 @@ public record Options(
     Duration drain = Duration.ofSeconds(30);
     List<String> serverProperties = new ArrayList<>();
     List<String> variants = new ArrayList<>();
+    List<JobMix> mixes = List.of(JobMix.values());
+    List<Double> overloads = List.of(2.0, 5.0);
+    String adaptiveVariants = AdaptiveVariant.DEFAULT_NAMES;
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
       switch (option) {
@@ -107,6 +122,12 @@ public record Options(
           serverProperties.add(property);
         }
         case "--variant" -> variants.add(value(args, ++i, option));
+        case "--mix" -> mixes = JobMix.parse(option, value(args, ++i, option));
+        case "--overload" -> overloads = overloads(option, value(args, ++i, option));
+        case "--variants" -> {
+          adaptiveVariants = value(args, ++i, option);
+          AdaptiveVariant.parse(option, adaptiveVariants, 1); // fail now, naming the bad one
+        }
         default -> throw new IllegalArgumentException("unknown option '" + option + "'\n" + USAGE);
       }
     }
@@ -123,13 +144,21 @@ public record Options(
           "--variant is for --scenario greedy-host and priority, not " + scenario.id());
     }
     Variant.select(scenario, variants); // a bad spec fails here, naming itself
+    if (scenario == Scenario.ADAPTIVE && (!embedded || ab || overhead)) {
+      throw new IllegalArgumentException(
+          "--scenario adaptive starts a service per variant: it needs --embedded, without --ab or --overhead");
+    }
     if (duration.isZero() || duration.isNegative()) {
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);
     }
     return new Options(
         target, embedded, scenario, duration, rate, cpuMillis, seed, out, ab, overhead, maxAttempts,
         drain,
-        List.copyOf(serverProperties), List.copyOf(variants));
+        List.copyOf(serverProperties),
+        List.copyOf(variants),
+        mixes,
+        overloads,
+        adaptiveVariants);
   }
 
   private static String value(String[] args, int i, String option) {
@@ -171,6 +200,14 @@ public record Options(
       throw new IllegalArgumentException(
           option + " must be a duration like 60s, 500ms, 2m or PT1M but was '" + value + "'");
     }
+  }
+
+  private static List<Double> overloads(String option, String value) {
+    List<Double> list = new ArrayList<>();
+    for (String part : value.split(",")) {
+      list.add(positive(option, part.trim()));
+    }
+    return List.copyOf(list);
   }
 
   private static double positive(String option, String value) {

@@ -34,7 +34,12 @@ public enum Scenario {
    * Sheddable jobs at three times the demo limiter's capacity plus a trickle of critical ones
    * ({@link PriorityTraffic}).
    */
-  PRIORITY(3.0, PriorityTraffic.SHEDDABLE_HOSTS);
+  PRIORITY(3.0, PriorityTraffic.SHEDDABLE_HOSTS),
+  /**
+   * Not a traffic of its own: compares limit strategies (fixed, cpu, latency, a Netflix peer) per
+   * job mix ({@link JobMix}) at overloads of the capacity, see {@link AdaptiveRun}.
+   */
+  ADAPTIVE(2.0, JobMix.HOSTS);
 
   /** Viewers browsing history, each well inside the per-account rule of the default rules file. */
   static final int VIEWERS = 8;
@@ -63,8 +68,8 @@ public enum Scenario {
       }
     }
     throw new IllegalArgumentException(
-        "--scenario must be one of monday-maintenance, steady, spike, greedy-host, priority but was '"
-            + id + "'");
+        "--scenario must be one of " + java.util.Arrays.stream(values()).map(Scenario::id)
+            .collect(java.util.stream.Collectors.joining(", ")) + " but was '" + id + "'");
   }
 
   /**

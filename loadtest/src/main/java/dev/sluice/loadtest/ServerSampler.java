@@ -8,13 +8,15 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Polls {@code /metrics} (process and system CPU) and {@code /sluice} (in-flight, queued) once a
- * second on its own thread, with blocking calls: a slow answer delays the next sample, never a send.
+ * Polls {@code /metrics} (process CPU, see {@link ServiceCpu}, and system CPU) and {@code /sluice}
+ * (in-flight, queued, limit) once a second on its own thread, with blocking calls: a slow answer
+ * delays the next sample, never a send.
  */
 final class ServerSampler implements AutoCloseable {
 
   private final HttpTransport http;
   private final long startNanos;
+  private final ServiceCpu processCpu = new ServiceCpu();
   private final List<ServerSample> samples = new ArrayList<>();
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
@@ -40,7 +42,11 @@ final class ServerSampler implements AutoCloseable {
     Map<String, ServerSample.LimiterLoad> limiters = Map.of();
     try {
       String metrics = http.get("/metrics").body();
-      process = PrometheusText.value(metrics, "process_cpu_usage").orElse(Double.NaN) * 100;
+      process = processCpu.percent(
+          PrometheusText.value(metrics, "process_cpu_time_ns_total").orElse(Double.NaN),
+          System.nanoTime(),
+          PrometheusText.value(metrics, "system_cpu_count").orElse(Double.NaN),
+          PrometheusText.value(metrics, "process_cpu_usage").orElse(Double.NaN) * 100);
       system = PrometheusText.value(metrics, "system_cpu_usage").orElse(Double.NaN) * 100;
     } catch (Exception e) {
       // a missed sample shows as a gap in the chart

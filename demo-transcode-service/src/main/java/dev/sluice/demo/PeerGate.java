@@ -1,0 +1,97 @@
+package dev.sluice.demo;
+
+import com.netflix.concurrency.limits.Limiter;
+import com.netflix.concurrency.limits.limiter.SimpleLimiter;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The handlers that put a {@link LimiterPeer} in front of its path: acquire before the endpoint (429
+ * problem+json when the peer says no), release after it (success for a 2xx, ignored otherwise so an
+ * error does not count as a latency sample).
+ */
+final class PeerGate {
+
+  private static final String LISTENER = "demo.peerListener";
+
+  private final LimiterPeer peer;
+  private final SimpleLimiter<Void> limiter;
+  private final AtomicLong admitted = new AtomicLong();
+  private final AtomicLong rejected = new AtomicLong();
+
+  private PeerGate(LimiterPeer peer, int cores) {
+    this.peer = peer;
+    this.limiter = SimpleLimiter.newBuilder().named(peer.id()).limit(peer.limit(cores)).build();
+  }
+
+  /** The peer's gate; empty for {@link LimiterPeer#NONE} and the partitioned peer. */
+  static Optional<PeerGate> of(LimiterPeer peer, int cores) {
+    return peer.limit(cores) == null ? Optional.empty() : Optional.of(new PeerGate(peer, cores));
+  }
+
+  /** Installs the handlers; call inside {@code Javalin.create}, after the parameter check, before the routes. */
+  void install(JavalinConfig config) {
+    config.routes.before(LimiterPeer.PATH, this::acquire);
+    config.routes.after(LimiterPeer.PATH, this::release);
+    config.routes.exception(Rejected.class, (e, ctx) -> reject(ctx));
+  }
+
+  private void acquire(Context ctx) {
+    Optional<Limiter.Listener> listener = limiter.acquire(null);
+    if (listener.isEmpty()) {
+      rejected.incrementAndGet();
+      throw new Rejected(); // skips the endpoint; the mapper answers
+    }
+    admitted.incrementAndGet();
+    ctx.attribute(LISTENER, listener.get());
+  }
+
+  private void release(Context ctx) {
+    Limiter.Listener listener = ctx.attribute(LISTENER);
+    if (listener == null) {
+      return; // rejected, or refused before the peer (400)
+    }
+    ctx.attribute(LISTENER, null);
+    if (ctx.statusCode() / 100 == 2) {
+      listener.onSuccess();
+    } else {
+      listener.onIgnore();
+    }
+  }
+
+  private void reject(Context ctx) {
+    ctx.status(429).json(Map.of(
+        "type", "about:blank",
+        "title", "Too Many Requests",
+        "status", 429,
+        "detail", peer.id() + " is at its limit of " + limiter.getLimit(),
+        "limiter", peer.id()));
+    ctx.contentType("application/problem+json");
+  }
+
+  /** The peer as {@code /sluice} lists a limiter, so the load test charts its limit. */
+  Map<String, Object> status() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", peer.id());
+    m.put("peer", true);
+    m.put("limit", limiter.getLimit());
+    m.put("inFlight", limiter.getInflight());
+    m.put("queued", 0);
+    m.put("admitted", admitted.get());
+    m.put("rejected", rejected.get());
+    return m;
+  }
+
+  /** The peer said no. */
+  private static final class Rejected extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Rejected() {
+      super(null, null, false, false);
+    }
+  }
+}
