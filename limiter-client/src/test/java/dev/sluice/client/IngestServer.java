@@ -1,0 +1,92 @@
+package dev.sluice.client;
+
+import dev.sluice.javalin.SluicePlugin;
+import dev.sluice.javalin.SluiceProperties;
+import io.javalin.Javalin;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * A service that takes records at {@code POST /ingest/{lane}}, protected by Sluice's own rate rule
+ * (one per lane, actor all, token bucket), on a free port. It counts every record it accepted, by
+ * id (so duplicates show), and every arrival and 429 by wall-clock second (Sluice's filter runs
+ * first, so a 429 never reaches the handler; an after-handler counts every answer).
+ */
+final class IngestServer implements AutoCloseable {
+
+  private static final int SECONDS = 120;
+
+  final Javalin app;
+  final Map<String, AtomicLong> acceptedById = new ConcurrentHashMap<>();
+  final AtomicLong accepted = new AtomicLong();
+  final AtomicLong rejected = new AtomicLong();
+  final AtomicLongArray acceptedPerSecond = new AtomicLongArray(SECONDS);
+  final AtomicLongArray rejectedPerSecond = new AtomicLongArray(SECONDS);
+  private final long startNanos = System.nanoTime();
+
+  private IngestServer(Javalin app) {
+    this.app = app;
+  }
+
+  /** Lanes and their limit per second: each lane {@code /ingest/NAME} has its own bucket. */
+  static IngestServer start(Path dir, Map<String, Integer> lanes) throws IOException {
+    StringBuilder rules = new StringBuilder("rules:\n");
+    lanes.forEach((lane, perSecond) -> rules.append("  - id: ingest-").append(lane).append('\n')
+        .append("    resource: /ingest/").append(lane).append('\n')
+        .append("    method: POST\n    actor: all\n")
+        .append("    limit: ").append(perSecond).append("\n    unit: second\n")
+        .append("    algorithm: token-bucket\n    scope: local\n"));
+    Path file = dir.resolve("ingest-rules.yaml");
+    Files.writeString(file, rules.toString());
+    SluiceProperties props = SluiceProperties.builder().env(Map.of())
+        .system(Map.of("sluice.rules.file", file.toString())).build();
+    IngestServer[] self = new IngestServer[1];
+    Javalin javalin = Javalin.create(config -> {
+      config.startup.showJavalinBanner = false;
+      config.registerPlugin(new SluicePlugin(cfg -> cfg.properties(props)));
+      config.jetty.threadPool = new org.eclipse.jetty.util.thread.QueuedThreadPool(64, 8);
+      config.routes.post("/ingest/{lane}", ctx -> {
+        String id = ctx.queryParam("id");
+        self[0].acceptedById.computeIfAbsent(id == null ? "?" : id, k -> new AtomicLong()).incrementAndGet();
+        ctx.result("ok");
+      });
+      config.routes.after("/ingest/*", ctx -> {
+        int second = self[0].second();
+        if (ctx.statusCode() == 200) {
+          self[0].accepted.incrementAndGet();
+          self[0].acceptedPerSecond.incrementAndGet(second);
+        } else if (ctx.statusCode() == 429) {
+          self[0].rejected.incrementAndGet();
+          self[0].rejectedPerSecond.incrementAndGet(second);
+        }
+      });
+    });
+    IngestServer server = new IngestServer(javalin);
+    self[0] = server;
+    javalin.start("127.0.0.1", 0);
+    return server;
+  }
+
+  int second() {
+    return (int) Math.min(SECONDS - 1, (System.nanoTime() - startNanos) / 1_000_000_000L);
+  }
+
+  URI uri(String lane, String id) {
+    return URI.create("http://127.0.0.1:" + app.port() + "/ingest/" + lane + "?id=" + id);
+  }
+
+  long duplicates() {
+    return acceptedById.values().stream().mapToLong(n -> n.get() - 1).filter(n -> n > 0).sum();
+  }
+
+  @Override
+  public void close() {
+    app.stop();
+  }
+}
