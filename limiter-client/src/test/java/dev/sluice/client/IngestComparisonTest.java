@@ -35,7 +35,7 @@ class IngestComparisonTest {
     HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     try (IngestServer server = IngestServer.start(dir,
         Map.of("naive", PER_SECOND, "paced", PER_SECOND, "warm", 1_000_000))) {
-      double capacity = warmUpAndMeasure(http, server);
+      double capacity = server.capacity(http, "warm", Duration.ofSeconds(1));
       long acceptedBefore = server.accepted.get();
 
       NaiveIngest naive = new NaiveIngest();
@@ -83,23 +83,11 @@ class IngestComparisonTest {
       } else {
         // a machine that cannot carry 2,000 requests a second is not a test of pacing
         System.out.printf("the machine carried only %.0f requests/s (load %s): time bound not checked%n",
-            capacity, java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+            capacity, IngestServer.load());
       }
       assertThat(server.accepted.get() - acceptedBefore).isEqualTo(2L * RECORDS);
       assertThat(server.duplicates()).isZero();
     }
   }
 
-  /**
-   * One second of requests as fast as 64 connections go, on a lane of its own: warms JIT and
-   * connections, and says how many requests a second this machine can carry right now.
-   */
-  private static double warmUpAndMeasure(HttpClient http, IngestServer server) throws Exception {
-    NaiveIngest flood = new NaiveIngest();
-    long start = System.nanoTime();
-    long end = start + Duration.ofSeconds(1).toNanos();
-    flood.run(http, Integer.MAX_VALUE, 64, i -> System.nanoTime() - end < 0 ? server.uri("warm", "w" + i) : null)
-        .get(60, TimeUnit.SECONDS);
-    return flood.sends.get() / ((System.nanoTime() - start) / 1e9);
-  }
 }

@@ -81,8 +81,28 @@ final class IngestServer implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + app.port() + "/ingest/" + lane + "?id=" + id);
   }
 
+  /**
+   * Requests per second this machine carries right now: {@code workers} connections as fast as they
+   * go for {@code time} on the lane {@code lane} (give it a limit nobody reaches). Also warms JIT and
+   * connections. The tests check time and rate targets only when the machine can carry them.
+   */
+  double capacity(java.net.http.HttpClient http, String lane, java.time.Duration time) throws Exception {
+    NaiveIngest flood = new NaiveIngest();
+    long start = System.nanoTime();
+    long end = start + time.toNanos();
+    flood.run(http, Integer.MAX_VALUE, 64, i -> System.nanoTime() - end < 0 ? uri(lane, "probe-" + i) : null)
+        .get(60, java.util.concurrent.TimeUnit.SECONDS);
+    return flood.sends.get() / ((System.nanoTime() - start) / 1e9);
+  }
+
+  static String load() {
+    return String.format(java.util.Locale.ROOT, "%.1f",
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+  }
+
   long duplicates() {
-    return acceptedById.values().stream().mapToLong(n -> n.get() - 1).filter(n -> n > 0).sum();
+    return acceptedById.entrySet().stream().filter(e -> !e.getKey().startsWith("probe-"))
+        .mapToLong(e -> e.getValue().get() - 1).filter(n -> n > 0).sum();
   }
 
   @Override

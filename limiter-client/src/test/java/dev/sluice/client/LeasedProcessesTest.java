@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Three uncoordinated processes (three clients, three Redis connections, no shared object) share a
  * 500 rps quota through 20 leased partitions of 25 rps, against a service whose Sluice rule takes
  * 500/s. They want 10, 6 and 8 partitions: 24 of 20, so one of them gets less than it asks.
- * Scaled for CI: leases of 1.5 s instead of 15 s, 4 s of traffic.
+ * Scaled for CI: leases of 1.5 s instead of 15 s, 3 s of traffic. The rate per partition is checked
+ * only when the machine carries the quota (a probe first); the quota and the leases always.
  */
 @Tag("integration")
 class LeasedProcessesTest {
@@ -56,7 +57,8 @@ class LeasedProcessesTest {
     HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     ScheduledExecutorService feeder = Executors.newSingleThreadScheduledExecutor();
     try (RedisServer redis = RedisServer.start();
-        IngestServer server = IngestServer.start(dir, Map.of("shared", QUOTA))) {
+        IngestServer server = IngestServer.start(dir, Map.of("shared", QUOTA, "probe", 1_000_000))) {
+      double capacity = server.capacity(http, "probe", Duration.ofMillis(500));
       List<Process> processes = List.of(new Process("p10", http, redis), new Process("p6", http, redis),
           new Process("p8", http, redis));
       int[] wants = {10, 6, 8};
@@ -87,7 +89,7 @@ class LeasedProcessesTest {
         maxHeldTogether[0] = Math.max(maxHeldTogether[0], together);
       }, 0, 20, TimeUnit.MILLISECONDS);
 
-      Thread.sleep(4_000); // real processes against a real server: the run is wall time
+      Thread.sleep(3_000); // real processes against a real server: the run is wall time
       feeder.shutdown();
       feeder.awaitTermination(5, TimeUnit.SECONDS);
       processes.forEach(p -> p.leases.want(0));
@@ -109,8 +111,8 @@ class LeasedProcessesTest {
         System.out.printf("%s: accepted %d, throttled %d, partition-seconds %.1f, %.1f per partition-second%n",
             p.name, p.accepted.get(), p.throttled.get(), p.partitionSeconds, p.accepted.get() / p.partitionSeconds);
       }
-      System.out.printf("most partitions held at once by all three: %d; run %.1f s%n", maxHeldTogether[0],
-          (System.nanoTime() - start) / 1e9);
+      System.out.printf("most partitions held at once by all three: %d; run %.1f s; capacity %.0f/s, load %s%n",
+          maxHeldTogether[0], (System.nanoTime() - start) / 1e9, capacity, IngestServer.load());
 
       assertThat(maxHeldTogether[0]).isLessThanOrEqualTo(20);
       for (int s = startSecond; s <= endSecond; s++) {
@@ -123,7 +125,12 @@ class LeasedProcessesTest {
       }
       assertThat(rejected).isZero();
       for (Process p : processes) {
-        assertThat(p.accepted.get() / p.partitionSeconds).as(p.name).isBetween(20.0, 27.0);
+        // never more than its leases allow (a little slack: held is sampled every 20 ms)...
+        assertThat(p.accepted.get() / p.partitionSeconds).as(p.name).isLessThanOrEqualTo(27.0);
+        // ...and, when the machine keeps up, about what they allow
+        if (capacity >= 1.5 * QUOTA) {
+          assertThat(p.accepted.get() / p.partitionSeconds).as(p.name).isGreaterThanOrEqualTo(20.0);
+        }
       }
     }
   }

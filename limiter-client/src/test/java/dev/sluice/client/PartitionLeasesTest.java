@@ -12,7 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Leases against a real redis-server; lease times scaled down from the pattern's 15 s to 1 s. */
+/** Leases against a real redis-server; lease times scaled down from the pattern's 15 s to 600 ms. */
 @Tag("integration")
 class PartitionLeasesTest {
 
@@ -33,7 +33,7 @@ class PartitionLeasesTest {
   }
 
   private static PartitionLeasesConfig.Builder quota() {
-    return PartitionLeasesConfig.custom("svc").partitions(20, 25).leaseTime(Duration.ofSeconds(1));
+    return PartitionLeasesConfig.custom("svc").partitions(20, 25).leaseTime(Duration.ofMillis(600));
   }
 
   @Test
@@ -59,7 +59,7 @@ class PartitionLeasesTest {
 
     await().atMost(Duration.ofSeconds(5)).until(() -> b.held() == 5);
     // renewals keep it so: nobody takes a live process's partitions
-    await().during(Duration.ofMillis(1200)).atMost(Duration.ofSeconds(3))
+    await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3))
         .until(() -> a.held() == 15 && b.held() == 5);
   }
 
@@ -70,15 +70,15 @@ class PartitionLeasesTest {
     a.want(20);
     await().atMost(Duration.ofSeconds(5)).until(() -> a.held() == 20);
     b.want(20);
-    await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> b.held() == 0);
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> b.held() == 0);
 
     long killedAt = System.nanoTime();
     a.abandon();
     opened.remove(a);
 
     await().atMost(Duration.ofSeconds(5)).until(() -> b.held() == 20);
-    // a's last renewal was at most a third of a lease before the kill
-    assertThat(Duration.ofNanos(System.nanoTime() - killedAt)).isGreaterThan(Duration.ofMillis(600));
+    // a's last renewal was at most a third of a lease (200 ms) before the kill
+    assertThat(Duration.ofNanos(System.nanoTime() - killedAt)).isGreaterThan(Duration.ofMillis(350));
   }
 
   @Test

@@ -20,12 +20,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two processors drain one durable buffer into a 500/s service at their leased pace; one is killed
  * mid-run. Every record must reach the service; the redelivered ones are counted. Scaled for CI:
- * 1,500 records, leases of 1.5 s, records claimable after 1 s pending.
+ * 600 records, leases of 1.5 s, records claimable after 2 s pending.
  */
 @Tag("integration")
 class ProcessorCrashTest {
 
-  static final int RECORDS = 1_500;
+  static final int RECORDS = 600;
 
   @TempDir Path dir;
 
@@ -34,7 +34,7 @@ class ProcessorCrashTest {
     return BufferProcessor.builder(redis.uri(), "ingest", client,
             (id, record) -> HttpRequest.newBuilder(server.uri("buffered", id))
                 .POST(HttpRequest.BodyPublishers.ofString(record)).build())
-        .consumer(name).leases(leases, 20).maxOutstanding(100).claimIdle(Duration.ofSeconds(1)).build();
+        .consumer(name).leases(leases, 20).maxOutstanding(50).claimIdle(Duration.ofSeconds(2)).build();
   }
 
   @Test
@@ -60,7 +60,7 @@ class ProcessorCrashTest {
       BufferProcessor a = processor(redis, server, clientA, leasesA, "a").start();
       BufferProcessor b = processor(redis, server, clientB, leasesB, "b").start();
 
-      await().atMost(Duration.ofSeconds(20)).until(() -> a.delivered() >= 200);
+      await().atMost(Duration.ofSeconds(20)).until(() -> a.delivered() >= 100);
       a.crash();
       leasesA.abandon();
       clientA.close();
@@ -73,12 +73,14 @@ class ProcessorCrashTest {
       clientB.close();
 
       long missing = ids.stream().filter(id -> !server.acceptedById.containsKey(id)).count();
-      System.out.printf("records %d: delivered by a %d (killed), by b %d; b claimed %d; accepted at the "
-              + "service %d, duplicates %d, missing %d%n", RECORDS, beforeKill, b.delivered(), b.claimed(),
-          server.accepted.get(), server.duplicates(), missing);
+      System.out.printf("records %d: delivered by a %d (killed), by b %d; claimed by a %d, by b %d; accepted "
+              + "at the service %d, duplicates %d, missing %d (load %s)%n", RECORDS, beforeKill, b.delivered(),
+          a.claimed(), b.claimed(), server.accepted.get(), server.duplicates(), missing, IngestServer.load());
       assertThat(missing).isZero();
       assertThat(server.accepted.get()).isEqualTo(RECORDS + server.duplicates());
-      assertThat(b.claimed()).isGreaterThanOrEqualTo(server.duplicates());
+      // every duplicate is a record some processor claimed (a's unacknowledged ones, claimed by b;
+      // on a slow machine also records that waited past claimIdle in a live processor's client)
+      assertThat(a.claimed() + b.claimed()).isGreaterThanOrEqualTo(server.duplicates());
       assertThat(b.claimed()).isPositive();
     }
   }
