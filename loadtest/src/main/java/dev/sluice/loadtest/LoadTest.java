@@ -40,6 +40,9 @@ public final class LoadTest {
     if (options.overhead()) {
       return overhead(options);
     }
+    if (options.scenario() == Scenario.INGEST) {
+      return IngestRun.report(options);
+    }
     List<RunSummary> runs = new ArrayList<>();
     LoadRun load = new LoadRun(options);
     if (options.embedded()) {

@@ -47,7 +47,8 @@ public record Options(
           "usage: java -jar loadtest/target/loadtest.jar (--target URL | --embedded) [options]",
           "  --target URL         the service, e.g. http://localhost:7070",
           "  --embedded           start the demo service in a child JVM on a free port",
-          "  --scenario NAME      monday-maintenance (default) | steady | spike",
+          "  --scenario NAME      monday-maintenance (default) | steady | spike | ingest (naive",
+          "                       against paced client, 10,000 records into 2,000/s; needs --embedded)",
           "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
           "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
           "  --cpu-millis N       CPU per transcode job (default 200)",
@@ -109,6 +110,9 @@ public record Options(
       throw new IllegalArgumentException(
           (ab ? "--ab" : "--overhead")
               + " starts the services itself, so it needs --embedded");
+    }
+    if (scenario == Scenario.INGEST && !embedded) {
+      throw new IllegalArgumentException("--scenario ingest starts its service itself, so it needs --embedded");
     }
     if (duration.isZero() || duration.isNegative()) {
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);

@@ -22,7 +22,12 @@ public enum Scenario {
   /** A normal day: half the capacity from 8 hosts, with the same background traffic. */
   STEADY(0.5, 8),
   /** A normal day with a burst: four times the steady rate in the middle fifth of the run. */
-  SPIKE(0.5, 8);
+  SPIKE(0.5, 8),
+  /**
+   * Not open-loop traffic: 10,000 records into a 2,000/s rate rule, by a naive client and by Sluice's
+   * paced client (see {@link IngestRun}); needs {@code --embedded}.
+   */
+  INGEST(0, 0);
 
   /** Viewers browsing history, each well inside the per-account rule of the default rules file. */
   static final int VIEWERS = 8;
@@ -51,7 +56,7 @@ public enum Scenario {
       }
     }
     throw new IllegalArgumentException(
-        "--scenario must be one of monday-maintenance, steady, spike but was '" + id + "'");
+        "--scenario must be one of monday-maintenance, steady, spike, ingest but was '" + id + "'");
   }
 
   /**
