@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * nature). Beside it, scaled down for CI, the naive client (64 connections, every rejected record
  * sent again at once) pushes 3,000 records into a lane of 1,000/s; the full-size naive run is the
  * load test's ({@code --scenario ingest}). A machine that cannot carry 3,000 requests a second (a
- * probe says) is no test of pacing: the paced run then shrinks to 1,000 records and its time is not
+ * probe says) is no test of pacing: the runs then shrink to 1,000 and 500 records and times are not
  * checked, so the test stays short on a machine shared with much else.
  */
 @Tag("integration")
