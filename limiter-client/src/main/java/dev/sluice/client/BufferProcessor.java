@@ -2,6 +2,7 @@ package dev.sluice.client;
 
 import dev.sluice.time.Scheduler;
 import io.lettuce.core.Consumer;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XAutoClaimArgs;
 import io.lettuce.core.XReadArgs;
@@ -25,7 +26,7 @@ import java.util.function.BiFunction;
  * <ul>
  *   <li>Reads only as many records as it has room for ({@code maxOutstanding}), so the stream, not
  *       the heap, holds the backlog.
- *   <li>Acknowledges (XACK, then XDEL) a record only once the service answered 2xx. A 4xx other than
+ *   <li>Acknowledges (XACK and XDEL, in one script) a record only once the service answered 2xx. A 4xx other than
  *       429 is the service refusing the record itself: acknowledged and counted as refused, since
  *       sending it again cannot help. A 429/503 after the client's own retries, a 5xx or an I/O
  *       error leave it pending.
@@ -42,6 +43,9 @@ import java.util.function.BiFunction;
  * thread is held while waiting.
  */
 public final class BufferProcessor implements AutoCloseable {
+
+  private static final String ACK_AND_DELETE =
+      "redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) return redis.call('XDEL', KEYS[1], ARGV[2])";
 
   private final String key;
   private final Consumer<String> consumer;
@@ -229,8 +233,9 @@ public final class BufferProcessor implements AutoCloseable {
       return CompletableFuture.failedFuture(new IllegalStateException("processor stopped"));
     }
     try {
-      return redis.async().xack(key, DurableBuffer.GROUP, id).toCompletableFuture()
-          .thenCompose(acked -> redis.async().xdel(key, id).toCompletableFuture());
+      // one script, so a crash between the two cannot leave an acknowledged entry in the stream
+      return redis.async().<Long>eval(ACK_AND_DELETE, ScriptOutputType.INTEGER, new String[] {key},
+          DurableBuffer.GROUP, id).toCompletableFuture();
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }

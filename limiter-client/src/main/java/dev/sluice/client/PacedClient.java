@@ -48,6 +48,7 @@ public final class PacedClient implements AutoCloseable {
   private final RandomGenerator random;
   private final ClientListener listener;
   private final RateLimitHeaders headers;
+  private final Clock wall;
   private final RetryBudget budget;
   private final ClientSideThrottle throttle; // null: off
 
@@ -72,6 +73,7 @@ public final class PacedClient implements AutoCloseable {
     this.random = b.random;
     this.listener = b.listener;
     this.headers = new RateLimitHeaders(b.wall, config.xRateLimitWindow());
+    this.wall = b.wall;
     this.budget = new RetryBudget(config.retryBudgetRatio(), config.minRetries());
     this.throttle = config.throttlingK() == 0 ? null
         : new ClientSideThrottle(config.throttlingK(), config.throttlingWindow().toNanos(), clock, random);
@@ -358,7 +360,7 @@ public final class PacedClient implements AutoCloseable {
   }
 
   private RateLimitAdvice retryAfterOnly(HttpResponse<?> response) {
-    return RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null), Clock.systemUTC())
+    return RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null), wall)
         .map(pause -> new RateLimitAdvice(java.util.Optional.empty(), pause))
         .orElse(RateLimitAdvice.NONE);
   }

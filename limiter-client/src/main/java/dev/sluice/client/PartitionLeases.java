@@ -20,7 +20,7 @@ import java.util.function.LongConsumer;
  * as many as it {@linkplain #want wants} (free partitions in random order, so processes starting
  * together do not all race for partition 0), renews them every third of the lease time while it
  * wants them, and lets them lapse when it is idle. Its pace is {@code held x R} (plus an optional
- * reserved share), pushed to a {@link PacedClient} as its ceiling.
+ * reserved share, less a small headroom for jitter), pushed to a {@link PacedClient} as its ceiling.
  *
  * <p>Leases live in Redis and are timed by the Redis clock in one Lua script per round, so no two
  * processes hold a partition at once whatever their own clocks say, and a process that dies loses
@@ -122,10 +122,10 @@ public final class PartitionLeases implements AutoCloseable {
     }
   }
 
-  /** The pace in force: held x permits per partition + the reserved share, per second. */
+  /** The pace in force: held x permits per partition, less the headroom, + the reserved share. */
   public long permitsPerSecond() {
     synchronized (lock) {
-      return held * config.permitsPerSecond() + config.reservedPerSecond();
+      return config.paceOf(held);
     }
   }
 
@@ -209,7 +209,7 @@ public final class PartitionLeases implements AutoCloseable {
 
   /** Under the lock. */
   private void applyPace(int partitions) {
-    long permits = partitions * config.permitsPerSecond() + config.reservedPerSecond();
+    long permits = config.paceOf(partitions);
     if (permits != appliedPace) {
       appliedPace = permits;
       pace.accept(permits);

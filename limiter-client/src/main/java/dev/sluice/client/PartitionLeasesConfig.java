@@ -13,6 +13,8 @@ public final class PartitionLeasesConfig {
   public static final long DEFAULT_PERMITS_PER_SECOND = 25;
   public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(15);
   public static final long DEFAULT_RESERVED_PER_SECOND = 0;
+  /** 2 % of each partition left unused: requests sent evenly still arrive with network jitter. */
+  public static final double DEFAULT_HEADROOM = 0.02;
 
   private final String service;
   private final int partitions;
@@ -20,8 +22,10 @@ public final class PartitionLeasesConfig {
   private final Duration leaseTime;
   private final long reservedPerSecond;
   private final int maxPartitions;
+  private final double headroom;
 
   private PartitionLeasesConfig(Builder b) {
+    this.headroom = b.headroom;
     this.service = b.service;
     this.partitions = b.partitions;
     this.permitsPerSecond = b.permitsPerSecond;
@@ -59,6 +63,16 @@ public final class PartitionLeasesConfig {
     return maxPartitions;
   }
 
+  /** The share of each partition's rate left unused. */
+  public double headroom() {
+    return headroom;
+  }
+
+  /** The pace of {@code held} partitions: held x rate, less the headroom, plus the reserved share. */
+  public long paceOf(int held) {
+    return (long) Math.floor(held * permitsPerSecond * (1 - headroom)) + reservedPerSecond;
+  }
+
   /** The whole quota the partitions add up to, permits per second. */
   public long quotaPerSecond() {
     return partitions * permitsPerSecond;
@@ -72,6 +86,7 @@ public final class PartitionLeasesConfig {
     private Duration leaseTime = DEFAULT_LEASE_TIME;
     private long reservedPerSecond = DEFAULT_RESERVED_PER_SECOND;
     private int maxPartitions;
+    private double headroom = DEFAULT_HEADROOM;
 
     private Builder(String service) {
       if (service == null || service.isBlank() || service.length() > 200
@@ -122,6 +137,19 @@ public final class PartitionLeasesConfig {
         throw new IllegalArgumentException("maxPartitions must be >= 1 but was " + maxPartitions);
       }
       this.maxPartitions = maxPartitions;
+      return this;
+    }
+
+    /**
+     * The share of each partition's rate left unused, in [0, 0.5]: requests released evenly reach
+     * the service with network jitter, so a quota used to the last permit is exceeded in some
+     * second by a few. Default 2 %.
+     */
+    public Builder headroom(double headroom) {
+      if (!(headroom >= 0 && headroom <= 0.5)) {
+        throw new IllegalArgumentException("headroom must be in [0, 0.5] but was " + headroom);
+      }
+      this.headroom = headroom;
       return this;
     }
 

@@ -194,4 +194,21 @@ class LearningTest {
     assertThat(shed).isGreaterThan(150);
     assertThat(server.count()).isEqualTo(200 - shed);
   }
+
+  @Test
+  void withLearningOffOnlyRetryAfterCounts() {
+    ScriptedServer server = new ScriptedServer(time, 0, (r, n) -> n == 0
+        ? FakeResponse.of(r, 429, "Retry-After", "1", "RateLimit-Policy", "\"p\";q=1;w=1")
+        : FakeResponse.of(r, 200, "RateLimit-Policy", "\"p\";q=1;w=1"));
+    PacedClient client = client(server, PacedClientConfig.custom().pace(100, Duration.ofSeconds(1))
+        .learnFromHeaders(false));
+    CompletableFuture<HttpResponse<Void>> record = submit(client);
+
+    time.advance(Duration.ofMillis(999));
+    assertThat(record).isNotDone();
+    time.advance(Duration.ofMillis(1));
+
+    assertThat(record.join().statusCode()).isEqualTo(200);
+    assertThat(client.pacePerSecond()).isEqualTo(100.0);
+  }
 }

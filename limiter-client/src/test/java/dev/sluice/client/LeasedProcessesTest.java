@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Three uncoordinated processes (three clients, three Redis connections, no shared object) share a
  * 500 rps quota through 20 leased partitions of 25 rps, against a service whose Sluice rule takes
- * 500/s. They want 10, 6 and 8 partitions: 24 of 20, so one of them gets less than it asks.
+ * 500/s. They want 10, 6 and 8 partitions: 24 of 20, so one of them gets less than it asks. Each
+ * uses its partitions at 98 % (the default headroom for arrival jitter).
  * Scaled for CI: leases of 1.5 s instead of 15 s, 3 s of traffic. The rate per partition is checked
  * only when the machine carries the quota (a probe first); the quota and the leases always.
  */

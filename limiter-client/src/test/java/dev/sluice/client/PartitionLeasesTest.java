@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -16,13 +18,25 @@ import org.junit.jupiter.api.Test;
 @Tag("integration")
 class PartitionLeasesTest {
 
-  private final RedisServer redis = RedisServer.start();
+  private static RedisServer redis;
+  private static int tests;
   private final List<PartitionLeases> opened = new ArrayList<>();
+  // one redis-server for the class; each test leases a quota of its own
+  private final String service = "svc-" + (++tests);
+
+  @BeforeAll
+  static void startRedis() {
+    redis = RedisServer.start();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    redis.close();
+  }
 
   @AfterEach
   void stop() {
     opened.forEach(PartitionLeases::close);
-    redis.close();
   }
 
   private PartitionLeases leases(String owner, PartitionLeasesConfig.Builder config, List<Long> paces) {
@@ -32,8 +46,9 @@ class PartitionLeasesTest {
     return leases;
   }
 
-  private static PartitionLeasesConfig.Builder quota() {
-    return PartitionLeasesConfig.custom("svc").partitions(20, 25).leaseTime(Duration.ofMillis(600));
+  private PartitionLeasesConfig.Builder quota() {
+    return PartitionLeasesConfig.custom(service).partitions(20, 25).leaseTime(Duration.ofMillis(600))
+        .headroom(0);
   }
 
   @Test
@@ -118,5 +133,13 @@ class PartitionLeasesTest {
     PartitionLeases a = leases("a", quota().maxPartitions(6), new ArrayList<>());
     a.want(20);
     await().atMost(Duration.ofSeconds(5)).until(() -> a.held() == 6);
+  }
+
+  @Test
+  void headroomLeavesAShareOfEachPartitionUnused() {
+    PartitionLeases a = leases("a", quota().headroom(0.02), new ArrayList<>());
+    a.want(20);
+    await().atMost(Duration.ofSeconds(5)).until(() -> a.held() == 20);
+    assertThat(a.permitsPerSecond()).isEqualTo(490);
   }
 }

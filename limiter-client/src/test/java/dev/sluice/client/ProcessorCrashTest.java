@@ -67,8 +67,15 @@ class ProcessorCrashTest {
       long beforeKill = a.delivered();
 
       // ~2 s on an idle machine; the bound is for a machine shared with much else
-      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50))
-          .until(() -> buffer.length() == 0 && buffer.pending() == 0);
+      try {
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50))
+            .until(() -> buffer.length() == 0 && buffer.pending() == 0);
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        throw new AssertionError(String.format("not drained: length %d, pending %d; b delivered %d, claimed %d, "
+                + "failed %d, outstanding %d; b holds %d partitions; client b queued %d, in flight %d, pace %.0f",
+            buffer.length(), buffer.pending(), b.delivered(), b.claimed(), b.failed(), b.outstanding(),
+            leasesB.held(), clientB.queued(), clientB.inFlight(), clientB.pacePerSecond()), e);
+      }
       b.close();
       leasesB.close();
       clientB.close();
