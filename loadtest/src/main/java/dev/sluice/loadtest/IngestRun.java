@@ -24,11 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * all, token bucket), first by a naive client (64 connections, every rejected record sent again at
  * once), then by Sluice's {@link PacedClient} at 2,000/s, one second apart so the bucket is full for
  * both. A record is a request {@code /api/ping?record=N}: the demo has no ingest endpoint, and its
- * ping is the lightest thing it serves, so the service is never the bottleneck.
+ * ping is the lightest thing it serves, so the service is never the bottleneck. {@code --rate R} sets
+ * another limit (records = 5 x R, so the ideal stays 5 s), for a machine that cannot carry 2,000
+ * requests a second.
  */
 final class IngestRun {
 
-  static final int RECORDS = 10_000;
   static final int LIMIT_PER_SECOND = 2_000;
   static final int NAIVE_CONNECTIONS = 64;
   static final String ENDPOINT = "/api/ping";
@@ -36,9 +37,9 @@ final class IngestRun {
   private IngestRun() {}
 
   /** The rate rule of the embedded service. */
-  static Path writeRules(Path file) throws java.io.IOException {
+  static Path writeRules(Path file, long limitPerSecond) throws java.io.IOException {
     Files.writeString(file, String.join("\n", "rules:", "  - id: ingest", "    resource: " + ENDPOINT,
-        "    method: GET", "    actor: all", "    limit: " + LIMIT_PER_SECOND, "    unit: second",
+        "    method: GET", "    actor: all", "    limit: " + limitPerSecond, "    unit: second",
         "    algorithm: token-bucket", "    scope: local", ""));
     return file;
   }
@@ -48,12 +49,16 @@ final class IngestRun {
    * {@code report.html}; returns the report.
    */
   static Path report(Options options) throws Exception {
+    long limit = Math.round(options.rate().orElse((double) LIMIT_PER_SECOND));
+    int records = (int) Math.min(1_000_000, 5 * limit);
     List<String> properties = new ArrayList<>(options.serverProperties());
     properties.add("sluice.enabled=true");
-    properties.add("sluice.rules.file=" + writeRules(options.out().resolve("ingest-rules.yaml")).toAbsolutePath());
+    properties.add("sluice.rules.file="
+        + writeRules(options.out().resolve("ingest-rules.yaml"), limit).toAbsolutePath());
     IngestClients result;
     try (DemoProcess demo = DemoProcess.start(properties, options.out().resolve("server-ingest.log"))) {
-      result = run(demo.uri(), HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
+      result = run(demo.uri(), HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
+          records, limit);
     }
     new com.fasterxml.jackson.databind.ObjectMapper()
         .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
@@ -67,22 +72,21 @@ final class IngestRun {
     return report;
   }
 
-  static IngestClients run(URI service, HttpClient http) throws Exception {
+  static IngestClients run(URI service, HttpClient http, int records, long limit) throws Exception {
     // JIT and connections warm on a path no rule limits, so neither client pays for them
     IngestCounts warm = new IngestCounts();
     naive(http, 2_000, i -> service.resolve("health"), warm).get(120, TimeUnit.SECONDS);
 
     Map<String, IngestClients.Client> clients = new LinkedHashMap<>();
     IngestCounts naive = new IngestCounts();
-    naive(http, RECORDS, i -> record(service, "n" + i), naive).get(300, TimeUnit.SECONDS);
-    clients.put("naive", naive.summary(RECORDS));
+    naive(http, records, i -> record(service, "n" + i), naive).get(300, TimeUnit.SECONDS);
+    clients.put("naive", naive.summary(records));
     Thread.sleep(1_500); // the bucket refills; a separate process would not know of the other either
 
     IngestCounts paced = new IngestCounts();
-    paced(http, service, paced);
-    clients.put("paced", paced.summary(RECORDS));
-    return new IngestClients(service.resolve(ENDPOINT).toString(), LIMIT_PER_SECOND,
-        (double) RECORDS / LIMIT_PER_SECOND,
+    paced(http, service, paced, records, limit);
+    clients.put("paced", paced.summary(records));
+    return new IngestClients(service.resolve(ENDPOINT).toString(), limit, (double) records / limit,
         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), clients);
   }
 
@@ -125,11 +129,12 @@ final class IngestRun {
   }
 
   /** Sluice's paced client, as a user would set it up for a service of 2,000 records/s. */
-  private static void paced(HttpClient http, URI service, IngestCounts counts) throws Exception {
+  private static void paced(HttpClient http, URI service, IngestCounts counts, int records, long limit)
+      throws Exception {
     PacedClientConfig config = PacedClientConfig.custom()
-        .pace(LIMIT_PER_SECOND, Duration.ofSeconds(1))
+        .pace(limit, Duration.ofSeconds(1))
         .maxConcurrency(NAIVE_CONNECTIONS)
-        .maxQueue(RECORDS)
+        .maxQueue(records)
         .build();
     try (PacedClient client = PacedClient.builder(http).config(config).listener(new ClientListener() {
       @Override
@@ -147,9 +152,9 @@ final class IngestRun {
         counts.retries.incrementAndGet();
       }
     }).build()) {
-      List<CompletableFuture<HttpResponse<Void>>> records = new ArrayList<>(RECORDS);
-      for (int i = 0; i < RECORDS; i++) {
-        records.add(client.submit(HttpRequest.newBuilder(record(service, "p" + i)).build(),
+      List<CompletableFuture<HttpResponse<Void>>> sent = new ArrayList<>(records);
+      for (int i = 0; i < records; i++) {
+        sent.add(client.submit(HttpRequest.newBuilder(record(service, "p" + i)).build(),
                 HttpResponse.BodyHandlers.discarding())
             .whenComplete((response, error) -> {
               if (response != null && response.statusCode() / 100 == 2) {
@@ -157,7 +162,7 @@ final class IngestRun {
               }
             }));
       }
-      CompletableFuture.allOf(records.toArray(CompletableFuture[]::new)).get(300, TimeUnit.SECONDS);
+      CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(300, TimeUnit.SECONDS);
     }
   }
 }
