@@ -177,6 +177,7 @@ public final class BufferProcessor implements AutoCloseable {
         });
   }
 
+  @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes StreamOffset varargs: one offset here
   private CompletableFuture<Integer> read() {
     int room = room();
     if (room == 0 || stopped || !reading) {

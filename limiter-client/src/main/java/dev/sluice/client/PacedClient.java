@@ -45,11 +45,10 @@ public final class PacedClient implements AutoCloseable {
   private final PacedClientConfig config;
   private final NanoClock clock;
   private final Scheduler scheduler;
-  private final RandomGenerator random;
   private final ClientListener listener;
   private final RateLimitHeaders headers;
   private final Clock wall;
-  private final RetryBudget budget;
+  private final Retries retries;
   private final ClientSideThrottle throttle; // null: off
 
   private final Object lock = new Object();
@@ -70,13 +69,12 @@ public final class PacedClient implements AutoCloseable {
     this.config = b.config;
     this.clock = b.clock;
     this.scheduler = b.scheduler;
-    this.random = b.random;
     this.listener = b.listener;
     this.headers = new RateLimitHeaders(b.wall, config.xRateLimitWindow());
     this.wall = b.wall;
-    this.budget = new RetryBudget(config.retryBudgetRatio(), config.minRetries());
+    this.retries = new Retries(config, b.random, listener);
     this.throttle = config.throttlingK() == 0 ? null
-        : new ClientSideThrottle(config.throttlingK(), config.throttlingWindow().toNanos(), clock, random);
+        : new ClientSideThrottle(config.throttlingK(), config.throttlingWindow().toNanos(), clock, b.random);
     this.pacer = new Pacer(clock, config.lookahead().toNanos());
     this.ceiling = config.pace();
     synchronized (lock) {
@@ -175,7 +173,7 @@ public final class PacedClient implements AutoCloseable {
 
   /** Retries the budget could pay for now. */
   public long retriesAvailable() {
-    return budget.available();
+    return retries.available();
   }
 
   /**
@@ -303,7 +301,7 @@ public final class PacedClient implements AutoCloseable {
   private <T> void send(Job<T> job) {
     job.attempts++;
     if (job.attempts == 1) {
-      budget.onRequest();
+      retries.firstAttempt();
     }
     listener.onSend();
     CompletableFuture<HttpResponse<T>> answer;
@@ -316,8 +314,7 @@ public final class PacedClient implements AutoCloseable {
   }
 
   private <T> void answered(Job<T> job, HttpResponse<T> response, Throwable error) {
-    boolean retry = false;
-    long backoffNanos = 0;
+    long retry = Retries.GIVE_UP;
     synchronized (lock) {
       inFlight--;
     }
@@ -336,25 +333,17 @@ public final class PacedClient implements AutoCloseable {
         job.result.complete(response);
       } else {
         listener.onThrottled(status);
-        if (job.attempts >= config.maxAttempts()) {
+        retry = retries.afterThrottled(job.attempts, advice.pause());
+        if (retry == Retries.GIVE_UP) {
           job.result.complete(response);
-        } else if (!budget.tryRetry()) {
-          listener.onBudgetExhausted();
-          job.result.complete(response);
-        } else {
-          listener.onRetry();
-          retry = true;
-          // with a pause the destination's timer already waits; otherwise this record backs off alone
-          backoffNanos = advice.pause().isZero() ? jitteredBackoff(job.attempts) : 0;
         }
       }
     }
-    if (retry) {
-      if (backoffNanos == 0) {
-        requeueFirst(job);
-      } else {
-        scheduler.schedule(() -> requeueFirst(job), backoffNanos);
-      }
+    if (retry == 0) {
+      requeueFirst(job); // the destination's pause holds it, on the client's one timer
+    } else if (retry > 0) {
+      // no pause asked for: this record backs off alone (one task per retry, bounded by the budget)
+      scheduler.schedule(() -> requeueFirst(job), retry);
     }
     pump();
   }
@@ -379,17 +368,6 @@ public final class PacedClient implements AutoCloseable {
     } else {
       pump();
     }
-  }
-
-  /** Full jitter: uniform in [0, min(max, base x 2^(attempt-1))]. */
-  private long jitteredBackoff(int attempt) {
-    long base = config.backoffBase().toNanos();
-    long max = config.backoffMax().toNanos();
-    long ceilingNanos = attempt >= 62 ? max : Math.min(max, base << Math.min(attempt - 1, 40));
-    if (ceilingNanos < 0) {
-      ceilingNanos = max;
-    }
-    return 1 + (long) (random.nextDouble() * ceilingNanos);
   }
 
   private void learn(String destination, RateLimitAdvice advice) {
