@@ -46,6 +46,9 @@ public final class LoadTest {
     if (options.scenario() == Scenario.ADAPTIVE) {
       return AdaptiveRun.run(options);
     }
+    if (options.scenario() == Scenario.INGEST) {
+      return IngestRun.report(options);
+    }
     List<RunSummary> runs = new ArrayList<>();
     LoadRun load = new LoadRun(options);
     if (options.embedded()) {

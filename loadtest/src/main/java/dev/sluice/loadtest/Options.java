@@ -56,7 +56,9 @@ public record Options(
           "  --target URL         the service, e.g. http://localhost:7070",
           "  --embedded           start the demo service in a child JVM on a free port",
           "  --scenario NAME      monday-maintenance (default) | steady | spike | greedy-host | priority",
-          "                       | adaptive",
+          "                       | adaptive | ingest (naive against paced client, 10,000 records",
+          "                       into 2,000/s; needs --embedded; --rate R sets the service's",
+          "                       limit, records = 5 x R)",
           "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
           "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
           "  --cpu-millis N       CPU per transcode job (default 200)",
@@ -147,6 +149,9 @@ public record Options(
     if (scenario == Scenario.ADAPTIVE && (!embedded || ab || overhead)) {
       throw new IllegalArgumentException(
           "--scenario adaptive starts a service per variant: it needs --embedded, without --ab or --overhead");
+    }
+    if (scenario == Scenario.INGEST && !embedded) {
+      throw new IllegalArgumentException("--scenario ingest starts its service itself, so it needs --embedded");
     }
     if (duration.isZero() || duration.isNegative()) {
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);

@@ -39,7 +39,12 @@ public enum Scenario {
    * Not a traffic of its own: compares limit strategies (fixed, cpu, latency, a Netflix peer) per
    * job mix ({@link JobMix}) at overloads of the capacity, see {@link AdaptiveRun}.
    */
-  ADAPTIVE(2.0, JobMix.HOSTS);
+  ADAPTIVE(2.0, JobMix.HOSTS),
+  /**
+   * Not open-loop traffic: 10,000 records into a 2,000/s rate rule, by a naive client and by Sluice's
+   * paced client (see {@link IngestRun}); needs {@code --embedded}.
+   */
+  INGEST(0, 0);
 
   /** Viewers browsing history, each well inside the per-account rule of the default rules file. */
   static final int VIEWERS = 8;
