@@ -9,11 +9,15 @@ final class MachineCpuSampler implements CpuSampler {
   private final com.sun.management.OperatingSystemMXBean os;
 
   MachineCpuSampler() {
-    this.os =
-        ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean bean
-            ? bean
-            : null;
+    this.os = osBean();
+  }
+
+  /** The JVM's extended OS bean, or null on a JVM without {@code com.sun.management}. */
+  static com.sun.management.OperatingSystemMXBean osBean() {
+    return ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean bean
+        ? bean
+        : null;
   }
 
   @Override

@@ -1,7 +1,5 @@
 package dev.sluice.concurrency;
 
-import java.lang.management.ManagementFactory;
-
 /**
  * {@link CpuSampler#process()}: this process's CPU time since the previous read / (cores x wall
  * time since then). Read from one thread at a time (the limit's controller tick); the monitor only
@@ -16,11 +14,7 @@ final class ProcessCpuSampler implements CpuSampler {
   private long lastWallNanos;
 
   ProcessCpuSampler() {
-    this.os =
-        ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean bean
-            ? bean
-            : null;
+    this.os = MachineCpuSampler.osBean();
   }
 
   @Override

@@ -69,7 +69,7 @@ class CpuLimitSimulationTest {
   @Test
   void givesWayToANeighboursSpikeAndRecoversAfterIt() {
     SimulatedServer server = server(32, 13);
-    Mix mix = Mix.IO;
+    Mix mix = Mix.CPU;
     double rate = server.overload(mix, 2);
     server.run(Duration.ofSeconds(15), mix, rate);
     double before = SimulatedServer.mean(server.limitPerSecond, 10, 15);

@@ -17,13 +17,13 @@ class LatencyLimitSimulationTest {
 
   @Test
   void growsFarForJobsThatMostlyWaitOnStorage() {
-    SimulatedServer server = server(32);
+    SimulatedServer server = server(16);
     Mix mix = Mix.IO;
 
     server.run(Duration.ofSeconds(20), mix, server.overload(mix, 2));
 
     // 50 ms of CPU in 300 ms: about 6 jobs per core before the CPU is the bottleneck
-    assertThat(SimulatedServer.mean(server.limitPerSecond, 10, 20)).isGreaterThan(150);
+    assertThat(SimulatedServer.mean(server.limitPerSecond, 10, 20)).isGreaterThan(75);
     assertThat(SimulatedServer.mean(server.servicePerSecondMillis, 10, 20)).isLessThan(300 * 1.7);
   }
 
@@ -39,13 +39,13 @@ class LatencyLimitSimulationTest {
 
   @Test
   void shrinksWhenServiceTimeRisesAndGrowsBackAfter() {
-    SimulatedServer server = server(32);
+    SimulatedServer server = server(16);
     Mix mix = Mix.IO;
     double rate = server.overload(mix, 2);
     server.run(Duration.ofSeconds(15), mix, rate);
     double before = SimulatedServer.mean(server.limitPerSecond, 10, 15);
 
-    server.background = 28; // a neighbour takes most of the CPU: every job's CPU part stretches
+    server.background = 14; // a neighbour takes most of the CPU: every job's CPU part stretches
     server.run(Duration.ofSeconds(10), mix, rate);
     double during = SimulatedServer.mean(server.limitPerSecond, 20, 25);
     server.background = 0;
