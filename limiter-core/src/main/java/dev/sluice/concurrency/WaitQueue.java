@@ -46,7 +46,7 @@ public interface WaitQueue {
    * window the grants per key differ by at most about one round, or are in proportion to the key
    * weights). A key at {@link FairQueueConfig#maxQueuePerKey()} is refused ({@link
    * RejectionReason#KEY_CAP}) while other keys still queue. A key with no waiter keeps no state,
-   * however many keys come and go. Add, grant and removal are O(1) (one hash lookup per add).
+   * however many keys come and go. Add, grant and removal are O(1) (hash-map operations on the key).
    * Classes are ignored; see {@link #prioritized(FairQueueConfig)}.
    */
   static WaitQueue fair(FairQueueConfig config) {
