@@ -52,7 +52,7 @@ record QueueSettings(
         .map(limiter::property).toList();
   }
 
-  /** Whether a request needs a {@code Caller} at all: plain FIFO takes none (no per-request cost). */
+  /** Whether a request needs a {@code Caller}: plain FIFO takes none (no per-request cost). */
   boolean needsCaller() {
     return fair || priorityHeader.isPresent();
   }

@@ -123,7 +123,7 @@ class FairQueueHttpTest {
     await().until(() -> work().snapshot().queued() == 1);
     HttpResponse<String> secondAnonymous = server.get("/api/work");
 
-    assertThat(secondAnonymous.statusCode()).as("both under 'unknown': its cap of 1").isEqualTo(429);
+    assertThat(secondAnonymous.statusCode()).as("both under 'unknown', cap 1").isEqualTo(429);
     assertThat(secondAnonymous.body()).contains("\"reason\":\"key_cap\"");
     assertThat(work().queueSnapshot().normal()).isEqualTo(1);
     release.countDown();

@@ -51,7 +51,7 @@ final class LimiterStats {
     }
   }
 
-  /** Counts the finer reasons the queue disciplines give; the outcome is counted by {@link #rejected}. */
+  /** Counts the finer reasons the queue disciplines give; {@link #rejected} counts the outcome. */
   void rejectedFor(RejectionReason reason) {
     if (reason == RejectionReason.KEY_CAP) {
       rejectedKeyCap.increment();

@@ -7,7 +7,8 @@ package dev.sluice.concurrency;
  * ConcurrencySnapshot#rejectedQueueFull()}.
  *
  * @param critical waiters of class {@link Priority#CRITICAL}
- * @param normal waiters of class {@link Priority#NORMAL} (every waiter, for a queue without classes)
+ * @param normal waiters of class {@link Priority#NORMAL} (every waiter, for a queue without
+ *     classes)
  * @param sheddable waiters of class {@link Priority#SHEDDABLE}
  * @param keys keys with waiters (per class: a key in two classes counts twice); 0 without keys
  * @param rejectedKeyCap callers refused because their key was at its cap ({@link

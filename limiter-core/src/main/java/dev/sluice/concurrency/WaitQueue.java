@@ -46,7 +46,8 @@ public interface WaitQueue {
    * window the grants per key differ by at most about one round, or are in proportion to the key
    * weights). A key at {@link FairQueueConfig#maxQueuePerKey()} is refused ({@link
    * RejectionReason#KEY_CAP}) while other keys still queue. A key with no waiter keeps no state,
-   * however many keys come and go. Add, grant and removal are O(1) (one hash lookup per add).
+   * however many keys come and go. Add, grant and removal are O(1) (hash-map operations on the
+   * key).
    * Classes are ignored; see {@link #prioritized(FairQueueConfig)}.
    */
   static WaitQueue fair(FairQueueConfig config) {
@@ -58,8 +59,8 @@ public interface WaitQueue {
    * {@link Priority} with waiters. When the queue is full, a newcomer displaces the newest waiter
    * of the lowest class below its own: that waiter is answered at once as {@link
    * Outcome#QUEUE_FULL} with {@link RejectionReason#DISPLACED}. On purpose, under sustained
-   * overload {@link Priority#SHEDDABLE} (then {@link Priority#NORMAL}) work can starve: it is served
-   * only when nothing more important waits, and is the first to be displaced.
+   * overload {@link Priority#SHEDDABLE} (then {@link Priority#NORMAL}) work can starve: it is
+   * served only when nothing more important waits, and is the first to be displaced.
    */
   static WaitQueue prioritized() {
     return new PriorityWaitQueue(FifoWaitQueue::new);
