@@ -4,6 +4,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -11,8 +13,17 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-/** One Lettuce connection of the leases or the buffer, closed without Lettuce's 2 s quiet period. */
+/**
+ * One Lettuce connection of the leases or the buffer, closed without Lettuce's 2 s quiet period.
+ * Every connection of the JVM shares one set of Lettuce resources (event loops, timers), as Lettuce
+ * advises: each set starts threads, and a process with leases, a buffer and processors would
+ * otherwise start several.
+ */
 final class RedisConnection implements AutoCloseable {
+
+  private static final class Shared {
+    static final ClientResources RESOURCES = DefaultClientResources.create();
+  }
 
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
@@ -27,7 +38,7 @@ final class RedisConnection implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("redis uri must be like redis://host:port but was '" + uri + "'", e);
     }
-    this.client = RedisClient.create(redisUri);
+    this.client = RedisClient.create(Shared.RESOURCES, redisUri);
     try {
       this.connection = client.connect();
     } catch (RuntimeException e) {
