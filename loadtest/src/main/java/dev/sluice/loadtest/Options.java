@@ -47,6 +47,7 @@ public record Options(
           "usage: java -jar loadtest/target/loadtest.jar (--target URL | --embedded) [options]",
           "  --target URL         the service, e.g. http://localhost:7070",
           "  --embedded           start the demo service in a child JVM on a free port",
+          "  --port N             with --embedded: the service's port instead of a free one",
           "  --scenario NAME      monday-maintenance (default) | steady | spike",
           "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
           "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
@@ -59,7 +60,13 @@ public record Options(
           "                       (needs --embedded; --duration is the measured time per service)",
           "  --max-attempts N     tries per request, the first included (default 3)",
           "  --drain D            wait for open requests after the last send (default 30s)",
-          "  --server-property K=V  system property for the embedded service (repeatable)");
+          "  --server-property K=V  system property for the embedded service (repeatable)",
+          "  --help               this text");
+
+  /** Whether the arguments ask for the usage ({@code --help} or {@code -h}) instead of a run. */
+  public static boolean wantsHelp(String... args) {
+    return java.util.Arrays.stream(args).anyMatch(a -> a.equals("--help") || a.equals("-h"));
+  }
 
   /** @throws IllegalArgumentException naming the option and the bad value */
   public static Options parse(String... args) {
@@ -76,6 +83,7 @@ public record Options(
     int maxAttempts = 3;
     Duration drain = Duration.ofSeconds(30);
     List<String> serverProperties = new ArrayList<>();
+    int port = 0;
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
       switch (option) {
@@ -91,6 +99,11 @@ public record Options(
         case "--seed" -> seed = integer(option, value(args, ++i, option), Long.MIN_VALUE, Long.MAX_VALUE);
         case "--out" -> out = Path.of(value(args, ++i, option));
         case "--max-attempts" -> maxAttempts = (int) integer(option, value(args, ++i, option), 1, 20);
+        case "--port" -> {
+          // handed to the embedded service as server.port (DemoProcess reads it from there)
+          port = (int) integer(option, value(args, ++i, option), 1, 65_535);
+          serverProperties.add("server.port=" + port);
+        }
         case "--server-property" -> {
           String property = value(args, ++i, option);
           if (property.indexOf('=') < 1) {
@@ -109,6 +122,11 @@ public record Options(
       throw new IllegalArgumentException(
           (ab ? "--ab" : "--overhead")
               + " starts the services itself, so it needs --embedded");
+    }
+    if (port != 0 && (!embedded || overhead)) {
+      throw new IllegalArgumentException(embedded
+          ? "--port cannot be used with --overhead, which starts several services at once"
+          : "--port sets the port of the --embedded service; with --target the URL has the port");
     }
     if (duration.isZero() || duration.isNegative()) {
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);
