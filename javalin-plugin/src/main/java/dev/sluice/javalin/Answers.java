@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Turns a refusal into the HTTP answer of the contract (DESIGN.md, "HTTP answers"): the configured
+ * Turns a refusal into the HTTP answer of the contract (the plugin README, "HTTP answers"): the configured
  * status, an RFC 9457 body and {@code Retry-After} on every 429 and 503.
  */
 final class Answers {

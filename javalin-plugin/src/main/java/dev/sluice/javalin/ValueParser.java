@@ -146,29 +146,22 @@ abstract class ValueParser<T> {
 
   /** An HTTP header name (visible ASCII, no ':'). */
   static ValueParser<String> headerName() {
-    return new ValueParser<>() {
-      @Override
-      String parse(String raw) {
-        return check(raw);
-      }
-
-      @Override
-      String check(String v) {
-        if (v.isEmpty() || !v.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':')) {
-          throw new IllegalArgumentException("not a valid header name");
-        }
-        return v;
-      }
-
-      @Override
-      String allowed() {
-        return "a header name";
-      }
-    };
+    return checkedText(v -> v.isEmpty() || !v.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':')
+        ? "not a valid header name" : null, "a header name");
   }
 
   /** A path starting with '/'. */
   static ValueParser<String> path() {
+    return checkedText(v -> v.startsWith("/") ? null : "a path must start with /",
+        "a path starting with /");
+  }
+
+  /**
+   * Text whose check also applies to text given in code.
+   *
+   * @param problem the problem with a value, or null when it is fine
+   */
+  private static ValueParser<String> checkedText(Function<String, String> problem, String allowed) {
     return new ValueParser<>() {
       @Override
       String parse(String raw) {
@@ -177,15 +170,16 @@ abstract class ValueParser<T> {
 
       @Override
       String check(String v) {
-        if (!v.startsWith("/")) {
-          throw new IllegalArgumentException("a path must start with /");
+        String wrong = problem.apply(v);
+        if (wrong != null) {
+          throw new IllegalArgumentException(wrong);
         }
         return v;
       }
 
       @Override
       String allowed() {
-        return "a path starting with /";
+        return allowed;
       }
     };
   }

@@ -267,8 +267,10 @@ class RulesReloaderTest {
   @Tag("integration")
   @Test
   void remoteOnlyReloaderNeedsNoFile() throws Exception {
+    // a generous timeout: the first fetch also builds the HTTP client, which took over 4 s on a
+    // machine loaded 20x its cores, and the default 2 s then made this test fail
     reloader = RulesReloader.builder().target(engine).remote(serve()).scheduler(time)
-        .logger(log).build();
+        .logger(log).remoteTimeout(Duration.ofSeconds(15)).build();
     reloader.start();
     assertThat(ids()).containsExactly("a", "r");
   }

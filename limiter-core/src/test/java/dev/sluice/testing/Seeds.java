@@ -3,12 +3,12 @@ package dev.sluice.testing;
 /**
  * The seed of a randomized test (tagged {@code property} or {@code stress}). A fresh one each run,
  * so runs explore; every such test prints its seed when it fails, and {@code
- * -Dsluice.test.seed=N} (e.g. {@code mvn verify -Dsluice.test.seed=42}) replays that run.
+ * -Dtest.seed=N} (e.g. {@code mvn verify -Dtest.seed=42}) replays that run.
  */
 public final class Seeds {
 
-  /** The system property that pins the seed. */
-  public static final String PROPERTY = "sluice.test.seed";
+  /** The system property that pins the seed (not under {@code sluice.}: strict mode owns those). */
+  public static final String PROPERTY = "test.seed";
 
   private Seeds() {}
 

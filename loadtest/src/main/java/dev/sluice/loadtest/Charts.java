@@ -99,20 +99,35 @@ final class Charts {
     return svg(chart);
   }
 
-  /** Percentiles of successful requests per endpoint, from the intended send time. */
+  /**
+   * Percentiles of successful requests per endpoint, from the intended send time, on a log scale:
+   * history's milliseconds would be invisible beside transcode's seconds on a linear one.
+   */
   static String latency(RunSummary run) {
+    return latency(run.latencyMillis());
+  }
+
+  static String latency(Map<String, Percentiles> latencyMillis) {
+    return svg(latencyChart(latencyMillis));
+  }
+
+  static CategoryChart latencyChart(Map<String, Percentiles> latencyMillis) {
     CategoryChart chart =
         new CategoryChartBuilder()
             .width(WIDTH)
             .height(HEIGHT)
             .title("Latency of 200 answers from intended send (ms)")
             .xAxisTitle("percentile")
-            .yAxisTitle("ms")
+            .yAxisTitle("ms (log scale)")
             .build();
     style(chart.getStyler());
+    chart.getStyler().setYAxisLogarithmic(true);
+    // lines, not bars: a bar starts at 0, which a log axis does not have
+    chart.getStyler().setDefaultSeriesRenderStyle(
+        org.knowm.xchart.CategorySeries.CategorySeriesRenderStyle.Line);
     List<String> labels = List.of("p50", "p90", "p99", "p99.9", "max");
     boolean any = false;
-    for (Map.Entry<String, Percentiles> e : run.latencyMillis().entrySet()) {
+    for (Map.Entry<String, Percentiles> e : latencyMillis.entrySet()) {
       if (!e.getKey().endsWith(" 200")) {
         continue;
       }
@@ -121,17 +136,24 @@ final class Charts {
           e.getKey().replace(" 200", ""),
           labels,
           List.of(
-              p.p50(),
-              p.p90(),
-              p.p99(),
-              p.p999(),
-              p.max()));
+              floor(p.p50()),
+              floor(p.p90()),
+              floor(p.p99()),
+              floor(p.p999()),
+              floor(p.max())));
       any = true;
     }
     if (!any) {
-      chart.addSeries("none", labels, List.of(0.0, 0.0, 0.0, 0.0, 0.0));
+      chart.addSeries("none", labels, List.of(MIN_MS, MIN_MS, MIN_MS, MIN_MS, MIN_MS));
     }
-    return svg(chart);
+    return chart;
+  }
+
+  /** A log axis has no 0: sub-0.01 ms latencies (none in practice) show at its floor. */
+  private static final double MIN_MS = 0.01;
+
+  private static double floor(double ms) {
+    return Math.max(MIN_MS, ms);
   }
 
   static XYChart xy(String title, String yTitle) {
@@ -172,6 +194,24 @@ final class Charts {
     String svg = out.toString(StandardCharsets.UTF_8);
     // inlined into HTML: the XML prolog and doctype are not allowed there
     int start = svg.indexOf("<svg");
-    return start < 0 ? svg : svg.substring(start);
+    return responsive(start < 0 ? svg : svg.substring(start));
+  }
+
+  /**
+   * As wide as the page: the drawing keeps its coordinates in a viewBox and the element takes the
+   * width of its column (the report's CSS), its height following.
+   */
+  static String responsive(String svg) {
+    int end = svg.indexOf('>');
+    if (!svg.startsWith("<svg") || end < 0) {
+      return svg;
+    }
+    String tag = svg.substring(0, end);
+    if (!tag.contains("viewBox")) {
+      tag += " viewBox=\"0 0 " + WIDTH + " " + HEIGHT + "\"";
+    }
+    tag = tag.replaceFirst(" width=\"[^\"]*\"", " width=\"100%\"")
+        .replaceFirst(" height=\"[^\"]*\"", "");
+    return tag + svg.substring(end);
   }
 }

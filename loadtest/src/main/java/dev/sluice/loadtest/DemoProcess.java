@@ -39,13 +39,20 @@ final class DemoProcess implements AutoCloseable {
    * @param log where the service's output goes
    */
   static DemoProcess start(List<String> properties, Path log) throws IOException, InterruptedException {
-    int port = freePort();
+    int port = properties.stream().filter(p -> p.startsWith("server.port="))
+        .map(p -> Integer.parseInt(p.substring("server.port=".length()))).reduce((a, b) -> b)
+        .orElse(0);
+    if (port == 0) {
+      port = freePort();
+    }
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx512m");
     command.add("-Dserver.port=" + port);
     for (String property : properties) {
-      command.add("-D" + property);
+      if (!property.startsWith("server.port=")) {
+        command.add("-D" + property);
+      }
     }
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));

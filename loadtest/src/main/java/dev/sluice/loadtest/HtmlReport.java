@@ -29,7 +29,8 @@ final class HtmlReport {
         .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
         .append("th:first-child,td:first-child{text-align:left}")
         .append(".grid{display:grid;grid-template-columns:repeat(").append(runs.size())
-        .append(",660px);gap:8px}.grid h3{margin:4px 0}")
+        .append(",minmax(0,1fr));gap:8px}.grid h3{margin:4px 0}")
+        .append(".grid svg{width:100%;height:auto;display:block}")
         .append("</style></head><body>\n");
     html.append("<h1>Sluice load test: ").append(esc(first.scenario())).append("</h1>\n<p>")
         .append(String.format(Locale.ROOT,

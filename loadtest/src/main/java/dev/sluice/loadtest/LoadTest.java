@@ -22,6 +22,10 @@ public final class LoadTest {
 
   public static void main(String[] args) throws Exception {
     System.setProperty("java.awt.headless", "true");
+    if (Options.wantsHelp(args)) {
+      System.out.println(Options.USAGE);
+      return;
+    }
     Options options;
     try {
       options = Options.parse(args);

@@ -55,6 +55,7 @@ public record Options(
           "usage: java -jar loadtest/target/loadtest.jar (--target URL | --embedded) [options]",
           "  --target URL         the service, e.g. http://localhost:7070",
           "  --embedded           start the demo service in a child JVM on a free port",
+          "  --port N             with --embedded: the service's port instead of a free one",
           "  --scenario NAME      monday-maintenance (default) | steady | spike | greedy-host | priority",
           "                       | adaptive | ingest (naive against paced client, 10,000 records",
           "                       into 2,000/s; needs --embedded; --rate R sets the service's",
@@ -79,7 +80,13 @@ public record Options(
           "  --overload X         adaptive: offered load as multiples of capacity (default 2,5)",
           "  --variants V         adaptive: comma list of fixed, cpu, cpu-machine, latency,",
           "                       netflix-gradient2, netflix-vegas",
-          "                       (default " + AdaptiveVariant.DEFAULT_NAMES + ")");
+          "                       (default " + AdaptiveVariant.DEFAULT_NAMES + ")",
+          "  --help               this text");
+
+  /** Whether the arguments ask for the usage ({@code --help} or {@code -h}) instead of a run. */
+  public static boolean wantsHelp(String... args) {
+    return java.util.Arrays.stream(args).anyMatch(a -> a.equals("--help") || a.equals("-h"));
+  }
 
   /** @throws IllegalArgumentException naming the option and the bad value */
   public static Options parse(String... args) {
@@ -100,6 +107,7 @@ public record Options(
     List<JobMix> mixes = List.of(JobMix.values());
     List<Double> overloads = List.of(2.0, 5.0);
     String adaptiveVariants = AdaptiveVariant.DEFAULT_NAMES;
+    int port = 0;
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
       switch (option) {
@@ -115,6 +123,11 @@ public record Options(
         case "--seed" -> seed = integer(option, value(args, ++i, option), Long.MIN_VALUE, Long.MAX_VALUE);
         case "--out" -> out = Path.of(value(args, ++i, option));
         case "--max-attempts" -> maxAttempts = (int) integer(option, value(args, ++i, option), 1, 20);
+        case "--port" -> {
+          // handed to the embedded service as server.port (DemoProcess reads it from there)
+          port = (int) integer(option, value(args, ++i, option), 1, 65_535);
+          serverProperties.add("server.port=" + port);
+        }
         case "--server-property" -> {
           String property = value(args, ++i, option);
           if (property.indexOf('=') < 1) {
@@ -152,6 +165,11 @@ public record Options(
     }
     if (scenario == Scenario.INGEST && !embedded) {
       throw new IllegalArgumentException("--scenario ingest starts its service itself, so it needs --embedded");
+    }
+    if (port != 0 && (!embedded || overhead)) {
+      throw new IllegalArgumentException(embedded
+          ? "--port cannot be used with --overhead, which starts several services at once"
+          : "--port sets the port of the --embedded service; with --target the URL has the port");
     }
     if (duration.isZero() || duration.isNegative()) {
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);

@@ -26,6 +26,34 @@ class OptionsTest {
   }
 
   @Test
+  void helpPrintsTheUsageAndReturnsNormally() throws Exception {
+    java.io.PrintStream before = System.out;
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      LoadTest.main(new String[] {"--help"}); // returns, so the JVM exits 0 (no System.exit)
+    } finally {
+      System.setOut(before);
+    }
+    assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .startsWith("usage:").contains("--port N").contains("--help");
+    assertThat(Options.wantsHelp("--embedded", "-h")).isTrue();
+    assertThat(Options.wantsHelp("--embedded")).isFalse();
+  }
+
+  @Test
+  void portGoesToTheEmbeddedServiceOnly() {
+    assertThat(Options.parse("--embedded", "--port", "8123").serverProperties())
+        .containsExactly("server.port=8123");
+    assertThatThrownBy(() -> Options.parse("--target", "http://h:1", "--port", "8123"))
+        .hasMessageContaining("--port");
+    assertThatThrownBy(() -> Options.parse("--embedded", "--overhead", "--port", "8123"))
+        .hasMessageContaining("--overhead");
+    assertThatThrownBy(() -> Options.parse("--embedded", "--port", "70000"))
+        .hasMessageContaining("--port").hasMessageContaining("70000");
+  }
+
+  @Test
   void errorsNameTheOptionAndTheValue() {
     assertThatThrownBy(() -> Options.parse("--embedded", "--rate", "-3"))
         .hasMessageContaining("--rate").hasMessageContaining("-3");
