@@ -62,11 +62,12 @@ record GreedyHostFigures(
    * @param requests requests sent
    * @param served answered 200
    * @param notServedTries tries answered anything but 200
+   * @param reasons what its rejections said, by status and reason
    * @param latencyMillis of its 200s, from the intended send time
    * @param queueWaitMillis server-reported queue wait
    */
-  record Rescue(long requests, long served, long notServedTries, Percentiles latencyMillis,
-      Percentiles queueWaitMillis) {}
+  record Rescue(long requests, long served, long notServedTries, Map<String, Long> reasons,
+      Percentiles latencyMillis, Percentiles queueWaitMillis) {}
 
   static GreedyHostFigures of(
       String variant, List<String> ignored, RunSummary run, CallerTally tally) {
@@ -117,7 +118,7 @@ record GreedyHostFigures(
         greedy.tries("429"),
         run.accounting().outcomes().getOrDefault(GreedyHostTraffic.GREEDY_STREAM, Map.of())
             .getOrDefault("429", 0L),
-        new Rescue(rescue.requests(), rescue.served(), rescue.notServedTries(),
+        new Rescue(rescue.requests(), rescue.served(), rescue.notServedTries(), rescue.reasons(),
             run.latencyMillis().get(GreedyHostTraffic.RESCUE_STREAM + " 200"),
             rescue.queuedMillis()),
         ignored.isEmpty() && jain >= TARGET_JAIN && below == 0);

@@ -71,7 +71,7 @@ final class TenantReport {
         row("greedy queue wait p50 / p99 ms", g -> num(g.greedyQueueWaitMillis().p50()) + " / "
             + num(g.greedyQueueWaitMillis().p99())),
         row("rescue (critical): served / sent", g -> g.rescue().served() + " / " + g.rescue().requests()),
-        row("rescue: tries not 200", g -> Long.toString(g.rescue().notServedTries())),
+        row("rescue: tries not 200", g -> g.rescue().notServedTries() + " " + g.rescue().reasons()),
         row("rescue latency p50 / p99 ms", g -> g.rescue().latencyMillis() == null ? "-"
             : num(g.rescue().latencyMillis().p50()) + " / " + num(g.rescue().latencyMillis().p99())),
         row("rescue queue wait p50 / p99 ms", g -> num(g.rescue().queueWaitMillis().p50()) + " / "

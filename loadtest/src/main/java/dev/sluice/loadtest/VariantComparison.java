@@ -46,17 +46,18 @@ final class VariantComparison {
       properties.addAll(variant.serverProperties());
       Path log = options.out().resolve("server-" + variant.name() + ".log");
       CallerTally tally = new CallerTally(GreedyHostTraffic.HOST_HEADER);
-      RunSummary run;
       try (DemoProcess demo = DemoProcess.start(properties, log)) {
-        run = new LoadRun(options, tally::wrap).run(demo.uri(), variant.label());
+        RunSummary run = new LoadRun(options, tally::wrap).run(demo.uri(), variant.label());
+        List<String> ignored = ignoredProperties(Files.readString(log), variant.serverProperties());
+        if (!ignored.isEmpty()) {
+          System.out.println("WARNING " + variant.name() + ": the service ignored " + ignored
+              + " (not implemented in this build?): this variant did not run as described");
+        }
+        runs.add(run);
+        // taken as soon as the books close, so the tally counts what the run counted (answers that
+        // came after the drain are few); not after the service is stopped
+        figures.add(figures(options.scenario(), variant.name(), ignored, run, tally));
       }
-      List<String> ignored = ignoredProperties(Files.readString(log), variant.serverProperties());
-      if (!ignored.isEmpty()) {
-        System.out.println("WARNING " + variant.name() + ": the service ignored " + ignored
-            + " (not implemented in this build?): this variant did not run as described");
-      }
-      runs.add(run);
-      figures.add(figures(options.scenario(), variant.name(), ignored, run, tally));
     }
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("runs", runs);
