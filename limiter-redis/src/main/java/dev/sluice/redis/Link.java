@@ -14,6 +14,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
@@ -121,6 +122,20 @@ final class Link implements AutoCloseable {
       connecting.set(false);
       return null;
     });
+  }
+
+  /**
+   * Opens a separate connection for pub/sub (a subscribed connection can run no other command).
+   * Lettuce reconnects it and subscribes it again by itself once it was open.
+   */
+  CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+    if (closed) {
+      return CompletableFuture.failedFuture(new IllegalStateException("closed"));
+    }
+    if (cluster) {
+      return ((RedisClusterClient) client).connectPubSubAsync(StringCodec.UTF8);
+    }
+    return ((RedisClient) client).connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
   }
 
   /** Why the last connect attempt failed, or {@code null}. */

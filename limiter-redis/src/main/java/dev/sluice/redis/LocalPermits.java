@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * Global permits while Redis is down under the local policy: this node's share of each limiter's
@@ -19,10 +20,13 @@ final class LocalPermits {
   static final PermitLease NOTHING_HELD = () -> CompletableFuture.completedFuture(null);
 
   private final int expectedNodes;
+  private final Consumer<String> freed;
   private final ConcurrentMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
 
-  LocalPermits(int expectedNodes) {
+  /** {@code freed} is told the limiter's name when a local permit is given back. */
+  LocalPermits(int expectedNodes, Consumer<String> freed) {
     this.expectedNodes = expectedNodes;
+    this.freed = freed;
   }
 
   Optional<PermitLease> tryAcquire(String limiter, int maxPermits) {
@@ -34,23 +38,26 @@ final class LocalPermits {
         return Optional.empty();
       }
       if (count.compareAndSet(now, now + 1)) {
-        return Optional.of(new LocalLease(count));
+        return Optional.of(new LocalLease(count, () -> freed.accept(limiter)));
       }
     }
   }
 
   private static final class LocalLease implements PermitLease {
     private final AtomicInteger count;
+    private final Runnable freed;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    LocalLease(AtomicInteger count) {
+    LocalLease(AtomicInteger count, Runnable freed) {
       this.count = count;
+      this.freed = freed;
     }
 
     @Override
     public CompletionStage<Void> release() {
       if (released.compareAndSet(false, true)) {
         count.decrementAndGet();
+        freed.run();
       }
       return CompletableFuture.completedFuture(null);
     }
