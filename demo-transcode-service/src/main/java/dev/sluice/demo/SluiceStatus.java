@@ -19,20 +19,25 @@ final class SluiceStatus {
   static Map<String, Object> of(boolean enabled, SluicePlugin sluice) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("enabled", enabled);
-    body.put("limiters", sluice.snapshots().stream().map(SluiceStatus::limiter).toList());
+    body.put("limiters", sluice.snapshots().stream().map(s -> limiter(s, sluice)).toList());
     body.put(
         "rules",
         sluice.rateRules().map(r -> r.rules().rules().stream().map(SluiceStatus::rule).toList()).orElse(List.of()));
     return body;
   }
 
-  private static Map<String, Object> limiter(ConcurrencySnapshot s) {
+  private static Map<String, Object> limiter(ConcurrencySnapshot s, SluicePlugin sluice) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("name", s.name());
     m.put("limit", s.limit());
     m.put("maxQueue", s.maxQueue());
     m.put("queueTimeoutMillis", s.queueTimeout().toMillis());
-    m.put("inFlight", s.inFlight());
+    m.put("inFlight", s.inFlight()); // this node's running requests
+    // a global limiter: the leases every node holds together (absent for a local limiter)
+    sluice.limiter(s.name()).flatMap(l -> {
+      java.util.OptionalInt held = l.clusterLeases();
+      return held.isPresent() ? java.util.Optional.of(held.getAsInt()) : java.util.Optional.empty();
+    }).ifPresent(held -> m.put("clusterLeases", held));
     m.put("queued", s.queued());
     m.put("admitted", s.admitted());
     m.put("queuedTotal", s.queuedTotal());

@@ -1,18 +1,14 @@
 package dev.sluice.javalin;
 
-import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
-import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
-import dev.sluice.store.PermitStore;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
-import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -29,9 +25,6 @@ import org.slf4j.LoggerFactory;
 final class Gate {
 
   private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
-  // the store renews a held lease; this only bounds how long a dead node's permits stay taken
-  private static final Duration LEASE_TIME = Duration.ofSeconds(30);
-  private static final long GLOBAL_RETRY_NANOS = 1_000_000_000L;
 
   private final Settings settings;
   private final Limiters limiters;
@@ -143,8 +136,7 @@ final class Gate {
    * request until the limiter decides (returns false; {@code then} runs after admission).
    */
   private boolean admit(Context ctx, Admission admission, LimiterEntry limiter, Handler then) {
-    CompletableFuture<Permit> waiter = limiter.limiter().acquire();
-    CompletableFuture<Permit> acquired = withGlobalLease(limiter, waiter);
+    CompletableFuture<Permit> acquired = limiter.limiter().acquire();
     if (acquired.isDone() && !acquired.isCompletedExceptionally()) {
       admission.hold(limiter.name(), acquired.join());
       return true;
@@ -154,7 +146,7 @@ final class Gate {
     }
     admission.park();
     ctx.future(() -> {
-      cancelWhenRequestEnds(ctx, waiter);
+      cancelWhenRequestEnds(ctx, acquired);
       CompletableFuture<Void> admitted = granted(ctx, admission, limiter, acquired);
       return then == null ? admitted : admitted.thenRun(() -> run(then, ctx));
     });
@@ -162,37 +154,12 @@ final class Gate {
   }
 
   private CompletableFuture<Void> acquire(Context ctx, Admission admission, LimiterEntry limiter) {
-    CompletableFuture<Permit> waiter = limiter.limiter().acquire();
-    CompletableFuture<Permit> acquired = withGlobalLease(limiter, waiter);
+    CompletableFuture<Permit> acquired = limiter.limiter().acquire();
     if (!acquired.isDone()) {
       admission.park();
-      cancelWhenRequestEnds(ctx, waiter); // the limiter's own future: cancelling it leaves the queue
+      cancelWhenRequestEnds(ctx, acquired); // the limiter's own future: cancelling it leaves the queue
     }
     return granted(ctx, admission, limiter, acquired);
-  }
-
-  /**
-   * Global scope: after the local permit, one of the cluster-wide permits must be leased too; none
-   * free means the cluster is full, answered like a full queue. The store answers on its own
-   * thread, so the rest of the chain hops to the executor.
-   */
-  private CompletableFuture<Permit> withGlobalLease(LimiterEntry limiter,
-      CompletableFuture<Permit> local) {
-    if (limiter.global().isEmpty()) {
-      return local;
-    }
-    PermitStore store = limiter.global().get();
-    return local.thenCompose(permit -> store
-        .tryAcquire(limiter.name(), limiter.limiter().snapshot().limit(), LEASE_TIME)
-        .toCompletableFuture()
-        .handleAsync((lease, failure) -> {
-          if (failure != null || lease == null || lease.isEmpty()) {
-            permit.release();
-            throw new CompletionException(new ConcurrencyRejectedException(
-                Outcome.QUEUE_FULL, limiter.name(), GLOBAL_RETRY_NANOS));
-          }
-          return (Permit) new LeasedPermit(permit, lease.get());
-        }, executor));
   }
 
   private CompletableFuture<Void> granted(Context ctx, Admission admission, LimiterEntry limiter,

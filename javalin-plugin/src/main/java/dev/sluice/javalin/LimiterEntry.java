@@ -2,15 +2,13 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.rules.ResourcePattern;
-import dev.sluice.store.PermitStore;
 import java.util.Optional;
 
 /**
- * A named limiter and the path pattern it guards (empty: used only by wrapped handlers); with
- * global scope, also the shared store whose leases cap the permits across every node.
+ * A named limiter and the path pattern it guards (empty: used only by wrapped handlers). A limiter
+ * with global scope is the core's global limiter (leases in the shared store), used the same way.
  */
-record LimiterEntry(String name, Optional<ResourcePattern> pattern, ConcurrencyLimiter limiter,
-    Optional<PermitStore> global) {
+record LimiterEntry(String name, Optional<ResourcePattern> pattern, ConcurrencyLimiter limiter) {
 
   boolean guards(String path) {
     return pattern.isPresent() && pattern.get().matches(path);

@@ -50,17 +50,19 @@ final class Limiters {
         throw new SluiceConfigException(SluiceProperties.LIMITERS + s.name() + ".path",
             s.path().orElse(""), e.getMessage());
       }
-      ConcurrencyLimiter limiter = ConcurrencyLimiter.builder(s.name())
+      ConcurrencyLimiter.Builder builder = ConcurrencyLimiter.builder(s.name())
           .maxConcurrency(s.maxConcurrency())
           .maxQueue(s.maxQueue())
           .queueTimeout(s.queueTimeout())
           .clock(clock)
           .scheduler(scheduler)
           .executor(executor)
-          .listener(listener)
-          .build();
-      entries.add(new LimiterEntry(s.name(), pattern, limiter,
-          global ? store : Optional.empty()));
+          .listener(listener);
+      if (global) {
+        // permits are leases in the store, queued here and in the cluster-wide line (core)
+        builder.permitStore(store.get());
+      }
+      entries.add(new LimiterEntry(s.name(), pattern, builder.build()));
       log.info("Sluice limiter '{}' on {}: max-concurrency={}, max-queue={}, queue-timeout={},"
           + " scope={}", s.name(), s.path().orElse("(wrapped handlers only)"), s.maxConcurrency(),
           s.maxQueue(), s.queueTimeout(), s.scope());

@@ -36,6 +36,7 @@ public final class SluiceMeterBinder implements MeterBinder {
   static final String MAX_QUEUE = "sluice.concurrency.max.queue";
   static final String IN_FLIGHT = "sluice.concurrency.in.flight";
   static final String QUEUED = "sluice.concurrency.queued";
+  static final String CLUSTER_LEASES = "sluice.concurrency.cluster.leases";
   static final String REQUESTS = "sluice.concurrency.requests";
   static final String QUEUE_WAIT = "sluice.concurrency.queue.wait";
   static final String SERVICE_TIME = "sluice.concurrency.service.time";
@@ -66,8 +67,24 @@ public final class SluiceMeterBinder implements MeterBinder {
   void gauges(String limiter, Supplier<ConcurrencySnapshot> snapshot) {
     gauge(LIMIT, "permits", limiter, snapshot, s -> s.limit());
     gauge(MAX_QUEUE, "queue bound", limiter, snapshot, s -> s.maxQueue());
-    gauge(IN_FLIGHT, "requests holding a permit", limiter, snapshot, s -> s.inFlight());
+    gauge(IN_FLIGHT, "requests holding a permit on this node", limiter, snapshot,
+        s -> s.inFlight());
     gauge(QUEUED, "requests waiting for a permit", limiter, snapshot, s -> s.queued());
+  }
+
+  /**
+   * A global limiter's leases held by every node together, as last read from the store (NaN while
+   * unknown); {@link #IN_FLIGHT} is this node's part of them.
+   */
+  void clusterLeases(String limiter, Supplier<java.util.OptionalInt> leases) {
+    Gauge.builder(CLUSTER_LEASES, leases, l -> {
+          java.util.OptionalInt held = l.get();
+          return held.isPresent() ? held.getAsInt() : Double.NaN;
+        })
+        .description("leases held across every node (global limiter)")
+        .tag("limiter", limiter)
+        .strongReference(true)
+        .register(composite);
   }
 
   void ruleCount(Supplier<Integer> count) {

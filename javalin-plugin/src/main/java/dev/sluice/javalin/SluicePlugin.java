@@ -95,6 +95,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     // (rightly) that earlier recordings are missing from it
     pluginConfig.registries().forEach(metrics::bindTo);
     limiters.all().forEach(e -> metrics.gauges(e.name(), e.limiter()::snapshot));
+    limiters.all().stream().filter(e -> settings.limiters().get(e.name()).scope().equals("global"))
+        .forEach(e -> metrics.clusterLeases(e.name(), e.limiter()::clusterLeases));
     if (rules != null) {
       metrics.ruleCount(() -> rules.rules().rules().size());
     }
