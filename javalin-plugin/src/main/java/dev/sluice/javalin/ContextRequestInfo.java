@@ -37,8 +37,9 @@ final class ContextRequestInfo implements RequestInfo {
   public String clientIp() {
     String ip = clientIp;
     if (ip == null) {
-      ip = settings.trustedProxies().resolve(ctx.req().getRemoteAddr(),
-          ctx.req().getHeaders("Forwarded"), ctx.req().getHeaders("X-Forwarded-For"));
+      TrustedProxies proxies = settings.trustedProxies();
+      // only the header the trusted proxies write: any other is the client's own text
+      ip = proxies.resolve(ctx.req().getRemoteAddr(), ctx.req().getHeaders(proxies.headerName()));
       clientIp = ip;
     }
     return ip;

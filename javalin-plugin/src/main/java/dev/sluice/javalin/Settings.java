@@ -31,6 +31,7 @@ record Settings(
     TrustedProxies trustedProxies,
     Optional<URI> redisUri,
     Duration redisTimeout,
+    Duration redisConnectTimeout,
     int redisExpectedNodes,
     FailurePolicy redisOnFailure,
     List<String> bypassPaths,
@@ -69,10 +70,14 @@ record Settings(
         header(p, ACCOUNT_HEADER, "X-Account-Id"),
         p.get(ACCOUNT_ATTRIBUTE).filter(s -> !s.isBlank()),
         header(p, DEVICE_HEADER, "X-Device-Id"),
-        TrustedProxies.parse(TRUSTED_PROXIES, p.get(TRUSTED_PROXIES).orElse("")),
+        TrustedProxies.parse(TRUSTED_PROXIES, p.get(TRUSTED_PROXIES).orElse("")).with(
+            TrustedProxies.Header.parse(FORWARDED_HEADER,
+                p.get(FORWARDED_HEADER).orElse("x-forwarded-for")),
+            ipv6Prefix(p)),
         redis.map(v -> uri(REDIS_URI, v)),
         positive(REDIS_TIMEOUT, p.get(REDIS_TIMEOUT).orElse("50ms"),
             duration(p, REDIS_TIMEOUT, Duration.ofMillis(50), false)),
+        duration(p, REDIS_CONNECT_TIMEOUT, Duration.ofSeconds(1), false),
         integer(p, REDIS_EXPECTED_NODES, 1, 1),
         failurePolicy(p),
         paths(p.get(BYPASS_PATHS).orElse(DEFAULT_BYPASS)),
@@ -196,6 +201,14 @@ record Settings(
     } catch (URISyntaxException e) {
       throw new SluiceConfigException(key, value, "not a URI: " + e.getReason());
     }
+  }
+
+  private static int ipv6Prefix(SluiceProperties p) {
+    int prefix = integer(p, IPV6_PREFIX, TrustedProxies.DEFAULT_IPV6_PREFIX, 1);
+    if (prefix > 128) {
+      throw new SluiceConfigException(IPV6_PREFIX, Integer.toString(prefix), "must be 1..128");
+    }
+    return prefix;
   }
 
   private static FailurePolicy failurePolicy(SluiceProperties p) {

@@ -16,8 +16,11 @@ final class SluiceKeys {
   static final String ACCOUNT_ATTRIBUTE = "sluice.actor.account-attribute";
   static final String DEVICE_HEADER = "sluice.actor.device-header";
   static final String TRUSTED_PROXIES = "sluice.trusted-proxies";
+  static final String FORWARDED_HEADER = "sluice.forwarded-header";
+  static final String IPV6_PREFIX = "sluice.ipv6-prefix";
   static final String REDIS_URI = "sluice.redis.uri";
   static final String REDIS_TIMEOUT = "sluice.redis.timeout";
+  static final String REDIS_CONNECT_TIMEOUT = "sluice.redis.connect-timeout";
   static final String REDIS_EXPECTED_NODES = "sluice.redis.expected-nodes";
   static final String REDIS_ON_FAILURE = "sluice.redis.on-failure";
   static final String BYPASS_PATHS = "sluice.bypass-paths";
@@ -32,8 +35,8 @@ final class SluiceKeys {
 
   static final List<String> ALL =
       List.of(ENABLED, RULES_FILE, RULES_RELOAD_INTERVAL, RULES_REMOTE, ACCOUNT_HEADER, ACCOUNT_ATTRIBUTE,
-          DEVICE_HEADER, TRUSTED_PROXIES, REDIS_URI, REDIS_TIMEOUT, REDIS_EXPECTED_NODES,
-          REDIS_ON_FAILURE, BYPASS_PATHS, STATUS_QUEUE_FULL, STATUS_QUEUE_TIMEOUT,
+          DEVICE_HEADER, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, REDIS_URI, REDIS_TIMEOUT,
+          REDIS_CONNECT_TIMEOUT, REDIS_EXPECTED_NODES, REDIS_ON_FAILURE, BYPASS_PATHS, STATUS_QUEUE_FULL, STATUS_QUEUE_TIMEOUT,
           STATUS_RATE_LIMITED, STATUS_SHUTTING_DOWN, HEADERS_DRAFT, HEADERS_X, DRAIN_TIMEOUT,
           RELOAD_INTERVAL);
 
