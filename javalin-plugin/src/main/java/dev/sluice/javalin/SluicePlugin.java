@@ -204,7 +204,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       return null;
     }
     StoreSettings storeSettings = new StoreSettings(s.redisUri().get(), s.redisTimeout(),
-        s.redisExpectedNodes(), s.redisOnFailure(), pluginConfig.clock());
+        s.redisExpectedNodes(), s.redisOnFailure(), pluginConfig.clock(),
+        s.redisConnectTimeout());
     Stores opened = StoreLoader.open(storeSettings).orElseThrow(() -> new SluiceConfigException(
         SluiceKeys.REDIS_URI, s.redisUri().get().toString(),
         "no dev.sluice.store.StoreProvider on the classpath supports this URI;"

@@ -49,7 +49,10 @@ final class Link implements AutoCloseable {
   Link(StoreSettings settings, UriOptions options) {
     this.cluster = options.cluster();
     this.uri = RedisURI.create(options.lettuceUri());
-    this.uri.setTimeout(settings.timeout());
+    // Lettuce bounds the connection handshake (HELLO, AUTH, SELECT) by the URI's timeout: with the
+    // 50 ms decision timeout there, a first connect on a busy machine failed and the node ran on
+    // its local share for seconds. Commands are bounded by TimeoutOptions below instead.
+    this.uri.setTimeout(settings.connectTimeout());
     this.resources =
         ClientResources.builder()
             .ioThreadPoolSize(2)
@@ -57,7 +60,7 @@ final class Link implements AutoCloseable {
             .reconnectDelay(RECONNECT_DELAY)
             .build();
     SocketOptions socket = SocketOptions.builder()
-        .connectTimeout(max(settings.timeout(), Duration.ofSeconds(1)))
+        .connectTimeout(settings.connectTimeout())
         .keepAlive(true)
         .build();
     TimeoutOptions timeouts = TimeoutOptions.enabled(settings.timeout());
@@ -138,6 +141,11 @@ final class Link implements AutoCloseable {
     return ((RedisClient) client).connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
   }
 
+  /** Whether a connection is open (it may be reconnecting underneath). */
+  boolean isConnected() {
+    return commands != null;
+  }
+
   /** Why the last connect attempt failed, or {@code null}. */
   Throwable lastConnectError() {
     return lastConnectError;
@@ -161,9 +169,5 @@ final class Link implements AutoCloseable {
     }
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     resources.shutdown(0, 2, TimeUnit.SECONDS);
-  }
-
-  private static Duration max(Duration a, Duration b) {
-    return a.compareTo(b) >= 0 ? a : b;
   }
 }
