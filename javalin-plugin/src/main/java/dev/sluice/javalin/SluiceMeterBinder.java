@@ -43,6 +43,7 @@ public final class SluiceMeterBinder implements MeterBinder {
   static final String RATE_DECISIONS = "sluice.rate.decisions";
   static final String RATE_RULES = "sluice.rate.rules";
   static final String HTTP_REJECTIONS = "sluice.http.rejections";
+  static final String SHUTDOWN_CUT = "sluice.shutdown.cut";
 
   private final CompositeMeterRegistry composite = new CompositeMeterRegistry();
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
@@ -153,6 +154,13 @@ public final class SluiceMeterBinder implements MeterBinder {
         .tag("reason", reason.id)
         .tag("status", Integer.toString(status))
         .register(composite)).increment();
+  }
+
+  /** Requests still running when the drain timeout ran out at shutdown, cut by the stop. */
+  void shutdownCut(long requests) {
+    Counter.builder(SHUTDOWN_CUT)
+        .description("requests still running at the shutdown deadline, cut")
+        .register(composite).increment(requests);
   }
 
   private HotMeters hot(String limiter) {

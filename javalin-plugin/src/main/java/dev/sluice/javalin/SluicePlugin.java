@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +49,9 @@ import org.slf4j.LoggerFactory;
 public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
+
+  /** How long Jetty's thread pool waits for threads in cut requests before interrupting them. */
+  static final long POOL_STOP_MILLIS = 300;
 
   private final SluiceMeterBinder metrics = new SluiceMeterBinder();
   private final AtomicReference<Server> server = new AtomicReference<>();
@@ -240,17 +244,56 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     reloads.start();
   }
 
+  /**
+   * Stops within {@code drain-timeout} (plus Jetty's own stop, at most {@link #POOL_STOP_MILLIS}):
+   * no new admissions, the queue rejected, then one deadline for in-flight requests, first those
+   * holding a permit, then every request Jetty still runs (a response is written after its permit
+   * is released, and unlimited endpoints run too). Requests still running at the deadline are cut
+   * when Jetty closes the connections, and counted. Jetty's graceful stop would wait a second
+   * drain-timeout after this one and report its expected timeout as an ERROR with a stack trace,
+   * so its stop timeout is set to 0: this wait replaces it.
+   */
   private void stopping() {
+    long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
     gate.stopAdmitting();
     limiters.shutdown();
     Duration drain = settings.drainTimeout();
     log.info("Sluice stops admitting; waiting up to {} for in-flight requests", drain);
     try {
-      if (!limiters.awaitDrained(drain)) {
-        log.warn("Sluice: in-flight requests still running after {}; stopping anyway", drain);
+      limiters.awaitDrained(drain);
+      long running = waitForJetty(deadline);
+      if (running > 0) {
+        metrics.shutdownCut(running);
+        log.warn("Sluice: {} request(s) still running after drain-timeout {}; they are cut",
+            running, drain);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    Server jetty = server.get();
+    if (jetty != null) {
+      jetty.setStopTimeout(0);
+      if (jetty.getThreadPool() instanceof QueuedThreadPool pool) {
+        // threads still in a cut request are interrupted after this instead of Jetty's 5 s
+        pool.setStopTimeout(POOL_STOP_MILLIS);
+      }
+    }
+  }
+
+  /** Waits until Jetty runs no request or the deadline passes; returns how many still run. */
+  private long waitForJetty(long deadline) throws InterruptedException {
+    Server jetty = server.get();
+    GracefulHandler graceful = jetty == null ? null : jetty.getDescendant(GracefulHandler.class);
+    if (graceful == null) {
+      return limiters.all().stream().mapToLong(e -> e.limiter().snapshot().inFlight()).sum();
+    }
+    // from here new requests get 503 from Jetty; the future completes when none runs
+    java.util.concurrent.CompletableFuture<Void> quiet = graceful.shutdown();
+    try {
+      quiet.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      return 0;
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      return graceful.getCurrentRequestCount();
     }
   }
 
