@@ -3,12 +3,16 @@ package dev.sluice.redis;
 import dev.sluice.rate.RateDecision;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.RateStore;
+import dev.sluice.time.NanoClock;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,21 +27,34 @@ import org.slf4j.LoggerFactory;
 final class RedisRateStore implements RateStore {
 
   private static final Logger LOG = LoggerFactory.getLogger(RedisRateStore.class);
+  /** See {@link #askEpoch}; in Redis Cluster it lives on one master, whose loss it reports. */
+  static final String EPOCH_KEY = "sluice:epoch";
 
   private final Link link;
   private final Guard guard;
   private final RateScripts scripts;
   private final LocalShare local;
+  private final Recent recent;
+  private final NanoClock clock;
   private final long timeoutNanos;
+  private final AtomicBoolean epochAsked = new AtomicBoolean();
+  /** The epoch of the Redis last talked to; null before the first answer. */
+  private volatile String epoch;
+  /** The epoch question in flight, which a recovering call waits for. */
+  private volatile CompletableFuture<Void> epochAnswer;
+  /** Set when Redis goes down: calls ask for the epoch before deciding until one answer came. */
+  private volatile boolean recovering;
   /** Batched mode, or {@code null}. */
   private final Batches batches;
 
-  RedisRateStore(Link link, Guard guard, RateScripts scripts, LocalShare local, long timeoutNanos,
-      Batches batches) {
+  RedisRateStore(Link link, Guard guard, RateScripts scripts, LocalShare local, Recent recent,
+      NanoClock clock, long timeoutNanos, Batches batches) {
     this.link = link;
     this.guard = guard;
     this.scripts = scripts;
     this.local = local;
+    this.recent = recent;
+    this.clock = clock;
     this.timeoutNanos = timeoutNanos;
     this.batches = batches;
   }
@@ -61,8 +78,37 @@ final class RedisRateStore implements RateStore {
         guard.failed(start, new IllegalStateException("not connected"));
         return CompletableFuture.completedFuture(decideLocally(requests, served));
       }
-      @SuppressWarnings("unchecked")
-      CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
+      // written before this request's scripts on the same connection, so Redis counts them first
+      payDebts(redis);
+      if (recovering) {
+        // back after an outage: learn whether Redis lost its counts (and charge them again)
+        // before deciding anything, at the cost of one round trip on the first calls
+        return askEpoch(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+            .handle((ignored, error) -> error)
+            .thenCompose(error -> {
+              if (error != null) {
+                guard.failed(start, error);
+                return CompletableFuture.completedFuture(decideLocally(requests, served));
+              }
+              return decideInRedis(redis, requests, served, start);
+            });
+      }
+      askEpoch(redis);
+      return decideInRedis(redis, requests, served, start);
+    } catch (RuntimeException e) {
+      // a bug or a Lettuce surprise must not become a 500: count it against Redis and degrade
+      guard.failed(start, e);
+      LOG.debug("rate decision in Redis failed", e);
+      return CompletableFuture.completedFuture(decideLocally(requests, served));
+    }
+  }
+
+  private CompletableFuture<List<RateDecision>> decideInRedis(
+      RedisScriptingAsyncCommands<String, String> redis, List<RateRequest> requests,
+      RateDecision[] served, long start) {
+    @SuppressWarnings("unchecked")
+    CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
+    try {
       for (int i = 0; i < parts.length; i++) {
         RateRequest request = requests.get(i);
         if (served != null && served[i] != null) {
@@ -75,22 +121,99 @@ final class RedisRateStore implements RateStore {
               .thenApply(reply -> RateScripts.decision(request, reply));
         }
       }
-      return CompletableFuture.allOf(parts)
-          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-          .handle((ignored, error) -> {
-            if (error == null) {
-              guard.succeeded(start);
-            } else {
-              guard.failed(start, error);
-              LOG.debug("rate decision in Redis failed; decided locally", error);
-            }
-            return collect(requests, parts);
-          });
     } catch (RuntimeException e) {
-      // a bug or a Lettuce surprise must not become a 500: count it against Redis and degrade
       guard.failed(start, e);
       LOG.debug("rate decision in Redis failed", e);
       return CompletableFuture.completedFuture(decideLocally(requests, served));
+    }
+    return CompletableFuture.allOf(parts)
+        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .handle((ignored, error) -> {
+          if (error == null) {
+            guard.succeeded(start);
+          } else {
+            guard.failed(start, error);
+            LOG.debug("rate decision in Redis failed; decided locally", error);
+          }
+          return collect(requests, parts);
+        });
+  }
+
+  /** Redis went down: the first calls after it comes back ask for its epoch before deciding. */
+  void outageStarted() {
+    recovering = true;
+  }
+
+  /**
+   * Compensate: what this node admitted on its own while Redis was down is charged to Redis now,
+   * ahead of this request, so the nodes together do not admit it a second time.
+   */
+  private void payDebts(RedisScriptingAsyncCommands<String, String> redis) {
+    for (RateRequest owed : local.takeDebts()) {
+      scripts.charge(redis, owed).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .whenComplete((reply, error) -> {
+            if (error != null) {
+              local.stillOwed(owed);
+            }
+          });
+    }
+  }
+
+  /**
+   * Notices that Redis lost its counts (restarted without persistence, FLUSHALL): the epoch key,
+   * a random value the first node to find it missing writes, changed. Then everything this node
+   * admitted in the last period is charged again. A plain GET (not a script), at most one in
+   * flight: about one per round trip, pipelined with the decisions, not one per request.
+   */
+  @SuppressWarnings("unchecked")
+  private CompletableFuture<Void> askEpoch(RedisScriptingAsyncCommands<String, String> redis) {
+    if (!(redis instanceof RedisStringAsyncCommands<?, ?>)) {
+      recovering = false;
+      return CompletableFuture.completedFuture(null);
+    }
+    if (!epochAsked.compareAndSet(false, true)) {
+      CompletableFuture<Void> pending = epochAnswer;
+      return pending == null ? CompletableFuture.completedFuture(null) : pending;
+    }
+    RedisStringAsyncCommands<String, String> strings = (RedisStringAsyncCommands<String, String>) redis;
+    CompletableFuture<String> asked;
+    try {
+      asked = strings.get(EPOCH_KEY).toCompletableFuture().thenCompose(current -> current != null
+          ? CompletableFuture.completedFuture(current)
+          : strings.setnx(EPOCH_KEY, Long.toHexString(ThreadLocalRandom.current().nextLong()))
+              .thenCompose(written -> strings.get(EPOCH_KEY)));
+    } catch (RuntimeException e) {
+      epochAsked.set(false);
+      return CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<Void> answer = asked.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .thenAccept(current -> {
+          if (current != null) {
+            String before = epoch;
+            epoch = current;
+            if (before != null && !before.equals(current)) {
+              lostState(redis);
+            }
+            recovering = false;
+          }
+        });
+    epochAnswer = answer;
+    answer.whenComplete((ignored, error) -> epochAsked.set(false));
+    return answer;
+  }
+
+  private void lostState(RedisScriptingAsyncCommands<String, String> redis) {
+    local.takeDebts(); // included in the recent counts charged here
+    var charges = recent.charges(clock.nanoTime(), false);
+    LOG.warn("Redis at {} lost its counts (restart or FLUSHALL): charging the {} rule and actor "
+        + "pair(s) this node used in the last period", link.where(), charges.size());
+    for (RateRequest charge : charges) {
+      try {
+        scripts.charge(redis, charge).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+            .whenComplete((reply, error) -> {});
+      } catch (RuntimeException e) {
+        LOG.debug("charging {} failed", charge.ruleId(), e);
+      }
     }
   }
 
@@ -134,8 +257,10 @@ final class RedisRateStore implements RateStore {
     }
     try {
       CompletableFuture<?>[] parts = new CompletableFuture[requests.size()];
+      long now = clock.nanoTime();
       for (int i = 0; i < parts.length; i++) {
         parts[i] = scripts.refund(redis, requests.get(i));
+        recent.subtract(requests.get(i), now);
       }
       return CompletableFuture.allOf(parts)
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
@@ -156,10 +281,15 @@ final class RedisRateStore implements RateStore {
   private List<RateDecision> collect(List<RateRequest> requests,
       CompletableFuture<RateDecision>[] parts) {
     List<RateDecision> decisions = new ArrayList<>(parts.length);
+    long now = clock.nanoTime();
     for (int i = 0; i < parts.length; i++) {
       CompletableFuture<RateDecision> part = parts[i];
       if (part.isDone() && !part.isCompletedExceptionally()) {
-        decisions.add(part.join());
+        RateDecision decision = part.join();
+        if (decision.allowed()) {
+          recent.add(requests.get(i), now); // counted again should Redis lose it
+        }
+        decisions.add(decision);
       } else {
         decisions.add(decideLocally(requests.get(i)));
       }

@@ -51,9 +51,13 @@ public final class RedisStores implements Stores {
     this.timeoutNanos = settings.timeout().toNanos();
     this.batches = options.batch() > 0 ? new Batches(options.batch()) : null;
     this.syncNanos = options.batchSync().toNanos();
-    this.rates = new RedisRateStore(link, guard, scripts,
-        new LocalShare(settings.onFailure(), settings.expectedNodes(), settings.clock()),
+    Recent recent = new Recent();
+    LocalShare local = new LocalShare(settings.onFailure(), settings.expectedNodes(),
+        settings.clock(), recent);
+    guard.onDown(local::outageStarted);
+    this.rates = new RedisRateStore(link, guard, scripts, local, recent, settings.clock(),
         timeoutNanos, batches);
+    guard.onDown(rates::outageStarted);
     this.permits = new RedisPermitStore(link, guard, settings.onFailure(),
         settings.expectedNodes(), scheduler, timeoutNanos);
     if (batches != null) {

@@ -49,10 +49,10 @@ class StartUpTest {
 
   @Test
   void aHandshakeSlowerThanTheCommandTimeoutIsNotAnOutage() throws Exception {
-    try (SlowProxy slow = new SlowProxy(REDIS.server().port(), Duration.ofMillis(300))) {
-      // decisions are bounded by 50 ms; the connect by its own second
-      StoreSettings settings = new StoreSettings(slow.uri(), Duration.ofMillis(50), 2,
-          FailurePolicy.LOCAL, NanoClock.system(), Duration.ofSeconds(1));
+    try (SlowProxy slow = new SlowProxy(REDIS.server().port(), Duration.ofMillis(600))) {
+      // decisions are bounded by 200 ms; the connect by its own 2 s
+      StoreSettings settings = new StoreSettings(slow.uri(), Duration.ofMillis(200), 2,
+          FailurePolicy.LOCAL, NanoClock.system(), Duration.ofSeconds(2));
 
       RedisStores node = nodes.open(settings, Scheduler.system());
 
