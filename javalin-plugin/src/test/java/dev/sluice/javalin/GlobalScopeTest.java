@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -27,12 +28,19 @@ class GlobalScopeTest {
   void aRequestThatFindsEveryClusterLeaseTakenQueuesAndRunsWhenOneComesFree() {
     AtomicInteger leases = MemoryStoreProvider.leases("cluster-a", "work");
     leases.set(2); // other nodes hold both cluster-wide permits
-    try (TestServer server = TestServer.start(cfg -> cfg.properties(global("cluster-a", "10s")),
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(global("cluster-a", "10s")).meterRegistry(registry),
         (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("done")))) {
       CompletableFuture<HttpResponse<String>> waiting = server.getAsync("/api/work");
       await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().queued() == 1);
       assertThat(waiting).isNotDone();
       assertThat(server.plugin.limiter("work").orElseThrow().snapshot().inFlight()).isZero();
+      // this node runs nothing; the cluster's leases are the other nodes'
+      await().until(() -> registry.get("sluice.concurrency.cluster.leases").tag("limiter", "work")
+          .gauge().value() == 2);
+      assertThat(registry.get("sluice.concurrency.in.flight").tag("limiter", "work").gauge()
+          .value()).isZero();
 
       leases.decrementAndGet(); // another node finished a job
 

@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.UUID;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -395,23 +394,9 @@ final class GlobalLimiter implements ConcurrencyLimiter {
 
   @Override
   public Permit acquireBlocking() throws InterruptedException {
-    CompletableFuture<Permit> future = acquire();
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      if (!future.cancel(false)) {
-        future.thenAccept(Permit::release);
-      }
-      throw e;
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      throw new IllegalStateException(e.getCause());
-    } catch (CancellationException e) {
-      throw new IllegalStateException("acquire of limiter '" + name + "' was cancelled", e);
-    }
+    return Blocking.await(name, acquire());
   }
+
 
   @Override
   public void setMaxConcurrency(int newLimit) {
