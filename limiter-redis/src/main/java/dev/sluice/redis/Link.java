@@ -52,7 +52,10 @@ final class Link implements AutoCloseable {
     // Lettuce bounds the connection handshake (HELLO, AUTH, SELECT) by the URI's timeout: with the
     // 50 ms decision timeout there, a first connect on a busy machine failed and the node ran on
     // its local share for seconds. Commands are bounded by TimeoutOptions below instead.
-    this.uri.setTimeout(settings.connectTimeout());
+    // never tighter than one command: a connect is at least a round trip or two
+    Duration connectTimeout = settings.connectTimeout().compareTo(settings.timeout()) >= 0
+        ? settings.connectTimeout() : settings.timeout();
+    this.uri.setTimeout(connectTimeout);
     this.resources =
         ClientResources.builder()
             .ioThreadPoolSize(2)
@@ -60,7 +63,7 @@ final class Link implements AutoCloseable {
             .reconnectDelay(RECONNECT_DELAY)
             .build();
     SocketOptions socket = SocketOptions.builder()
-        .connectTimeout(settings.connectTimeout())
+        .connectTimeout(connectTimeout)
         .keepAlive(true)
         .build();
     TimeoutOptions timeouts = TimeoutOptions.enabled(settings.timeout());

@@ -113,7 +113,8 @@ public final class RedisStores implements Stores {
   void connect(StoreSettings settings) {
     // Lettuce ends the attempt itself (TCP connect and handshake, each within the connect
     // timeout); this bound is only a safety net for a machine so starved that its timers run late
-    long bound = Math.max(10_000, settings.connectTimeout().toMillis() * 4);
+    long bound = Math.max(10_000,
+        Math.max(settings.connectTimeout().toMillis(), settings.timeout().toMillis()) * 4);
     try {
       link.connect().get(bound, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
