@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +29,7 @@ final class RedisRateStore implements RateStore {
   private static final Logger LOG = LoggerFactory.getLogger(RedisRateStore.class);
   /** See {@link #askEpoch}; in Redis Cluster it lives on one master, whose loss it reports. */
   static final String EPOCH_KEY = "sluice:epoch";
+  private static final String LOST = "";
 
   private final Link link;
   private final Guard guard;
@@ -37,11 +38,11 @@ final class RedisRateStore implements RateStore {
   private final Recent recent;
   private final NanoClock clock;
   private final long timeoutNanos;
-  private final AtomicBoolean epochAsked = new AtomicBoolean();
-  /** The epoch of the Redis last talked to; null before the first answer. */
-  private volatile String epoch;
-  /** The epoch question in flight, which a recovering call waits for. */
-  private volatile CompletableFuture<Void> epochAnswer;
+  /**
+   * The epoch of the Redis last talked to: null before the first answer, {@link #LOST} between
+   * finding it gone and learning the new one. Changed by CAS only, so one loss is charged once.
+   */
+  private final AtomicReference<String> epoch = new AtomicReference<>();
   /** Set when Redis goes down: calls ask for the epoch before deciding until one answer came. */
   private volatile boolean recovering;
   /** Batched mode, or {@code null}. */
@@ -160,10 +161,11 @@ final class RedisRateStore implements RateStore {
   }
 
   /**
-   * Notices that Redis lost its counts (restarted without persistence, FLUSHALL): the epoch key,
-   * a random value the first node to find it missing writes, changed. Then everything this node
-   * admitted in the last period is charged again. A plain GET (not a script), at most one in
-   * flight: about one per round trip, pipelined with the decisions, not one per request.
+   * Notices that Redis lost its counts (restarted without persistence, FLUSHALL): the epoch key, a
+   * random value the first node to find it missing writes, is gone or changed. Then everything
+   * this node admitted in the last period is charged again, once per loss. A plain GET (not a
+   * script) pipelined with every request's decisions: the first answer after a loss reports it,
+   * so only the decisions already in flight are made on the emptied state.
    */
   @SuppressWarnings("unchecked")
   private CompletableFuture<Void> askEpoch(RedisScriptingAsyncCommands<String, String> redis) {
@@ -171,35 +173,43 @@ final class RedisRateStore implements RateStore {
       recovering = false;
       return CompletableFuture.completedFuture(null);
     }
-    if (!epochAsked.compareAndSet(false, true)) {
-      CompletableFuture<Void> pending = epochAnswer;
-      return pending == null ? CompletableFuture.completedFuture(null) : pending;
-    }
     RedisStringAsyncCommands<String, String> strings = (RedisStringAsyncCommands<String, String>) redis;
     CompletableFuture<String> asked;
     try {
-      asked = strings.get(EPOCH_KEY).toCompletableFuture().thenCompose(current -> current != null
-          ? CompletableFuture.completedFuture(current)
-          : strings.setnx(EPOCH_KEY, Long.toHexString(ThreadLocalRandom.current().nextLong()))
-              .thenCompose(written -> strings.get(EPOCH_KEY)));
+      asked = strings.get(EPOCH_KEY).toCompletableFuture();
     } catch (RuntimeException e) {
-      epochAsked.set(false);
       return CompletableFuture.failedFuture(e);
     }
-    CompletableFuture<Void> answer = asked.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-        .thenAccept(current -> {
-          if (current != null) {
-            String before = epoch;
-            epoch = current;
-            if (before != null && !before.equals(current)) {
-              lostState(redis);
-            }
-            recovering = false;
-          }
-        });
-    epochAnswer = answer;
-    answer.whenComplete((ignored, error) -> epochAsked.set(false));
-    return answer;
+    return asked.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).thenCompose(current -> {
+      String known = epoch.get();
+      if (current == null) {
+        // gone: charge at once (before the new value is even written), then write one
+        if (known != null && !known.equals(LOST) && epoch.compareAndSet(known, LOST)) {
+          lostState(redis);
+        }
+        return strings.setnx(EPOCH_KEY, Long.toHexString(ThreadLocalRandom.current().nextLong()))
+            .thenCompose(written -> strings.get(EPOCH_KEY)).toCompletableFuture()
+            .thenAccept(this::learnEpoch);
+      }
+      if (known != null && !known.equals(LOST) && !known.equals(current)
+          && epoch.compareAndSet(known, current)) {
+        lostState(redis); // another node found it gone first and wrote a new one
+      }
+      learnEpoch(current);
+      return CompletableFuture.completedFuture(null);
+    });
+  }
+
+  /** Remembers the current epoch unless a change is still to be charged. */
+  private void learnEpoch(String current) {
+    if (current == null) {
+      return;
+    }
+    String known = epoch.get();
+    if (known == null || known.equals(LOST)) {
+      epoch.compareAndSet(known, current);
+    }
+    recovering = false;
   }
 
   private void lostState(RedisScriptingAsyncCommands<String, String> redis) {
