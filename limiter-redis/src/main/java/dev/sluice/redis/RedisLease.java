@@ -57,6 +57,12 @@ final class RedisLease implements PermitLease {
         store.ticketMicros(), channel).thenApply(held -> held == 1);
   }
 
+  /** Writes the lease of a job that already runs (adopted from the local share), whatever the max. */
+  CompletableFuture<Boolean> adopt(RedisScriptingAsyncCommands<String, String> redis) {
+    return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "2", "",
+        store.ticketMicros(), channel).thenApply(held -> held == 1);
+  }
+
   void startRenewing() {
     synchronized (lock) {
       if (!released) {

@@ -73,14 +73,14 @@ final class RedisPermitStore implements PermitStore {
       throw new IllegalArgumentException("leaseTime must be at least 1ms but was " + leaseTime);
     }
     if (!guard.tryEnter()) {
-      return CompletableFuture.completedFuture(degraded(limiter, maxPermits));
+      return CompletableFuture.completedFuture(degraded(limiter, maxPermits, leaseTime));
     }
     long start = System.nanoTime();
     try {
       RedisScriptingAsyncCommands<String, String> redis = link.commands();
       if (redis == null) {
         guard.failed(start, new IllegalStateException("not connected"));
-        return CompletableFuture.completedFuture(degraded(limiter, maxPermits));
+        return CompletableFuture.completedFuture(degraded(limiter, maxPermits, leaseTime));
       }
       RedisLease lease = new RedisLease(this, limiter,
           node + ':' + sequence.incrementAndGet(), maxPermits, leaseTime);
@@ -91,9 +91,10 @@ final class RedisPermitStore implements PermitStore {
               guard.failed(start, error);
               // it may still have been taken: release it so that it does not wait for expiry
               lease.release();
-              return degraded(limiter, maxPermits);
+              return degraded(limiter, maxPermits, leaseTime);
             }
             guard.succeeded(start);
+            adoptLocalPermits(redis);
             if (held) {
               renewing.add(lease);
               lease.startRenewing();
@@ -104,7 +105,7 @@ final class RedisPermitStore implements PermitStore {
     } catch (RuntimeException e) {
       guard.failed(start, e);
       LOG.debug("permit acquire in Redis failed", e);
-      return CompletableFuture.completedFuture(degraded(limiter, maxPermits));
+      return CompletableFuture.completedFuture(degraded(limiter, maxPermits, leaseTime));
     }
   }
 
@@ -143,6 +144,7 @@ final class RedisPermitStore implements PermitStore {
       return CompletableFuture.completedFuture(-1);
     }
     try {
+      adoptLocalPermits(redis);
       return count.runForLong(redis, new String[] {KeyLayout.permits(limiter)})
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .handle((n, error) -> error != null || n == null ? -1 : n.intValue());
@@ -155,10 +157,36 @@ final class RedisPermitStore implements PermitStore {
     return ticketMicros;
   }
 
-  private Optional<PermitLease> degraded(String limiter, int maxPermits) {
+  /**
+   * Reconcile: the permits granted on the local share while Redis was down and still held are
+   * written to Redis now (whatever the maximum: their jobs already run), so the other nodes count
+   * them until they end. Called after calls that reached Redis.
+   */
+  private void adoptLocalPermits(RedisScriptingAsyncCommands<String, String> redis) {
+    for (LocalPermits.LocalLease held : local.unadopted()) {
+      if (!held.startAdopting()) {
+        continue;
+      }
+      RedisLease lease = new RedisLease(this, held.limiter,
+          node + ':' + sequence.incrementAndGet(), held.maxPermits, held.leaseTime);
+      lease.adopt(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .whenComplete((written, error) -> {
+            if (error != null || !Boolean.TRUE.equals(written)) {
+              held.adopted(null); // tried again after the next call that reaches Redis
+            } else if (held.adopted(lease)) {
+              renewing.add(lease);
+              lease.startRenewing();
+            } else {
+              lease.release(); // its job ended meanwhile
+            }
+          });
+    }
+  }
+
+  private Optional<PermitLease> degraded(String limiter, int maxPermits, Duration leaseTime) {
     guard.degradedDecision();
     return switch (policy) {
-      case LOCAL -> local.tryAcquire(limiter, maxPermits);
+      case LOCAL -> local.tryAcquire(limiter, maxPermits, leaseTime);
       case ALLOW -> Optional.of(LocalPermits.NOTHING_HELD);
       case DENY -> Optional.empty();
     };

@@ -9,7 +9,8 @@
 --
 -- KEYS[1]  the lease set   KEYS[2] the line   KEYS[3] the line's expiry times
 -- ARGV[1]  max permits   ARGV[2] lease time in microseconds   ARGV[3] lease id
--- ARGV[4]  1 to renew a held lease (re-claiming it if it was lost and a permit is free), 0 to acquire
+-- ARGV[4]  1 to renew a held lease (re-claiming it if it was lost and a permit is free), 0 to acquire,
+--          2 to adopt the lease of a job already running (granted while Redis was down): always held
 -- ARGV[5]  the caller's ticket, or '' for a caller that does not wait
 -- ARGV[6]  how long a ticket stays in the line unless asked about again, in microseconds
 -- ARGV[7]  the channel told when permits come free
@@ -36,6 +37,10 @@ local function take()
   local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
   redis.call('PEXPIRE', KEYS[1], math.ceil((tonumber(last[2]) - now) / 1000) + 1)
   return 1
+end
+
+if ARGV[4] == '2' then
+  return take()
 end
 
 if ARGV[4] == '1' then
