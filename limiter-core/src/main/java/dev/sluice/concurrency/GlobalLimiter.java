@@ -365,7 +365,11 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   public Optional<Permit> tryAcquire() {
     Optional<Permit> localPermit = local.tryAcquire();
     if (localPermit.isEmpty()) {
-      stats.rejected(isShutdown() ? Outcome.SHUTDOWN : Outcome.QUEUE_FULL);
+      Outcome outcome = isShutdown() ? Outcome.SHUTDOWN : Outcome.QUEUE_FULL;
+      stats.rejected(outcome);
+      if (listener != null) {
+        listener.rejected(outcome, 0);
+      }
       return Optional.empty();
     }
     CompletableFuture<Optional<PermitLease>> answer;
