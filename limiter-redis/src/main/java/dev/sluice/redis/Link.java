@@ -96,6 +96,11 @@ final class Link implements AutoCloseable {
 
   /** Where this link points, without credentials. */
   String where() {
+    if (!uri.getSentinels().isEmpty()) {
+      return "redis-sentinel://" + uri.getSentinels().stream()
+          .map(s -> s.getHost() + ':' + s.getPort())
+          .collect(java.util.stream.Collectors.joining(",")) + '#' + uri.getSentinelMasterId();
+    }
     return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ':' + uri.getPort()
         + (cluster ? " (cluster)" : "");
   }
