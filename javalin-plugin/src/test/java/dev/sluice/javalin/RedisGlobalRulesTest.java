@@ -40,7 +40,7 @@ class RedisGlobalRulesTest {
           "sluice.redis.uri", redis.uri().toString(),
           // generous: a call that misses the timeout is decided locally, which could let one extra
           // request through on a loaded machine
-          "sluice.redis.timeout", "1s",
+          "sluice.redis.timeout", "5s",
           "sluice.redis.expected-nodes", Integer.toString(NODES),
           "sluice.redis.on-failure", "local")).build();
       try (TestServer a = node(props); TestServer b = node(props)) {
