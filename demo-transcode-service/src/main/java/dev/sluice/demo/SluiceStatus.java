@@ -41,7 +41,12 @@ final class SluiceStatus {
     m.put("limit", s.limit());
     m.put("maxQueue", s.maxQueue());
     m.put("queueTimeoutMillis", s.queueTimeout().toMillis());
-    m.put("inFlight", s.inFlight());
+    m.put("inFlight", s.inFlight()); // this node's running requests
+    // a global limiter: the leases every node holds together (absent for a local limiter)
+    sluice.limiter(s.name()).flatMap(l -> {
+      java.util.OptionalInt held = l.clusterLeases();
+      return held.isPresent() ? java.util.Optional.of(held.getAsInt()) : java.util.Optional.empty();
+    }).ifPresent(held -> m.put("clusterLeases", held));
     m.put("queued", s.queued());
     m.put("admitted", s.admitted());
     m.put("queuedTotal", s.queuedTotal());

@@ -2,18 +2,15 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
-import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
-import dev.sluice.store.PermitStore;
 import dev.sluice.time.Scheduler;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
-import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -31,9 +28,6 @@ import org.slf4j.LoggerFactory;
 final class Gate {
 
   private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
-  // the store renews a held lease; this only bounds how long a dead node's permits stay taken
-  private static final Duration LEASE_TIME = Duration.ofSeconds(30);
-  private static final long GLOBAL_RETRY_NANOS = 1_000_000_000L;
   private static final CompletableFuture<Void> ADMITTED = CompletableFuture.completedFuture(null);
 
   private final Settings settings;
@@ -191,16 +185,14 @@ final class Gate {
    * {@link Rejection} when refused at once.
    */
   private CompletableFuture<Void> admit(Context ctx, Admission admission, LimiterEntry limiter) {
-    if (limiter.global().isEmpty()) {
-      // the common case, a free permit and nobody waiting: no future, no lambda
-      Permit now = limiter.limiter().acquireIfFree();
-      if (now != null) {
-        admission.hold(limiter.name(), now);
-        return null;
-      }
+    // the common case, a free permit and nobody waiting: no future, no lambda (a global limiter
+    // has no such shortcut: it always asks the store, and answers null here)
+    Permit now = limiter.limiter().acquireIfFree();
+    if (now != null) {
+      admission.hold(limiter.name(), now);
+      return null;
     }
-    CompletableFuture<Permit> waiter = limiter.limiter().acquire(caller(ctx, limiter));
-    CompletableFuture<Permit> acquired = withGlobalLease(limiter, waiter);
+    CompletableFuture<Permit> acquired = limiter.limiter().acquire(caller(ctx, limiter));
     if (acquired.isDone()) {
       Throwable failure = failure(acquired);
       if (failure != null) {
@@ -209,7 +201,7 @@ final class Gate {
       admission.hold(limiter.name(), acquired.getNow(null));
       return null;
     }
-    admission.park(waiter);
+    admission.park(acquired);
     return acquired.handle((permit, failed) -> {
       if (failed != null) {
         if (unwrap(failed) instanceof CancellationException) {
@@ -257,30 +249,6 @@ final class Gate {
       cancelWhenRequestEnds(ctx, admission.parkedOn());
       return admitted;
     });
-  }
-
-  /**
-   * Global scope: after the local permit, one of the cluster-wide permits must be leased too; none
-   * free means the cluster is full, answered like a full queue. The store answers on its own
-   * thread, so the rest of the chain hops to the executor.
-   */
-  private CompletableFuture<Permit> withGlobalLease(LimiterEntry limiter,
-      CompletableFuture<Permit> local) {
-    if (limiter.global().isEmpty()) {
-      return local;
-    }
-    PermitStore store = limiter.global().get();
-    return local.thenCompose(permit -> store
-        .tryAcquire(limiter.name(), limiter.limiter().limit(), LEASE_TIME)
-        .toCompletableFuture()
-        .handleAsync((lease, failure) -> {
-          if (failure != null || lease == null || lease.isEmpty()) {
-            permit.release();
-            throw new CompletionException(new ConcurrencyRejectedException(
-                Outcome.QUEUE_FULL, limiter.name(), GLOBAL_RETRY_NANOS));
-          }
-          return (Permit) new LeasedPermit(permit, lease.get());
-        }, executor));
   }
 
   /** The cause of a failed, completed future, without joining it (no exception is thrown). */

@@ -48,15 +48,18 @@ final class Limiters {
       }
       // the path was checked when parsed or set
       Optional<ResourcePattern> pattern = c.path().map(ResourcePattern::parse);
-      ConcurrencyLimiter limiter = c.applyTo(ConcurrencyLimiter.builder(c.name()))
+      ConcurrencyLimiter.Builder builder = c.applyTo(ConcurrencyLimiter.builder(c.name()))
           .clock(clock)
           .scheduler(scheduler)
           .executor(executor)
-          .listener(listener)
-          .build();
+          .listener(listener);
+      if (global) {
+        // permits are leases in the store, queued here and in the cluster-wide line (core)
+        builder.permitStore(store.get());
+      }
+      ConcurrencyLimiter limiter = builder.build();
       QueueSettings queue = QueueSettings.of(c);
-      entries.add(new LimiterEntry(c.name(), pattern, limiter,
-          global ? store : Optional.empty(), c, new QueueCallers(queue)));
+      entries.add(new LimiterEntry(c.name(), pattern, limiter, c, new QueueCallers(queue)));
       log.info("Sluice limiter on {}: {}, queue {}", c.path().orElse("(wrapped handlers only)"), c,
           queue.describe());
       List<String> ignored = QueueSettings.ignoredWithFifo(c);

@@ -25,6 +25,7 @@ final class Settings {
   private final Map<String, LimiterConfig> limiters;
   private final Statuses statuses;
   private final List<String> bypass; // read on every request: a field, not a map lookup
+  private final TrustedProxies proxies; // read on every request that needs the client address
 
   private Settings(Map<Key<?>, Object> values, Map<String, LimiterConfig> limiters) {
     this.values = values;
@@ -36,6 +37,10 @@ final class Settings {
       bypassed.add(dashboard.endsWith("/") ? dashboard.substring(0, dashboard.length() - 1) : dashboard);
     }
     this.bypass = List.copyOf(bypassed);
+    TrustedProxies.Header header = get(SluiceKeys.FORWARDED_HEADER)
+        == SluiceKeys.ForwardedHeader.FORWARDED
+        ? TrustedProxies.Header.FORWARDED : TrustedProxies.Header.X_FORWARDED_FOR;
+    this.proxies = get(SluiceKeys.TRUSTED_PROXIES).with(header, get(SluiceKeys.IPV6_PREFIX));
     this.statuses = new Statuses(get(SluiceKeys.STATUS_QUEUE_FULL),
         get(SluiceKeys.STATUS_QUEUE_TIMEOUT), get(SluiceKeys.STATUS_RATE_LIMITED),
         get(SluiceKeys.STATUS_SHUTTING_DOWN));
@@ -114,8 +119,9 @@ final class Settings {
     return get(SluiceKeys.DEVICE_HEADER);
   }
 
+  /** The trusted proxies, the one header they write, and the IPv6 prefix IP rules key by. */
   TrustedProxies trustedProxies() {
-    return get(SluiceKeys.TRUSTED_PROXIES);
+    return proxies;
   }
 
   Optional<URI> redisUri() {
@@ -124,6 +130,10 @@ final class Settings {
 
   Duration redisTimeout() {
     return get(SluiceKeys.REDIS_TIMEOUT);
+  }
+
+  Duration redisConnectTimeout() {
+    return get(SluiceKeys.REDIS_CONNECT_TIMEOUT);
   }
 
   int redisExpectedNodes() {

@@ -47,12 +47,14 @@ public final class SluiceMeterBinder implements MeterBinder {
   static final String SERVICE_TARGET = "sluice.concurrency.service.target";
   static final String QUEUED_CLASS = "sluice.concurrency.queued.class";
   static final String QUEUED_KEYS = "sluice.concurrency.queued.keys";
+  static final String CLUSTER_LEASES = "sluice.concurrency.cluster.leases";
   static final String REQUESTS = "sluice.concurrency.requests";
   static final String QUEUE_WAIT = "sluice.concurrency.queue.wait";
   static final String SERVICE_TIME = "sluice.concurrency.service.time";
   static final String RATE_DECISIONS = "sluice.rate.decisions";
   static final String RATE_RULES = "sluice.rate.rules";
   static final String HTTP_REJECTIONS = "sluice.http.rejections";
+  static final String SHUTDOWN_CUT = "sluice.shutdown.cut";
 
   private final CompositeMeterRegistry composite = new CompositeMeterRegistry();
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
@@ -88,7 +90,8 @@ public final class SluiceMeterBinder implements MeterBinder {
         .register(composite);
     gauge(LIMIT, "permits", limiter, snapshot, s -> s.limit());
     gauge(MAX_QUEUE, "queue bound", limiter, snapshot, s -> s.maxQueue());
-    gauge(IN_FLIGHT, "requests holding a permit", limiter, snapshot, s -> s.inFlight());
+    gauge(IN_FLIGHT, "requests holding a permit on this node", limiter, snapshot,
+        s -> s.inFlight());
     gauge(QUEUED, "requests waiting for a permit", limiter, snapshot, s -> s.queued());
     // what an adaptive limit decides from; NaN where the strategy has no such input (a fixed
     // limit, or cpu vs latency), registered for every limiter since a reload may change strategy
@@ -115,6 +118,21 @@ public final class SluiceMeterBinder implements MeterBinder {
     Gauge.builder(QUEUED_KEYS, queue, q -> q.get().keys())
         .description("keys with requests waiting (fair queue)")
         .tag("limiter", limiter).strongReference(true).register(composite);
+  }
+
+  /**
+   * A global limiter's leases held by every node together, as last read from the store (NaN while
+   * unknown); {@link #IN_FLIGHT} is this node's part of them.
+   */
+  void clusterLeases(String limiter, Supplier<java.util.OptionalInt> leases) {
+    Gauge.builder(CLUSTER_LEASES, leases, l -> {
+          java.util.OptionalInt held = l.get();
+          return held.isPresent() ? held.getAsInt() : Double.NaN;
+        })
+        .description("leases held across every node (global limiter)")
+        .tag("limiter", limiter)
+        .strongReference(true)
+        .register(composite);
   }
 
   void ruleCount(Supplier<Integer> count) {
@@ -225,6 +243,13 @@ public final class SluiceMeterBinder implements MeterBinder {
       }
       return c;
     }
+  }
+
+  /** Requests still running when the drain timeout ran out at shutdown, cut by the stop. */
+  void shutdownCut(long requests) {
+    Counter.builder(SHUTDOWN_CUT)
+        .description("requests still running at the shutdown deadline, cut")
+        .register(composite).increment(requests);
   }
 
   private HotMeters hot(String limiter) {

@@ -4,6 +4,7 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RuleSet;
+import dev.sluice.rules.Scope;
 import dev.sluice.store.StoreLoader;
 import dev.sluice.store.StoreSettings;
 import dev.sluice.store.Stores;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +52,9 @@ import org.slf4j.LoggerFactory;
 public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
+
+  /** How long Jetty's thread pool waits for threads in cut requests before interrupting them. */
+  static final long POOL_STOP_MILLIS = 300;
 
   private final SluiceMeterBinder metrics = new SluiceMeterBinder();
   private final RuleCounters ruleCounters = new RuleCounters();
@@ -105,6 +110,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     pluginConfig.registries().forEach(metrics::bindTo);
     limiters.all().forEach(e -> metrics.gauges(e.name(), e.limiter()::snapshot));
     limiters.all().forEach(e -> metrics.queueGauges(e.name(), e.limiter()::queueSnapshot));
+    limiters.all().stream().filter(e -> e.config().scope() == Scope.GLOBAL)
+        .forEach(e -> metrics.clusterLeases(e.name(), e.limiter()::clusterLeases));
     if (rules != null) {
       metrics.ruleCount(() -> rules.rules().rules().size());
     }
@@ -275,7 +282,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       return null;
     }
     StoreSettings storeSettings = new StoreSettings(s.redisUri().get(), s.redisTimeout(),
-        s.redisExpectedNodes(), s.redisOnFailure(), pluginConfig.clock());
+        s.redisExpectedNodes(), s.redisOnFailure(), pluginConfig.clock(),
+        s.redisConnectTimeout());
     Stores opened = StoreLoader.open(storeSettings).orElseThrow(() -> new SluiceConfigException(
         SluiceKeys.REDIS_URI.name(), s.redisUri().get().toString(),
         properties.source(SluiceKeys.REDIS_URI.name()).orElse(null),
@@ -312,17 +320,56 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     reloads.start();
   }
 
+  /**
+   * Stops within {@code drain-timeout} (plus Jetty's own stop, at most {@link #POOL_STOP_MILLIS}):
+   * no new admissions, the queue rejected, then one deadline for in-flight requests, first those
+   * holding a permit, then every request Jetty still runs (a response is written after its permit
+   * is released, and unlimited endpoints run too). Requests still running at the deadline are cut
+   * when Jetty closes the connections, and counted. Jetty's graceful stop would wait a second
+   * drain-timeout after this one and report its expected timeout as an ERROR with a stack trace,
+   * so its stop timeout is set to 0: this wait replaces it.
+   */
   private void stopping() {
+    long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
     gate.stopAdmitting();
     limiters.shutdown();
     Duration drain = settings.drainTimeout();
     log.info("Sluice stops admitting; waiting up to {} for in-flight requests", drain);
     try {
-      if (!limiters.awaitDrained(drain)) {
-        log.warn("Sluice: in-flight requests still running after {}; stopping anyway", drain);
+      limiters.awaitDrained(drain);
+      long running = waitForJetty(deadline);
+      if (running > 0) {
+        metrics.shutdownCut(running);
+        log.warn("Sluice: {} request(s) still running after drain-timeout {}; they are cut",
+            running, drain);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    Server jetty = server.get();
+    if (jetty != null) {
+      jetty.setStopTimeout(0);
+      if (jetty.getThreadPool() instanceof QueuedThreadPool pool) {
+        // threads still in a cut request are interrupted after this instead of Jetty's 5 s
+        pool.setStopTimeout(POOL_STOP_MILLIS);
+      }
+    }
+  }
+
+  /** Waits until Jetty runs no request or the deadline passes; returns how many still run. */
+  private long waitForJetty(long deadline) throws InterruptedException {
+    Server jetty = server.get();
+    GracefulHandler graceful = jetty == null ? null : jetty.getDescendant(GracefulHandler.class);
+    if (graceful == null) {
+      return limiters.all().stream().mapToLong(e -> e.limiter().snapshot().inFlight()).sum();
+    }
+    // from here new requests get 503 from Jetty; the future completes when none runs
+    java.util.concurrent.CompletableFuture<Void> quiet = graceful.shutdown();
+    try {
+      quiet.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      return 0;
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      return graceful.getCurrentRequestCount();
     }
   }
 

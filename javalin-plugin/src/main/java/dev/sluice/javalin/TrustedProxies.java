@@ -8,25 +8,61 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Resolves the client's address behind proxies. {@code X-Forwarded-For} and {@code Forwarded} are
- * believed only when the peer is a trusted proxy (a CIDR of {@code sluice.trusted-proxies}); the hop
- * list is then walked from the right, skipping trusted proxies, and the first untrusted hop is the
- * client. Javalin's bundled RateLimitPlugin takes the leftmost X-Forwarded-For value from anyone,
- * which lets every client pick its own rate-limit key.
+ * Resolves the client's address behind proxies. The forwarding header is believed only when the
+ * peer is a trusted proxy (a CIDR of {@code sluice.trusted-proxies}), and only the one header the
+ * proxies write ({@code sluice.forwarded-header}: {@code X-Forwarded-For} by default, or {@code
+ * Forwarded}): any other forwarding header is the client's own text and is never read, so a client
+ * cannot add a {@code Forwarded} header beside the proxy's {@code X-Forwarded-For} and pick its own
+ * address. The hop list is walked from the right, skipping trusted proxies, and the first untrusted
+ * hop is the client. Javalin's bundled RateLimitPlugin takes the leftmost X-Forwarded-For value from
+ * anyone, which lets every client pick its own rate-limit key.
+ *
+ * <p>An IPv6 client is keyed by its network prefix ({@code sluice.ipv6-prefix}, /64 by default), as
+ * {@code 2001:db8:1:2::/64}: one host usually owns a whole /64 and could otherwise rotate through
+ * 2^64 addresses, each with its own quota.
  */
 final class TrustedProxies {
 
   // a forged header with thousands of hops must not cost more than a bounded walk
   private static final int MAX_HOPS = 64;
 
-  private final List<Cidr> cidrs;
+  /** The default prefix length by which IPv6 clients are keyed. */
+  static final int DEFAULT_IPV6_PREFIX = 64;
 
-  private TrustedProxies(List<Cidr> cidrs) {
+  /** Which header the trusted proxies write. */
+  enum Header {
+    X_FORWARDED_FOR("X-Forwarded-For"),
+    FORWARDED("Forwarded");
+
+    final String headerName;
+
+    Header(String headerName) {
+      this.headerName = headerName;
+    }
+  }
+
+  private final List<Cidr> cidrs;
+  private final Header header;
+  private final int ipv6Prefix;
+
+  private TrustedProxies(List<Cidr> cidrs, Header header, int ipv6Prefix) {
     this.cidrs = List.copyOf(cidrs);
+    this.header = header;
+    this.ipv6Prefix = ipv6Prefix;
   }
 
   static TrustedProxies none() {
-    return new TrustedProxies(List.of());
+    return new TrustedProxies(List.of(), Header.X_FORWARDED_FOR, DEFAULT_IPV6_PREFIX);
+  }
+
+  /** The same proxies, believing {@code header} and keying IPv6 clients by {@code prefix} bits. */
+  TrustedProxies with(Header newHeader, int prefix) {
+    return new TrustedProxies(cidrs, newHeader, prefix);
+  }
+
+  /** The name of the one forwarding header read: the one the trusted proxies write. */
+  String headerName() {
+    return header.headerName;
   }
 
   /** Parses a comma-separated CIDR list; a bare address means a single host. */
@@ -40,7 +76,7 @@ final class TrustedProxies {
         }
       }
     }
-    return new TrustedProxies(cidrs);
+    return new TrustedProxies(cidrs, Header.X_FORWARDED_FOR, DEFAULT_IPV6_PREFIX);
   }
 
   boolean isEmpty() {
@@ -57,22 +93,20 @@ final class TrustedProxies {
   }
 
   /**
-   * The client address for a request from {@code remoteAddr} carrying the given header values
-   * ({@code Forwarded} wins over {@code X-Forwarded-For} when both are present). Never throws:
-   * garbage in a header ends the walk at the last address known to be good.
+   * The client's key for a request from {@code remoteAddr} carrying {@code forwarded}, the values
+   * of the configured forwarding header ({@link #headerName()}; no other header is ever read). An
+   * IPv4 client is its address, an IPv6 client its prefix. Never throws: garbage in the header ends
+   * the walk at the last address known to be good.
    */
-  String resolve(String remoteAddr, Enumeration<String> forwarded, Enumeration<String> xForwardedFor) {
+  String resolve(String remoteAddr, Enumeration<String> forwarded) {
     InetAddress peer = literal(remoteAddr);
     if (peer == null) {
       return remoteAddr == null ? "unknown" : remoteAddr;
     }
     if (cidrs.isEmpty() || !isTrusted(peer)) {
-      return peer.getHostAddress();
+      return key(peer);
     }
-    List<String> hops = forwardedFor(forwarded);
-    if (hops.isEmpty()) {
-      hops = split(xForwardedFor);
-    }
+    List<String> hops = header == Header.FORWARDED ? forwardedFor(forwarded) : split(forwarded);
     InetAddress client = peer;
     int walked = 0;
     for (int i = hops.size() - 1; i >= 0 && walked < MAX_HOPS; i--, walked++) {
@@ -85,7 +119,24 @@ final class TrustedProxies {
         break;
       }
     }
-    return client.getHostAddress();
+    return key(client);
+  }
+
+  /** An IPv4 address as it is; an IPv6 address as its network prefix, e.g. {@code 2001:db8::/64}. */
+  private String key(InetAddress address) {
+    byte[] bytes = address.getAddress();
+    if (bytes.length == 4 || ipv6Prefix >= 128) {
+      return address.getHostAddress();
+    }
+    int full = ipv6Prefix / 8;
+    for (int i = full; i < bytes.length; i++) {
+      bytes[i] = i == full ? (byte) (bytes[i] & (0xFF << (8 - ipv6Prefix % 8))) : 0;
+    }
+    try {
+      return InetAddress.getByAddress(bytes).getHostAddress() + "/" + ipv6Prefix;
+    } catch (UnknownHostException e) {
+      return address.getHostAddress(); // cannot happen: 16 bytes are a valid address
+    }
   }
 
   private static List<String> split(Enumeration<String> values) {

@@ -79,6 +79,11 @@ public final class MemoryStoreProvider implements StoreProvider {
       }
 
       @Override
+      public CompletionStage<Integer> held(String limiter) {
+        return CompletableFuture.completedFuture(leases(cluster, limiter).get());
+      }
+
+      @Override
       public void close() {}
     };
     Rates shared = rates(cluster);

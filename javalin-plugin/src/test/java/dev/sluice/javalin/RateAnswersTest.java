@@ -120,8 +120,17 @@ class RateAnswersTest {
           "X-Forwarded-For", "198.51.100.9, 203.0.113." + i + ", 10.1.1.1");
       assertThat(r.statusCode()).isEqualTo(200);
     }
+  }
+
+  @Test
+  void forwardedIsBelievedFromATrustedPeerWhenItIsTheConfiguredHeader() throws IOException {
+    start(PER_IP, Map.of("sluice.trusted-proxies", "127.0.0.1/32",
+        "sluice.forwarded-header", "forwarded"));
+
     server.get("/api/history/1", "Forwarded", "for=203.0.113.1;proto=https");
-    HttpResponse<String> repeated = server.get("/api/history/1", "Forwarded", "for=\"203.0.113.1:4711\"");
+    server.get("/api/history/1", "Forwarded", "for=203.0.113.2");
+    server.get("/api/history/1", "Forwarded", "for=\"203.0.113.1:4711\"");
+    HttpResponse<String> repeated = server.get("/api/history/1", "Forwarded", "for=203.0.113.1");
     assertThat(repeated.statusCode()).isEqualTo(429);
   }
 

@@ -6,7 +6,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -208,24 +207,9 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   @Override
   public Permit acquireBlocking() throws InterruptedException {
-    CompletableFuture<Permit> future = acquire();
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      // leave the queue; if a permit was granted meanwhile, give it straight back
-      if (!future.cancel(false)) {
-        future.thenAccept(Permit::release);
-      }
-      throw e;
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      throw new IllegalStateException(e.getCause());
-    } catch (CancellationException e) {
-      throw new IllegalStateException("acquire of limiter '" + name + "' was cancelled", e);
-    }
+    return Blocking.await(name, acquire());
   }
+
 
   /** One CAS when nobody waits; false sends the caller to the slow path. */
   private boolean tryFastAdmit() {

@@ -1,10 +1,12 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.store.PermitStore;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -47,6 +49,12 @@ public interface ConcurrencyLimiter {
 
   /** Default longest wait in the queue. */
   Duration DEFAULT_QUEUE_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * Default lease time of a global limiter's permits: how long the permits of a node that died
+   * stay taken (held leases are renewed while their jobs run).
+   */
+  Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
 
   /**
    * Starts building a limiter.
@@ -276,6 +284,16 @@ public interface ConcurrencyLimiter {
   }
 
   /**
+   * For a limiter whose permits are shared by every node ({@link Builder#permitStore}): how many
+   * leases the whole cluster holds, as last read from the store (every half second). Empty for a
+   * local limiter, or while the store cannot tell. {@link #snapshot()}'s {@code inFlight} is this
+   * node's share of them.
+   */
+  default OptionalInt clusterLeases() {
+    return OptionalInt.empty();
+  }
+
+  /**
    * Configures a limiter. Every setter checks its value at once and throws {@link
    * IllegalArgumentException} naming the setting and the value, e.g. {@code "maxConcurrency must be
    * >= 1 but was 0"}.
@@ -325,6 +343,22 @@ public interface ConcurrencyLimiter {
      * times out with {@link Outcome#QUEUE_TIMEOUT}.
      */
     Builder rejectEarly(boolean on);
+
+    /**
+     * Makes the limit global: {@code maxConcurrency} permits shared by every node that builds a
+     * limiter of the same name on the same store, each held as a lease. A caller queues on this
+     * node (with this builder's queue bound, discipline and timeout) and then in the store's
+     * cluster-wide line until a lease is free, holding no thread; {@code QUEUE_FULL} only when this
+     * node's queue is full. Every node must configure the same {@code maxConcurrency}. The store is
+     * not closed by the limiter. Default: none, a local limiter.
+     */
+    Builder permitStore(PermitStore store);
+
+    /**
+     * With {@link #permitStore}: how long a lease lives unless renewed (the store renews held
+     * leases), i.e. how long a dead node's permits stay taken; at least 1 ms, default 30 s.
+     */
+    Builder leaseTime(Duration d);
 
     /** A new limiter with these settings. */
     ConcurrencyLimiter build();

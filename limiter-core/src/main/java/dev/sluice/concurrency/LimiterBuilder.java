@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.store.PermitStore;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import java.time.Duration;
@@ -24,6 +25,9 @@ final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   /** Null: FIFO. */
   WaitQueue waitQueue;
   boolean rejectEarly;
+  /** Null: a local limiter; else permits are leases in this store, shared by every node. */
+  PermitStore permitStore;
+  Duration leaseTime = ConcurrencyLimiter.DEFAULT_LEASE_TIME;
 
   LimiterBuilder(String name) {
     if (name == null || name.isBlank()) {
@@ -105,10 +109,41 @@ final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   }
 
   @Override
+  public LimiterBuilder permitStore(PermitStore store) {
+    this.permitStore = Objects.requireNonNull(store, "permitStore must not be null");
+    return this;
+  }
+
+  @Override
+  public LimiterBuilder leaseTime(Duration d) {
+    Objects.requireNonNull(d, "leaseTime must not be null");
+    if (d.toMillis() < 1) {
+      throw new IllegalArgumentException("leaseTime must be at least 1ms but was " + d);
+    }
+    this.leaseTime = d;
+    return this;
+  }
+
+  @Override
   public ConcurrencyLimiter build() {
     LimitSource source = limitSource == null ? new FixedLimit(maxConcurrency) : limitSource;
     WaitQueue queue = waitQueue == null ? new FifoWaitQueue() : waitQueue;
+    if (permitStore != null) {
+      return new GlobalLimiter(this, source, queue);
+    }
     return new BoundedQueueLimiter(this, source, queue);
+  }
+
+  /** The same settings without the listener: the local stage of a {@link GlobalLimiter}. */
+  LimiterBuilder withoutListener() {
+    LimiterBuilder copy = new LimiterBuilder(name);
+    copy.maxConcurrency = maxConcurrency;
+    copy.maxQueue = maxQueue;
+    copy.queueTimeout = queueTimeout;
+    copy.clock = clock;
+    copy.scheduler = scheduler;
+    copy.executor = executor;
+    return copy;
   }
 
   /** {@code queueTimeout} in nanoseconds, saturated: a timeout of centuries means "never". */

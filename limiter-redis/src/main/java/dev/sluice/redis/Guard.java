@@ -30,6 +30,7 @@ final class Guard {
   private final CircuitBreaker breaker;
   private final LongAdder degraded = new LongAdder();
   private volatile String lastError = "";
+  private final java.util.List<Runnable> onDown = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   Guard(String where, FailurePolicy policy, int expectedNodes) {
     this.where = where;
@@ -51,6 +52,11 @@ final class Guard {
                 .build());
     breaker.getEventPublisher().onStateTransition(event -> logTransition(
         event.getStateTransition().getFromState(), event.getStateTransition().getToState()));
+  }
+
+  /** Runs {@code action} each time Redis starts counting as down (not at each probe cycle). */
+  void onDown(Runnable action) {
+    onDown.add(action);
   }
 
   /** Whether a call may go to Redis now; if true, exactly one of succeeded/failed must follow. */
@@ -109,6 +115,7 @@ final class Guard {
    */
   private void logTransition(CircuitBreaker.State from, CircuitBreaker.State to) {
     if (from == CircuitBreaker.State.CLOSED) {
+      onDown.forEach(Runnable::run);
       LOG.warn("Redis at {} counts as down ({}): global rules are {}", where, lastError, whileDown);
     } else if (to == CircuitBreaker.State.CLOSED) {
       LOG.warn("Redis at {} answers again: global rules are enforced in Redis", where);

@@ -8,6 +8,9 @@ import dev.sluice.rate.Algorithm;
  * <pre>
  * sluice:rate:{&lt;rule&gt;:&lt;actor&gt;}:&lt;algorithm&gt;   rate state of one rule and actor
  * sluice:permits:{&lt;limiter&gt;}                 concurrency leases of one global limiter
+ * sluice:permits:{&lt;limiter&gt;}:line            its waiting tickets, by arrival
+ * sluice:permits:{&lt;limiter&gt;}:line-ttl        when each ticket is forgotten
+ * sluice:permits:{&lt;limiter&gt;}:freed           pub/sub channel: a permit may have come free
  * </pre>
  *
  * <p>The part in braces is the Cluster hash tag: everything Sluice stores for one rule and actor
@@ -29,6 +32,19 @@ final class KeyLayout {
 
   static String permits(String limiter) {
     return PREFIX + "permits:{" + escape(limiter) + '}';
+  }
+
+  static String permitLine(String limiter) {
+    return permits(limiter) + ":line";
+  }
+
+  static String permitLineTtl(String limiter) {
+    return permits(limiter) + ":line-ttl";
+  }
+
+  /** The pub/sub channel on which a limiter's freed permits are announced. */
+  static String permitsFreed(String limiter) {
+    return permits(limiter) + ":freed";
   }
 
   private static String escape(String part) {

@@ -14,6 +14,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
@@ -48,7 +49,13 @@ final class Link implements AutoCloseable {
   Link(StoreSettings settings, UriOptions options) {
     this.cluster = options.cluster();
     this.uri = RedisURI.create(options.lettuceUri());
-    this.uri.setTimeout(settings.timeout());
+    // Lettuce bounds the connection handshake (HELLO, AUTH, SELECT) by the URI's timeout: with the
+    // 50 ms decision timeout there, a first connect on a busy machine failed and the node ran on
+    // its local share for seconds. Commands are bounded by TimeoutOptions below instead.
+    // never tighter than one command: a connect is at least a round trip or two
+    Duration connectTimeout = settings.connectTimeout().compareTo(settings.timeout()) >= 0
+        ? settings.connectTimeout() : settings.timeout();
+    this.uri.setTimeout(connectTimeout);
     this.resources =
         ClientResources.builder()
             .ioThreadPoolSize(2)
@@ -56,7 +63,7 @@ final class Link implements AutoCloseable {
             .reconnectDelay(RECONNECT_DELAY)
             .build();
     SocketOptions socket = SocketOptions.builder()
-        .connectTimeout(max(settings.timeout(), Duration.ofSeconds(1)))
+        .connectTimeout(connectTimeout)
         .keepAlive(true)
         .build();
     TimeoutOptions timeouts = TimeoutOptions.enabled(settings.timeout());
@@ -89,6 +96,11 @@ final class Link implements AutoCloseable {
 
   /** Where this link points, without credentials. */
   String where() {
+    if (!uri.getSentinels().isEmpty()) {
+      return "redis-sentinel://" + uri.getSentinels().stream()
+          .map(s -> s.getHost() + ':' + s.getPort())
+          .collect(java.util.stream.Collectors.joining(",")) + '#' + uri.getSentinelMasterId();
+    }
     return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ':' + uri.getPort()
         + (cluster ? " (cluster)" : "");
   }
@@ -123,6 +135,25 @@ final class Link implements AutoCloseable {
     });
   }
 
+  /**
+   * Opens a separate connection for pub/sub (a subscribed connection can run no other command).
+   * Lettuce reconnects it and subscribes it again by itself once it was open.
+   */
+  CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+    if (closed) {
+      return CompletableFuture.failedFuture(new IllegalStateException("closed"));
+    }
+    if (cluster) {
+      return ((RedisClusterClient) client).connectPubSubAsync(StringCodec.UTF8);
+    }
+    return ((RedisClient) client).connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+  }
+
+  /** Whether a connection is open (it may be reconnecting underneath). */
+  boolean isConnected() {
+    return commands != null;
+  }
+
   /** Why the last connect attempt failed, or {@code null}. */
   Throwable lastConnectError() {
     return lastConnectError;
@@ -146,9 +177,5 @@ final class Link implements AutoCloseable {
     }
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     resources.shutdown(0, 2, TimeUnit.SECONDS);
-  }
-
-  private static Duration max(Duration a, Duration b) {
-    return a.compareTo(b) >= 0 ? a : b;
   }
 }

@@ -7,6 +7,7 @@ import dev.sluice.rate.RateLimiter;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.RateRequest;
 import dev.sluice.time.NanoClock;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -14,27 +15,49 @@ import java.util.concurrent.ConcurrentMap;
  * The decisions of global rules while Redis is down, as {@link FailurePolicy} says: this node's
  * share of each limit (limit / expected nodes, at least 1) counted by core's local {@link
  * RateLimiter} on the node's own clock, or allow everything, or deny everything.
+ *
+ * <p>Count locally, sync, compensate: a share starts each outage already holding what this node
+ * admitted through Redis in the last period ({@link Recent}), so a node that had used its share
+ * before the outage does not get it again; and what it admits while down is kept as a debt, charged
+ * to Redis when Redis answers again ({@link RedisRateStore}).
  */
 final class LocalShare {
 
   private final FailurePolicy policy;
   private final int expectedNodes;
   private final NanoClock clock;
-  private final ConcurrentMap<Share, RateLimiter> limiters = new ConcurrentHashMap<>();
+  private final Recent recent;
+  private final Recent debts = new Recent();
+  private volatile ConcurrentMap<Share, RateLimiter> limiters = new ConcurrentHashMap<>();
+  private volatile Set<Recent.Key> seeded = ConcurrentHashMap.newKeySet();
 
-  LocalShare(FailurePolicy policy, int expectedNodes, NanoClock clock) {
+  /** {@code recent}: what this node admitted through Redis and locally, for seeding the shares. */
+  LocalShare(FailurePolicy policy, int expectedNodes, NanoClock clock, Recent recent) {
     this.policy = policy;
     this.expectedNodes = expectedNodes;
     this.clock = clock;
+    this.recent = recent;
+  }
+
+  /** Redis went down: every share starts afresh, seeded on first use with the recent counts. */
+  void outageStarted() {
+    limiters = new ConcurrentHashMap<>();
+    seeded = ConcurrentHashMap.newKeySet();
   }
 
   RateDecision decide(RateRequest request) {
     long limit = request.limit().limit();
-    return switch (policy) {
+    RateDecision decision = switch (policy) {
       case ALLOW -> RateDecision.allowed(limit, Math.max(0, limit - request.cost()), 0);
       case DENY -> RateDecision.rejected(limit, Guard.OPEN_FOR.toNanos(), 0);
-      case LOCAL -> limiterFor(request).tryAcquire(request.key(), request.cost());
+      case LOCAL -> seededLimiterFor(request).tryAcquire(request.key(), request.cost());
     };
+    if (decision.allowed() && policy != FailurePolicy.DENY) {
+      long now = clock.nanoTime();
+      debts.add(request, now);
+      recent.add(request, now);
+    }
+    return decision;
   }
 
   /** Gives back permits a local decision took; nothing to give back under allow or deny. */
@@ -45,11 +68,34 @@ final class LocalShare {
         limiter.refund(request.key(), request.cost());
       }
     }
+    long now = clock.nanoTime();
+    debts.subtract(request, now);
+    recent.subtract(request, now);
   }
 
-  private RateLimiter limiterFor(RateRequest request) {
-    return limiters.computeIfAbsent(Share.of(request), share -> RateLimiter.of(
+  /** What was admitted locally since the last sync, to charge to Redis; forgotten here. */
+  java.util.List<RateRequest> takeDebts() {
+    return debts.isEmpty() ? java.util.List.of() : debts.charges(clock.nanoTime(), true);
+  }
+
+  /** A charge that did not reach Redis: owed again. */
+  void stillOwed(RateRequest charge) {
+    debts.add(charge, clock.nanoTime());
+  }
+
+  private RateLimiter seededLimiterFor(RateRequest request) {
+    RateLimiter limiter = limiters.computeIfAbsent(Share.of(request), share -> RateLimiter.of(
         share.algorithm(), nodeShare(share.limit(), expectedNodes), clock));
+    Recent.Key key = Recent.Key.of(request);
+    if (seeded.add(key)) {
+      // the permits this node took in the last period count against its share of this outage
+      long used = Math.min(recent.count(key, clock.nanoTime()),
+          nodeShare(request.limit(), expectedNodes).burst());
+      for (long i = 0; i < used; i++) {
+        limiter.tryAcquire(request.key(), 1);
+      }
+    }
+    return limiter;
   }
 
   /** limit / nodes and burst / nodes, rounded down but at least 1, over the same period. */

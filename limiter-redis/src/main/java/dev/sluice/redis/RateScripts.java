@@ -30,6 +30,12 @@ final class RateScripts {
     return run(redis, request, wanted, "1");
   }
 
+  /** Reconcile: counts {@code request}'s cost whatever the state (see the scripts' mode 2). */
+  CompletableFuture<List<Object>> charge(
+      RedisScriptingAsyncCommands<String, String> redis, RateRequest request) {
+    return run(redis, request, request.cost(), "2");
+  }
+
   CompletableFuture<List<Object>> refund(
       RedisScriptingAsyncCommands<String, String> redis, RateRequest request) {
     return run(redis, request, -request.cost(), "0");

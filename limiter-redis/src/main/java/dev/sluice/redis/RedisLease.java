@@ -21,7 +21,9 @@ final class RedisLease implements PermitLease {
   private static final Logger LOG = LoggerFactory.getLogger(RedisLease.class);
 
   private final RedisPermitStore store;
+  private final String limiter;
   private final String[] keys;
+  private final String channel;
   private final String id;
   private final String maxPermits;
   private final String leaseMicros;
@@ -32,19 +34,33 @@ final class RedisLease implements PermitLease {
   private boolean released;
   private Scheduler.Cancellable renewal;
 
-  RedisLease(RedisPermitStore store, String key, String id, int maxPermits, Duration leaseTime) {
+  RedisLease(RedisPermitStore store, String limiter, String id, int maxPermits,
+      Duration leaseTime) {
     this.store = store;
-    this.keys = new String[] {key};
+    this.limiter = limiter;
+    this.keys = new String[] {KeyLayout.permits(limiter), KeyLayout.permitLine(limiter),
+        KeyLayout.permitLineTtl(limiter)};
+    this.channel = KeyLayout.permitsFreed(limiter);
     this.id = id;
     this.maxPermits = Integer.toString(maxPermits);
     this.leaseMicros = Long.toString(leaseTime.toNanos() / 1_000);
     this.renewEveryNanos = Math.max(1, leaseTime.toNanos() / 3);
   }
 
-  /** Sends the acquire; true when the permit is now held. */
-  CompletableFuture<Boolean> claim(RedisScriptingAsyncCommands<String, String> redis) {
-    return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "0")
-        .thenApply(held -> held == 1);
+  /**
+   * Sends the acquire for the caller holding {@code ticket} ({@code ""}: a caller that does not
+   * wait); true when the permit is now held.
+   */
+  CompletableFuture<Boolean> claim(RedisScriptingAsyncCommands<String, String> redis,
+      String ticket) {
+    return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "0", ticket,
+        store.ticketMicros(), channel).thenApply(held -> held == 1);
+  }
+
+  /** Writes the lease of a job that already runs (adopted from the local share), whatever the max. */
+  CompletableFuture<Boolean> adopt(RedisScriptingAsyncCommands<String, String> redis) {
+    return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "2", "",
+        store.ticketMicros(), channel).thenApply(held -> held == 1);
   }
 
   void startRenewing() {
@@ -75,7 +91,8 @@ final class RedisLease implements PermitLease {
       try {
         sent = redis == null
             ? CompletableFuture.failedFuture(new IllegalStateException("not connected"))
-            : store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "1");
+            : store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "1", "",
+                store.ticketMicros(), channel);
       } catch (RuntimeException e) {
         sent = CompletableFuture.failedFuture(e);
       }
@@ -85,7 +102,7 @@ final class RedisLease implements PermitLease {
         LOG.debug("renewing lease {} failed; trying again", id, error);
       } else if (held == 0) {
         LOG.warn("lease {} on {} expired and every permit is taken again; the job that holds it "
-            + "runs on over the global limit until it ends", id, keys[0]);
+            + "runs on over the global limit until it ends", id, limiter);
       }
       startRenewing();
     });
@@ -108,7 +125,7 @@ final class RedisLease implements PermitLease {
         return CompletableFuture.completedFuture(null); // it expires by itself
       }
       try {
-        sent = store.releaseScript().runForLong(redis, keys, id);
+        sent = store.releaseScript().runForLong(redis, new String[] {keys[0]}, id, channel);
       } catch (RuntimeException e) {
         return CompletableFuture.completedFuture(null);
       }

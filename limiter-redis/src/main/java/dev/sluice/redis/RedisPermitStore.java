@@ -30,6 +30,10 @@ final class RedisPermitStore implements PermitStore {
   private final Guard guard;
   private final LuaScript acquire = LuaScript.load("lease_acquire");
   private final LuaScript release = LuaScript.load("lease_release");
+  private final LuaScript leave = LuaScript.load("lease_leave");
+  private final LuaScript count = LuaScript.load("lease_count");
+  private final String ticketMicros = Long.toString(TICKET_TTL.toNanos() / 1_000);
+  private final PermitNews news;
   private final LocalPermits local;
   private final FailurePolicy policy;
   private final Scheduler scheduler;
@@ -44,14 +48,24 @@ final class RedisPermitStore implements PermitStore {
     this.link = link;
     this.guard = guard;
     this.policy = policy;
-    this.local = new LocalPermits(expectedNodes);
+    this.news = new PermitNews(link, scheduler);
+    this.local = new LocalPermits(expectedNodes, news::freedLocally);
     this.scheduler = scheduler;
     this.timeoutNanos = timeoutNanos;
   }
 
+  /** How long a waiting caller's ticket stays in the line unless asked about again. */
+  static final Duration TICKET_TTL = Duration.ofSeconds(2);
+
   @Override
   public CompletionStage<Optional<PermitLease>> tryAcquire(
       String limiter, int maxPermits, Duration leaseTime) {
+    return tryAcquire(limiter, maxPermits, leaseTime, "");
+  }
+
+  @Override
+  public CompletionStage<Optional<PermitLease>> tryAcquire(
+      String limiter, int maxPermits, Duration leaseTime, String ticket) {
     if (maxPermits < 1) {
       throw new IllegalArgumentException("maxPermits must be >= 1 but was " + maxPermits);
     }
@@ -59,27 +73,28 @@ final class RedisPermitStore implements PermitStore {
       throw new IllegalArgumentException("leaseTime must be at least 1ms but was " + leaseTime);
     }
     if (!guard.tryEnter()) {
-      return CompletableFuture.completedFuture(degraded(limiter, maxPermits));
+      return CompletableFuture.completedFuture(degraded(limiter, maxPermits, leaseTime));
     }
     long start = System.nanoTime();
     try {
       RedisScriptingAsyncCommands<String, String> redis = link.commands();
       if (redis == null) {
         guard.failed(start, new IllegalStateException("not connected"));
-        return CompletableFuture.completedFuture(degraded(limiter, maxPermits));
+        return CompletableFuture.completedFuture(degraded(limiter, maxPermits, leaseTime));
       }
-      RedisLease lease = new RedisLease(this, KeyLayout.permits(limiter),
+      RedisLease lease = new RedisLease(this, limiter,
           node + ':' + sequence.incrementAndGet(), maxPermits, leaseTime);
-      return lease.claim(redis)
+      return lease.claim(redis, ticket == null ? "" : ticket)
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .handle((held, error) -> {
             if (error != null) {
               guard.failed(start, error);
               // it may still have been taken: release it so that it does not wait for expiry
               lease.release();
-              return degraded(limiter, maxPermits);
+              return degraded(limiter, maxPermits, leaseTime);
             }
             guard.succeeded(start);
+            adoptLocalPermits(redis);
             if (held) {
               renewing.add(lease);
               lease.startRenewing();
@@ -90,14 +105,88 @@ final class RedisPermitStore implements PermitStore {
     } catch (RuntimeException e) {
       guard.failed(start, e);
       LOG.debug("permit acquire in Redis failed", e);
-      return CompletableFuture.completedFuture(degraded(limiter, maxPermits));
+      return CompletableFuture.completedFuture(degraded(limiter, maxPermits, leaseTime));
     }
   }
 
-  private Optional<PermitLease> degraded(String limiter, int maxPermits) {
+  @Override
+  public void leave(String limiter, String ticket) {
+    RedisScriptingAsyncCommands<String, String> redis =
+        guard.state() == RedisState.UP ? link.commands() : null;
+    if (redis == null) {
+      return; // the ticket is forgotten by itself after TICKET_TTL
+    }
+    try {
+      leave.runForLong(redis,
+          new String[] {KeyLayout.permitLine(limiter), KeyLayout.permitLineTtl(limiter)},
+          ticket, KeyLayout.permitsFreed(limiter))
+          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .whenComplete((removed, error) -> {
+            if (error != null) {
+              LOG.debug("leaving the line of {} failed; the ticket expires", limiter, error);
+            }
+          });
+    } catch (RuntimeException e) {
+      LOG.debug("leaving the line of {} failed", limiter, e);
+    }
+  }
+
+  @Override
+  public Watch watch(String limiter, Runnable listener) {
+    return news.watch(limiter, listener);
+  }
+
+  @Override
+  public CompletionStage<Integer> held(String limiter) {
+    RedisScriptingAsyncCommands<String, String> redis =
+        guard.state() == RedisState.UP ? link.commands() : null;
+    if (redis == null) {
+      return CompletableFuture.completedFuture(-1);
+    }
+    try {
+      adoptLocalPermits(redis);
+      return count.runForLong(redis, new String[] {KeyLayout.permits(limiter)})
+          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .handle((n, error) -> error != null || n == null ? -1 : n.intValue());
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(-1);
+    }
+  }
+
+  String ticketMicros() {
+    return ticketMicros;
+  }
+
+  /**
+   * Reconcile: the permits granted on the local share while Redis was down and still held are
+   * written to Redis now (whatever the maximum: their jobs already run), so the other nodes count
+   * them until they end. Called after calls that reached Redis.
+   */
+  private void adoptLocalPermits(RedisScriptingAsyncCommands<String, String> redis) {
+    for (LocalPermits.LocalLease held : local.unadopted()) {
+      if (!held.startAdopting()) {
+        continue;
+      }
+      RedisLease lease = new RedisLease(this, held.limiter,
+          node + ':' + sequence.incrementAndGet(), held.maxPermits, held.leaseTime);
+      lease.adopt(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .whenComplete((written, error) -> {
+            if (error != null || !Boolean.TRUE.equals(written)) {
+              held.adopted(null); // tried again after the next call that reaches Redis
+            } else if (held.adopted(lease)) {
+              renewing.add(lease);
+              lease.startRenewing();
+            } else {
+              lease.release(); // its job ended meanwhile
+            }
+          });
+    }
+  }
+
+  private Optional<PermitLease> degraded(String limiter, int maxPermits, Duration leaseTime) {
     guard.degradedDecision();
     return switch (policy) {
-      case LOCAL -> local.tryAcquire(limiter, maxPermits);
+      case LOCAL -> local.tryAcquire(limiter, maxPermits, leaseTime);
       case ALLOW -> Optional.of(LocalPermits.NOTHING_HELD);
       case DENY -> Optional.empty();
     };
@@ -133,6 +222,7 @@ final class RedisPermitStore implements PermitStore {
    */
   @Override
   public void close() {
+    news.close();
     renewing.forEach(RedisLease::stopRenewing);
     renewing.clear();
   }

@@ -3,12 +3,16 @@ package dev.sluice.redis;
 import dev.sluice.rate.RateDecision;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.RateStore;
+import dev.sluice.time.NanoClock;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,21 +27,35 @@ import org.slf4j.LoggerFactory;
 final class RedisRateStore implements RateStore {
 
   private static final Logger LOG = LoggerFactory.getLogger(RedisRateStore.class);
+  /** See {@link #askEpoch}; in Redis Cluster it lives on one master, whose loss it reports. */
+  static final String EPOCH_KEY = "sluice:epoch";
+  private static final String LOST = "";
 
   private final Link link;
   private final Guard guard;
   private final RateScripts scripts;
   private final LocalShare local;
+  private final Recent recent;
+  private final NanoClock clock;
   private final long timeoutNanos;
+  /**
+   * The epoch of the Redis last talked to: null before the first answer, {@link #LOST} between
+   * finding it gone and learning the new one. Changed by CAS only, so one loss is charged once.
+   */
+  private final AtomicReference<String> epoch = new AtomicReference<>();
+  /** Set when Redis goes down: calls ask for the epoch before deciding until one answer came. */
+  private volatile boolean recovering;
   /** Batched mode, or {@code null}. */
   private final Batches batches;
 
-  RedisRateStore(Link link, Guard guard, RateScripts scripts, LocalShare local, long timeoutNanos,
-      Batches batches) {
+  RedisRateStore(Link link, Guard guard, RateScripts scripts, LocalShare local, Recent recent,
+      NanoClock clock, long timeoutNanos, Batches batches) {
     this.link = link;
     this.guard = guard;
     this.scripts = scripts;
     this.local = local;
+    this.recent = recent;
+    this.clock = clock;
     this.timeoutNanos = timeoutNanos;
     this.batches = batches;
   }
@@ -61,8 +79,37 @@ final class RedisRateStore implements RateStore {
         guard.failed(start, new IllegalStateException("not connected"));
         return CompletableFuture.completedFuture(decideLocally(requests, served));
       }
-      @SuppressWarnings("unchecked")
-      CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
+      // written before this request's scripts on the same connection, so Redis counts them first
+      payDebts(redis);
+      if (recovering) {
+        // back after an outage: learn whether Redis lost its counts (and charge them again)
+        // before deciding anything, at the cost of one round trip on the first calls
+        return askEpoch(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+            .handle((ignored, error) -> error)
+            .thenCompose(error -> {
+              if (error != null) {
+                guard.failed(start, error);
+                return CompletableFuture.completedFuture(decideLocally(requests, served));
+              }
+              return decideInRedis(redis, requests, served, start);
+            });
+      }
+      askEpoch(redis);
+      return decideInRedis(redis, requests, served, start);
+    } catch (RuntimeException e) {
+      // a bug or a Lettuce surprise must not become a 500: count it against Redis and degrade
+      guard.failed(start, e);
+      LOG.debug("rate decision in Redis failed", e);
+      return CompletableFuture.completedFuture(decideLocally(requests, served));
+    }
+  }
+
+  private CompletableFuture<List<RateDecision>> decideInRedis(
+      RedisScriptingAsyncCommands<String, String> redis, List<RateRequest> requests,
+      RateDecision[] served, long start) {
+    @SuppressWarnings("unchecked")
+    CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
+    try {
       for (int i = 0; i < parts.length; i++) {
         RateRequest request = requests.get(i);
         if (served != null && served[i] != null) {
@@ -75,22 +122,108 @@ final class RedisRateStore implements RateStore {
               .thenApply(reply -> RateScripts.decision(request, reply));
         }
       }
-      return CompletableFuture.allOf(parts)
-          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-          .handle((ignored, error) -> {
-            if (error == null) {
-              guard.succeeded(start);
-            } else {
-              guard.failed(start, error);
-              LOG.debug("rate decision in Redis failed; decided locally", error);
-            }
-            return collect(requests, parts);
-          });
     } catch (RuntimeException e) {
-      // a bug or a Lettuce surprise must not become a 500: count it against Redis and degrade
       guard.failed(start, e);
       LOG.debug("rate decision in Redis failed", e);
       return CompletableFuture.completedFuture(decideLocally(requests, served));
+    }
+    return CompletableFuture.allOf(parts)
+        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .handle((ignored, error) -> {
+          if (error == null) {
+            guard.succeeded(start);
+          } else {
+            guard.failed(start, error);
+            LOG.debug("rate decision in Redis failed; decided locally", error);
+          }
+          return collect(requests, parts);
+        });
+  }
+
+  /** Redis went down: the first calls after it comes back ask for its epoch before deciding. */
+  void outageStarted() {
+    recovering = true;
+  }
+
+  /**
+   * Compensate: what this node admitted on its own while Redis was down is charged to Redis now,
+   * ahead of this request, so the nodes together do not admit it a second time.
+   */
+  private void payDebts(RedisScriptingAsyncCommands<String, String> redis) {
+    for (RateRequest owed : local.takeDebts()) {
+      scripts.charge(redis, owed).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .whenComplete((reply, error) -> {
+            if (error != null) {
+              local.stillOwed(owed);
+            }
+          });
+    }
+  }
+
+  /**
+   * Notices that Redis lost its counts (restarted without persistence, FLUSHALL): the epoch key, a
+   * random value the first node to find it missing writes, is gone or changed. Then everything
+   * this node admitted in the last period is charged again, once per loss. A plain GET (not a
+   * script) pipelined with every request's decisions: the first answer after a loss reports it,
+   * so only the decisions already in flight are made on the emptied state.
+   */
+  @SuppressWarnings("unchecked")
+  private CompletableFuture<Void> askEpoch(RedisScriptingAsyncCommands<String, String> redis) {
+    if (!(redis instanceof RedisStringAsyncCommands<?, ?>)) {
+      recovering = false;
+      return CompletableFuture.completedFuture(null);
+    }
+    RedisStringAsyncCommands<String, String> strings = (RedisStringAsyncCommands<String, String>) redis;
+    CompletableFuture<String> asked;
+    try {
+      asked = strings.get(EPOCH_KEY).toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return asked.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).thenCompose(current -> {
+      String known = epoch.get();
+      if (current == null) {
+        // gone: charge at once (before the new value is even written), then write one
+        if (known != null && !known.equals(LOST) && epoch.compareAndSet(known, LOST)) {
+          lostState(redis);
+        }
+        return strings.setnx(EPOCH_KEY, Long.toHexString(ThreadLocalRandom.current().nextLong()))
+            .thenCompose(written -> strings.get(EPOCH_KEY)).toCompletableFuture()
+            .thenAccept(this::learnEpoch);
+      }
+      if (known != null && !known.equals(LOST) && !known.equals(current)
+          && epoch.compareAndSet(known, current)) {
+        lostState(redis); // another node found it gone first and wrote a new one
+      }
+      learnEpoch(current);
+      return CompletableFuture.completedFuture(null);
+    });
+  }
+
+  /** Remembers the current epoch unless a change is still to be charged. */
+  private void learnEpoch(String current) {
+    if (current == null) {
+      return;
+    }
+    String known = epoch.get();
+    if (known == null || known.equals(LOST)) {
+      epoch.compareAndSet(known, current);
+    }
+    recovering = false;
+  }
+
+  private void lostState(RedisScriptingAsyncCommands<String, String> redis) {
+    local.takeDebts(); // included in the recent counts charged here
+    var charges = recent.charges(clock.nanoTime(), false);
+    LOG.warn("Redis at {} lost its counts (restart or FLUSHALL): charging the {} rule and actor "
+        + "pair(s) this node used in the last period", link.where(), charges.size());
+    for (RateRequest charge : charges) {
+      try {
+        scripts.charge(redis, charge).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+            .whenComplete((reply, error) -> {});
+      } catch (RuntimeException e) {
+        LOG.debug("charging {} failed", charge.ruleId(), e);
+      }
     }
   }
 
@@ -134,8 +267,10 @@ final class RedisRateStore implements RateStore {
     }
     try {
       CompletableFuture<?>[] parts = new CompletableFuture[requests.size()];
+      long now = clock.nanoTime();
       for (int i = 0; i < parts.length; i++) {
         parts[i] = scripts.refund(redis, requests.get(i));
+        recent.subtract(requests.get(i), now);
       }
       return CompletableFuture.allOf(parts)
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
@@ -156,10 +291,15 @@ final class RedisRateStore implements RateStore {
   private List<RateDecision> collect(List<RateRequest> requests,
       CompletableFuture<RateDecision>[] parts) {
     List<RateDecision> decisions = new ArrayList<>(parts.length);
+    long now = clock.nanoTime();
     for (int i = 0; i < parts.length; i++) {
       CompletableFuture<RateDecision> part = parts[i];
       if (part.isDone() && !part.isCompletedExceptionally()) {
-        decisions.add(part.join());
+        RateDecision decision = part.join();
+        if (decision.allowed()) {
+          recent.add(requests.get(i), now); // counted again should Redis lose it
+        }
+        decisions.add(decision);
       } else {
         decisions.add(decideLocally(requests.get(i)));
       }

@@ -37,6 +37,9 @@ public final class RedisStores implements Stores {
   private final Scheduler scheduler;
   private final long syncNanos;
   private final long timeoutNanos;
+  /** How often a node that never connected tries again, besides the breaker's probes. */
+  static final java.time.Duration RECONNECT_EVERY = java.time.Duration.ofMillis(500);
+
   private volatile Scheduler.Cancellable sync;
   private volatile boolean closed;
 
@@ -48,9 +51,13 @@ public final class RedisStores implements Stores {
     this.timeoutNanos = settings.timeout().toNanos();
     this.batches = options.batch() > 0 ? new Batches(options.batch()) : null;
     this.syncNanos = options.batchSync().toNanos();
-    this.rates = new RedisRateStore(link, guard, scripts,
-        new LocalShare(settings.onFailure(), settings.expectedNodes(), settings.clock()),
+    Recent recent = new Recent();
+    LocalShare local = new LocalShare(settings.onFailure(), settings.expectedNodes(),
+        settings.clock(), recent);
+    guard.onDown(local::outageStarted);
+    this.rates = new RedisRateStore(link, guard, scripts, local, recent, settings.clock(),
         timeoutNanos, batches);
+    guard.onDown(rates::outageStarted);
     this.permits = new RedisPermitStore(link, guard, settings.onFailure(),
         settings.expectedNodes(), scheduler, timeoutNanos);
     if (batches != null) {
@@ -88,8 +95,8 @@ public final class RedisStores implements Stores {
 
   /**
    * Connects to the Redis at {@code settings.uri()} ({@code redis://} or {@code rediss://}; add
-   * {@code ?cluster=true} for Redis Cluster), waiting at most the store timeout or 1 s, whichever is
-   * longer, for the first connection. Never throws because Redis is unreachable.
+   * {@code ?cluster=true} for Redis Cluster), waiting for the first connect attempt to end (bounded
+   * by {@link StoreSettings#connectTimeout()}). Never throws because Redis is unreachable.
    */
   public static RedisStores open(StoreSettings settings) {
     RedisStores stores = new RedisStores(settings, Scheduler.system());
@@ -97,9 +104,19 @@ public final class RedisStores implements Stores {
     return stores;
   }
 
+  /**
+   * Makes the first connection, waiting until that attempt ends: the node counts Redis as down only
+   * when it failed (refused, unknown host, or no answer within the connect timeout, which bounds the
+   * TCP connect and the handshake each), never while it is still connecting. After a failure the
+   * link keeps trying in the background, and the breaker's probes find it connected.
+   */
   void connect(StoreSettings settings) {
+    // Lettuce ends the attempt itself (TCP connect and handshake, each within the connect
+    // timeout); this bound is only a safety net for a machine so starved that its timers run late
+    long bound = Math.max(10_000,
+        Math.max(settings.connectTimeout().toMillis(), settings.timeout().toMillis()) * 4);
     try {
-      link.connect().get(Math.max(settings.timeout().toMillis(), 1_000), TimeUnit.MILLISECONDS);
+      link.connect().get(bound, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
@@ -112,8 +129,21 @@ public final class RedisStores implements Stores {
       }
       guard.markDown(new IllegalStateException("cannot connect at start-up"
           + (why == null ? " in time" : ": " + why), why));
+      keepConnecting();
     }
   }
+
+  /** Until a connection is open, starts a new attempt every {@link #RECONNECT_EVERY}. */
+  private void keepConnecting() {
+    scheduler.schedule(() -> {
+      if (closed || link.isConnected()) {
+        return;
+      }
+      link.connect();
+      keepConnecting();
+    }, RECONNECT_EVERY.toNanos());
+  }
+
 
   @Override
   public RateStore rates() {

@@ -5,6 +5,7 @@
 --
 -- KEYS[1]  the counter      ARGV[1] limit   ARGV[2] period in microseconds   ARGV[3] burst (unused)
 -- ARGV[4]  cost; negative gives permits back (refund)
+-- ARGV[6]  2 to charge `cost` whatever the count (reconcile), up to the limit
 -- returns  {allowed, remaining, retry_after_us, reset_after_us, delay_us}; retry -1 = never
 local limit = tonumber(ARGV[1])
 local period_ms = math.max(1, math.ceil(tonumber(ARGV[2]) / 1000))
@@ -19,6 +20,16 @@ if cost < 0 then
 end
 
 local ttl = redis.call('PTTL', KEYS[1])
+if ARGV[6] == '2' then
+  cost = math.min(cost, limit - count)
+  if cost > 0 then
+    redis.call('INCRBY', KEYS[1], cost)
+    if ttl < 0 then
+      redis.call('PEXPIRE', KEYS[1], period_ms)
+    end
+  end
+  return {1, 0, 0, 0, 0}
+end
 if count + cost > limit then
   local retry = ttl * 1000
   if cost > limit then

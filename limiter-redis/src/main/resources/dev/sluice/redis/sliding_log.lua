@@ -4,6 +4,7 @@
 --
 -- KEYS[1]  the sorted set   ARGV[1] limit   ARGV[2] period in microseconds   ARGV[3] burst (unused)
 -- ARGV[4]  cost; negative gives back the newest permits (refund)
+-- ARGV[6]  2 to charge `cost` entries now whatever the count (reconcile), up to the limit
 -- returns  {allowed, remaining, retry_after_us, reset_after_us, delay_us}; retry -1 = never
 local t = redis.call('TIME')
 local now = (tonumber(t[1]) - 1700000000) * 1000000 + tonumber(t[2])
@@ -23,7 +24,12 @@ if cost < 0 then
   return {1, 0, 0, 0, 0}
 end
 
-if count + cost > limit then
+if ARGV[6] == '2' then
+  cost = math.min(cost, limit - count)
+  if cost <= 0 then
+    return {1, 0, 0, 0, 0}
+  end
+elseif count + cost > limit then
   local retry = -1
   if cost <= limit then
     -- the permit that has to leave the window before this request fits

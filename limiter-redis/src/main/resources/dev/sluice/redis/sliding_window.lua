@@ -4,6 +4,7 @@
 --
 -- KEYS[1]  the hash         ARGV[1] limit   ARGV[2] period in microseconds   ARGV[3] burst (unused)
 -- ARGV[4]  cost; negative gives permits back (refund)
+-- ARGV[6]  2 to charge `cost` to the current window whatever the estimate (reconcile), up to the limit
 -- returns  {allowed, remaining, retry_after_us, reset_after_us, delay_us}; retry -1 = never
 local t = redis.call('TIME')
 local now = (tonumber(t[1]) - 1700000000) * 1000000 + tonumber(t[2])
@@ -30,6 +31,13 @@ local ttl_ms = math.ceil(2 * period / 1000) + 1
 
 if cost < 0 then
   current = math.max(0, current + cost)
+  redis.call('HSET', KEYS[1], 'w', window, 'c', current, 'p', previous)
+  redis.call('PEXPIRE', KEYS[1], ttl_ms)
+  return {1, 0, 0, 0, 0}
+end
+
+if ARGV[6] == '2' then
+  current = math.min(limit, current + cost)
   redis.call('HSET', KEYS[1], 'w', window, 'c', current, 'p', previous)
   redis.call('PEXPIRE', KEYS[1], ttl_ms)
   return {1, 0, 0, 0, 0}

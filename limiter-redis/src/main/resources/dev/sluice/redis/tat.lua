@@ -8,7 +8,8 @@
 -- ARGV[1]  limit (permits per period)   ARGV[2] period in microseconds   ARGV[3] burst
 -- ARGV[4]  cost; negative gives permits back (refund)
 -- ARGV[5]  1 for the shaper (admit with a delay until the caller's turn), else 0
--- ARGV[6]  1 to take up to `cost` permits, as many as are there (batched mode), else 0
+-- ARGV[6]  1 to take up to `cost` permits, as many as are there (batched mode); 2 to charge `cost`
+--          whatever the state (reconcile: what a node admitted while Redis did not count); else 0
 -- returns  {allowed, remaining, retry_after_us, reset_after_us, delay_us, taken}; retry -1 = never
 --
 -- Time is Redis's TIME, never the caller's clock, counted from 2023-11-14 so that a double keeps
@@ -38,6 +39,12 @@ if cost < 0 then
     redis.call('SET', KEYS[1], back, 'PX', math.ceil((back - now) / 1000) + 1)
   end
   return {1, 0, 0, 0, 0}
+end
+
+if ARGV[6] == '2' then
+  local charged = math.min(tat + cost * interval, now + tolerance + limit * interval)
+  redis.call('SET', KEYS[1], charged, 'PX', math.ceil((charged - now) / 1000) + 1)
+  return {1, 0, 0, math.ceil(charged - now), 0, cost}
 end
 
 if ARGV[6] == '1' then

@@ -113,8 +113,9 @@ class DegradationTest {
 
   /**
    * The whole global limit (100) and not the local share (50 or 25). On a loaded machine a call may
-   * miss the 50 ms timeout and be decided locally instead (allowed: a fresh key's local share is not
-   * used up), and may still have been counted in Redis: each such call can add one admission.
+   * miss the 50 ms timeout and be decided locally instead, and may still have been counted in
+   * Redis: each such call can add one admission (the local share had room) or take one away (the
+   * local share starts with what this node admitted recently and was used up).
    */
   private static void assertEnforcedGlobally(RedisStores node, String actor, int attempts) {
     long degradedBefore = node.degradedDecisions();
@@ -122,7 +123,7 @@ class DegradationTest {
     long degraded = node.degradedDecisions() - degradedBefore;
 
     assertThat(degraded).as("decisions that missed the timeout").isLessThan(attempts / 3);
-    assertThat(admitted).as("global: the whole limit").isBetween(100L, 100L + degraded);
+    assertThat(admitted).as("global: the whole limit").isBetween(100L - degraded, 100L + degraded);
   }
 
   @Test

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /** Opens limiter "nodes" (each its own Lettuce client) for tests, and closes them all. */
 final class Nodes implements AutoCloseable {
 
-  private final List<RedisStores> open = new ArrayList<>();
+  private final List<RedisStores> open = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   RedisStores open(URI uri, Duration timeout, int expectedNodes, FailurePolicy policy) {
     return open(settings(uri, timeout, expectedNodes, policy, NanoClock.system()),

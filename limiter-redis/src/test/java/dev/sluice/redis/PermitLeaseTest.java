@@ -167,4 +167,25 @@ class PermitLeaseTest {
       REDIS.server().restart();
     }
   }
+
+  @Test
+  void aPermitGrantedWhileRedisWasDownIsWrittenToRedisWhenItAnswersAgain() {
+    RedisStores node = nodes.open(REDIS.server().uri(), Duration.ofMillis(200), 3,
+        FailurePolicy.LOCAL);
+    REDIS.server().kill();
+    PermitLease local;
+    try {
+      local = take(node, limiter, 9, Duration.ofSeconds(30)).orElseThrow(); // the local share
+    } finally {
+      REDIS.server().restart();
+    }
+
+    // the limiter's poll asks for the count: that call writes the running job's lease to Redis
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+        .until(() -> node.permits().held(limiter).toCompletableFuture().join() == 1);
+    assertThat(held()).isEqualTo(1);
+
+    local.release().toCompletableFuture().join();
+    assertThat(held()).isZero();
+  }
 }

@@ -1,0 +1,132 @@
+package dev.sluice.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.rate.Algorithm;
+import dev.sluice.rate.RateLimit;
+import dev.sluice.store.FailurePolicy;
+import dev.sluice.store.RateRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Count locally, sync, compensate: two nodes share a limit of 20 an hour (local share 10) and use
+ * it up through Redis; then Redis fails. Whatever happens, the nodes together admit at most one
+ * local share beyond the limit: what a node admitted on its own is charged to Redis when Redis
+ * answers again, and everything recent is charged again when Redis lost its counts. Each test
+ * prints its overshoot.
+ */
+@Tag("integration")
+class ReconcileTest {
+
+  private static final RateLimit TWENTY_AN_HOUR = RateLimit.of(20, Duration.ofHours(1));
+  private static final long SHARE = 10;
+  private static final Duration TIMEOUT = Duration.ofMillis(500);
+
+  private RedisServer server;
+  private Nodes nodes;
+  private List<RedisStores> cluster;
+  private RateRequest request;
+
+  @BeforeEach
+  void start() {
+    server = RedisServer.start();
+    nodes = new Nodes();
+    cluster = List.of(nodes.open(server.uri(), TIMEOUT, 2, FailurePolicy.LOCAL),
+        nodes.open(server.uri(), TIMEOUT, 2, FailurePolicy.LOCAL));
+    request = new RateRequest("reconcile-" + UUID.randomUUID(), "all", Algorithm.TOKEN_BUCKET,
+        TWENTY_AN_HOUR, 1);
+  }
+
+  @AfterEach
+  void stop() {
+    nodes.close();
+    server.close();
+  }
+
+  private long hammer(List<RedisStores> on, int attempts) throws Exception {
+    return Nodes.hammer(on, 2, request, attempts, Duration.ofSeconds(2));
+  }
+
+  private void awaitUp() {
+    await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).until(() -> {
+      for (RedisStores node : cluster) {
+        // a fresh key: probing must not spend the rule under test
+        Nodes.decide(node, new RateRequest("probe-" + UUID.randomUUID(), "p",
+            Algorithm.TOKEN_BUCKET, TWENTY_AN_HOUR, 1), Duration.ofSeconds(1));
+      }
+      return cluster.stream().allMatch(n -> n.state() == RedisState.UP);
+    });
+  }
+
+  private void awaitDown() {
+    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+      // the breaker opens after 5 calls of which half failed
+      List<java.util.concurrent.CompletableFuture<?>> trips = new java.util.ArrayList<>();
+      for (RedisStores node : cluster) {
+        for (int i = 0; i < 5; i++) {
+          trips.add(node.rates().tryAcquire(List.of(new RateRequest("trip-" + UUID.randomUUID(),
+              "t", Algorithm.TOKEN_BUCKET, TWENTY_AN_HOUR, 1))).toCompletableFuture());
+        }
+      }
+      trips.forEach(java.util.concurrent.CompletableFuture::join);
+      return cluster.stream().allMatch(n -> n.state() != RedisState.UP);
+    });
+  }
+
+  @Test
+  void flushallMidRunCostsAtMostOneLocalShare() throws Exception {
+    assertThat(hammer(cluster, 60)).isEqualTo(20);
+
+    server.command("FLUSHALL");
+    long after = hammer(cluster, 200);
+
+    System.out.println("reconcile FLUSHALL: overshoot " + after + " (limit 20, local share 10)");
+    assertThat(after).isLessThanOrEqualTo(SHARE);
+  }
+
+  @Test
+  void killAndEmptyRestartMidRunCostsAtMostOneLocalShare() throws Exception {
+    // the worst split: one node used the whole limit, so the other has its full share in the outage
+    assertThat(hammer(List.of(cluster.get(0)), 60)).isEqualTo(20);
+
+    server.kill();
+    awaitDown();
+    long fromTheBusyNode = hammer(List.of(cluster.get(0)), 50);
+    long fromTheIdleNode = hammer(List.of(cluster.get(1)), 50);
+    long duringOutage = fromTheBusyNode + fromTheIdleNode;
+    server.restart();
+    awaitUp();
+    long afterRestart = hammer(cluster, 200);
+
+    System.out.println("reconcile kill + empty restart: overshoot " + (duringOutage + afterRestart)
+        + " (" + duringOutage + " while down: " + fromTheBusyNode + " on the node that had used the"
+        + " limit, " + fromTheIdleNode + " on the other; " + afterRestart
+        + " after; limit 20, local share 10)");
+    assertThat(duringOutage + afterRestart).isLessThanOrEqualTo(SHARE);
+  }
+
+  @Test
+  void anOutageWithoutLossIsChargedBackWhenRedisAnswersAgain() throws Exception {
+    assertThat(hammer(List.of(cluster.get(0)), 15)).isEqualTo(15); // 5 left in Redis
+
+    server.command("CLIENT", "PAUSE", "6000", "ALL");
+    awaitDown();
+    long duringOutage = hammer(cluster, 100);
+    awaitUp();
+    long afterResume = hammer(cluster, 200);
+
+    System.out.println("reconcile CLIENT PAUSE: " + (15 + duringOutage + afterResume)
+        + " admitted in all (" + duringOutage + " while down, " + afterResume
+        + " after; limit 20, local share 10)");
+    assertThat(15 + duringOutage + afterResume).isLessThanOrEqualTo(20 + SHARE);
+    assertThat(afterResume).as("the debts were paid: nothing left once Redis answers")
+        .isLessThanOrEqualTo(Math.max(0, 5 - duringOutage) + 2);
+  }
+}
