@@ -31,6 +31,7 @@ final class OverheadRun {
 
   static final int CONNECTIONS = 16;
   static final int ROUNDS = 5;
+  static final int WARM_UP_MAX = 8;
 
   /**
    * One service's figures, medians over its rounds.
@@ -114,10 +115,19 @@ final class OverheadRun {
           + " variants, " + services.size() + " services");
     }
     double loadBefore = loadAverage();
-    // warm-up, discarded: the JIT of every service (on a loaded 2-core machine it takes ~20 s)
-    Duration warmUp = round.compareTo(Duration.ofSeconds(20)) > 0 ? round : Duration.ofSeconds(20);
+    // warm-up, discarded: until the service's CPU per request settles (the JIT of five JVMs on a
+    // loaded 2-core machine takes minutes, and an interpreted round costs several times a
+    // compiled one), at least twice and at most WARM_UP_MAX rounds each
+    Duration warmUp = round.compareTo(Duration.ofSeconds(10)) > 0 ? round : Duration.ofSeconds(10);
     for (Service service : services) {
-      generator.drive(service.uri(), warmUp);
+      double previous = Double.NaN;
+      for (int w = 0; w < WARM_UP_MAX; w++) {
+        double cpu = cpuPerRequest(service, generator, warmUp);
+        if (w > 0 && settled(previous, cpu)) {
+          break;
+        }
+        previous = cpu;
+      }
     }
     List<List<double[]>> measured = new ArrayList<>();
     services.forEach(s -> measured.add(new ArrayList<>()));
@@ -127,9 +137,7 @@ final class OverheadRun {
         Service service = services.get(v);
         long cpuBefore = ProcessCpu.nanos(service.pid());
         Round done = generator.drive(service.uri(), round);
-        long cpuAfter = ProcessCpu.nanos(service.pid());
-        double cpuMicros = done.requests() == 0 || cpuBefore < 0 || cpuAfter < 0 ? Double.NaN
-            : (cpuAfter - cpuBefore) / 1000.0 / done.requests();
+        double cpuMicros = cpuMicros(done, cpuBefore, ProcessCpu.nanos(service.pid()));
         measured.get(v).add(new double[] {cpuMicros, done.requests() / done.seconds(),
             done.p50Millis(), done.p99Millis()});
         non2xx[v] += done.non2xx();
@@ -148,6 +156,24 @@ final class OverheadRun {
     }
     return new Result("GET " + OverheadVariant.ENDPOINT, generator.describe(), rounds,
         round.toMillis() / 1000.0, loadBefore, loadAverage(), sides);
+  }
+
+  private static double cpuPerRequest(Service service, Generator generator, Duration length)
+      throws IOException, InterruptedException {
+    long before = ProcessCpu.nanos(service.pid());
+    Round done = generator.drive(service.uri(), length);
+    return cpuMicros(done, before, ProcessCpu.nanos(service.pid()));
+  }
+
+  private static double cpuMicros(Round done, long cpuBefore, long cpuAfter) {
+    return done.requests() == 0 || cpuBefore < 0 || cpuAfter < 0 ? Double.NaN
+        : (cpuAfter - cpuBefore) / 1000.0 / done.requests();
+  }
+
+  /** Two warm-up rounds within 10% of each other: the JIT is done enough to measure. */
+  static boolean settled(double previous, double current) {
+    return !Double.isNaN(previous) && !Double.isNaN(current)
+        && Math.abs(current - previous) <= 0.10 * previous;
   }
 
   static String table(Result result) {

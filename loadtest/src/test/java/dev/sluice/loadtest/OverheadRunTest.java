@@ -95,6 +95,15 @@ class OverheadRunTest {
   }
 
   @Test
+  void warmUpEndsWhenTwoRoundsAgreeWithinTenPercent() {
+    assertThat(OverheadRun.settled(100, 109)).isTrue();
+    assertThat(OverheadRun.settled(100, 91)).isTrue();
+    assertThat(OverheadRun.settled(100, 120)).isFalse();
+    assertThat(OverheadRun.settled(300, 100)).isFalse();
+    assertThat(OverheadRun.settled(Double.NaN, 100)).isFalse();
+  }
+
+  @Test
   void theMedianOfAnEvenCountIsTheMeanOfTheMiddleTwo() {
     assertThat(OverheadRun.median(List.of(new double[] {3}, new double[] {1}, new double[] {2}), 0))
         .isEqualTo(2);
