@@ -5,6 +5,8 @@ import com.netflix.concurrency.limits.limit.FixedLimit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
+import dev.sluice.concurrency.CpuLimit;
+import dev.sluice.concurrency.LatencyLimit;
 import dev.sluice.concurrency.Permit;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -43,6 +45,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code sluiceListener}: as {@code sluice} with a (no-op) listener configured, which makes
  *       the limiter time every permit (two clock reads), the path the Javalin plugin takes when
  *       it binds metrics;
+ *   <li>{@code sluiceCpu}: as {@code sluice} with a {@code CpuLimit} (its sampler reads the target,
+ *       so the limit stays at 64; the controller ticks on the system scheduler meanwhile): the
+ *       adaptive fast path, a volatile read in another class;
+ *   <li>{@code sluiceLatency}: as {@code sluice} with a {@code LatencyLimit} pinned at 64 (min =
+ *       max): every timed permit's service time also goes to its window (two striped adds);
  *   <li>{@code semaphore}: a bare {@link Semaphore}, the floor;
  *   <li>{@code resilience4j}: {@code SemaphoreBulkhead} via {@code Bulkhead.of}, default fairness,
  *       no wait;
@@ -63,6 +70,8 @@ public class ConcurrencyLimiterBenchmark {
   private ConcurrencyLimiter sluice;
   private ConcurrencyLimiter sluiceNoClock;
   private ConcurrencyLimiter sluiceListener;
+  private ConcurrencyLimiter sluiceCpu;
+  private ConcurrencyLimiter sluiceLatency;
   private Semaphore semaphore;
   private Bulkhead bulkhead;
   private Limiter<Void> netflix;
@@ -88,6 +97,20 @@ public class ConcurrencyLimiterBenchmark {
             .maxQueue(LIMIT)
             .queueTimeout(Duration.ofMinutes(1))
             .listener(new ConcurrencyListener() {})
+            .build();
+    sluiceCpu =
+        ConcurrencyLimiter.builder("bench-cpu")
+            .maxQueue(LIMIT)
+            .queueTimeout(Duration.ofMinutes(1))
+            .limitSource(CpuLimit.builder().targetCpu(0.7).sampler(() -> 0.7)
+                .initialLimit(LIMIT).maxLimit(LIMIT).build())
+            .build();
+    sluiceLatency =
+        ConcurrencyLimiter.builder("bench-latency")
+            .maxQueue(LIMIT)
+            .queueTimeout(Duration.ofMinutes(1))
+            .limitSource(LatencyLimit.builder().minLimit(LIMIT).maxLimit(LIMIT)
+                .initialLimit(LIMIT).build())
             .build();
     semaphore = new Semaphore(LIMIT);
     bulkhead =
@@ -121,6 +144,16 @@ public class ConcurrencyLimiterBenchmark {
   @Benchmark
   public boolean sluiceListener() {
     return tryAndRelease(sluiceListener);
+  }
+
+  @Benchmark
+  public boolean sluiceCpu() {
+    return tryAndRelease(sluiceCpu);
+  }
+
+  @Benchmark
+  public boolean sluiceLatency() {
+    return tryAndRelease(sluiceLatency);
   }
 
   private static boolean tryAndRelease(ConcurrencyLimiter limiter) {

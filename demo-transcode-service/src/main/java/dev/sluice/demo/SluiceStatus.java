@@ -51,17 +51,28 @@ final class SluiceStatus {
     m.put("meanServiceMillis", mean(s.serviceTotalNanos(), s.serviceCount()));
     m.put("maxServiceMillis", s.serviceMaxNanos() / 1e6);
     m.put("shutdown", s.shutdown());
-    // where the limit comes from and, for an adaptive limit, what its controller decides from
-    LimitState state = s.limitState();
+    m.put("limitSource", limitSource(s.limitState()));
+    return m;
+  }
+
+  /** Where the limit comes from and, when adaptive, what it decides from; no NaN in the JSON. */
+  private static Map<String, Object> limitSource(LimitState state) {
+    Map<String, Object> m = new LinkedHashMap<>();
     m.put("strategy", state.strategy());
-    putNumber(m, "exactLimit", state.exactLimit());
+    m.put("exactLimit", state.exactLimit());
     m.put("minLimit", state.minLimit());
     m.put("maxLimit", state.maxLimit());
-    putNumber(m, "cpu", state.cpu());
-    putNumber(m, "targetCpu", state.targetCpu());
-    putNumber(m, "serviceMillisWindow", state.serviceMillis());
-    putNumber(m, "targetServiceMillis", state.targetServiceMillis());
+    putIfKnown(m, "cpu", state.cpu());
+    putIfKnown(m, "targetCpu", state.targetCpu());
+    putIfKnown(m, "serviceMillis", state.serviceMillis());
+    putIfKnown(m, "targetServiceMillis", state.targetServiceMillis());
     return m;
+  }
+
+  private static void putIfKnown(Map<String, Object> m, String key, double value) {
+    if (!Double.isNaN(value)) {
+      m.put(key, value);
+    }
   }
 
   private static Map<String, Object> rule(Rule r) {
@@ -77,13 +88,6 @@ final class SluiceStatus {
     m.put("scope", r.scope().id());
     m.put("shadow", r.shadow());
     return m;
-  }
-
-  /** Leaves out what does not apply to the strategy (NaN), rather than writing a non-number. */
-  private static void putNumber(Map<String, Object> m, String key, double value) {
-    if (!Double.isNaN(value)) {
-      m.put(key, value);
-    }
   }
 
   private static double mean(long totalNanos, long count) {

@@ -135,13 +135,14 @@ class SluiceWiringHttpTest {
       assertThat(sluice.get("limiters").findValuesAsText("name")).containsExactly("rescue", "transcode");
       JsonNode transcode = limiter(http, "transcode");
       // the jar's default: a CPU-target limit at 70 % between 1 and 8 x cores, rejecting early
-      assertThat(transcode.get("strategy").asText()).isEqualTo("cpu");
+      JsonNode source = transcode.get("limitSource");
+      assertThat(source.get("strategy").asText()).isEqualTo("cpu");
       assertThat(transcode.get("limit").asInt()).isPositive();
-      assertThat(transcode.get("minLimit").asInt()).isEqualTo(1);
-      assertThat(transcode.get("maxLimit").asInt()).isEqualTo(16); // auto on 2 cores
-      assertThat(transcode.get("targetCpu").asDouble()).isEqualTo(0.7);
-      assertThat(transcode.has("targetServiceMillis")).isFalse(); // a latency input: not for cpu
-      assertThat(limiter(http, "rescue").get("strategy").asText()).isEqualTo("fixed");
+      assertThat(source.get("minLimit").asInt()).isEqualTo(1);
+      assertThat(source.get("maxLimit").asInt()).isEqualTo(16); // auto on 2 cores
+      assertThat(source.get("targetCpu").asDouble()).isEqualTo(0.7);
+      assertThat(source.has("targetServiceMillis")).isFalse(); // a latency input: not for cpu
+      assertThat(limiter(http, "rescue").get("limitSource").get("strategy").asText()).isEqualTo("fixed");
       assertThat(transcode.get("maxQueue").asInt()).isEqualTo(16);
       assertThat(transcode.get("queueTimeoutMillis").asLong()).isEqualTo(10_000);
       JsonNode rule = sluice.get("rules").get(0);
