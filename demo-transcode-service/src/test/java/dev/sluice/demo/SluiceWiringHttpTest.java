@@ -41,10 +41,13 @@ class SluiceWiringHttpTest {
         "sluice.limiters.transcode.max-concurrency", "1",
         "sluice.limiters.transcode.reject-early", "false",
         "sluice.limiters.transcode.max-queue", "1",
-        "sluice.limiters.transcode.queue-timeout", "250ms"))) {
+        "sluice.limiters.transcode.queue-timeout", "2s"))) {
       DemoClient http = new DemoClient(service.port());
-      // holds the only permit for about 1.5 s of CPU, far longer than the waiter's 250 ms
-      CompletableFuture<HttpResponse<String>> running = http.sendAsync("POST", "/api/transcode?cpuMillis=1500");
+      // holds the only permit for 6 s of storage wait (no CPU, so a busy machine does not shorten
+      // or stretch it), far longer than the waiter's 2 s; 2 s leaves a loaded machine time to send
+      // the next request while the waiter still holds the only queue place
+      CompletableFuture<HttpResponse<String>> running =
+          http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=6000");
       await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 1);
       CompletableFuture<HttpResponse<String>> waiting = http.sendAsync("POST", "/api/transcode?cpuMillis=5");
       await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("queued").asInt() == 1);
@@ -67,7 +70,7 @@ class SluiceWiringHttpTest {
       assertThat(JSON.readTree(timedOut.body()).get("limiter").asText()).isEqualTo("transcode");
       HttpResponse<String> done = running.get();
       assertThat(done.statusCode()).isEqualTo(200);
-      assertThat(JSON.readTree(done.body()).get("cpuMillis").asInt()).isEqualTo(1500);
+      assertThat(JSON.readTree(done.body()).get("waitMillis").asInt()).isEqualTo(6000);
 
       JsonNode transcode = limiter(http, "transcode");
       assertThat(transcode.get("rejectedQueueFull").asLong()).isEqualTo(1);
