@@ -59,16 +59,7 @@ final class SluiceStatus {
     m.put("meanServiceMillis", mean(s.serviceTotalNanos(), s.serviceCount()));
     m.put("maxServiceMillis", s.serviceMaxNanos() / 1e6);
     m.put("shutdown", s.shutdown());
-    // where the limit comes from and, for an adaptive limit, what its controller decides from
-    LimitState state = s.limitState();
-    m.put("strategy", state.strategy());
-    putNumber(m, "exactLimit", state.exactLimit());
-    m.put("minLimit", state.minLimit());
-    m.put("maxLimit", state.maxLimit());
-    putNumber(m, "cpu", state.cpu());
-    putNumber(m, "targetCpu", state.targetCpu());
-    putNumber(m, "serviceMillisWindow", state.serviceMillis());
-    putNumber(m, "targetServiceMillis", state.targetServiceMillis());
+    m.put("limitSource", limitSource(s.limitState()));
     sluice.limiter(s.name()).map(ConcurrencyLimiter::queueSnapshot)
         .ifPresent(q -> m.put("queue", queue(q)));
     return m;
@@ -105,8 +96,21 @@ final class SluiceStatus {
     return m;
   }
 
-  /** Leaves out what does not apply to the strategy (NaN), rather than writing a non-number. */
-  private static void putNumber(Map<String, Object> m, String key, double value) {
+  /** Where the limit comes from and, when adaptive, what it decides from; no NaN in the JSON. */
+  private static Map<String, Object> limitSource(LimitState state) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("strategy", state.strategy());
+    m.put("exactLimit", state.exactLimit());
+    m.put("minLimit", state.minLimit());
+    m.put("maxLimit", state.maxLimit());
+    putIfKnown(m, "cpu", state.cpu());
+    putIfKnown(m, "targetCpu", state.targetCpu());
+    putIfKnown(m, "serviceMillis", state.serviceMillis());
+    putIfKnown(m, "targetServiceMillis", state.targetServiceMillis());
+    return m;
+  }
+
+  private static void putIfKnown(Map<String, Object> m, String key, double value) {
     if (!Double.isNaN(value)) {
       m.put(key, value);
     }

@@ -43,10 +43,13 @@ class SluiceWiringHttpTest {
         "sluice.limiters.transcode.max-concurrency", "1",
         "sluice.limiters.transcode.reject-early", "false",
         "sluice.limiters.transcode.max-queue", "1",
-        "sluice.limiters.transcode.queue-timeout", "250ms"))) {
+        "sluice.limiters.transcode.queue-timeout", "2s"))) {
       DemoClient http = new DemoClient(service.port());
-      // holds the only permit for about 1.5 s of CPU, far longer than the waiter's 250 ms
-      CompletableFuture<HttpResponse<String>> running = http.sendAsync("POST", "/api/transcode?cpuMillis=1500");
+      // holds the only permit for 6 s of storage wait (no CPU, so a busy machine does not shorten
+      // or stretch it), far longer than the waiter's 2 s; 2 s leaves a loaded machine time to send
+      // the next request while the waiter still holds the only queue place
+      CompletableFuture<HttpResponse<String>> running =
+          http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=6000");
       await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 1);
       CompletableFuture<HttpResponse<String>> waiting = http.sendAsync("POST", "/api/transcode?cpuMillis=5");
       await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("queued").asInt() == 1);
@@ -69,7 +72,7 @@ class SluiceWiringHttpTest {
       assertThat(JSON.readTree(timedOut.body()).get("limiter").asText()).isEqualTo("transcode");
       HttpResponse<String> done = running.get();
       assertThat(done.statusCode()).isEqualTo(200);
-      assertThat(JSON.readTree(done.body()).get("cpuMillis").asInt()).isEqualTo(1500);
+      assertThat(JSON.readTree(done.body()).get("waitMillis").asInt()).isEqualTo(6000);
 
       JsonNode transcode = limiter(http, "transcode");
       assertThat(transcode.get("rejectedQueueFull").asLong()).isEqualTo(1);
@@ -139,13 +142,14 @@ class SluiceWiringHttpTest {
       assertThat(sluice.get("limiters").findValuesAsText("name")).containsExactly("rescue", "transcode");
       JsonNode transcode = limiter(http, "transcode");
       // the jar's default: a CPU-target limit at 70 % between 1 and 8 x cores, rejecting early
-      assertThat(transcode.get("strategy").asText()).isEqualTo("cpu");
+      JsonNode source = transcode.get("limitSource");
+      assertThat(source.get("strategy").asText()).isEqualTo("cpu");
       assertThat(transcode.get("limit").asInt()).isPositive();
-      assertThat(transcode.get("minLimit").asInt()).isEqualTo(1);
-      assertThat(transcode.get("maxLimit").asInt()).isEqualTo(16); // auto on 2 cores
-      assertThat(transcode.get("targetCpu").asDouble()).isEqualTo(0.7);
-      assertThat(transcode.has("targetServiceMillis")).isFalse(); // a latency input: not for cpu
-      assertThat(limiter(http, "rescue").get("strategy").asText()).isEqualTo("fixed");
+      assertThat(source.get("minLimit").asInt()).isEqualTo(1);
+      assertThat(source.get("maxLimit").asInt()).isEqualTo(16); // auto on 2 cores
+      assertThat(source.get("targetCpu").asDouble()).isEqualTo(0.7);
+      assertThat(source.has("targetServiceMillis")).isFalse(); // a latency input: not for cpu
+      assertThat(limiter(http, "rescue").get("limitSource").get("strategy").asText()).isEqualTo("fixed");
       assertThat(transcode.get("maxQueue").asInt()).isEqualTo(40);
       assertThat(transcode.get("queueTimeoutMillis").asLong()).isEqualTo(10_000);
       JsonNode rule = sluice.get("rules").get(0);

@@ -92,8 +92,8 @@ final class AdaptiveRun {
 
   /**
    * Why the service is not running as the variant, from its {@code /sluice}: the limiter is missing,
-   * or shows another {@code strategy}. A service whose {@code /sluice} has no {@code strategy}
-   * field (older than the adaptive limits) is trusted on the log check alone.
+   * or shows another {@code limitSource.strategy}. A service whose {@code /sluice} has no such field
+   * (older than the adaptive limits) is trusted on the log check alone.
    */
   static Optional<String> wrongStrategy(String sluiceBody, AdaptiveVariant variant) {
     JsonNode limiter = null;
@@ -109,7 +109,7 @@ final class AdaptiveRun {
     if (limiter == null) {
       return Optional.of("/sluice lists no limiter " + variant.limiterName());
     }
-    String strategy = limiter.path("strategy").asText(null);
+    String strategy = limiter.path("limitSource").path("strategy").asText(null);
     if (variant.strategy() != null && strategy != null && !variant.strategy().equals(strategy)) {
       return Optional.of("limiter " + variant.limiterName() + " runs strategy " + strategy
           + ", not " + variant.strategy());
