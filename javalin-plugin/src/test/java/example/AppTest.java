@@ -13,9 +13,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's first snippet is this package's App.java, word for word: it compiles with the
- * build, uses only public API, and runs. The lead folds docs/README-newuser-draft.md into the root
- * README; either file may hold the snippet.
+ * The root README's first Java snippet is this package's App.java, word for word: it compiles with
+ * the build, uses only public API, and runs.
  */
 class AppTest {
 
@@ -23,7 +22,7 @@ class AppTest {
   void theReadmeShowsAppJavaWordForWord() throws Exception {
     String app = Files.readString(Path.of("src/test/java/example/App.java"));
     String code = app.substring(app.indexOf("import ")).strip(); // without the package line
-    String readme = read("../README.md") + read("../docs/README-newuser-draft.md");
+    String readme = read("../README.md");
     assertThat(readme).contains(code);
   }
 
