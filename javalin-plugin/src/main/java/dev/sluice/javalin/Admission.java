@@ -35,7 +35,10 @@ final class Admission {
     parked = true;
   }
 
-  /** The limiter's future the request waits on (see {@link #park}). */
+  /**
+   * The limiter's future the request waits on (see {@link #park}); null once {@link #hold} took
+   * the permit, which can happen before the request is even suspended.
+   */
   synchronized CompletableFuture<Permit> parkedOn() {
     return parkedOn;
   }

@@ -281,6 +281,11 @@ final class Gate {
    * the async listeners; a vanished HTTP/1.x client is noticed by the {@link DisconnectWatch}.
    */
   private void cancelWhenRequestEnds(Context ctx, CompletableFuture<Permit> acquired) {
+    if (acquired == null) {
+      // the permit came between parking and this call (a release on another thread granted it):
+      // nothing waits any more, so nothing to watch; the after-handler releases the permit
+      return;
+    }
     Runnable stopWatching = disconnects.watch(ctx.req(), () -> acquired.cancel(false));
     acquired.whenComplete((permit, failure) -> stopWatching.run());
     AsyncContext async = ctx.req().isAsyncStarted() ? ctx.req().getAsyncContext() : null;
