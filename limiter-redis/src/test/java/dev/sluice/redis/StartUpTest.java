@@ -123,8 +123,13 @@ class StartUpTest {
       }
       long admitted = Nodes.hammer(started, 2, fresh(), 40, Duration.ofSeconds(5));
 
-      assertThat(admitted).isEqualTo(10);
-      assertThat(started).allSatisfy(node -> assertThat(node.degradedDecisions()).isZero());
+      // never over the limit (the report's bug: 15 admitted under 10). Under, only by calls that
+      // missed their timeout on the starved machine and were decided by the local share instead
+      // (limiter-redis/README.md: a timed-out call may admit one fewer)
+      long degraded = started.stream().mapToLong(RedisStores::degradedDecisions).sum();
+      assertThat(admitted).isLessThanOrEqualTo(10);
+      assertThat(admitted).as("admitted, with %d calls decided locally", degraded)
+          .isGreaterThanOrEqualTo(10 - degraded);
     } finally {
       busy.set(false);
       for (Thread burner : burners) {
