@@ -1,6 +1,7 @@
 package dev.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -64,9 +65,11 @@ class IngestComparisonTest {
             }
           })
           .build();
-      // the naive run emptied the bucket of its own lane only; wait one second so the
-      // second-by-second counts of the two runs do not share a second
-      Thread.sleep(1_000); // real HTTP against a real server: wall time is what is measured
+      // the naive run emptied the bucket of its own lane only; start in the server's next second
+      // so the second-by-second counts of the two runs do not share a second
+      int naiveLastSecond = server.second();
+      await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+          .until(() -> server.second() > naiveLastSecond);
       long rejectedBefore = server.rejected.get();
       long pacedStart = System.nanoTime();
       List<CompletableFuture<HttpResponse<Void>>> results = new ArrayList<>(records);

@@ -1,6 +1,7 @@
 package dev.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.redis.RedisServer;
 import java.net.http.HttpClient;
@@ -90,12 +91,16 @@ class LeasedProcessesTest {
         maxHeldTogether[0] = Math.max(maxHeldTogether[0], together);
       }, 0, 20, TimeUnit.MILLISECONDS);
 
-      Thread.sleep(3_000); // real processes against a real server: the run is wall time
+      // real processes against a real server: run until ~3 s worth of the quota was accepted
+      // (longer on a slow machine; the figures are per second and per partition-second)
+      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() ->
+          processes.stream().mapToLong(p -> p.accepted.get()).sum() >= 3L * QUOTA * 95 / 100);
       feeder.shutdown();
       feeder.awaitTermination(5, TimeUnit.SECONDS);
       processes.forEach(p -> p.leases.want(0));
       processes.forEach(p -> p.client.close());
-      Thread.sleep(300); // the last answers
+      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+          .until(() -> processes.stream().allMatch(p -> p.client.inFlight() == 0)); // last answers
       processes.forEach(p -> p.leases.close());
 
       int endSecond = server.second();
