@@ -2,6 +2,7 @@ package dev.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.testing.Seeds;
 import dev.sluice.time.VirtualTime;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -28,7 +29,7 @@ class PacedClientStressTest {
 
   @Test
   void concurrentSubmittersNeverBreakTheBoundsOrLoseARecord() throws Exception {
-    long seed = Long.getLong("sluice.seed", System.nanoTime());
+    long seed = Seeds.seed();
     java.util.Random random = new java.util.Random(seed);
     VirtualTime time = new VirtualTime();
     int maxConcurrency = 1 + random.nextInt(16);

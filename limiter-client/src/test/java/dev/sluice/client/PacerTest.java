@@ -2,6 +2,7 @@ package dev.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.testing.Seeds;
 import dev.sluice.time.VirtualTime;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -65,8 +66,8 @@ class PacerTest {
   @Test
   @Tag("property")
   void paceHoldsInEveryWindowForRandomPacesAndTimerSteps() {
-    // -Dsluice.seed=N replays a failure
-    long seed = Long.getLong("sluice.seed", System.nanoTime());
+    // -Dtest.seed=N replays a failure (Seeds)
+    long seed = Seeds.seed();
     java.util.Random random = new java.util.Random(seed);
     for (int round = 0; round < 20; round++) {
       VirtualTime t = new VirtualTime();

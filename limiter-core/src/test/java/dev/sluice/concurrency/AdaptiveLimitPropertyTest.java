@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.concurrency.SimulatedServer.Mix;
+import dev.sluice.testing.Seeds;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.Tag;
@@ -12,13 +13,13 @@ import org.junit.jupiter.api.Test;
 /**
  * Randomized: any real-valued limit is held on average by the dithered integer limit, and the CPU
  * limit holds its target for a random mix, machine, overload and target. The seed is printed in
- * every failure; {@code -Dsluice.seed=N} pins it.
+ * every failure; {@code -Dtest.seed=N} pins it ({@link Seeds}).
  */
 @Tag("property")
 class AdaptiveLimitPropertyTest {
 
   private static long seed() {
-    return Long.getLong("sluice.seed", new Random().nextLong());
+    return Seeds.seed();
   }
 
   @Test

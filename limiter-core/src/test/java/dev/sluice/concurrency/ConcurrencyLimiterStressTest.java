@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * prioritized queues, where key caps and displacement race the rest too), and after everything is
  * given back the limiter has exactly its capacity again (no leaked and no extra permit).
  *
- * <p>Each run prints its seed on failure; {@code -Dsluice.stress.seed=N} replays the workers'
+ * <p>Each run prints its seed on failure; {@code -Dtest.seed=N} replays the workers'
  * random choices (thread interleavings are the machine's).
  */
 @Tag("stress")
