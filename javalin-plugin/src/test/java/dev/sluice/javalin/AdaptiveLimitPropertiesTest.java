@@ -139,10 +139,10 @@ class AdaptiveLimitPropertiesTest {
         + "sluice.limiters.work.reject-early=true\n");
     CountDownLatch release = new CountDownLatch(1);
     try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {
-      app.routes.get("/api/work", ctx -> {
-        Thread.sleep(50); // the job: what the limiter measures
-        ctx.result("done");
-      });
+      // the job, 50 ms that the limiter measures; a delay on a timer, no thread held while it runs
+      app.routes.get("/api/work", ctx -> ctx.future(() -> CompletableFuture.runAsync(() -> { },
+          CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS))
+          .thenRun(() -> ctx.result("done"))));
       app.routes.get("/api/hold", p.limited("work", ctx -> {
         release.await(20, TimeUnit.SECONDS);
         ctx.result("held");
