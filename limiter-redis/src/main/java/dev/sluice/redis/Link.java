@@ -94,6 +94,11 @@ final class Link implements AutoCloseable {
     }
   }
 
+  /** Whether this is a Redis Cluster connection. */
+  boolean isCluster() {
+    return cluster;
+  }
+
   /** Where this link points, without credentials. */
   String where() {
     if (!uri.getSentinels().isEmpty()) {

@@ -10,6 +10,7 @@ import dev.sluice.time.NanoClock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The decisions of global rules while Redis is down, as {@link FailurePolicy} says: this node's
@@ -30,6 +31,7 @@ final class LocalShare {
   private final Recent debts = new Recent();
   private volatile ConcurrentMap<Share, RateLimiter> limiters = new ConcurrentHashMap<>();
   private volatile Set<Recent.Key> seeded = ConcurrentHashMap.newKeySet();
+  private final ReentrantReadWriteLock swapping = new ReentrantReadWriteLock();
 
   /** {@code recent}: what this node admitted through Redis and locally, for seeding the shares. */
   LocalShare(FailurePolicy policy, int expectedNodes, NanoClock clock, Recent recent) {
@@ -39,25 +41,41 @@ final class LocalShare {
     this.recent = recent;
   }
 
-  /** Redis went down: every share starts afresh, seeded on first use with the recent counts. */
+  /**
+   * Redis went down, or lost its counts: every share starts afresh, seeded on first use with the
+   * recent counts. Waits for the decisions under way on the old shares: one that took a permit
+   * there but had not yet counted it in {@link Recent} would otherwise be missing from the new
+   * share's seed (measured: 11 admitted on a share of 10 after a FLUSHALL).
+   */
   void outageStarted() {
-    limiters = new ConcurrentHashMap<>();
-    seeded = ConcurrentHashMap.newKeySet();
+    swapping.writeLock().lock();
+    try {
+      limiters = new ConcurrentHashMap<>();
+      seeded = ConcurrentHashMap.newKeySet();
+    } finally {
+      swapping.writeLock().unlock();
+    }
   }
 
   RateDecision decide(RateRequest request) {
     long limit = request.limit().limit();
-    RateDecision decision = switch (policy) {
-      case ALLOW -> RateDecision.allowed(limit, Math.max(0, limit - request.cost()), 0);
-      case DENY -> RateDecision.rejected(limit, Guard.OPEN_FOR.toNanos(), 0);
-      case LOCAL -> seededLimiterFor(request).tryAcquire(request.key(), request.cost());
-    };
-    if (decision.allowed() && policy != FailurePolicy.DENY) {
-      long now = clock.nanoTime();
-      debts.add(request, now);
-      recent.add(request, now);
+    // a read lock on the degraded path only: held from choosing the share to counting the permit
+    swapping.readLock().lock();
+    try {
+      RateDecision decision = switch (policy) {
+        case ALLOW -> RateDecision.allowed(limit, Math.max(0, limit - request.cost()), 0);
+        case DENY -> RateDecision.rejected(limit, Guard.OPEN_FOR.toNanos(), 0);
+        case LOCAL -> seededLimiterFor(request).tryAcquire(request.key(), request.cost());
+      };
+      if (decision.allowed() && policy != FailurePolicy.DENY) {
+        long now = clock.nanoTime();
+        debts.add(request, now);
+        recent.add(request, now);
+      }
+      return decision;
+    } finally {
+      swapping.readLock().unlock();
     }
-    return decision;
   }
 
   /** Gives back permits a local decision took; nothing to give back under allow or deny. */

@@ -44,6 +44,14 @@ final class LuaScript {
     }
   }
 
+  /**
+   * Loads {@code <name>.lua} with {@code <prelude>.lua} in front of it: one script, one digest, so
+   * the prelude runs in the same atomic step as the body (and may answer for it).
+   */
+  static LuaScript load(String prelude, String name) {
+    return new LuaScript(name, load(prelude).body + "\n" + load(name).body);
+  }
+
   String name() {
     return name;
   }

@@ -14,38 +14,59 @@ import java.util.concurrent.CompletableFuture;
  */
 final class RateScripts {
 
-  private final LuaScript tat = LuaScript.load("tat");
-  private final LuaScript fixedWindow = LuaScript.load("fixed_window");
-  private final LuaScript slidingWindow = LuaScript.load("sliding_window");
-  private final LuaScript slidingLog = LuaScript.load("sliding_log");
+  // each behind epoch_check.lua: a decision sent with the epoch it knows is not made on state
+  // Redis lost (see LossWatch); charges and refunds send no epoch and are not checked
+  private final LuaScript tat = LuaScript.load(EPOCH_CHECK, "tat");
+  private final LuaScript fixedWindow = LuaScript.load(EPOCH_CHECK, "fixed_window");
+  private final LuaScript slidingWindow = LuaScript.load(EPOCH_CHECK, "sliding_window");
+  private final LuaScript slidingLog = LuaScript.load(EPOCH_CHECK, "sliding_log");
 
+  private static final String EPOCH_CHECK = "epoch_check";
+
+  /**
+   * Decides {@code request}. {@code epoch}: the epoch this node knows ({@code ""} for none yet),
+   * checked by the script (see {@link #lostEpoch}), or {@code null} for no check (Redis Cluster).
+   */
   CompletableFuture<List<Object>> acquire(
-      RedisScriptingAsyncCommands<String, String> redis, RateRequest request) {
-    return run(redis, request, request.cost(), "0");
+      RedisScriptingAsyncCommands<String, String> redis, RateRequest request, String epoch) {
+    return run(redis, request, request.cost(), "0", epoch);
   }
 
   /** Batched mode: takes up to {@code wanted} permits; the reply's sixth number is how many. */
-  CompletableFuture<List<Object>> take(
-      RedisScriptingAsyncCommands<String, String> redis, RateRequest request, long wanted) {
-    return run(redis, request, wanted, "1");
+  CompletableFuture<List<Object>> take(RedisScriptingAsyncCommands<String, String> redis,
+      RateRequest request, long wanted, String epoch) {
+    return run(redis, request, wanted, "1", epoch);
+  }
+
+  /**
+   * The current epoch when the script refused to decide because the caller's was another (Redis
+   * lost its counts since), else {@code null}.
+   */
+  static String lostEpoch(List<Object> reply) {
+    if (reply.size() == 2 && reply.get(0) instanceof Long first && first == -1
+        && reply.get(1) instanceof String epoch) {
+      return epoch;
+    }
+    return null;
   }
 
   /** Reconcile: counts {@code request}'s cost whatever the state (see the scripts' mode 2). */
   CompletableFuture<List<Object>> charge(
       RedisScriptingAsyncCommands<String, String> redis, RateRequest request) {
-    return run(redis, request, request.cost(), "2");
+    return run(redis, request, request.cost(), "2", null);
   }
 
   CompletableFuture<List<Object>> refund(
       RedisScriptingAsyncCommands<String, String> redis, RateRequest request) {
-    return run(redis, request, -request.cost(), "0");
+    return run(redis, request, -request.cost(), "0", null);
   }
 
   private CompletableFuture<List<Object>> run(
       RedisScriptingAsyncCommands<String, String> redis, RateRequest request, long cost,
-      String takeUpTo) {
+      String takeUpTo, String epoch) {
     RateLimit limit = request.limit();
-    String[] keys = {KeyLayout.rate(request.ruleId(), request.key(), request.algorithm())};
+    String state = KeyLayout.rate(request.ruleId(), request.key(), request.algorithm());
+    String[] keys = epoch == null ? new String[] {state} : new String[] {state, LossWatch.EPOCH_KEY};
     String periodMicros = Long.toString(Math.max(1, limit.period().toNanos() / 1_000));
     LuaScript script = switch (request.algorithm()) {
       case TOKEN_BUCKET, GCRA, LEAKY_BUCKET, LEAKY_BUCKET_SHAPER -> tat;
@@ -55,7 +76,8 @@ final class RateScripts {
     };
     String shaper = request.algorithm() == dev.sluice.rate.Algorithm.LEAKY_BUCKET_SHAPER ? "1" : "0";
     return script.run(redis, keys, Long.toString(limit.limit()), periodMicros,
-        Long.toString(limit.burst()), Long.toString(cost), shaper, takeUpTo);
+        Long.toString(limit.burst()), Long.toString(cost), shaper, takeUpTo,
+        epoch == null ? "" : epoch);
   }
 
   /** {allowed, remaining, retry_after_us, reset_after_us, delay_us}; a retry of -1 means never. */

@@ -4,15 +4,13 @@ import dev.sluice.rate.RateDecision;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.RateStore;
 import dev.sluice.time.NanoClock;
+import dev.sluice.time.Scheduler;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,9 +25,8 @@ import org.slf4j.LoggerFactory;
 final class RedisRateStore implements RateStore {
 
   private static final Logger LOG = LoggerFactory.getLogger(RedisRateStore.class);
-  /** See {@link #askEpoch}; in Redis Cluster it lives on one master, whose loss it reports. */
-  static final String EPOCH_KEY = "sluice:epoch";
-  private static final String LOST = "";
+  /** A script's answer that it decided nothing: the epoch was another (see {@link LossWatch}). */
+  private static final RateDecision STALE = RateDecision.allowed(0, 0, 0);
 
   private final Link link;
   private final Guard guard;
@@ -38,18 +35,17 @@ final class RedisRateStore implements RateStore {
   private final Recent recent;
   private final NanoClock clock;
   private final long timeoutNanos;
+  private final LossWatch loss;
   /**
-   * The epoch of the Redis last talked to: null before the first answer, {@link #LOST} between
-   * finding it gone and learning the new one. Changed by CAS only, so one loss is charged once.
+   * Redis Cluster only (elsewhere the scripts check the epoch): set when Redis goes down, so that
+   * the first calls after it answers again ask for the epoch before deciding.
    */
-  private final AtomicReference<String> epoch = new AtomicReference<>();
-  /** Set when Redis goes down: calls ask for the epoch before deciding until one answer came. */
   private volatile boolean recovering;
   /** Batched mode, or {@code null}. */
   private final Batches batches;
 
   RedisRateStore(Link link, Guard guard, RateScripts scripts, LocalShare local, Recent recent,
-      NanoClock clock, long timeoutNanos, Batches batches) {
+      NanoClock clock, Scheduler scheduler, long timeoutNanos, Batches batches) {
     this.link = link;
     this.guard = guard;
     this.scripts = scripts;
@@ -58,6 +54,13 @@ final class RedisRateStore implements RateStore {
     this.clock = clock;
     this.timeoutNanos = timeoutNanos;
     this.batches = batches;
+    this.loss = new LossWatch(link, clock, scheduler, timeoutNanos, !link.isCluster(),
+        this::lostState);
+  }
+
+  /** Starts asking, while Redis is up, whether it lost its counts, for an idle node's sake. */
+  void startWatching() {
+    loss.startPolling(() -> guard.state() == RedisState.UP);
   }
 
   @Override
@@ -68,6 +71,10 @@ final class RedisRateStore implements RateStore {
     RateDecision[] served = batches == null ? null : fromBatches(requests);
     if (served != null && allServed(served)) {
       return CompletableFuture.completedFuture(List.of(served));
+    }
+    if (loss.settling()) {
+      // Redis lost its counts a moment ago and the other nodes may not have charged theirs yet
+      return CompletableFuture.completedFuture(decideLocally(requests, served));
     }
     if (!guard.tryEnter()) {
       return CompletableFuture.completedFuture(decideLocally(requests, served));
@@ -81,21 +88,8 @@ final class RedisRateStore implements RateStore {
       }
       // written before this request's scripts on the same connection, so Redis counts them first
       payDebts(redis);
-      if (recovering) {
-        // back after an outage: learn whether Redis lost its counts (and charge them again)
-        // before deciding anything, at the cost of one round trip on the first calls
-        return askEpoch(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-            .handle((ignored, error) -> error)
-            .thenCompose(error -> {
-              if (error != null) {
-                guard.failed(start, error);
-                return CompletableFuture.completedFuture(decideLocally(requests, served));
-              }
-              return decideInRedis(redis, requests, served, start);
-            });
-      }
-      askEpoch(redis);
-      return decideInRedis(redis, requests, served, start);
+      return loss.inScripts() ? decideInRedis(redis, requests, served, start)
+          : decideInCluster(redis, requests, served, start);
     } catch (RuntimeException e) {
       // a bug or a Lettuce surprise must not become a 500: count it against Redis and degrade
       guard.failed(start, e);
@@ -104,24 +98,42 @@ final class RedisRateStore implements RateStore {
     }
   }
 
+  /**
+   * Redis Cluster: the epoch key lives on one master, so it is asked for with a GET pipelined
+   * beside the decisions rather than inside them.
+   */
+  private CompletableFuture<List<RateDecision>> decideInCluster(
+      RedisScriptingAsyncCommands<String, String> redis, List<RateRequest> requests,
+      RateDecision[] served, long start) {
+    if (recovering) {
+      // back after an outage: learn whether Redis lost its counts (and charge them again)
+      // before deciding anything, at the cost of one round trip on the first calls
+      return loss.ask(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .handle((ignored, error) -> error)
+          .thenCompose(error -> {
+            if (error != null) {
+              guard.failed(start, error);
+              return CompletableFuture.completedFuture(decideLocally(requests, served));
+            }
+            recovering = false;
+            if (loss.settling()) {
+              guard.succeeded(start); // Redis answered; it had lost its counts
+              return CompletableFuture.completedFuture(decideLocally(requests, served));
+            }
+            return decideInRedis(redis, requests, served, start);
+          });
+    }
+    loss.ask(redis);
+    return decideInRedis(redis, requests, served, start);
+  }
+
   private CompletableFuture<List<RateDecision>> decideInRedis(
       RedisScriptingAsyncCommands<String, String> redis, List<RateRequest> requests,
       RateDecision[] served, long start) {
-    @SuppressWarnings("unchecked")
-    CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
+    CompletableFuture<RateDecision>[] parts;
+    String epoch = loss.inScripts() ? loss.known() : null;
     try {
-      for (int i = 0; i < parts.length; i++) {
-        RateRequest request = requests.get(i);
-        if (served != null && served[i] != null) {
-          parts[i] = CompletableFuture.completedFuture(served[i]);
-        } else if (batches != null && Batches.batchable(request)) {
-          parts[i] = scripts.take(redis, request, batches.wanted(request))
-              .thenApply(reply -> batches.keep(request, reply));
-        } else {
-          parts[i] = scripts.acquire(redis, request)
-              .thenApply(reply -> RateScripts.decision(request, reply));
-        }
-      }
+      parts = send(redis, requests, served, epoch);
     } catch (RuntimeException e) {
       guard.failed(start, e);
       LOG.debug("rate decision in Redis failed", e);
@@ -136,13 +148,86 @@ final class RedisRateStore implements RateStore {
             guard.failed(start, error);
             LOG.debug("rate decision in Redis failed; decided locally", error);
           }
-          return collect(requests, parts);
-        });
+          if (error == null && "".equals(epoch) && anyStale(parts)) {
+            // this node had not learnt the epoch yet (it has now, from the refusal): once more
+            return decideAgain(redis, requests, served);
+          }
+          return CompletableFuture.completedFuture(collect(requests, parts));
+        })
+        .thenCompose(decisions -> decisions);
   }
 
-  /** Redis went down: the first calls after it comes back ask for its epoch before deciding. */
+  /** After learning the epoch: one more round trip, whose failures are decided locally. */
+  private CompletableFuture<List<RateDecision>> decideAgain(
+      RedisScriptingAsyncCommands<String, String> redis, List<RateRequest> requests,
+      RateDecision[] served) {
+    CompletableFuture<RateDecision>[] parts;
+    try {
+      parts = send(redis, requests, served, loss.known());
+    } catch (RuntimeException e) {
+      LOG.debug("rate decision in Redis failed", e);
+      return CompletableFuture.completedFuture(decideLocally(requests, served));
+    }
+    return CompletableFuture.allOf(parts)
+        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .handle((ignored, error) -> collect(requests, parts));
+  }
+
+  /**
+   * Sends one script call per request not served from a batch, with {@code epoch} ({@code null}:
+   * unchecked, Redis Cluster).
+   */
+  private CompletableFuture<RateDecision>[] send(RedisScriptingAsyncCommands<String, String> redis,
+      List<RateRequest> requests, RateDecision[] served, String epoch) {
+    @SuppressWarnings("unchecked")
+    CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
+    for (int i = 0; i < parts.length; i++) {
+      RateRequest request = requests.get(i);
+      if (served != null && served[i] != null) {
+        parts[i] = CompletableFuture.completedFuture(served[i]);
+      } else if (batches != null && Batches.batchable(request)) {
+        parts[i] = scripts.take(redis, request, batches.wanted(request), epoch)
+            .thenApply(reply -> stale(reply, redis) ? STALE : batches.keep(request, reply));
+      } else {
+        parts[i] = scripts.acquire(redis, request, epoch)
+            .thenApply(reply -> stale(reply, redis) ? STALE : RateScripts.decision(request, reply));
+      }
+    }
+    return parts;
+  }
+
+  private static boolean anyStale(CompletableFuture<RateDecision>[] parts) {
+    for (CompletableFuture<RateDecision> part : parts) {
+      if (part.join() == STALE) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the script refused to decide because Redis lost its counts; reports the loss. */
+  private boolean stale(List<Object> reply, RedisScriptingAsyncCommands<String, String> redis) {
+    String current = RateScripts.lostEpoch(reply);
+    if (current == null) {
+      return false;
+    }
+    loss.scriptSaw(current, redis);
+    return true;
+  }
+
+  /** Redis went down: in Redis Cluster the first calls after it comes back ask for its epoch. */
   void outageStarted() {
     recovering = true;
+  }
+
+  /** Whether this node has learnt the epoch of the Redis it talks to (see {@link LossWatch}). */
+  boolean knowsEpoch() {
+    return loss.learnt();
+  }
+
+  /** How many times this node found that Redis had lost its counts. */
+  long losses() {
+    return loss.losses();
   }
 
   /**
@@ -151,79 +236,38 @@ final class RedisRateStore implements RateStore {
    */
   private void payDebts(RedisScriptingAsyncCommands<String, String> redis) {
     for (RateRequest owed : local.takeDebts()) {
+      charge(redis, owed);
+    }
+  }
+
+  /** Counts {@code owed} in Redis; owed again if that fails. */
+  private void charge(RedisScriptingAsyncCommands<String, String> redis, RateRequest owed) {
+    try {
       scripts.charge(redis, owed).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .whenComplete((reply, error) -> {
             if (error != null) {
               local.stillOwed(owed);
             }
           });
+    } catch (RuntimeException e) {
+      LOG.debug("charging {} failed", owed.ruleId(), e);
+      local.stillOwed(owed);
     }
   }
 
   /**
-   * Notices that Redis lost its counts (restarted without persistence, FLUSHALL): the epoch key, a
-   * random value the first node to find it missing writes, is gone or changed. Then everything
-   * this node admitted in the last period is charged again, once per loss. A plain GET (not a
-   * script) pipelined with every request's decisions: the first answer after a loss reports it,
-   * so only the decisions already in flight are made on the emptied state.
+   * Redis lost its counts: the local shares start afresh (seeded on first use with what this node
+   * admitted recently, as in an outage), and everything this node admitted in the last period is
+   * charged again; the debts are part of it.
    */
-  @SuppressWarnings("unchecked")
-  private CompletableFuture<Void> askEpoch(RedisScriptingAsyncCommands<String, String> redis) {
-    if (!(redis instanceof RedisStringAsyncCommands<?, ?>)) {
-      recovering = false;
-      return CompletableFuture.completedFuture(null);
-    }
-    RedisStringAsyncCommands<String, String> strings = (RedisStringAsyncCommands<String, String>) redis;
-    CompletableFuture<String> asked;
-    try {
-      asked = strings.get(EPOCH_KEY).toCompletableFuture();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return asked.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).thenCompose(current -> {
-      String known = epoch.get();
-      if (current == null) {
-        // gone: charge at once (before the new value is even written), then write one
-        if (known != null && !known.equals(LOST) && epoch.compareAndSet(known, LOST)) {
-          lostState(redis);
-        }
-        return strings.setnx(EPOCH_KEY, Long.toHexString(ThreadLocalRandom.current().nextLong()))
-            .thenCompose(written -> strings.get(EPOCH_KEY)).toCompletableFuture()
-            .thenAccept(this::learnEpoch);
-      }
-      if (known != null && !known.equals(LOST) && !known.equals(current)
-          && epoch.compareAndSet(known, current)) {
-        lostState(redis); // another node found it gone first and wrote a new one
-      }
-      learnEpoch(current);
-      return CompletableFuture.completedFuture(null);
-    });
-  }
-
-  /** Remembers the current epoch unless a change is still to be charged. */
-  private void learnEpoch(String current) {
-    if (current == null) {
-      return;
-    }
-    String known = epoch.get();
-    if (known == null || known.equals(LOST)) {
-      epoch.compareAndSet(known, current);
-    }
-    recovering = false;
-  }
-
   private void lostState(RedisScriptingAsyncCommands<String, String> redis) {
-    local.takeDebts(); // included in the recent counts charged here
+    local.outageStarted();
+    local.takeDebts();
     var charges = recent.charges(clock.nanoTime(), false);
-    LOG.warn("Redis at {} lost its counts (restart or FLUSHALL): charging the {} rule and actor "
-        + "pair(s) this node used in the last period", link.where(), charges.size());
+    LOG.info("charging Redis at {} again with the {} rule and actor pair(s) this node used in the "
+        + "last period", link.where(), charges.size());
     for (RateRequest charge : charges) {
-      try {
-        scripts.charge(redis, charge).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-            .whenComplete((reply, error) -> {});
-      } catch (RuntimeException e) {
-        LOG.debug("charging {} failed", charge.ruleId(), e);
-      }
+      charge(redis, charge);
     }
   }
 
@@ -294,7 +338,7 @@ final class RedisRateStore implements RateStore {
     long now = clock.nanoTime();
     for (int i = 0; i < parts.length; i++) {
       CompletableFuture<RateDecision> part = parts[i];
-      if (part.isDone() && !part.isCompletedExceptionally()) {
+      if (part.isDone() && !part.isCompletedExceptionally() && part.join() != STALE) {
         RateDecision decision = part.join();
         if (decision.allowed()) {
           recent.add(requests.get(i), now); // counted again should Redis lose it
@@ -333,7 +377,9 @@ final class RedisRateStore implements RateStore {
     return guard.describe();
   }
 
-  /** The connection belongs to {@link RedisStores}, which closes it. */
+  /** Stops the idle poll; the connection belongs to {@link RedisStores}, which closes it. */
   @Override
-  public void close() {}
+  public void close() {
+    loss.close();
+  }
 }

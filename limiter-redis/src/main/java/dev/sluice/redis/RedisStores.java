@@ -56,8 +56,9 @@ public final class RedisStores implements Stores {
         settings.clock(), recent);
     guard.onDown(local::outageStarted);
     this.rates = new RedisRateStore(link, guard, scripts, local, recent, settings.clock(),
-        timeoutNanos, batches);
+        scheduler, timeoutNanos, batches);
     guard.onDown(rates::outageStarted);
+    rates.startWatching();
     this.permits = new RedisPermitStore(link, guard, settings.onFailure(),
         settings.expectedNodes(), scheduler, timeoutNanos);
     if (batches != null) {
@@ -194,6 +195,7 @@ public final class RedisStores implements Stores {
         // best effort: what is not given back refills in Redis by itself
       }
     }
+    rates.close();
     permits.close();
     link.close();
   }
