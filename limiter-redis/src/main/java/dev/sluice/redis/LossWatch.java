@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * master and a script may not touch another slot, so there a plain GET is pipelined beside each
  * request instead, and the decisions already sent when the loss lands are made on the emptied state.
  *
- * <p>Finding a loss, a node charges everything it admitted in the last period again, then decides
- * on its local share (seeded with those admissions) for {@link #settleNanos()}. The other nodes find
+ * <p>Finding a loss, a node charges everything it admitted in the last period again and writes the
+ * leases it holds again, then decides rate rules on its local share (seeded with those admissions)
+ * and grants no new lease for {@link #settleNanos()}. The other nodes find
  * the loss in their own next decision or, if idle, in the poll every {@link #POLL}, and do the
  * same; the settling time is chosen so that every live node's charge has reached Redis before any
  * node trusts Redis again. Over the period of a loss the nodes therefore admit at most what they

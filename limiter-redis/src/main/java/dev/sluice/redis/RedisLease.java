@@ -49,18 +49,49 @@ final class RedisLease implements PermitLease {
 
   /**
    * Sends the acquire for the caller holding {@code ticket} ({@code ""}: a caller that does not
-   * wait); true when the permit is now held.
+   * wait): 1 when the permit is now held, 0 when not, -1 when {@code epoch} (null: unchecked) is
+   * not Redis's (see {@code lease_acquire.lua}).
    */
-  CompletableFuture<Boolean> claim(RedisScriptingAsyncCommands<String, String> redis,
-      String ticket) {
-    return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "0", ticket,
-        store.ticketMicros(), channel).thenApply(held -> held == 1);
+  CompletableFuture<Long> claim(RedisScriptingAsyncCommands<String, String> redis,
+      String ticket, String epoch) {
+    if (epoch == null) {
+      return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "0",
+          ticket, store.ticketMicros(), channel);
+    }
+    String[] checked = {keys[0], keys[1], keys[2], LossWatch.EPOCH_KEY};
+    return store.acquireScript().runForLong(redis, checked, maxPermits, leaseMicros, id, "0",
+        ticket, store.ticketMicros(), channel, epoch);
   }
 
   /** Writes the lease of a job that already runs (adopted from the local share), whatever the max. */
   CompletableFuture<Boolean> adopt(RedisScriptingAsyncCommands<String, String> redis) {
     return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "2", "",
         store.ticketMicros(), channel).thenApply(held -> held == 1);
+  }
+
+  /**
+   * Redis lost its state: the lease of this running job is written again at once (whatever the
+   * maximum, as an adopted lease), so that the other nodes count it before they grant new ones.
+   */
+  void reclaim(RedisScriptingAsyncCommands<String, String> redis) {
+    CompletableFuture<Long> sent;
+    synchronized (lock) {
+      if (released) {
+        return; // a reclaim after the release's ZREM would hold the permit until it expired
+      }
+      try {
+        sent = store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "2", "",
+            store.ticketMicros(), channel);
+      } catch (RuntimeException e) {
+        LOG.debug("reclaiming lease {} failed; its renewal takes it again", id, e);
+        return;
+      }
+    }
+    sent.orTimeout(store.timeoutNanos(), TimeUnit.NANOSECONDS).whenComplete((held, error) -> {
+      if (error != null) {
+        LOG.debug("reclaiming lease {} failed; its renewal takes it again", id, error);
+      }
+    });
   }
 
   void startRenewing() {

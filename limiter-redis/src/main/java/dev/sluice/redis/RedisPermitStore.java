@@ -42,10 +42,12 @@ final class RedisPermitStore implements PermitStore {
   private final String node = UUID.randomUUID().toString();
   private final AtomicLong sequence = new AtomicLong();
   private final Set<RedisLease> renewing = ConcurrentHashMap.newKeySet();
+  private final LossWatch loss;
 
   RedisPermitStore(Link link, Guard guard, FailurePolicy policy, int expectedNodes,
-      Scheduler scheduler, long timeoutNanos) {
+      Scheduler scheduler, LossWatch loss, long timeoutNanos) {
     this.link = link;
+    this.loss = loss;
     this.guard = guard;
     this.policy = policy;
     this.news = new PermitNews(link, scheduler);
@@ -72,6 +74,11 @@ final class RedisPermitStore implements PermitStore {
     if (leaseTime == null || leaseTime.toMillis() < 1) {
       throw new IllegalArgumentException("leaseTime must be at least 1ms but was " + leaseTime);
     }
+    if (loss.settling()) {
+      // Redis lost its state a moment ago: the leases of jobs running on other nodes may not be
+      // written again yet. Waiting callers wait (and ask again), none is granted on a partial set
+      return CompletableFuture.completedFuture(Optional.empty());
+    }
     if (!guard.tryEnter()) {
       return CompletableFuture.completedFuture(degraded(limiter, maxPermits, leaseTime));
     }
@@ -84,7 +91,12 @@ final class RedisPermitStore implements PermitStore {
       }
       RedisLease lease = new RedisLease(this, limiter,
           node + ':' + sequence.incrementAndGet(), maxPermits, leaseTime);
-      return lease.claim(redis, ticket == null ? "" : ticket)
+      // checked only once this node knows an epoch (it has no lease to write again before that)
+      String epoch = loss.inScripts() && loss.learnt() ? loss.known() : null;
+      if (!loss.learnt()) {
+        loss.ask(redis);
+      }
+      return lease.claim(redis, ticket == null ? "" : ticket, epoch)
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .handle((held, error) -> {
             if (error != null) {
@@ -94,8 +106,12 @@ final class RedisPermitStore implements PermitStore {
               return degraded(limiter, maxPermits, leaseTime);
             }
             guard.succeeded(start);
+            if (held == -1) {
+              loss.ask(redis); // finds the loss (or that another reply found it) and learns
+              return Optional.empty();
+            }
             adoptLocalPermits(redis);
-            if (held) {
+            if (held == 1) {
               renewing.add(lease);
               lease.startRenewing();
               return Optional.of(lease);
@@ -181,6 +197,17 @@ final class RedisPermitStore implements PermitStore {
             }
           });
     }
+  }
+
+  /**
+   * Redis lost its state: the leases this node holds are written again at once, and the permits
+   * granted locally during an outage and still held go with them.
+   */
+  void lostLeases(RedisScriptingAsyncCommands<String, String> redis) {
+    for (RedisLease lease : renewing) {
+      lease.reclaim(redis);
+    }
+    adoptLocalPermits(redis);
   }
 
   private Optional<PermitLease> degraded(String limiter, int maxPermits, Duration leaseTime) {

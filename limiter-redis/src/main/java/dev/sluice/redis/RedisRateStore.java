@@ -4,7 +4,6 @@ import dev.sluice.rate.RateDecision;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.RateStore;
 import dev.sluice.time.NanoClock;
-import dev.sluice.time.Scheduler;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +44,7 @@ final class RedisRateStore implements RateStore {
   private final Batches batches;
 
   RedisRateStore(Link link, Guard guard, RateScripts scripts, LocalShare local, Recent recent,
-      NanoClock clock, Scheduler scheduler, long timeoutNanos, Batches batches) {
+      NanoClock clock, LossWatch loss, long timeoutNanos, Batches batches) {
     this.link = link;
     this.guard = guard;
     this.scripts = scripts;
@@ -54,13 +53,7 @@ final class RedisRateStore implements RateStore {
     this.clock = clock;
     this.timeoutNanos = timeoutNanos;
     this.batches = batches;
-    this.loss = new LossWatch(link, clock, scheduler, timeoutNanos, !link.isCluster(),
-        this::lostState);
-  }
-
-  /** Starts asking, while Redis is up, whether it lost its counts, for an idle node's sake. */
-  void startWatching() {
-    loss.startPolling(() -> guard.state() == RedisState.UP);
+    this.loss = loss;
   }
 
   @Override
@@ -260,7 +253,7 @@ final class RedisRateStore implements RateStore {
    * admitted recently, as in an outage), and everything this node admitted in the last period is
    * charged again; the debts are part of it.
    */
-  private void lostState(RedisScriptingAsyncCommands<String, String> redis) {
+  void lostState(RedisScriptingAsyncCommands<String, String> redis) {
     local.outageStarted();
     local.takeDebts();
     var charges = recent.charges(clock.nanoTime(), false);
@@ -377,9 +370,7 @@ final class RedisRateStore implements RateStore {
     return guard.describe();
   }
 
-  /** Stops the idle poll; the connection belongs to {@link RedisStores}, which closes it. */
+  /** The connection and the loss watch belong to {@link RedisStores}, which closes them. */
   @Override
-  public void close() {
-    loss.close();
-  }
+  public void close() {}
 }

@@ -33,6 +33,7 @@ public final class RedisStores implements Stores {
   private final RateScripts scripts = new RateScripts();
   private final RedisRateStore rates;
   private final RedisPermitStore permits;
+  private final LossWatch loss;
   private final Batches batches;
   private final Scheduler scheduler;
   private final long syncNanos;
@@ -55,15 +56,24 @@ public final class RedisStores implements Stores {
     LocalShare local = new LocalShare(settings.onFailure(), settings.expectedNodes(),
         settings.clock(), recent);
     guard.onDown(local::outageStarted);
-    this.rates = new RedisRateStore(link, guard, scripts, local, recent, settings.clock(),
-        scheduler, timeoutNanos, batches);
+    // the loss of Redis's state is charged by both stores (see lost)
+    this.loss = new LossWatch(link, settings.clock(), scheduler, timeoutNanos, !link.isCluster(),
+        this::lost);
+    this.rates = new RedisRateStore(link, guard, scripts, local, recent, settings.clock(), loss,
+        timeoutNanos, batches);
     guard.onDown(rates::outageStarted);
-    rates.startWatching();
     this.permits = new RedisPermitStore(link, guard, settings.onFailure(),
-        settings.expectedNodes(), scheduler, timeoutNanos);
+        settings.expectedNodes(), scheduler, loss, timeoutNanos);
+    loss.startPolling(() -> guard.state() == RedisState.UP);
     if (batches != null) {
       scheduleSync();
     }
+  }
+
+  /** Redis lost its state: each store gives it back what this node holds (see LossWatch). */
+  private void lost(RedisScriptingAsyncCommands<String, String> redis) {
+    rates.lostState(redis);
+    permits.lostLeases(redis);
   }
 
   /** Batched mode: every batch-sync interval the permits parked on this node go back to Redis. */
@@ -195,7 +205,7 @@ public final class RedisStores implements Stores {
         // best effort: what is not given back refills in Redis by itself
       }
     }
-    rates.close();
+    loss.close();
     permits.close();
     link.close();
   }

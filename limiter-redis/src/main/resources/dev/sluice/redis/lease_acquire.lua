@@ -14,9 +14,24 @@
 -- ARGV[5]  the caller's ticket, or '' for a caller that does not wait
 -- ARGV[6]  how long a ticket stays in the line unless asked about again, in microseconds
 -- ARGV[7]  the channel told when permits come free
--- returns  1 when the lease is held, 0 when not (a ticket then waits in the line)
+-- KEYS[4]  with ARGV[8]: the epoch key and the epoch the caller knows (acquire on a standalone Redis,
+--          as in epoch_check.lua): a caller that knew another epoch takes nothing, since the leases
+--          of the jobs running on other nodes may be missing from an emptied set
+-- returns  1 when the lease is held, 0 when not (a ticket then waits in the line), -1 when the
+--          epoch was another (Redis lost its state: the caller learns the new one and asks again)
 local t = redis.call('TIME')
 local now = (tonumber(t[1]) - 1700000000) * 1000000 + tonumber(t[2])
+
+if KEYS[4] then
+  local epoch = redis.call('GET', KEYS[4])
+  if not epoch then
+    epoch = t[1] .. string.format('%06d', tonumber(t[2]))
+    redis.call('SET', KEYS[4], epoch)
+  end
+  if ARGV[8] ~= epoch then
+    return -1
+  end
+end
 
 local max = tonumber(ARGV[1])
 local lease = tonumber(ARGV[2])

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.rate.Algorithm;
 import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
+import dev.sluice.store.PermitStore;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.StoreSettings;
 import dev.sluice.time.VirtualTime;
@@ -129,6 +130,42 @@ class ReconcileTest {
     // and admit 10 more once its settling time is over
     assertThat(settling).isEqualTo(SHARE);
     assertThat(after).isZero();
+  }
+
+  @Test
+  void afterAFlushNoLeaseIsGrantedBeforeTheRunningJobsAreCountedAgain() throws Exception {
+    VirtualTime time = new VirtualTime();
+    StoreSettings settings = Nodes.settings(server.uri(), TIMEOUT, 2, FailurePolicy.LOCAL, time);
+    RedisStores running = nodes.open(settings, time);
+    RedisStores asking = nodes.open(settings, time);
+    String limiter = "transcode-" + UUID.randomUUID();
+    Duration leaseTime = Duration.ofSeconds(30);
+    // the running node holds both permits of a global limit of 2; the asking node has been told so
+    assertThat(lease(running, limiter, leaseTime)).isPresent();
+    assertThat(lease(running, limiter, leaseTime)).isPresent();
+    assertThat(lease(asking, limiter, leaseTime)).isEmpty();
+    await().atMost(Duration.ofSeconds(5))
+        .until(() -> rates(running).knowsEpoch() && rates(asking).knowsEpoch());
+
+    server.command("FLUSHALL");
+    // the set is empty, but the asking node's script finds the epoch gone and takes nothing
+    assertThat(lease(asking, limiter, leaseTime)).isEmpty();
+    await().atMost(Duration.ofSeconds(5)).until(() -> rates(asking).losses() == 1);
+    // nor while it settles; meanwhile the running node's poll finds the loss and writes its two
+    // leases again (their jobs still run)
+    assertThat(lease(asking, limiter, leaseTime)).isEmpty();
+    time.advance(LossWatch.POLL);
+    String leases = KeyLayout.permits(limiter);
+    await().atMost(Duration.ofSeconds(5)).until(() -> "2".equals(server.command("ZCARD", leases)));
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(lease(asking, limiter, leaseTime)).as("both permits are held again").isEmpty();
+    assertThat(rates(running).losses()).isEqualTo(1);
+  }
+
+  private static java.util.Optional<PermitStore.PermitLease> lease(RedisStores node, String limiter,
+      Duration leaseTime) {
+    return node.permits().tryAcquire(limiter, 2, leaseTime).toCompletableFuture().join();
   }
 
   /** One decision on a fresh key: the node learns the epoch, and the rule under test is not spent. */
