@@ -112,6 +112,16 @@ final class LossWatch {
     return settling && clock.nanoTime() - settledAt < 0;
   }
 
+  /** {@code described}, with a note while this node settles after a loss. */
+  String describe(String described) {
+    if (!settling()) {
+      return described;
+    }
+    long left = TimeUnit.NANOSECONDS.toMillis(settledAt - clock.nanoTime());
+    return described + " [Redis lost its counts: global rules on this node's share, no new "
+        + "lease, for " + left + " ms more]";
+  }
+
   /** How many losses this node has found since it started. */
   long losses() {
     return losses.sum();

@@ -367,7 +367,7 @@ final class RedisRateStore implements RateStore {
 
   @Override
   public String describe() {
-    return guard.describe();
+    return loss.describe(guard.describe());
   }
 
   /** The connection and the loss watch belong to {@link RedisStores}, which closes them. */

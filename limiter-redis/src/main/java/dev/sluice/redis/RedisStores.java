@@ -178,7 +178,7 @@ public final class RedisStores implements Stores {
 
   /** E.g. {@code redis://127.0.0.1:6379 (up)}, or the failure policy in force while down. */
   public String describe() {
-    return guard.describe();
+    return loss.describe(guard.describe());
   }
 
   @Override

@@ -8,7 +8,6 @@ import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.PermitStore;
 import dev.sluice.store.RateRequest;
-import dev.sluice.store.StoreSettings;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.List;
@@ -106,15 +105,15 @@ class ReconcileTest {
   @Test
   void anIdleNodeChargesItsCountsBeforeTheOthersTrustRedisAgain() throws Exception {
     VirtualTime time = new VirtualTime();
-    StoreSettings settings = Nodes.settings(server.uri(), TIMEOUT, 2, FailurePolicy.LOCAL, time);
-    RedisStores idle = nodes.open(settings, time);
-    RedisStores busy = nodes.open(settings, time);
+    RedisStores idle = openIn(time);
+    RedisStores busy = openIn(time);
     // the idle node used the whole limit and fell silent; the busy one has talked to this Redis
     assertThat(hammer(List.of(idle), 60)).isEqualTo(20);
     probe(busy);
 
     server.command("FLUSHALL");
     long settling = hammer(List.of(busy), 50);
+    assertThat(busy.describe()).contains("Redis lost its counts");
     // within one poll the idle node finds the loss and charges its 20 again
     time.advance(LossWatch.POLL);
     String state = KeyLayout.rate(request.ruleId(), request.key(), request.algorithm());
@@ -126,6 +125,7 @@ class ReconcileTest {
         + settling + " while settling, " + after + " after; limit 20, local share 10)");
     assertThat(rates(busy).losses()).isEqualTo(1);
     assertThat(rates(idle).losses()).isEqualTo(1);
+    assertThat(busy.describe()).doesNotContain("lost its counts");
     // without the idle node's poll, the busy node would find the idle node's 20 missing in Redis
     // and admit 10 more once its settling time is over
     assertThat(settling).isEqualTo(SHARE);
@@ -135,9 +135,8 @@ class ReconcileTest {
   @Test
   void afterAFlushNoLeaseIsGrantedBeforeTheRunningJobsAreCountedAgain() throws Exception {
     VirtualTime time = new VirtualTime();
-    StoreSettings settings = Nodes.settings(server.uri(), TIMEOUT, 2, FailurePolicy.LOCAL, time);
-    RedisStores running = nodes.open(settings, time);
-    RedisStores asking = nodes.open(settings, time);
+    RedisStores running = openIn(time);
+    RedisStores asking = openIn(time);
     String limiter = "transcode-" + UUID.randomUUID();
     Duration leaseTime = Duration.ofSeconds(30);
     // the running node holds both permits of a global limit of 2; the asking node has been told so
@@ -166,6 +165,11 @@ class ReconcileTest {
   private static java.util.Optional<PermitStore.PermitLease> lease(RedisStores node, String limiter,
       Duration leaseTime) {
     return node.permits().tryAcquire(limiter, 2, leaseTime).toCompletableFuture().join();
+  }
+
+  /** A node of two whose clock and scheduler (the poll, the settling time) are {@code time}. */
+  private RedisStores openIn(VirtualTime time) {
+    return nodes.open(Nodes.settings(server.uri(), TIMEOUT, 2, FailurePolicy.LOCAL, time), time);
   }
 
   /** One decision on a fresh key: the node learns the epoch, and the rule under test is not spent. */
