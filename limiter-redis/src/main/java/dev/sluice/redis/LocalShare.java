@@ -57,7 +57,21 @@ final class LocalShare {
     }
   }
 
+  /** Decides as the failure policy says. */
   RateDecision decide(RateRequest request) {
+    return decide(request, policy);
+  }
+
+  /**
+   * Decides on this node's share whatever the failure policy: Redis answers, but lost its counts a
+   * moment ago (see {@link LossWatch}); allowing everything or denying everything for the settling
+   * time would punish a loss that the share can bound.
+   */
+  RateDecision decideOnShare(RateRequest request) {
+    return decide(request, FailurePolicy.LOCAL);
+  }
+
+  private RateDecision decide(RateRequest request, FailurePolicy policy) {
     long limit = request.limit().limit();
     // a read lock on the degraded path only: held from choosing the share to counting the permit
     swapping.readLock().lock();
@@ -80,11 +94,9 @@ final class LocalShare {
 
   /** Gives back permits a local decision took; nothing to give back under allow or deny. */
   void refund(RateRequest request) {
-    if (policy == FailurePolicy.LOCAL) {
-      RateLimiter limiter = limiters.get(Share.of(request));
-      if (limiter != null) {
-        limiter.refund(request.key(), request.cost());
-      }
+    RateLimiter limiter = limiters.get(Share.of(request));
+    if (limiter != null) {
+      limiter.refund(request.key(), request.cost());
     }
     long now = clock.nanoTime();
     debts.subtract(request, now);

@@ -356,7 +356,9 @@ final class RedisRateStore implements RateStore {
   private RateDecision decideLocally(RateRequest request) {
     guard.degradedDecision();
     try {
-      return local.decide(request);
+      // settling after a loss while Redis answers: the share, whatever the failure policy
+      return loss.settling() && guard.state() == RedisState.UP
+          ? local.decideOnShare(request) : local.decide(request);
     } catch (RuntimeException e) {
       // the fallback must not turn into a 500 either; a local limiter that cannot decide (a bug,
       // a key it refuses) lets the request through rather than failing the caller

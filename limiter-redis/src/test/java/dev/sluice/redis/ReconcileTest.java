@@ -16,6 +16,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Count locally, sync, compensate: two nodes share a limit of 20 an hour (local share 10) and use
@@ -130,6 +132,24 @@ class ReconcileTest {
     // and admit 10 more once its settling time is over
     assertThat(settling).isEqualTo(SHARE);
     assertThat(after).isZero();
+  }
+
+  @ParameterizedTest
+  @EnumSource(FailurePolicy.class)
+  void whileSettlingANodeDecidesOnItsShareWhateverTheFailurePolicy(FailurePolicy policy)
+      throws Exception {
+    VirtualTime time = new VirtualTime();
+    RedisStores node = nodes.open(
+        Nodes.settings(server.uri(), TIMEOUT, 2, policy, time), time);
+    assertThat(hammer(List.of(node), 5)).isEqualTo(5);
+
+    server.command("FLUSHALL");
+    long settling = hammer(List.of(node), 50);
+
+    // Redis answers: allowing all or denying all for the settling time is not what the failure
+    // policy is for; the share (10, of which this node used 5) bounds it
+    assertThat(rates(node).losses()).isEqualTo(1);
+    assertThat(settling).isEqualTo(SHARE - 5);
   }
 
   @Test
