@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * End to end with a real {@code redis-server} (limiter-redis on the test classpath only, found by
  * ServiceLoader): two Javalin apps share one global rule through Redis; when Redis dies they keep
  * answering, each at its local share less what it admitted through Redis in the last period (so
- * the outage costs at most one share beyond the limit).
+ * the outage costs at most one share beyond the limit); when Redis loses its counts, likewise.
  */
 @Tag("integration")
 class RedisGlobalRulesTest {
@@ -75,6 +75,50 @@ class RedisGlobalRulesTest {
           duringOutage += admitted;
         }
         assertThat(duringOutage).as("beyond the limit: at most one share").isLessThanOrEqualTo(
+            LIMIT / NODES);
+      }
+    }
+  }
+
+  @Test
+  void aFlushOfRedisCostsAtMostOneShareBeyondTheLimit() throws IOException {
+    Path rules = dir.resolve("rules.yaml");
+    Files.writeString(rules, String.join("\n", "rules:", "  - id: api-global",
+        "    resource: /api/**", "    actor: all", "    limit: " + LIMIT, "    unit: hour",
+        "    scope: global", ""));
+    try (RedisServer redis = RedisServer.start()) {
+      SluiceProperties props = SluiceProperties.builder().env(Map.of()).system(Map.of(
+          "sluice.rules.file", rules.toString(),
+          "sluice.redis.uri", redis.uri().toString(),
+          "sluice.redis.timeout", "5s",
+          "sluice.redis.expected-nodes", Integer.toString(NODES),
+          "sluice.redis.on-failure", "local")).build();
+      try (TestServer a = node(props); TestServer b = node(props)) {
+        List<CompletableFuture<HttpResponse<String>>> sentA = new ArrayList<>();
+        List<CompletableFuture<HttpResponse<String>>> sentB = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+          sentA.add(a.getAsync("/api/item"));
+          sentB.add(b.getAsync("/api/item"));
+        }
+        Map<TestServer, Long> admittedBefore = Map.of(a, admitted(sentA), b, admitted(sentB));
+        assertThat(admittedBefore.get(a) + admittedBefore.get(b)).isEqualTo(LIMIT);
+
+        redis.command("FLUSHALL");
+
+        long afterFlush = 0;
+        for (TestServer node : List.of(a, b)) {
+          List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+          for (int i = 0; i < 5; i++) {
+            sent.add(node.getAsync("/api/item"));
+          }
+          long admitted = admitted(sent);
+          // nothing is decided on the emptied state: the node charges what it admitted and
+          // decides on its share, less those admissions, until every node has charged its own
+          assertThat(admitted).as("a node's answers just after Redis lost its counts")
+              .isEqualTo(Math.max(0, LIMIT / NODES - admittedBefore.get(node)));
+          afterFlush += admitted;
+        }
+        assertThat(afterFlush).as("beyond the limit: at most one share").isLessThanOrEqualTo(
             LIMIT / NODES);
       }
     }

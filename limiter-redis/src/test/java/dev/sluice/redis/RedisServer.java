@@ -114,7 +114,7 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /** Sends one command over a plain socket and returns the raw reply's first line. */
-  String command(String... args) {
+  public String command(String... args) {
     StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
     for (String arg : args) {
       request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
