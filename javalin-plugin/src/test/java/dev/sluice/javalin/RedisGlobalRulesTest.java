@@ -31,29 +31,10 @@ class RedisGlobalRulesTest {
 
   @Test
   void twoNodesShareAGlobalLimitAndFallBackToTheirShareWhenRedisDies() throws IOException {
-    Path rules = dir.resolve("rules.yaml");
-    // an hour-long token bucket: nothing refills while the test runs, on Redis or on the node
-    Files.writeString(rules, String.join("\n", "rules:", "  - id: api-global",
-        "    resource: /api/**", "    actor: all", "    limit: " + LIMIT, "    unit: hour",
-        "    scope: global", ""));
     try (RedisServer redis = RedisServer.start()) {
-      SluiceProperties props = SluiceProperties.builder().env(Map.of()).system(Map.of(
-          "sluice.rules.file", rules.toString(),
-          "sluice.redis.uri", redis.uri().toString(),
-          // generous: a call that misses the timeout is decided locally, which could let one extra
-          // request through on a loaded machine
-          "sluice.redis.timeout", "5s",
-          "sluice.redis.expected-nodes", Integer.toString(NODES),
-          "sluice.redis.on-failure", "local")).build();
+      SluiceProperties props = properties(redis);
       try (TestServer a = node(props); TestServer b = node(props)) {
-        List<CompletableFuture<HttpResponse<String>>> sentA = new ArrayList<>();
-        List<CompletableFuture<HttpResponse<String>>> sentB = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-          sentA.add(a.getAsync("/api/item"));
-          sentB.add(b.getAsync("/api/item"));
-        }
-        Map<TestServer, Long> admittedBefore = Map.of(a, admitted(sentA), b, admitted(sentB));
-        assertThat(admittedBefore.get(a) + admittedBefore.get(b)).isEqualTo(LIMIT);
+        Map<TestServer, Long> admittedBefore = useTheLimit(a, b);
 
         redis.kill();
 
@@ -82,26 +63,10 @@ class RedisGlobalRulesTest {
 
   @Test
   void aFlushOfRedisCostsAtMostOneShareBeyondTheLimit() throws IOException {
-    Path rules = dir.resolve("rules.yaml");
-    Files.writeString(rules, String.join("\n", "rules:", "  - id: api-global",
-        "    resource: /api/**", "    actor: all", "    limit: " + LIMIT, "    unit: hour",
-        "    scope: global", ""));
     try (RedisServer redis = RedisServer.start()) {
-      SluiceProperties props = SluiceProperties.builder().env(Map.of()).system(Map.of(
-          "sluice.rules.file", rules.toString(),
-          "sluice.redis.uri", redis.uri().toString(),
-          "sluice.redis.timeout", "5s",
-          "sluice.redis.expected-nodes", Integer.toString(NODES),
-          "sluice.redis.on-failure", "local")).build();
+      SluiceProperties props = properties(redis);
       try (TestServer a = node(props); TestServer b = node(props)) {
-        List<CompletableFuture<HttpResponse<String>>> sentA = new ArrayList<>();
-        List<CompletableFuture<HttpResponse<String>>> sentB = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-          sentA.add(a.getAsync("/api/item"));
-          sentB.add(b.getAsync("/api/item"));
-        }
-        Map<TestServer, Long> admittedBefore = Map.of(a, admitted(sentA), b, admitted(sentB));
-        assertThat(admittedBefore.get(a) + admittedBefore.get(b)).isEqualTo(LIMIT);
+        Map<TestServer, Long> admittedBefore = useTheLimit(a, b);
 
         redis.command("FLUSHALL");
 
@@ -122,6 +87,35 @@ class RedisGlobalRulesTest {
             LIMIT / NODES);
       }
     }
+  }
+
+  /** One global rule of {@link #LIMIT} an hour: nothing refills while the test runs. */
+  private SluiceProperties properties(RedisServer redis) throws IOException {
+    Path rules = dir.resolve("rules.yaml");
+    Files.writeString(rules, String.join("\n", "rules:", "  - id: api-global",
+        "    resource: /api/**", "    actor: all", "    limit: " + LIMIT, "    unit: hour",
+        "    scope: global", ""));
+    return SluiceProperties.builder().env(Map.of()).system(Map.of(
+        "sluice.rules.file", rules.toString(),
+        "sluice.redis.uri", redis.uri().toString(),
+        // generous: a call that misses the timeout is decided locally, which could let one extra
+        // request through on a loaded machine
+        "sluice.redis.timeout", "5s",
+        "sluice.redis.expected-nodes", Integer.toString(NODES),
+        "sluice.redis.on-failure", "local")).build();
+  }
+
+  /** Both nodes send 10 requests at once; together they admit exactly the limit. */
+  private static Map<TestServer, Long> useTheLimit(TestServer a, TestServer b) {
+    List<CompletableFuture<HttpResponse<String>>> sentA = new ArrayList<>();
+    List<CompletableFuture<HttpResponse<String>>> sentB = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      sentA.add(a.getAsync("/api/item"));
+      sentB.add(b.getAsync("/api/item"));
+    }
+    Map<TestServer, Long> admitted = Map.of(a, admitted(sentA), b, admitted(sentB));
+    assertThat(admitted.get(a) + admitted.get(b)).isEqualTo(LIMIT);
+    return admitted;
   }
 
   private static long admitted(List<CompletableFuture<HttpResponse<String>>> sent) {
