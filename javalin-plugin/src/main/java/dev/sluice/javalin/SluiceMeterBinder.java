@@ -8,6 +8,7 @@ import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.rules.RateListener;
 import dev.sluice.rules.RuleDecision;
+import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -55,6 +56,9 @@ public final class SluiceMeterBinder implements MeterBinder {
   static final String RATE_RULES = "sluice.rate.rules";
   static final String HTTP_REJECTIONS = "sluice.http.rejections";
   static final String SHUTDOWN_CUT = "sluice.shutdown.cut";
+  static final String STORE_STATE = "sluice.store.state";
+  static final String STORE_DEGRADED = "sluice.store.degraded";
+  static final String STORE_LOST = "sluice.store.lost";
 
   private final CompositeMeterRegistry composite = new CompositeMeterRegistry();
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
@@ -132,6 +136,28 @@ public final class SluiceMeterBinder implements MeterBinder {
         .description("leases held across every node (global limiter)")
         .tag("limiter", limiter)
         .strongReference(true)
+        .register(composite);
+  }
+
+  /**
+   * The shared store's health: one {@code sluice.store.state} gauge per state, 1 for the state in
+   * force and 0 for the others (so a dashboard can graph time spent down or settling), and the
+   * decisions made without it and the losses of its state as counters.
+   */
+  void store(Supplier<StoreHealth> health) {
+    for (String state : List.of(StoreHealth.UP, StoreHealth.DOWN, StoreHealth.PROBING,
+        StoreHealth.SETTLING)) {
+      Gauge.builder(STORE_STATE, health, h -> state.equals(h.get().state()) ? 1 : 0)
+          .description("1 while the shared store (Redis) is in this state")
+          .tag("state", state)
+          .strongReference(true)
+          .register(composite);
+    }
+    FunctionCounter.builder(STORE_DEGRADED, health, h -> h.get().degradedDecisions())
+        .description("global decisions made without the shared store (failure policy or share)")
+        .register(composite);
+    FunctionCounter.builder(STORE_LOST, health, h -> h.get().lostStates())
+        .description("times this node found that the shared store had lost its state")
         .register(composite);
   }
 

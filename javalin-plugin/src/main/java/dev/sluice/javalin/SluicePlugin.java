@@ -5,6 +5,7 @@ import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.rules.Scope;
+import dev.sluice.store.StoreHealth;
 import dev.sluice.store.StoreLoader;
 import dev.sluice.store.StoreSettings;
 import dev.sluice.store.Stores;
@@ -115,6 +116,9 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     if (rules != null) {
       metrics.ruleCount(() -> rules.rules().rules().size());
     }
+    if (stores != null) {
+      metrics.store(stores::health);
+    }
     reloads = new Reloads(this, settings, rules, properties, ruleFailures,
         pluginConfig.scheduler());
 
@@ -202,6 +206,12 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   }
 
   /** Every rate rule in force with what it decided (allowed, rejected, shadow-rejected). */
+  /** The shared store's health, or {@code null} without global scope ({@code sluice.redis.uri}). */
+  StoreHealth storeHealthOrNull() {
+    Stores open = stores;
+    return open == null ? null : open.health();
+  }
+
   public List<RuleSnapshot> ruleSnapshots() {
     return rules == null ? List.of()
         : rules.rules().rules().stream().map(ruleCounters::snapshot).toList();

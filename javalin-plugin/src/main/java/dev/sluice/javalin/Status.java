@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.rules.Rule;
+import dev.sluice.store.StoreHealth;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 
@@ -36,7 +37,23 @@ final class Status {
       rule(w, r);
     }
     w.endArray();
+    store(w, plugin.storeHealthOrNull());
     return w.endObject().toString();
+  }
+
+  /** The shared store (Redis) behind global scope, or null without one. */
+  private static void store(JsonWriter w, StoreHealth health) {
+    w.name("store");
+    if (health == null) {
+      w.nullValue();
+      return;
+    }
+    w.beginObject()
+        .member("state", health.state())
+        .member("description", health.description())
+        .member("degradedDecisions", health.degradedDecisions())
+        .member("lostStates", health.lostStates())
+        .endObject();
   }
 
   private void limiter(JsonWriter w, LimiterEntry e) {

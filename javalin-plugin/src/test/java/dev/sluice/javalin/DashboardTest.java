@@ -109,6 +109,8 @@ class DashboardTest {
       JsonNode cpu = status.get("limiters").get(0).get("cpu");
       assertThat(cpu.get("target").asDouble()).isEqualTo(0.6);
       assertThat(cpu.get("source").asText()).isEqualTo("machine");
+      // no shared store without sluice.redis.uri
+      assertThat(status.get("store").isNull()).isTrue();
       // the same document for an app without Jackson
       assertThat(JSON.readTree(server.plugin.statusJson()).get("rules")).hasSize(2);
     }

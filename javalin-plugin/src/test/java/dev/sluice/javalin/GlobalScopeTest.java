@@ -43,6 +43,11 @@ class GlobalScopeTest {
           .gauge().value() == 2);
       assertThat(registry.get("sluice.concurrency.in.flight").tag("limiter", "work").gauge()
           .value()).isZero();
+      // the store answers: its state is up, and nothing was decided without it
+      assertThat(registry.get("sluice.store.state").tag("state", "up").gauge().value()).isOne();
+      assertThat(registry.get("sluice.store.state").tag("state", "down").gauge().value()).isZero();
+      assertThat(registry.get("sluice.store.degraded").functionCounter().count()).isZero();
+      assertThat(server.plugin.statusJson()).contains("\"store\":{\"state\":\"up\"");
 
       leases.decrementAndGet(); // another node finished a job
 

@@ -2,6 +2,8 @@ package dev.sluice.javalin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.redis.RedisServer;
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -26,6 +28,7 @@ class RedisGlobalRulesTest {
 
   private static final int LIMIT = 6;
   private static final int NODES = 2;
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
 
@@ -57,6 +60,12 @@ class RedisGlobalRulesTest {
         }
         assertThat(duringOutage).as("beyond the limit: at most one share").isLessThanOrEqualTo(
             LIMIT / NODES);
+        for (TestServer node : List.of(a, b)) {
+          // each of its 5 answers was decided without Redis (the breaker may still count it up:
+          // 5 failed calls after 10 good ones are a third of its window, under its 50%)
+          JsonNode store = JSON.readTree(node.plugin.statusJson()).get("store");
+          assertThat(store.get("degradedDecisions").asLong()).isEqualTo(5);
+        }
       }
     }
   }
@@ -85,6 +94,13 @@ class RedisGlobalRulesTest {
         }
         assertThat(afterFlush).as("beyond the limit: at most one share").isLessThanOrEqualTo(
             LIMIT / NODES);
+        for (TestServer node : List.of(a, b)) {
+          // the settling time is 2 x 500 ms + 2 x the 5 s timeout: still in force here
+          JsonNode store = JSON.readTree(node.plugin.statusJson()).get("store");
+          assertThat(store.get("state").asText()).isEqualTo("settling");
+          assertThat(store.get("lostStates").asLong()).isEqualTo(1);
+          assertThat(store.get("description").asText()).contains("lost its counts");
+        }
       }
     }
   }

@@ -2,6 +2,7 @@ package dev.sluice.redis;
 
 import dev.sluice.store.PermitStore;
 import dev.sluice.store.RateStore;
+import dev.sluice.store.StoreHealth;
 import dev.sluice.store.StoreSettings;
 import dev.sluice.store.Stores;
 import dev.sluice.time.Scheduler;
@@ -169,6 +170,17 @@ public final class RedisStores implements Stores {
   /** Whether global rules are decided in Redis right now. */
   public RedisState state() {
     return guard.state();
+  }
+
+  /**
+   * {@code up}, {@code down}, {@code probing}, or {@code settling} after Redis lost its state (see
+   * limiter-redis/README.md, "Lost state"), with the counts behind them.
+   */
+  @Override
+  public StoreHealth health() {
+    String state = loss.settling() && guard.state() == RedisState.UP ? StoreHealth.SETTLING
+        : guard.state().name().toLowerCase(java.util.Locale.ROOT);
+    return new StoreHealth(state, describe(), guard.degradedDecisions(), loss.losses());
   }
 
   /** How many decisions (rates and permits) were made without Redis since opening. */

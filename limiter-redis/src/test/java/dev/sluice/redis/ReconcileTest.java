@@ -8,6 +8,7 @@ import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.PermitStore;
 import dev.sluice.store.RateRequest;
+import dev.sluice.store.StoreHealth;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.List;
@@ -116,6 +117,9 @@ class ReconcileTest {
     server.command("FLUSHALL");
     long settling = hammer(List.of(busy), 50);
     assertThat(busy.describe()).contains("Redis lost its counts");
+    assertThat(busy.health().state()).isEqualTo(StoreHealth.SETTLING);
+    assertThat(busy.health().lostStates()).isEqualTo(1);
+    assertThat(busy.health().degradedDecisions()).isEqualTo(50);
     // within one poll the idle node finds the loss and charges its 20 again
     time.advance(LossWatch.POLL);
     String state = KeyLayout.rate(request.ruleId(), request.key(), request.algorithm());
@@ -128,6 +132,7 @@ class ReconcileTest {
     assertThat(rates(busy).losses()).isEqualTo(1);
     assertThat(rates(idle).losses()).isEqualTo(1);
     assertThat(busy.describe()).doesNotContain("lost its counts");
+    assertThat(busy.health().state()).isEqualTo(StoreHealth.UP);
     // without the idle node's poll, the busy node would find the idle node's 20 missing in Redis
     // and admit 10 more once its settling time is over
     assertThat(settling).isEqualTo(SHARE);
