@@ -34,7 +34,7 @@ class ProcessorCrashTest {
     return BufferProcessor.builder(redis.uri(), "ingest", client,
             (id, record) -> HttpRequest.newBuilder(server.uri("buffered", id))
                 .POST(HttpRequest.BodyPublishers.ofString(record)).build())
-        .consumer(name).leases(leases, 20).maxOutstanding(50).claimIdle(Duration.ofSeconds(2)).build();
+        .consumer(name).leases(leases, 10).maxOutstanding(50).claimIdle(Duration.ofSeconds(2)).build();
   }
 
   @Test
