@@ -46,7 +46,8 @@ class DashboardBrowserTest {
     CountDownLatch release = new CountDownLatch(1);
     var rules = DashboardTest.historyRule();
     SluiceProperties props = SluiceProperties.builder().env(Map.of())
-        .system(Map.of("sluice.dashboard.path", "/sluice/dashboard")).build();
+        .system(Map.of("sluice.dashboard.path", "/sluice/dashboard",
+            "sluice.redis.uri", "memory://dashboard")).build(); // a shared store to show
     try (TestServer server = TestServer.start(cfg -> cfg.properties(props)
             .limiter("transcode", l -> l.path("/api/transcode").maxConcurrency(2).maxQueue(8))
             .limiter("rescue", l -> l.maxConcurrency(1))
@@ -68,6 +69,7 @@ class DashboardBrowserTest {
             .extracting(e -> e.getAttribute("data-limiter")).containsExactly("transcode", "rescue");
         assertThat(field(browser, "transcode", "inFlight")).isEqualTo("0 / 2");
         assertThat(browser.findElement(By.id("status")).getText()).startsWith("updated");
+        assertThat(browser.findElement(By.id("store")).getText()).isEqualTo("store up");
 
         List<CompletableFuture<?>> load = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
