@@ -7,6 +7,7 @@ import dev.sluice.javalin.RuleSnapshot;
 import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.rules.Rule;
+import dev.sluice.store.StoreHealth;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +33,18 @@ final class SluiceStatus {
     body.put(
         "rules",
         sluice.ruleSnapshots().stream().map(SluiceStatus::rule).toList());
+    // the shared store (Redis) when sluice.redis.uri is set: up, down, probing or settling
+    body.put("store", sluice.storeHealth().map(SluiceStatus::store).orElse(null));
     return body;
+  }
+
+  private static Map<String, Object> store(StoreHealth health) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("state", health.state());
+    m.put("description", health.description());
+    m.put("degradedDecisions", health.degradedDecisions());
+    m.put("lostStates", health.lostStates());
+    return m;
   }
 
   private static Map<String, Object> limiter(ConcurrencySnapshot s, SluicePlugin sluice) {

@@ -140,6 +140,7 @@ class SluiceWiringHttpTest {
       JsonNode sluice = JSON.readTree(http.send("GET", "/sluice").body());
       assertThat(sluice.get("enabled").asBoolean()).isTrue();
       assertThat(sluice.get("limiters").findValuesAsText("name")).containsExactly("rescue", "transcode");
+      assertThat(sluice.get("store").isNull()).as("in memory: no shared store").isTrue();
       JsonNode transcode = limiter(http, "transcode");
       // the jar's default: a CPU-target limit at 70 % between 1 and 8 x cores, rejecting early
       JsonNode source = transcode.get("limitSource");

@@ -206,10 +206,13 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   }
 
   /** Every rate rule in force with what it decided (allowed, rejected, shadow-rejected). */
-  /** The shared store's health, or {@code null} without global scope ({@code sluice.redis.uri}). */
-  StoreHealth storeHealthOrNull() {
+  /**
+   * The shared store's health (up, down, probing, or settling after it lost its state; decisions
+   * made without it), or empty without global scope ({@code sluice.redis.uri}).
+   */
+  public Optional<StoreHealth> storeHealth() {
     Stores open = stores;
-    return open == null ? null : open.health();
+    return open == null ? Optional.empty() : Optional.of(open.health());
   }
 
   public List<RuleSnapshot> ruleSnapshots() {

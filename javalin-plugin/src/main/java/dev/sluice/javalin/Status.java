@@ -37,7 +37,7 @@ final class Status {
       rule(w, r);
     }
     w.endArray();
-    store(w, plugin.storeHealthOrNull());
+    store(w, plugin.storeHealth().orElse(null));
     return w.endObject().toString();
   }
 
