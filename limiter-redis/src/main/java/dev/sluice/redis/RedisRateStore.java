@@ -218,11 +218,6 @@ final class RedisRateStore implements RateStore {
     return loss.learnt();
   }
 
-  /** How many times this node found that Redis had lost its counts. */
-  long losses() {
-    return loss.losses();
-  }
-
   /**
    * Compensate: what this node admitted on its own while Redis was down is charged to Redis now,
    * ahead of this request, so the nodes together do not admit it a second time.

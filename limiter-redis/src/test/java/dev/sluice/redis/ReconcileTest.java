@@ -101,8 +101,8 @@ class ReconcileTest {
     // a node that got none of the attempts after the flush (the other, deciding locally, is fast)
     // finds the loss by its poll
     await().atMost(Duration.ofSeconds(5))
-        .until(() -> cluster.stream().allMatch(node -> rates(node).losses() > 0));
-    assertThat(cluster).allSatisfy(node -> assertThat(rates(node).losses()).isEqualTo(1));
+        .until(() -> cluster.stream().allMatch(node -> node.health().lostStates() > 0));
+    assertThat(cluster).allSatisfy(node -> assertThat(node.health().lostStates()).isEqualTo(1));
   }
 
   @Test
@@ -129,8 +129,8 @@ class ReconcileTest {
 
     System.out.println("reconcile FLUSHALL with an idle node: overshoot " + (settling + after) + " ("
         + settling + " while settling, " + after + " after; limit 20, local share 10)");
-    assertThat(rates(busy).losses()).isEqualTo(1);
-    assertThat(rates(idle).losses()).isEqualTo(1);
+    assertThat(busy.health().lostStates()).isEqualTo(1);
+    assertThat(idle.health().lostStates()).isEqualTo(1);
     assertThat(busy.describe()).doesNotContain("lost its counts");
     assertThat(busy.health().state()).isEqualTo(StoreHealth.UP);
     // without the idle node's poll, the busy node would find the idle node's 20 missing in Redis
@@ -153,7 +153,7 @@ class ReconcileTest {
 
     // Redis answers: allowing all or denying all for the settling time is not what the failure
     // policy is for; the share (10, of which this node used 5) bounds it
-    assertThat(rates(node).losses()).isEqualTo(1);
+    assertThat(node.health().lostStates()).isEqualTo(1);
     assertThat(settling).isEqualTo(SHARE - 5);
   }
 
@@ -174,7 +174,7 @@ class ReconcileTest {
     server.command("FLUSHALL");
     // the set is empty, but the asking node's script finds the epoch gone and takes nothing
     assertThat(lease(asking, limiter, leaseTime)).isEmpty();
-    await().atMost(Duration.ofSeconds(5)).until(() -> rates(asking).losses() == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> asking.health().lostStates() == 1);
     // nor while it settles; meanwhile the running node's poll finds the loss and writes its two
     // leases again (their jobs still run)
     assertThat(lease(asking, limiter, leaseTime)).isEmpty();
@@ -184,7 +184,7 @@ class ReconcileTest {
     time.advance(Duration.ofSeconds(5));
 
     assertThat(lease(asking, limiter, leaseTime)).as("both permits are held again").isEmpty();
-    assertThat(rates(running).losses()).isEqualTo(1);
+    assertThat(running.health().lostStates()).isEqualTo(1);
   }
 
   private static java.util.Optional<PermitStore.PermitLease> lease(RedisStores node, String limiter,
