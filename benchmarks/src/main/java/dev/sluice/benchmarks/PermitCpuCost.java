@@ -1,8 +1,8 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
-import dev.sluice.concurrency.CpuLimit;
-import dev.sluice.concurrency.LatencyLimit;
+import dev.sluice.concurrency.limit.CpuLimit;
+import dev.sluice.concurrency.limit.LatencyLimit;
 import dev.sluice.concurrency.Permit;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -2,7 +2,7 @@ package dev.sluice.benchmarks;
 
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
-import dev.sluice.rules.RequestInfo;
+import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.rules.RulesFile;
 import dev.sluice.rules.RulesFileException;

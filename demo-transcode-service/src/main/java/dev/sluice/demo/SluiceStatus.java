@@ -2,7 +2,7 @@ package dev.sluice.demo;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencySnapshot;
-import dev.sluice.concurrency.LimitState;
+import dev.sluice.concurrency.limit.LimitState;
 import dev.sluice.javalin.RuleSnapshot;
 import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.javalin.SluicePlugin;

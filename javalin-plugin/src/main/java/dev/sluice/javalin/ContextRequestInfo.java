@@ -1,6 +1,6 @@
 package dev.sluice.javalin;
 
-import dev.sluice.rules.RequestInfo;
+import dev.sluice.request.RequestInfo;
 import io.javalin.http.Context;
 import java.util.Optional;
 

@@ -1,10 +1,10 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
-import dev.sluice.concurrency.CpuLimit;
-import dev.sluice.concurrency.CpuSampler;
-import dev.sluice.concurrency.LatencyLimit;
-import dev.sluice.concurrency.LimitSource;
+import dev.sluice.concurrency.limit.CpuLimit;
+import dev.sluice.concurrency.limit.CpuSampler;
+import dev.sluice.concurrency.limit.LatencyLimit;
+import dev.sluice.concurrency.limit.LimitSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

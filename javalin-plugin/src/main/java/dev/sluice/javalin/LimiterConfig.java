@@ -1,7 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
-import dev.sluice.rules.Scope;
+import dev.sluice.request.Scope;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
-import dev.sluice.rules.ResourcePattern;
+import dev.sluice.request.ResourcePattern;
 import java.util.Optional;
 
 /**

@@ -1,10 +1,10 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
-import dev.sluice.concurrency.CpuLimit;
-import dev.sluice.rules.Actor;
-import dev.sluice.rules.ResourcePattern;
-import dev.sluice.rules.Scope;
+import dev.sluice.concurrency.limit.CpuLimit;
+import dev.sluice.request.Actor;
+import dev.sluice.request.ResourcePattern;
+import dev.sluice.request.Scope;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

@@ -2,8 +2,8 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
-import dev.sluice.rules.ResourcePattern;
-import dev.sluice.rules.Scope;
+import dev.sluice.request.ResourcePattern;
+import dev.sluice.request.Scope;
 import dev.sluice.store.PermitStore;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;

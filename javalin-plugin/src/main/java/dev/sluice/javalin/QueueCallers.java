@@ -3,8 +3,8 @@ package dev.sluice.javalin;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.Priority;
-import dev.sluice.rules.Actor;
-import dev.sluice.rules.RequestInfo;
+import dev.sluice.request.Actor;
+import dev.sluice.request.RequestInfo;
 import java.util.function.Function;
 
 /**

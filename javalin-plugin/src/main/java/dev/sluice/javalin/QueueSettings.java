@@ -2,7 +2,7 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.FairQueueConfig;
 import dev.sluice.concurrency.WaitQueue;
-import dev.sluice.rules.Actor;
+import dev.sluice.request.Actor;
 import java.util.List;
 import java.util.Optional;
 

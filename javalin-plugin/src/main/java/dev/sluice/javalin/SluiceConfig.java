@@ -1,6 +1,6 @@
 package dev.sluice.javalin;
 
-import dev.sluice.rules.RequestInfo;
+import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;

@@ -4,7 +4,7 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RuleSet;
-import dev.sluice.rules.Scope;
+import dev.sluice.request.Scope;
 import dev.sluice.store.StoreHealth;
 import dev.sluice.store.StoreLoader;
 import dev.sluice.store.StoreSettings;

@@ -7,7 +7,7 @@ import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.QueueSnapshot;
-import dev.sluice.rules.RequestInfo;
+import dev.sluice.request.RequestInfo;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

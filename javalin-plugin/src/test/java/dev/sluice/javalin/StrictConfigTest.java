@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
-import dev.sluice.rules.Scope;
+import dev.sluice.request.Scope;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

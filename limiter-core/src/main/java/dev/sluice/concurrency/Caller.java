@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.internal.LimiterBuilder;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,5 +1,7 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.internal.LimiterBuilder;
+import dev.sluice.concurrency.limit.LimitSource;
 import dev.sluice.store.PermitStore;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;

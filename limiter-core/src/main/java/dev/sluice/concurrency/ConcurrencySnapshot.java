@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.limit.LimitState;
 import java.time.Duration;
 
 /**

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.internal.LimiterBuilder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;

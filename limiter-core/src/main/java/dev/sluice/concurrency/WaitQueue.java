@@ -1,5 +1,9 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.internal.FairWaitQueue;
+import dev.sluice.concurrency.internal.FifoWaitQueue;
+import dev.sluice.concurrency.internal.PriorityWaitQueue;
+
 /**
  * The queue discipline: which waiter is granted the next free permit. A public strategy: {@link
  * #fifo()} is the default; a discipline is set with {@link ConcurrencyLimiter.Builder#waitQueue}.
@@ -63,7 +67,7 @@ public interface WaitQueue {
    * served only when nothing more important waits, and is the first to be displaced.
    */
   static WaitQueue prioritized() {
-    return new PriorityWaitQueue(FifoWaitQueue::new);
+    return PriorityWaitQueue.overFifo();
   }
 
   /**
@@ -72,7 +76,7 @@ public interface WaitQueue {
    */
   static WaitQueue prioritized(FairQueueConfig fairInsideEachClass) {
     java.util.Objects.requireNonNull(fairInsideEachClass, "config must not be null");
-    return new PriorityWaitQueue(() -> new FairWaitQueue(fairInsideEachClass));
+    return PriorityWaitQueue.overFair(fairInsideEachClass);
   }
 
   /** Adds an entry. */

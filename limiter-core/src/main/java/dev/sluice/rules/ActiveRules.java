@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.request.RequestInfo;
 import dev.sluice.rate.RateLimiter;
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.request.ResourcePattern;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

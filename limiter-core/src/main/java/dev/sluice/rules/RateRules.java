@@ -1,5 +1,8 @@
 package dev.sluice.rules;
 
+import dev.sluice.request.Actor;
+import dev.sluice.request.RequestInfo;
+import dev.sluice.request.Scope;
 import dev.sluice.rate.RateDecision;
 import dev.sluice.rate.RateLimiter;
 import dev.sluice.store.RateRequest;
@@ -239,7 +242,7 @@ public final class RateRules {
   }
 
   private Function<RequestInfo, String> keyOf(Rule rule) {
-    Function<RequestInfo, String> extractor = ActorKeys.extractor(rule.actor(),
+    Function<RequestInfo, String> extractor = Actor.keyOf(rule.actor(),
         rule.actor() instanceof Actor.Custom c ? customActors.get(c.name()) : null);
     if (!(rule.actor() instanceof Actor.Custom)) {
       return extractor;

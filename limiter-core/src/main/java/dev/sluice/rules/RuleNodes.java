@@ -1,5 +1,8 @@
 package dev.sluice.rules;
 
+import dev.sluice.request.Actor;
+import dev.sluice.request.ResourcePattern;
+import dev.sluice.request.Scope;
 import dev.sluice.rate.Algorithm;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.request.ResourcePattern;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.request.ResourcePattern;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.limit.CpuLimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.limit.LatencyLimit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.SimulatedServer.Mix;

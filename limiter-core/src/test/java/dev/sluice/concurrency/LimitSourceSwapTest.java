@@ -1,5 +1,9 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.limit.CpuLimit;
+import dev.sluice.concurrency.limit.LatencyLimit;
+import dev.sluice.concurrency.limit.LimitSource;
+import dev.sluice.concurrency.limit.LimitState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;

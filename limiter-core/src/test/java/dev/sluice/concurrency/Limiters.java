@@ -4,12 +4,12 @@ import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 
 /** Builds limiters on virtual time and a queued executor, the way most tests want them. */
-final class Limiters {
+public final class Limiters {
 
-  final VirtualTime time = new VirtualTime();
-  final QueuedExecutor executor = new QueuedExecutor();
+  public final VirtualTime time = new VirtualTime();
+  public final QueuedExecutor executor = new QueuedExecutor();
 
-  ConcurrencyLimiter.Builder builder(int maxConcurrency, int maxQueue, Duration queueTimeout) {
+  public ConcurrencyLimiter.Builder builder(int maxConcurrency, int maxQueue, Duration queueTimeout) {
     return ConcurrencyLimiter.builder("test")
         .maxConcurrency(maxConcurrency)
         .maxQueue(maxQueue)
@@ -19,7 +19,7 @@ final class Limiters {
         .executor(executor);
   }
 
-  ConcurrencyLimiter limiter(int maxConcurrency, int maxQueue) {
+  public ConcurrencyLimiter limiter(int maxConcurrency, int maxQueue) {
     return builder(maxConcurrency, maxQueue, Duration.ofSeconds(10)).build();
   }
 }

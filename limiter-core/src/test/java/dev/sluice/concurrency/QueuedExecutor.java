@@ -8,7 +8,7 @@ import java.util.concurrent.Executor;
  * An executor that only queues: tasks run when the test says so. It proves that a future was not
  * completed inline on the releasing thread (it stays pending until {@link #runAll()}).
  */
-final class QueuedExecutor implements Executor {
+public final class QueuedExecutor implements Executor {
 
   private final Queue<Runnable> tasks = new ArrayDeque<>();
 
@@ -18,7 +18,7 @@ final class QueuedExecutor implements Executor {
   }
 
   /** Runs queued tasks, including any they queue, until none is left; returns how many ran. */
-  int runAll() {
+  public int runAll() {
     int ran = 0;
     for (Runnable task = poll(); task != null; task = poll()) {
       task.run();
@@ -27,7 +27,7 @@ final class QueuedExecutor implements Executor {
     return ran;
   }
 
-  synchronized int pending() {
+  public synchronized int pending() {
     return tasks.size();
   }
 

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.limit.CpuSampler;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,16 +21,16 @@ import java.util.concurrent.TimeUnit;
  * jobs on, release finished ones (which grants waiters, who start at once on the direct
  * executor), then let this step's arrivals in.
  */
-final class SimulatedServer {
+public final class SimulatedServer {
 
-  static final long STEP = TimeUnit.MILLISECONDS.toNanos(5);
-  static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+  public static final long STEP = TimeUnit.MILLISECONDS.toNanos(5);
+  public static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
   /** What one job costs: CPU first, then a wait that uses no CPU. */
-  record Job(long cpuNanos, long waitNanos) {}
+  public record Job(long cpuNanos, long waitNanos) {}
 
   /** The job mixes of issue 9. */
-  enum Mix {
+  public enum Mix {
     /** 200 ms of CPU each. */
     CPU,
     /** Half 50 ms, half 800 ms of CPU. */
@@ -78,13 +79,13 @@ final class SimulatedServer {
     }
   }
 
-  final int cores;
-  final VirtualTime time = new VirtualTime();
+  public final int cores;
+  public final VirtualTime time = new VirtualTime();
   private final Random random;
   private final List<Running> running = new ArrayList<>();
 
   /** Cores kept busy by another process (a neighbour's spike); the sampler sees them too. */
-  double background;
+  public double background;
 
   /** Core-nanoseconds of CPU used so far. */
   private double busyCoreNanos;
@@ -93,33 +94,33 @@ final class SimulatedServer {
   private long lastSampleAt;
   private long nextArrival;
 
-  final List<Double> cpuPerSecond = new ArrayList<>();
-  final List<Double> limitPerSecond = new ArrayList<>();
-  final List<Double> servicePerSecondMillis = new ArrayList<>();
+  public final List<Double> cpuPerSecond = new ArrayList<>();
+  public final List<Double> limitPerSecond = new ArrayList<>();
+  public final List<Double> servicePerSecondMillis = new ArrayList<>();
   private double secondBusy;
   private double secondLimit;
   private long secondServiceTotal;
   private long secondServiceCount;
   private long steps;
 
-  long completed;
-  final Map<RejectionReason, Long> rejected = new EnumMap<>(RejectionReason.class);
+  public long completed;
+  public final Map<RejectionReason, Long> rejected = new EnumMap<>(RejectionReason.class);
 
-  ConcurrencyLimiter limiter;
+  public ConcurrencyLimiter limiter;
 
-  SimulatedServer(int cores, long seed) {
+  public SimulatedServer(int cores, long seed) {
     this.cores = cores;
     this.random = new Random(seed);
     this.lastSampleAt = time.nanoTime();
     this.nextArrival = time.nanoTime();
   }
 
-  static long ms(long millis) {
+  public static long ms(long millis) {
     return TimeUnit.MILLISECONDS.toNanos(millis);
   }
 
   /** The builder every simulation starts from: virtual time, grants completed inline. */
-  ConcurrencyLimiter.Builder builder() {
+  public ConcurrencyLimiter.Builder builder() {
     return ConcurrencyLimiter.builder("sim")
         .maxQueue(500)
         .queueTimeout(Duration.ofSeconds(5))
@@ -129,7 +130,7 @@ final class SimulatedServer {
   }
 
   /** The machine's CPU since the previous call, as a {@link CpuSampler} reads it. */
-  CpuSampler sampler() {
+  public CpuSampler sampler() {
     return () -> {
       long now = time.nanoTime();
       long elapsed = now - lastSampleAt;
@@ -144,12 +145,12 @@ final class SimulatedServer {
   }
 
   /** Arrival rate that is {@code factor} x what the cores can serve of this mix. */
-  double overload(Mix mix, double factor) {
+  public double overload(Mix mix, double factor) {
     return factor * cores / mix.meanCpuSeconds();
   }
 
   /** Runs for {@code duration} with {@code arrivalsPerSecond} clients of {@code mix}. */
-  void run(Duration duration, Mix mix, double arrivalsPerSecond) {
+  public void run(Duration duration, Mix mix, double arrivalsPerSecond) {
     long stepsToRun = duration.toNanos() / STEP;
     for (long i = 0; i < stepsToRun; i++) {
       step(mix, arrivalsPerSecond);
@@ -218,16 +219,16 @@ final class SimulatedServer {
   }
 
   /** Jobs holding a permit now. */
-  int inFlight() {
+  public int inFlight() {
     return running.size();
   }
 
-  long rejected(RejectionReason reason) {
+  public long rejected(RejectionReason reason) {
     return rejected.getOrDefault(reason, 0L);
   }
 
   /** Means of consecutive windows of {@code width} values in [from, to). */
-  static List<Double> windows(List<Double> values, int from, int to, int width) {
+  public static List<Double> windows(List<Double> values, int from, int to, int width) {
     List<Double> means = new ArrayList<>();
     for (int i = from; i + width <= to; i += width) {
       means.add(mean(values, i, i + width));
@@ -236,7 +237,7 @@ final class SimulatedServer {
   }
 
   /** The mean of {@code values} from index {@code from} (inclusive) to {@code to} (exclusive). */
-  static double mean(List<Double> values, int from, int to) {
+  public static double mean(List<Double> values, int from, int to) {
     double sum = 0;
     for (int i = from; i < to; i++) {
       sum += values.get(i);
@@ -245,7 +246,7 @@ final class SimulatedServer {
   }
 
   /** The largest distance of a value in [from, to) from {@code centre}. */
-  static double maxDeviation(List<Double> values, int from, int to, double centre) {
+  public static double maxDeviation(List<Double> values, int from, int to, double centre) {
     double max = 0;
     for (int i = from; i < to; i++) {
       max = Math.max(max, Math.abs(values.get(i) - centre));

@@ -1,16 +1,17 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.limit.LimitSource;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import dev.sluice.time.VirtualTime;
 
 /** A {@link LimitSource.Control} whose load the test sets by hand, on virtual time. */
-final class StubControl implements LimitSource.Control {
+public final class StubControl implements LimitSource.Control {
 
-  final VirtualTime time = new VirtualTime();
-  int inFlight;
-  int queued;
-  int limitChanges;
+  public final VirtualTime time = new VirtualTime();
+  public int inFlight;
+  public int queued;
+  public int limitChanges;
 
   @Override
   public String name() {

@@ -1,5 +1,9 @@
 package dev.sluice.rules;
 
+import dev.sluice.request.Actor;
+import dev.sluice.request.RequestInfo;
+import dev.sluice.request.ResourcePattern;
+import dev.sluice.request.Scope;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 

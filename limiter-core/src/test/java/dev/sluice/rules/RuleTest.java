@@ -1,5 +1,7 @@
 package dev.sluice.rules;
 
+import dev.sluice.request.Actor;
+import dev.sluice.request.Scope;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

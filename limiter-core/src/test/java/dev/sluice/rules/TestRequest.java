@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.request.RequestInfo;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;

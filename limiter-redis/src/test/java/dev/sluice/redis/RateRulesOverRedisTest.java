@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
-import dev.sluice.rules.RequestInfo;
+import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RulesFile;
 import dev.sluice.store.FailurePolicy;
 import java.time.Duration;

@@ -1,0 +1,809 @@
+package dev.sluice.concurrency.internal;
+
+import dev.sluice.concurrency.Caller;
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.concurrency.Outcome;
+import dev.sluice.concurrency.Permit;
+import dev.sluice.concurrency.Priority;
+import dev.sluice.concurrency.QueueSnapshot;
+import dev.sluice.concurrency.RejectionReason;
+import dev.sluice.concurrency.WaitQueue;
+import dev.sluice.concurrency.limit.LimitSource;
+import dev.sluice.time.NanoClock;
+import dev.sluice.time.Scheduler;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The concurrency limiter: permits from a {@link LimitSource}, waiters in a {@link WaitQueue}.
+ *
+ * <h2>How it stays correct and cheap</h2>
+ *
+ * In-flight count, queue length and the shut-down flag live in ONE atomic word ({@link #state}).
+ *
+ * <ul>
+ *   <li>Fast path (nobody waiting): acquire and release are one CAS each on that word, no lock.
+ *       Because the queue length is in the same word, a CAS that expects "nobody queued" fails the
+ *       instant a waiter joins, so a newcomer can never barge past a waiter, and a releaser can never
+ *       drop a permit on the floor while a waiter is joining (no lost wake-up).
+ *   <li>Slow path (queue involved): a small lock guards the queue together with changes to the
+ *       queued count. A lock rather than a lock-free queue because joining, leaving from the middle
+ *       (cancel, timeout) and granting must agree with the count atomically; the critical sections
+ *       are a few field writes, and the lock is never held while calling user code, the executor or
+ *       the scheduler.
+ *   <li>Every lock section that can leave "permits free while someone waits" ends with {@link
+ *       #drainLocked()}, which grants head waiters until that is no longer true.
+ *   <li>Each waiter's fate is decided by one CAS (see {@link Waiter}); only the winner acts.
+ * </ul>
+ */
+final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimiter {
+
+  private static final long IN_FLIGHT_MASK = 0xFFFF_FFFFL;
+  private static final long ONE_QUEUED = 1L << 32;
+  private static final long QUEUED_MASK = 0x7FFF_FFFFL << 32;
+  private static final long SHUT_DOWN = Long.MIN_VALUE; // the sign bit: state < 0 means shut down
+
+  private static final long MAX_FALLBACK_SERVICE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** Once this many permits were timed, only about one in {@link #SAMPLE_MASK} + 1 is. */
+  static final int TIME_EVERY_PERMIT_UNTIL = 64;
+
+  /** One permit in 16 is timed after the first {@link #TIME_EVERY_PERMIT_UNTIL}. */
+  static final int SAMPLE_MASK = 15;
+
+  private static final VarHandle STATE;
+
+  /** Marks "a slot was freed, but nobody is left to answer" in {@link #displaceLocked}. */
+  private static final Waiter NOBODY = new Waiter(null, Caller.DEFAULT, 0);
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(StateWord.class, "state", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final String name;
+  private final NanoClock clock;
+  private final Scheduler scheduler;
+  private final Executor executor;
+  /** Null when the user configured none: then no listener call is made at all. */
+  private final GuardedListener listener;
+  /**
+   * Volatile because {@link #setLimitSource} may swap it; on x86 a volatile read is a plain load,
+   * so the fast path still costs one read of this field and one volatile read of the limit.
+   */
+  private volatile LimitSource limit;
+
+  private final SourceControl control = new SourceControl();
+
+  /** Serialises {@link #setLimitSource} calls; never taken on the request path. */
+  private final Object sourceSwap = new Object();
+
+  /** Null unless {@code rejectEarly}: then callers who cannot be served in time are told at once. */
+  private final WaitPrediction prediction;
+  private final Duration queueTimeout;
+  private final long queueTimeoutNanos;
+  private final LimiterStats stats = new LimiterStats();
+
+  /** A listener wants every permit's service time: then every permit is timed. */
+  private final boolean timeEveryPermit;
+
+  /** True until {@link #TIME_EVERY_PERMIT_UNTIL} permits were timed; read-mostly. */
+  private volatile boolean warmingUp = true;
+
+  // state: [shut down:1][queued:31][in flight:32], in PaddedState, alone on its cache lines
+
+  private volatile int maxQueue;
+
+  /** Guards {@link #queue}, the sequence counters, and every change of the queued count. */
+  private final ReentrantLock lock = new ReentrantLock();
+
+  private final Condition drainedCondition = lock.newCondition();
+  private volatile int drainWaiters;
+  /** Replaced only by {@link #setWaitQueue}, under the lock like every other use. */
+  private WaitQueue queue;
+  private long queueSequence;
+  private long grantSequence;
+
+  BoundedQueueLimiter(LimiterBuilder config, LimitSource limit, WaitQueue queue) {
+    this.name = config.name;
+    this.clock = config.clock;
+    this.scheduler = config.scheduler;
+    this.executor = config.executor;
+    this.listener =
+        config.listener == null ? null : new GuardedListener(config.name, config.listener);
+    this.timeEveryPermit = config.listener != null;
+    this.queueTimeout = config.queueTimeout;
+    this.queueTimeoutNanos = config.queueTimeoutNanos();
+    this.maxQueue = config.maxQueue;
+    this.limit = limit;
+    this.queue = queue;
+    this.prediction = config.rejectEarly ? new WaitPrediction(stats) : null;
+    limit.start(control);
+  }
+
+  /** What the limit source may see and do; see {@link LimitSource.Control}. */
+  private final class SourceControl implements LimitSource.Control {
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public NanoClock clock() {
+      return clock;
+    }
+
+    @Override
+    public Scheduler scheduler() {
+      return scheduler;
+    }
+
+    @Override
+    public int inFlight() {
+      return BoundedQueueLimiter.inFlight(state);
+    }
+
+    @Override
+    public int queued() {
+      return BoundedQueueLimiter.queued(state);
+    }
+
+    @Override
+    public void limitChanged() {
+      grantWhileFree();
+    }
+  }
+
+  static int inFlight(long s) {
+    return (int) (s & IN_FLIGHT_MASK);
+  }
+
+  static int queued(long s) {
+    return (int) ((s & QUEUED_MASK) >>> 32);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public CompletableFuture<Permit> acquire() {
+    if (tryFastAdmit()) {
+      return CompletableFuture.completedFuture(admittedAtOnce());
+    }
+    return acquireSlow(Caller.DEFAULT);
+  }
+
+  @Override
+  public CompletableFuture<Permit> acquire(Caller caller) {
+    if (tryFastAdmit()) {
+      return CompletableFuture.completedFuture(admittedAtOnce());
+    }
+    return acquireSlow(java.util.Objects.requireNonNull(caller, "caller must not be null"));
+  }
+
+  @Override
+  public Permit acquireIfFree() {
+    return tryFastAdmit() ? admittedAtOnce() : null;
+  }
+
+  @Override
+  public Optional<Permit> tryAcquire() {
+    if (tryFastAdmit()) {
+      return Optional.of(admittedAtOnce());
+    }
+    Outcome outcome = (long) STATE.getVolatile(this) < 0 ? Outcome.SHUTDOWN : Outcome.QUEUE_FULL;
+    stats.rejected(outcome);
+    if (listener != null) {
+      listener.rejected(outcome, RejectionReason.of(outcome), 0);
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public Permit acquireBlocking() throws InterruptedException {
+    return Blocking.await(name, acquire());
+  }
+
+
+  /** One CAS when nobody waits; false sends the caller to the slow path. */
+  private boolean tryFastAdmit() {
+    for (; ; ) {
+      long s = state;
+      if (s < 0 || (s & QUEUED_MASK) != 0 || inFlight(s) >= limit.limit()) {
+        return false;
+      }
+      if (STATE.compareAndSet(this, s, s + 1)) {
+        return true;
+      }
+    }
+  }
+
+  private GrantedPermit admittedAtOnce() {
+    if (listener != null) {
+      listener.admitted(0);
+    }
+    return timeThisPermit() ? new TimedPermit(this, clock.nanoTime()) : new GrantedPermit(this);
+  }
+
+  /**
+   * Whether to measure this permit's service time. Timing costs two clock reads per permit, and
+   * {@code System.nanoTime()} costs about 30 ns on a VM (more than a whole untimed acquire and
+   * release), so: every permit while a listener is configured (its {@code onReleased} promises a
+   * service time, and a metrics timer wants every one) and for the first {@link
+   * #TIME_EVERY_PERMIT_UNTIL} permits (a new or lightly used limiter reports exact figures);
+   * after that a random one in {@code SAMPLE_MASK + 1}. Counts stay exact whatever is sampled;
+   * what sampling costs is precision: the snapshot's service total is the sampled mean x the exact
+   * count, its maximum the largest sampled, and the Retry-After estimate uses the sampled mean
+   * (an average of hundreds of samples under load, where Retry-After matters). An adaptive {@link
+   * LimitSource} would learn from the sampled permits. Queued permits are always timed: their
+   * wait already read the clock.
+   */
+  private boolean timeThisPermit() {
+    return timeEveryPermit
+        || warmingUp
+        || (ThreadLocalRandom.current().nextInt() & SAMPLE_MASK) == 0;
+  }
+
+  private CompletableFuture<Permit> acquireSlow(Caller caller) {
+    Waiter waiter = new Waiter(this, caller, clock.nanoTime());
+    long timeoutNanos = timeoutNanos(caller);
+    // outside the lock: it sums striped counters
+    long meanServiceNanos = prediction == null ? -1 : prediction.meanServiceNanos();
+    long predictedWait = -1;
+    Outcome rejection = null;
+    RejectionReason reason = null;
+    int queuedAhead = 0;
+    boolean admitted = false;
+    Waiter granted = null;
+    Waiter displaced = null;
+    lock.lock();
+    try {
+      int bound = maxQueue; // read once: a displacement must make room under the same bound
+      for (; ; ) {
+        long s = state;
+        int queuedNow = queued(s);
+        if (s < 0) {
+          rejection = Outcome.SHUTDOWN;
+          reason = RejectionReason.SHUTDOWN;
+          queuedAhead = queuedNow;
+          break;
+        }
+        if (queuedNow == 0 && inFlight(s) < limit.limit()) {
+          // a permit came free since the fast path looked; releasers still CAS without the lock
+          if (STATE.compareAndSet(this, s, s + 1)) {
+            admitted = true;
+            break;
+          }
+          continue;
+        }
+        reason = queue.refusal(waiter); // e.g. its key is at its cap
+        if (reason == null && queuedNow >= bound) {
+          if (displaced == null && queuedNow == bound) {
+            displaced = displaceLocked(waiter);
+            if (displaced != null) {
+              continue; // one slot freed; look at the word again
+            }
+          }
+          reason = RejectionReason.QUEUE_FULL;
+        }
+        if (reason != null) {
+          rejection = Outcome.QUEUE_FULL;
+          queuedAhead = queue.ahead(waiter);
+          break;
+        }
+        if (prediction != null) {
+          waiter.aheadAtJoin = queue.ahead(waiter);
+          waiter.leftBeforeJoin = queueSequence - queuedNow;
+          long wait = meanServiceNanos < 0 ? -1
+              : WaitPrediction.waitNanos(waiter.aheadAtJoin, exactLimit(), meanServiceNanos);
+          if (wait > timeoutNanos) {
+            rejection = Outcome.QUEUE_FULL;
+            reason = RejectionReason.PREDICTED_WAIT;
+            predictedWait = wait;
+            break;
+          }
+        }
+        // fails if a lock-free release changed the word since we read it: then look again
+        if (STATE.compareAndSet(this, s, s + ONE_QUEUED)) {
+          waiter.queueSequence = queueSequence++;
+          queue.add(waiter);
+          // the limit may have grown while we waited for the lock
+          granted = drainLocked();
+          break;
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (displaced != null && displaced != NOBODY) {
+      displaced.cancelTimeout();
+      rejectWaiter(displaced, Outcome.QUEUE_FULL, RejectionReason.DISPLACED, queued(state));
+    }
+    if (admitted) {
+      return CompletableFuture.completedFuture(admittedAtOnce());
+    }
+    if (rejection != null) {
+      stats.rejected(rejection);
+      stats.rejectedFor(reason);
+      if (listener != null) {
+        listener.rejected(rejection, reason, 0);
+      }
+      return CompletableFuture.failedFuture(new ConcurrencyRejectedException(rejection, reason,
+          name, predictedWait >= 0 ? predictedWait : retryAfterNanos(queuedAhead)));
+    }
+    stats.queuedTotal.increment();
+    if (listener != null) {
+      listener.queued();
+    }
+    if (waiter.isWaiting() && timeoutNanos != Long.MAX_VALUE) {
+      // scheduled outside the lock; a grant that wins meanwhile cancels it (Waiter#timeoutScheduled)
+      if (prediction != null) {
+        long deadline = waiter.enqueuedAtNanos + timeoutNanos;
+        waiter.timeoutScheduled(scheduler.schedule(() -> recheck(waiter, deadline),
+            WaitPrediction.recheckDelayNanos(timeoutNanos)));
+      } else {
+        waiter.timeoutScheduled(
+            scheduler.schedule(() -> abandon(waiter, Outcome.QUEUE_TIMEOUT), timeoutNanos));
+      }
+    }
+    dispatchGrants(granted);
+    return waiter;
+  }
+
+  /**
+   * The queue is full: removes the waiter the discipline gives up for {@code newcomer} (the newest
+   * of the lowest class below it), fixing the count. Caller holds the lock. Returns that waiter if
+   * this call decided its fate (to be answered {@link RejectionReason#DISPLACED} after the lock is
+   * released), {@link #NOBODY} if it was leaving anyway (a cancel or timeout won its fate and will
+   * find it gone), null if there is no one to displace.
+   */
+  private Waiter displaceLocked(Waiter newcomer) {
+    Waiter victim = (Waiter) queue.victimFor(newcomer);
+    if (victim == null || !queue.remove(victim)) {
+      return null;
+    }
+    STATE.getAndAdd(this, -ONE_QUEUED);
+    return victim.decide(Outcome.QUEUE_FULL) ? victim : NOBODY;
+  }
+
+  /** The shorter of the caller's own timeout and the limiter's, in nanoseconds (saturated). */
+  private long timeoutNanos(Caller caller) {
+    Duration own = caller.timeout();
+    if (own == null) {
+      return queueTimeoutNanos;
+    }
+    long ownNanos;
+    try {
+      ownNanos = own.toNanos();
+    } catch (ArithmeticException tooLong) {
+      ownNanos = Long.MAX_VALUE;
+    }
+    return Math.min(ownNanos, queueTimeoutNanos);
+  }
+
+  /** Called once per permit by {@link GrantedPermit#release()}. */
+  void release(GrantedPermit permit) {
+    long serviceNanos = -1;
+    if (permit.timed()) {
+      serviceNanos = clock.nanoTime() - permit.admittedAtNanos();
+      stats.timed(serviceNanos);
+      if (warmingUp && stats.timedCount.sum() >= TIME_EVERY_PERMIT_UNTIL) {
+        warmingUp = false;
+      }
+      if (listener != null) {
+        listener.released(serviceNanos);
+      }
+    }
+    for (; ; ) {
+      long s = state;
+      if ((s & QUEUED_MASK) != 0) {
+        releaseToQueue();
+        break;
+      }
+      // nobody waits: give the permit back with one CAS; it fails if a waiter joined meanwhile
+      if (STATE.compareAndSet(this, s, s - 1)) {
+        // volatile write of state, then volatile read of drainWaiters: see awaitDrained
+        if (inFlight(s - 1) == 0 && drainWaiters > 0) {
+          signalDrained();
+        }
+        break;
+      }
+    }
+    // counted after the state word gave the permit back, never before: admitted = released + in
+    // flight may then lag for an instant, but never runs ahead (see snapshot)
+    stats.released.increment();
+    if (serviceNanos >= 0) {
+      limit.onSample(serviceNanos, inFlight(state));
+    }
+  }
+
+  private void releaseToQueue() {
+    Waiter granted;
+    lock.lock();
+    try {
+      // give back, then drain: under the lock this is a straight hand-off to the head waiter,
+      // and when the limit shrank, in-flight falls instead
+      long s = (long) STATE.getAndAdd(this, -1L) - 1;
+      granted = drainLocked();
+      if (inFlight(s) == 0) {
+        drainedCondition.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+    dispatchGrants(granted);
+  }
+
+  /**
+   * Grants head waiters while permits are free. Caller holds the lock. Returns the granted waiters
+   * as a chain, to be completed by {@link #dispatchGrants} after the lock is released.
+   */
+  private Waiter drainLocked() {
+    Waiter first = null;
+    Waiter last = null;
+    for (; ; ) {
+      long s = state;
+      if (queued(s) == 0 || inFlight(s) >= limit.limit()) {
+        return first;
+      }
+      Waiter head = (Waiter) queue.poll();
+      // a head whose fate is already decided (cancel, timeout) is leaving on its own: skip it
+      boolean grant = head.decide(Outcome.ADMITTED);
+      STATE.getAndAdd(this, grant ? 1 - ONE_QUEUED : -ONE_QUEUED);
+      if (grant) {
+        head.grantSequence = grantSequence++;
+        if (last == null) {
+          first = head;
+        } else {
+          last.nextGranted = head;
+        }
+        last = head;
+      }
+    }
+  }
+
+  /** Completes granted waiters' futures on the executor, never inline on this thread. */
+  private void dispatchGrants(Waiter granted) {
+    while (granted != null) {
+      Waiter waiter = granted;
+      granted = waiter.nextGranted;
+      waiter.nextGranted = null;
+      waiter.cancelTimeout();
+      long now = clock.nanoTime();
+      long waited = now - waiter.enqueuedAtNanos;
+      stats.leftQueue(waited);
+      if (listener != null) {
+        listener.admitted(waited);
+      }
+      GrantedPermit permit =
+          new QueuedPermit(this, now, waited, waiter.queueSequence, waiter.grantSequence);
+      execute(
+          () -> {
+            // the caller cancelled between grant and completion: the permit goes to the next one
+            if (!waiter.complete(permit)) {
+              permit.release();
+            }
+          });
+    }
+  }
+
+  /**
+   * Ends a waiter's wait without a permit: timeout (scheduler), cancellation (its future) or
+   * shutdown. Does nothing if its fate was already decided.
+   */
+  void abandon(Waiter waiter, Outcome outcome) {
+    abandon(waiter, outcome, null, -1);
+  }
+
+  /** As above, with a finer reason and Retry-After for the rejection (null and -1: derived). */
+  private void abandon(Waiter waiter, Outcome outcome, RejectionReason reason, long retryAfter) {
+    if (!waiter.decide(outcome)) {
+      return;
+    }
+    if (outcome != Outcome.QUEUE_TIMEOUT) {
+      waiter.cancelTimeout();
+    }
+    int queuedNow;
+    lock.lock();
+    try {
+      // not found: a drain already polled it (and fixed the count) but lost the fate CAS to us
+      if (queue.remove(waiter)) {
+        STATE.getAndAdd(this, -ONE_QUEUED);
+      }
+      queuedNow = queued(state);
+    } finally {
+      lock.unlock();
+    }
+    if (reason == null && outcome != Outcome.CANCELLED) {
+      reason = RejectionReason.of(outcome);
+    }
+    rejectWaiter(waiter, outcome, reason, queuedNow, retryAfter);
+  }
+
+  private void rejectWaiter(
+      Waiter waiter, Outcome outcome, RejectionReason reason, int queuedNow) {
+    rejectWaiter(waiter, outcome, reason, queuedNow, -1);
+  }
+
+  /** Counts and answers a rejected waiter; {@code retryAfter} -1: estimated from the queue. */
+  private void rejectWaiter(Waiter waiter, Outcome outcome, RejectionReason reason, int queuedNow,
+      long retryAfter) {
+    long waited = clock.nanoTime() - waiter.enqueuedAtNanos;
+    stats.leftQueue(waited);
+    stats.rejected(outcome);
+    stats.rejectedFor(reason);
+    if (listener != null) {
+      listener.rejected(outcome, reason, waited);
+    }
+    if (outcome != Outcome.CANCELLED) {
+      ConcurrencyRejectedException rejected = new ConcurrencyRejectedException(outcome, reason,
+          name, retryAfter >= 0 ? retryAfter : retryAfterNanos(queuedNow));
+      execute(() -> waiter.completeExceptionally(rejected));
+    }
+  }
+
+  private void execute(Runnable completion) {
+    try {
+      executor.execute(completion);
+    } catch (RejectedExecutionException e) {
+      // the executor is shut down or saturated: completing here is better than stranding the
+      // waiter (and, for a grant, its permit) forever
+      completion.run();
+    }
+  }
+
+  /**
+   * rejectEarly: a queued waiter's timeout task. Times it out at its deadline; before that, rejects
+   * it with PREDICTED_WAIT once the work still ahead of it cannot be served in time, else looks
+   * again later. Its fate is still decided by one CAS in abandon, so a grant racing this check
+   * wins or loses whole.
+   */
+  private void recheck(Waiter waiter, long deadline) {
+    if (!waiter.isWaiting()) {
+      return;
+    }
+    long remaining = deadline - clock.nanoTime();
+    if (remaining <= 0) {
+      abandon(waiter, Outcome.QUEUE_TIMEOUT);
+      return;
+    }
+    long mean = prediction.meanServiceNanos();
+    if (mean >= 0) {
+      long left;
+      lock.lock();
+      try {
+        left = queueSequence - queued(state);
+      } finally {
+        lock.unlock();
+      }
+      // every departure since it joined counts as one fewer ahead, also those behind it: this can
+      // only predict too short a wait, so it never rejects a waiter that could have made it
+      int ahead = (int) Math.max(0, waiter.aheadAtJoin - (left - waiter.leftBeforeJoin));
+      long wait = WaitPrediction.waitNanos(ahead, exactLimit(), mean);
+      if (wait > remaining) {
+        abandon(waiter, Outcome.QUEUE_FULL, RejectionReason.PREDICTED_WAIT, wait);
+        return;
+      }
+    }
+    waiter.timeoutScheduled(scheduler.schedule(
+        () -> recheck(waiter, deadline), WaitPrediction.recheckDelayNanos(remaining)));
+  }
+
+  /** The limit as the controller means it: real-valued for an adaptive source. */
+  private double exactLimit() {
+    return limit.exactLimit();
+  }
+
+  @Override
+  public void setLimitSource(LimitSource source) {
+    java.util.Objects.requireNonNull(source, "limitSource must not be null");
+    synchronized (sourceSwap) {
+      LimitSource old = limit;
+      if (old == source) {
+        return;
+      }
+      // started before it is published: the fast path never reads a source that is not running
+      source.start(control);
+      limit = source;
+      old.stop();
+    }
+    grantWhileFree(); // the new limit may be higher
+  }
+
+  @Override
+  public void setMaxConcurrency(int newLimit) {
+    limit.setLimit(newLimit);
+    grantWhileFree();
+  }
+
+  /** Grants waiters while permits are free: after the limit grew. */
+  private void grantWhileFree() {
+    Waiter granted;
+    lock.lock();
+    try {
+      granted = drainLocked();
+    } finally {
+      lock.unlock();
+    }
+    dispatchGrants(granted);
+  }
+
+  @Override
+  public void setWaitQueue(WaitQueue next) {
+    java.util.Objects.requireNonNull(next, "queue must not be null");
+    lock.lock();
+    try {
+      if (next == queue) {
+        return;
+      }
+      if (next.size() != 0) {
+        throw new IllegalArgumentException("queue must be empty but holds " + next.size());
+      }
+      // the queued count in the state word does not change: the same waiters, another order
+      for (WaitQueue.Entry e = queue.poll(); e != null; e = queue.poll()) {
+        next.add(e);
+      }
+      queue = next;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void setMaxQueue(int newMaxQueue) {
+    this.maxQueue = LimiterBuilder.requireAtLeast("maxQueue", newMaxQueue, 0);
+  }
+
+  @Override
+  public void shutdown() {
+    Waiter rejected = null;
+    lock.lock();
+    try {
+      long s;
+      do {
+        s = state;
+      } while (s >= 0 && !STATE.compareAndSet(this, s, s | SHUT_DOWN));
+      for (Waiter waiter = (Waiter) queue.poll(); waiter != null; waiter = (Waiter) queue.poll()) {
+        STATE.getAndAdd(this, -ONE_QUEUED);
+        if (waiter.decide(Outcome.SHUTDOWN)) {
+          waiter.nextGranted = rejected;
+          rejected = waiter;
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    limit.stop();
+    while (rejected != null) {
+      Waiter waiter = rejected;
+      rejected = waiter.nextGranted;
+      waiter.nextGranted = null;
+      waiter.cancelTimeout();
+      rejectWaiter(waiter, Outcome.SHUTDOWN, RejectionReason.SHUTDOWN, 0);
+    }
+  }
+
+  @Override
+  public boolean awaitDrained(Duration timeout) throws InterruptedException {
+    long remaining = timeout.toNanos();
+    lock.lock();
+    try {
+      // volatile write here, volatile read of state below; release does the mirror image, so
+      // either it sees a waiter and signals, or we see in-flight 0
+      drainWaiters++;
+      try {
+        while (inFlight(state) != 0) {
+          if (remaining <= 0) {
+            return false;
+          }
+          remaining = drainedCondition.awaitNanos(remaining);
+        }
+        return true;
+      } finally {
+        drainWaiters--;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void signalDrained() {
+    lock.lock();
+    try {
+      drainedCondition.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean isShutdown() {
+    return state < 0;
+  }
+
+  private long retryAfterNanos(int queuedAhead) {
+    long fallback = Math.min(queueTimeoutNanos, MAX_FALLBACK_SERVICE_NANOS);
+    return stats.retryAfterNanos(queuedAhead, limit.limit(), fallback);
+  }
+
+  @Override
+  public int limit() {
+    return limit.limit();
+  }
+
+  @Override
+  public ConcurrencySnapshot snapshot() {
+    long s = state;
+    // released is read after the state word and counted after a release's CAS, so released + in
+    // flight never exceeds the true admissions; it may lag by releases in progress, so it is held
+    // monotonic against what earlier snapshots reported
+    long released = stats.released.sum();
+    stats.admittedReported.accumulate(released + inFlight(s));
+    long timedTotal = stats.timedTotal.sum();
+    long timed = stats.timedCount.sum();
+    return new ConcurrencySnapshot(
+        name,
+        limit.limit(),
+        maxQueue,
+        queueTimeout,
+        inFlight(s),
+        queued(s),
+        stats.admittedReported.get(),
+        stats.queuedTotal.sum(),
+        stats.rejectedQueueFull.sum(),
+        stats.rejectedQueueTimeout.sum(),
+        stats.cancelled.sum(),
+        stats.rejectedShutdown.sum(),
+        stats.queueWaitCount.sum(),
+        stats.queueWaitTotal.sum(),
+        stats.queueWaitMax.get(),
+        released,
+        LimiterStats.serviceTotal(released, timed, timedTotal),
+        stats.serviceMax.get(),
+        s < 0,
+        limit.state());
+  }
+
+  @Override
+  public QueueSnapshot queueSnapshot() {
+    int critical;
+    int normal;
+    int sheddable;
+    int keys;
+    lock.lock();
+    try {
+      critical = queue.size(Priority.CRITICAL);
+      normal = queue.size(Priority.NORMAL);
+      sheddable = queue.size(Priority.SHEDDABLE);
+      keys = queue.keys();
+    } finally {
+      lock.unlock();
+    }
+    return new QueueSnapshot(critical, normal, sheddable, keys, stats.rejectedKeyCap.sum(),
+        stats.displaced.sum());
+  }
+
+  @Override
+  public String toString() {
+    long s = state;
+    return "ConcurrencyLimiter[" + name + ", limit=" + limit.limit() + ", inFlight=" + inFlight(s)
+        + ", queued=" + queued(s) + (s < 0 ? ", shut down]" : "]");
+  }
+}

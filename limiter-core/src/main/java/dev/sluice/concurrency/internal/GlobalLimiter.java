@@ -1,0 +1,510 @@
+package dev.sluice.concurrency.internal;
+
+import dev.sluice.concurrency.Caller;
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.concurrency.Outcome;
+import dev.sluice.concurrency.Permit;
+import dev.sluice.concurrency.QueueSnapshot;
+import dev.sluice.concurrency.RejectionReason;
+import dev.sluice.concurrency.WaitQueue;
+import dev.sluice.concurrency.limit.LimitSource;
+import dev.sluice.store.PermitStore;
+import dev.sluice.store.PermitStore.PermitLease;
+import dev.sluice.time.NanoClock;
+import dev.sluice.time.Scheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A concurrency limiter whose permits are shared by every node through a {@link PermitStore}: at
+ * most {@code maxConcurrency} jobs run at once across the cluster, each holding a lease.
+ *
+ * <h2>Two stages, one deadline</h2>
+ *
+ * A caller first takes a permit of this node's local limiter ({@link BoundedQueueLimiter}, with the
+ * same limit, queue bound, queue discipline and timeout): that is this node's queue, and no node
+ * can run or ask for more than the global limit. Holding it, the caller asks the store for a lease
+ * with its own ticket. A refused caller waits, holding no thread, in this node's line and in the
+ * store's cluster-wide line of tickets, and asks again whenever the store says a lease may have come
+ * free ({@link PermitStore#watch}), when a permit of this node is released, and every {@link
+ * #POLL} as a safety net, until it gets a lease (admitted) or its deadline passes ({@link
+ * Outcome#QUEUE_TIMEOUT}). So a caller is refused at once only when this node's queue is full.
+ *
+ * <p>The cluster-wide line is what keeps nodes fair: a lease freed on a busy node goes to the
+ * oldest ticket in the cluster, not to whichever node asks first.
+ *
+ * <p>Release gives the lease back (the store then tells the waiting nodes), then the local permit.
+ * Release is idempotent; a lease that arrives for a caller that has already timed out or cancelled
+ * is given back at once; a lease whose holder dies expires in the store after its lease time.
+ */
+final class GlobalLimiter implements ConcurrencyLimiter {
+
+  /** How often waiters ask again when no notification came: the safety net, not the hand-off. */
+  static final Duration POLL = Duration.ofMillis(500);
+
+  private final String name;
+  private final BoundedQueueLimiter local;
+  private final LimitSource limit;
+  private final PermitStore store;
+  private final Duration leaseTime;
+  private final NanoClock clock;
+  private final Scheduler scheduler;
+  private final Executor executor;
+  private final GuardedListener listener;
+  private final long queueTimeoutNanos;
+  private final LimiterStats stats = new LimiterStats();
+  /** Tickets are unique in the cluster: a random node id and a sequence. */
+  private final String node = UUID.randomUUID().toString();
+  private final AtomicLong tickets = new AtomicLong();
+  private final AtomicInteger running = new AtomicInteger();
+  private final AtomicLong admitted = new AtomicLong();
+
+  // the callers of this node that hold a local permit and wait for a lease, oldest first; a lock
+  // because joining, leaving from the middle and copying for a wake-up must agree, and the
+  // sections are a few set operations (no store call, no user code under it)
+  private final Object lineLock = new Object();
+  private final LinkedHashSet<GlobalAcquire> line = new LinkedHashSet<>();
+
+  private volatile int clusterLeases = -1;
+  private volatile boolean stopped;
+  private volatile Scheduler.Cancellable poll;
+  private final PermitStore.Watch watch;
+
+  GlobalLimiter(LimiterBuilder config, LimitSource limit, WaitQueue queue) {
+    this.name = config.name;
+    this.limit = limit;
+    this.store = config.permitStore;
+    this.leaseTime = config.leaseTime;
+    this.clock = config.clock;
+    this.scheduler = config.scheduler;
+    this.executor = config.executor;
+    this.listener =
+        config.listener == null ? null : new GuardedListener(config.name, config.listener);
+    this.queueTimeoutNanos = config.queueTimeoutNanos();
+    // the local stage reports nothing itself: admission means holding a lease, counted here
+    this.local = new BoundedQueueLimiter(config.withoutListener(), limit, queue);
+    this.watch = store.watch(name, this::wake);
+    schedulePoll();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public CompletableFuture<Permit> acquire(Caller caller) {
+    Objects.requireNonNull(caller, "caller must not be null");
+    GlobalAcquire acquire = new GlobalAcquire(this, caller, clock.nanoTime(),
+        timeoutNanos(caller), node + ':' + tickets.incrementAndGet());
+    acquire.callingThread = Thread.currentThread();
+    try {
+      CompletableFuture<Permit> localStage = local.acquire(caller);
+      acquire.local = localStage;
+      if (!localStage.isDone()) {
+        stats.queuedTotal.increment();
+        acquire.countedQueued = true;
+        if (listener != null) {
+          listener.queued();
+        }
+      }
+      localStage.whenComplete((permit, error) -> onLocal(acquire, permit, error));
+      return acquire;
+    } finally {
+      acquire.callingThread = null;
+    }
+  }
+
+  /** The local stage ended: a local permit (ask the store for a lease) or a rejection. */
+  private void onLocal(GlobalAcquire acquire, Permit permit, Throwable error) {
+    if (error != null) {
+      Throwable cause = unwrap(error);
+      Outcome outcome = cause instanceof ConcurrencyRejectedException rejected
+          ? rejected.outcome() : Outcome.CANCELLED;
+      if (acquire.decide(outcome)) {
+        rejected(acquire, outcome);
+        if (outcome != Outcome.CANCELLED) {
+          complete(acquire, () -> acquire.completeExceptionally(cause));
+        }
+      }
+      return;
+    }
+    // published before the fate is read; abandon does the mirror image, so the permit is
+    // released by one of them (or both: release is idempotent), never by neither
+    acquire.localPermit = permit;
+    if (!acquire.isWaiting()) {
+      permit.release();
+      return;
+    }
+    synchronized (lineLock) {
+      line.add(acquire);
+    }
+    if (stopped) {
+      abandon(acquire, Outcome.SHUTDOWN);
+      return;
+    }
+    if (acquire.timeoutNanos != Long.MAX_VALUE) {
+      long left = acquire.timeoutNanos - (clock.nanoTime() - acquire.arrivedNanos);
+      acquire.timeout = scheduler.schedule(
+          () -> abandon(acquire, Outcome.QUEUE_TIMEOUT), Math.max(0, left));
+      if (!acquire.isWaiting()) {
+        acquire.cancelTimeout();
+      }
+    }
+    ask(acquire);
+  }
+
+  /** Asks the store for the caller's lease; at most one question per caller in flight. */
+  private void ask(GlobalAcquire acquire) {
+    synchronized (lineLock) {
+      if (!acquire.isWaiting()) {
+        return;
+      }
+      if (acquire.asking) {
+        acquire.askAgain = true; // the answer in flight may predate the news: ask once more
+        return;
+      }
+      acquire.asking = true;
+    }
+    CompletionStage<Optional<PermitLease>> answer;
+    try {
+      answer = store.tryAcquire(name, limit.limit(), leaseTime, acquire.ticket);
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.completedFuture(Optional.empty()); // the next poll asks again
+    }
+    answer.whenComplete((lease, error) -> answered(acquire, lease, error));
+  }
+
+  private void answered(GlobalAcquire acquire, Optional<PermitLease> lease, Throwable error) {
+    boolean held = error == null && lease != null && lease.isPresent();
+    boolean granted = held && grant(acquire, lease.get());
+    if (held && !granted) {
+      lease.get().release(); // the caller left meanwhile: the lease goes back at once
+    }
+    boolean again;
+    synchronized (lineLock) {
+      acquire.asking = false;
+      again = acquire.askAgain && acquire.isWaiting();
+      acquire.askAgain = false;
+    }
+    if (!granted && !acquire.countedQueued && acquire.isWaiting()) {
+      acquire.countedQueued = true;
+      stats.queuedTotal.increment();
+      if (listener != null) {
+        listener.queued();
+      }
+    }
+    if (again) {
+      ask(acquire);
+    }
+  }
+
+  private boolean grant(GlobalAcquire acquire, PermitLease lease) {
+    if (!acquire.decide(Outcome.ADMITTED)) {
+      return false;
+    }
+    synchronized (lineLock) {
+      line.remove(acquire);
+    }
+    acquire.cancelTimeout();
+    long now = clock.nanoTime();
+    long waited = acquire.countedQueued ? now - acquire.arrivedNanos : 0;
+    running.incrementAndGet();
+    admitted.incrementAndGet();
+    if (acquire.countedQueued) {
+      stats.leftQueue(waited);
+    }
+    if (listener != null) {
+      listener.admitted(waited);
+    }
+    LeasedPermit permit = new LeasedPermit(this, acquire.localPermit, lease, now, waited);
+    complete(acquire, () -> {
+      if (!acquire.complete(permit)) {
+        permit.release(); // cancelled between the grant and its delivery
+      }
+    });
+    return true;
+  }
+
+  /**
+   * Ends a caller's wait without a lease: its timeout (scheduler), a cancel (its future) or
+   * shutdown. Gives back the local permit, or leaves the local queue, and leaves the store's line.
+   */
+  void abandon(GlobalAcquire acquire, Outcome outcome) {
+    if (!acquire.decide(outcome)) {
+      return;
+    }
+    if (outcome != Outcome.QUEUE_TIMEOUT) {
+      acquire.cancelTimeout();
+    }
+    synchronized (lineLock) {
+      line.remove(acquire);
+    }
+    Permit held = acquire.localPermit;
+    if (held != null) {
+      held.release();
+      store.leave(name, acquire.ticket);
+    } else {
+      CompletableFuture<Permit> queued = acquire.local;
+      if (queued != null) {
+        queued.cancel(false); // leaves the local queue; a permit granted meanwhile is handed on
+      }
+    }
+    rejected(acquire, outcome);
+    if (outcome != Outcome.CANCELLED) {
+      ConcurrencyRejectedException rejected =
+          new ConcurrencyRejectedException(outcome, name, retryAfterNanos(0));
+      complete(acquire, () -> acquire.completeExceptionally(rejected));
+    }
+  }
+
+  private void rejected(GlobalAcquire acquire, Outcome outcome) {
+    long waited = 0;
+    if (acquire.countedQueued) {
+      waited = clock.nanoTime() - acquire.arrivedNanos;
+      stats.leftQueue(waited);
+    }
+    stats.rejected(outcome);
+    if (listener != null) {
+      listener.rejected(outcome, reasonOf(outcome), waited);
+    }
+  }
+
+  /** The listener's reason for an outcome of the global line: none for a cancel. */
+  private static RejectionReason reasonOf(Outcome outcome) {
+    return outcome == Outcome.CANCELLED ? null : RejectionReason.of(outcome);
+  }
+
+  /** Called once per permit by {@link LeasedPermit#release()}. */
+  void release(LeasedPermit permit) {
+    long serviceNanos = clock.nanoTime() - permit.admittedAtNanos();
+    stats.timed(serviceNanos);
+    running.decrementAndGet();
+    stats.released.increment();
+    if (listener != null) {
+      listener.released(serviceNanos);
+    }
+    // the lease first: the store tells every waiting node; then the local permit, which lets the
+    // head of this node's queue ask for a lease too
+    try {
+      permit.lease().release();
+    } finally {
+      permit.local().release();
+    }
+    wake();
+  }
+
+  /** Every caller in this node's line asks again (a lease may have come free). */
+  private void wake() {
+    List<GlobalAcquire> waiting;
+    synchronized (lineLock) {
+      if (line.isEmpty()) {
+        return;
+      }
+      waiting = new ArrayList<>(line);
+    }
+    waiting.forEach(this::ask);
+  }
+
+  private void schedulePoll() {
+    if (stopped) {
+      return;
+    }
+    poll = scheduler.schedule(() -> {
+      if (stopped) {
+        return;
+      }
+      try {
+        wake();
+        store.held(name).whenComplete((held, error) ->
+            clusterLeases = error != null || held == null ? -1 : held);
+      } finally {
+        schedulePoll();
+      }
+    }, POLL.toNanos());
+  }
+
+  /**
+   * Completes a caller's future: inline while still inside its {@link #acquire} call (nobody can
+   * have chained anything yet), otherwise on the executor, never on the store's or the
+   * scheduler's thread.
+   */
+  private void complete(GlobalAcquire acquire, Runnable completion) {
+    if (acquire.callingThread == Thread.currentThread()) {
+      completion.run();
+      return;
+    }
+    try {
+      executor.execute(completion);
+    } catch (RejectedExecutionException e) {
+      completion.run(); // better than stranding the caller, and a lease, forever
+    }
+  }
+
+  /** The shorter of the caller's own timeout and the limiter's, in nanoseconds (saturated). */
+  private long timeoutNanos(Caller caller) {
+    Duration own = caller.timeout();
+    if (own == null) {
+      return queueTimeoutNanos;
+    }
+    try {
+      return Math.min(own.toNanos(), queueTimeoutNanos);
+    } catch (ArithmeticException tooLong) {
+      return queueTimeoutNanos;
+    }
+  }
+
+  /**
+   * Never queues: succeeds only when a local permit is free and the store grants a lease at once
+   * (synchronously). A store across the network answers later, so with Redis this is nearly
+   * always empty; use {@link #acquire()}.
+   */
+  @Override
+  public Optional<Permit> tryAcquire() {
+    Optional<Permit> localPermit = local.tryAcquire();
+    if (localPermit.isEmpty()) {
+      Outcome outcome = isShutdown() ? Outcome.SHUTDOWN : Outcome.QUEUE_FULL;
+      stats.rejected(outcome);
+      if (listener != null) {
+        listener.rejected(outcome, reasonOf(outcome), 0);
+      }
+      return Optional.empty();
+    }
+    CompletableFuture<Optional<PermitLease>> answer;
+    try {
+      answer = store.tryAcquire(name, limit.limit(), leaseTime).toCompletableFuture();
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.completedFuture(Optional.empty());
+    }
+    if (answer.isDone() && !answer.isCompletedExceptionally() && answer.join().isPresent()) {
+      running.incrementAndGet();
+      admitted.incrementAndGet();
+      if (listener != null) {
+        listener.admitted(0);
+      }
+      return Optional.of(new LeasedPermit(this, localPermit.get(), answer.join().get(),
+          clock.nanoTime(), 0));
+    }
+    localPermit.get().release();
+    answer.thenAccept(late -> late.ifPresent(PermitLease::release));
+    stats.rejected(Outcome.QUEUE_FULL);
+    if (listener != null) {
+      listener.rejected(Outcome.QUEUE_FULL, RejectionReason.QUEUE_FULL, 0);
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public Permit acquireBlocking() throws InterruptedException {
+    return Blocking.await(name, acquire());
+  }
+
+
+  @Override
+  public void setMaxConcurrency(int newLimit) {
+    local.setMaxConcurrency(newLimit);
+    wake();
+  }
+
+  @Override
+  public void setMaxQueue(int maxQueue) {
+    local.setMaxQueue(maxQueue);
+  }
+
+  /** The node's queue: the discipline (fair, classes) applies to the callers waiting here. */
+  @Override
+  public QueueSnapshot queueSnapshot() {
+    return local.queueSnapshot();
+  }
+
+  @Override
+  public void setWaitQueue(WaitQueue queue) {
+    local.setWaitQueue(queue);
+  }
+
+  @Override
+  public OptionalInt clusterLeases() {
+    int held = clusterLeases;
+    return held < 0 ? OptionalInt.empty() : OptionalInt.of(held);
+  }
+
+  /**
+   * {@code inFlight} is this node's callers holding a lease; {@code queued} counts the callers in
+   * this node's queue and those holding a local permit while they wait for a lease. The cluster's
+   * leases are {@link #clusterLeases()}.
+   */
+  @Override
+  public ConcurrencySnapshot snapshot() {
+    ConcurrencySnapshot l = local.snapshot();
+    int inFlight = Math.max(0, Math.min(running.get(), l.inFlight()));
+    int waitingForLease = Math.max(0, l.inFlight() - inFlight);
+    long released = stats.released.sum();
+    long timed = stats.timedCount.sum();
+    return new ConcurrencySnapshot(name, l.limit(), l.maxQueue(), l.queueTimeout(), inFlight,
+        l.queued() + waitingForLease, admitted.get(), stats.queuedTotal.sum(),
+        stats.rejectedQueueFull.sum(), stats.rejectedQueueTimeout.sum(), stats.cancelled.sum(),
+        stats.rejectedShutdown.sum(), stats.queueWaitCount.sum(), stats.queueWaitTotal.sum(),
+        stats.queueWaitMax.get(), released,
+        LimiterStats.serviceTotal(released, timed, stats.timedTotal.sum()),
+        stats.serviceMax.get(), l.shutdown());
+  }
+
+  @Override
+  public void shutdown() {
+    stopped = true;
+    Scheduler.Cancellable p = poll;
+    if (p != null) {
+      p.cancel();
+    }
+    watch.close();
+    local.shutdown(); // rejects this node's queue; those callers end through onLocal
+    List<GlobalAcquire> waiting;
+    synchronized (lineLock) {
+      waiting = new ArrayList<>(line);
+    }
+    waiting.forEach(acquire -> abandon(acquire, Outcome.SHUTDOWN));
+  }
+
+  @Override
+  public boolean awaitDrained(Duration timeout) throws InterruptedException {
+    return local.awaitDrained(timeout);
+  }
+
+  @Override
+  public boolean isShutdown() {
+    return local.isShutdown();
+  }
+
+  private long retryAfterNanos(int queuedAhead) {
+    long fallback = Math.min(queueTimeoutNanos, TimeUnit.SECONDS.toNanos(1));
+    return stats.retryAfterNanos(queuedAhead, limit.limit(), fallback);
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    return error instanceof CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+  }
+
+  @Override
+  public String toString() {
+    return "ConcurrencyLimiter[" + name + ", global, limit=" + limit.limit() + ", running here="
+        + running.get() + ", cluster leases=" + clusterLeases + (isShutdown() ? ", shut down]" : "]");
+  }
+}

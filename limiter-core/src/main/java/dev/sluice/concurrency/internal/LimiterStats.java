@@ -1,0 +1,98 @@
+package dev.sluice.concurrency.internal;
+
+import dev.sluice.concurrency.Outcome;
+import dev.sluice.concurrency.RejectionReason;
+import java.util.concurrent.atomic.LongAccumulator;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The counters behind {@link ConcurrencySnapshot}. Striped adders rather than atomics: writers on
+ * different cores do not fight over one cache line, and the snapshot (rare) pays for the sum. The
+ * maxima use an accumulator, which writes only when a new maximum appears.
+ *
+ * <p>No counter of admissions: every admitted permit is either still in flight (counted in the
+ * limiter's state word) or released (counted here), so admitted = released + in flight, and the
+ * fast path saves one striped increment per permit.
+ *
+ * <p>Counts are exact; service <em>time</em> may be sampled (see {@link
+ * BoundedQueueLimiter#timeThisPermit()}): {@link #timedCount} permits of the {@link #released}
+ * ones were timed, and totals are scaled up from them.
+ */
+final class LimiterStats {
+
+  final LongAdder queuedTotal = new LongAdder();
+  final LongAdder rejectedQueueFull = new LongAdder();
+  final LongAdder rejectedQueueTimeout = new LongAdder();
+  final LongAdder cancelled = new LongAdder();
+  final LongAdder rejectedShutdown = new LongAdder();
+  /** Queue-full answers with a finer reason (also counted in {@link #rejectedQueueFull}). */
+  final LongAdder rejectedKeyCap = new LongAdder();
+  final LongAdder displaced = new LongAdder();
+
+  final LongAdder queueWaitCount = new LongAdder();
+  final LongAdder queueWaitTotal = new LongAdder();
+  final LongAccumulator queueWaitMax = new LongAccumulator(Math::max, 0);
+
+  /** The largest admitted count a snapshot has reported: keeps the derived count monotonic. */
+  final LongAccumulator admittedReported = new LongAccumulator(Math::max, 0);
+
+  /** Every release, timed or not: the snapshot's {@code serviceCount}. */
+  final LongAdder released = new LongAdder();
+
+  final LongAdder timedCount = new LongAdder();
+  final LongAdder timedTotal = new LongAdder();
+  final LongAccumulator serviceMax = new LongAccumulator(Math::max, 0);
+
+  void rejected(Outcome outcome) {
+    switch (outcome) {
+      case QUEUE_FULL -> rejectedQueueFull.increment();
+      case QUEUE_TIMEOUT -> rejectedQueueTimeout.increment();
+      case CANCELLED -> cancelled.increment();
+      case SHUTDOWN -> rejectedShutdown.increment();
+      case ADMITTED -> throw new IllegalArgumentException("not a rejection: " + outcome);
+    }
+  }
+
+  /** Counts the finer reasons the queue disciplines give; {@link #rejected} counts the outcome. */
+  void rejectedFor(RejectionReason reason) {
+    if (reason == RejectionReason.KEY_CAP) {
+      rejectedKeyCap.increment();
+    } else if (reason == RejectionReason.DISPLACED) {
+      displaced.increment();
+    }
+  }
+
+  /** A caller left the queue, whatever the reason, after {@code nanos} in it. */
+  void leftQueue(long nanos) {
+    queueWaitCount.increment();
+    queueWaitTotal.add(nanos);
+    queueWaitMax.accumulate(nanos);
+  }
+
+  /** A permit whose service time was measured was released (also count it with {@link #released}). */
+  void timed(long nanos) {
+    timedCount.increment();
+    timedTotal.add(nanos);
+    serviceMax.accumulate(nanos);
+  }
+
+  /** Total service time: exact when every release was timed, else the sampled mean x the count. */
+  static long serviceTotal(long releases, long timed, long timedTotalNanos) {
+    if (timed >= releases || timed == 0) {
+      return timedTotalNanos;
+    }
+    double estimate = (double) timedTotalNanos / timed * releases;
+    return estimate >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) estimate;
+  }
+
+  /**
+   * Estimated wait before a retry could be admitted: mean service time x (queued ahead + 1) /
+   * limit. Before any permit was timed there is no mean; {@code fallbackNanos} stands in.
+   */
+  long retryAfterNanos(int queuedAhead, int limit, long fallbackNanos) {
+    long count = timedCount.sum();
+    long mean = count == 0 ? fallbackNanos : timedTotal.sum() / count;
+    double estimate = (double) mean * (queuedAhead + 1L) / Math.max(1, limit);
+    return estimate >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, (long) estimate);
+  }
+}

@@ -1,0 +1,158 @@
+package dev.sluice.concurrency.limit;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A limit that holds the CPU at a target utilisation (e.g. 70%): each tick (100 ms) it reads a
+ * {@link CpuSampler}, smooths it, and multiplies its real-valued limit by {@code 1 + 0.15 x
+ * (target - cpu) / target}, between {@code minLimit} and {@code maxLimit}; the integer limit is
+ * dithered around it (see {@link AdaptiveLimit}), so the mean concurrency can be fractional.
+ *
+ * <p>Why multiplicative: how much CPU one more job costs depends on the job (a CPU-bound job uses
+ * a core, a job mostly waiting on storage a sixth of one), so a step in jobs per point of CPU
+ * would need tuning per workload. A relative step needs none: it moves 10 jobs or 130 by the same
+ * proportion. Why the error is a difference and not a ratio: a controller that multiplies by
+ * {@code (target / cpu) ^ gain} settles where the <em>geometric</em> mean of the samples is the
+ * target, and on 2 cores, where one tick sees 50% or 100%, that put the arithmetic mean at 76%
+ * in the simulation; with the difference the fixed point is the arithmetic mean.
+ *
+ * <p>It grows only while the limit is used (callers queued, or every permit taken): an idle
+ * service has a low CPU because nobody asks, and a limit grown then would let a burst through
+ * at once (the same reason concurrency-limits' gradient must not grow on an unused limit).
+ *
+ * <pre>{@code
+ * ConcurrencyLimiter.builder("transcode")
+ *     .limitSource(CpuLimit.builder().targetCpu(0.7).maxLimit(64).build())
+ *     .build();
+ * }</pre>
+ */
+public final class CpuLimit extends AdaptiveLimit {
+
+  /** Default target utilisation. */
+  public static final double DEFAULT_TARGET_CPU = 0.70;
+
+  /** Default lower bound. */
+  public static final int DEFAULT_MIN_LIMIT = 1;
+
+  /** Default ceiling. */
+  public static final int DEFAULT_MAX_LIMIT = 1000;
+
+  /** Default controller period. */
+  public static final Duration DEFAULT_TICK = Duration.ofMillis(100);
+
+  /**
+   * The part of the relative error corrected per tick: {@code limit x (1 + GAIN x (target -
+   * cpu) / target)}. Small, because what a change of the limit does is seen only as jobs start
+   * and end; with 100 ms ticks it still moves the limit by up to x4 a second when idle.
+   */
+  static final double GAIN = 0.15;
+
+  /**
+   * Weight of the newest sample in the smoothed CPU the controller acts on. On 2 cores one tick
+   * sees 50% or 100% and little between; half-and-half smoothing steadies the limit at the cost of
+   * about one tick of lag (chosen on the simulated server, see CpuLimitSimulationTest).
+   */
+  static final double SMOOTHING = 0.5;
+
+  /** The per-tick step is clamped to [1/MAX_STEP, MAX_STEP] (a very low target). */
+  static final double MAX_STEP = 2.0;
+
+  private final double targetCpu;
+  private final CpuSampler sampler;
+
+  /** The smoothed CPU the controller acts on, for {@link #state()}; NaN until the first sample. */
+  private volatile double smoothedCpu = Double.NaN;
+
+  private CpuLimit(Builder b, CpuSampler sampler) {
+    super(b);
+    this.targetCpu = b.targetCpu;
+    this.sampler = sampler;
+  }
+
+  /** Starts building a CPU limit with the defaults above and {@link CpuSampler#machine()}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The target utilisation, 0 to 1. */
+  public double targetCpu() {
+    return targetCpu;
+  }
+
+  @Override
+  protected double adjust(double current, Control control) {
+    double cpu = sampler.sample();
+    if (!(cpu >= 0)) {
+      return current; // NaN or negative: nothing measured, hold
+    }
+    cpu = Math.min(1.0, cpu);
+    double previous = smoothedCpu;
+    cpu = Double.isNaN(previous) ? cpu : previous + SMOOTHING * (cpu - previous);
+    smoothedCpu = cpu;
+    double step = 1 + GAIN * (targetCpu - cpu) / targetCpu;
+    step = Math.max(1 / MAX_STEP, Math.min(MAX_STEP, step));
+    if (step > 1 && !used(current, control)) {
+      return current;
+    }
+    return current * step;
+  }
+
+  /** Whether demand reaches the limit: someone queued, or every permit taken. */
+  static boolean used(double current, Control control) {
+    return control.queued() > 0 || control.inFlight() >= Math.floor(current);
+  }
+
+  @Override
+  public LimitState state() {
+    return new LimitState("cpu", limit(), exactLimit(), minLimit(), maxLimit(), smoothedCpu, targetCpu,
+        Double.NaN, Double.NaN);
+  }
+
+  @Override
+  public String toString() {
+    return "CpuLimit[target=" + targetCpu + ", sampler=" + sampler + ", limit=" + limit()
+        + ", exact=" + exactLimit() + "]";
+  }
+
+  /** Configures a {@link CpuLimit}; every setter validates at once, naming the setting. */
+  public static final class Builder extends AdaptiveLimit.Builder<Builder> {
+    private double targetCpu = DEFAULT_TARGET_CPU;
+    private CpuSampler sampler;
+
+    private Builder() {
+      super(DEFAULT_TICK);
+    }
+
+    /** Target utilisation, strictly between 0 and 1; default 0.70. */
+    public Builder targetCpu(double target) {
+      if (!(target > 0 && target < 1)) {
+        throw new IllegalArgumentException("targetCpu must be > 0 and < 1 but was " + target);
+      }
+      this.targetCpu = target;
+      return this;
+    }
+
+    /** Where the CPU is read; default {@link CpuSampler#machine()}. */
+    public Builder sampler(CpuSampler s) {
+      this.sampler = Objects.requireNonNull(s, "sampler must not be null");
+      return this;
+    }
+
+    /**
+     * Default initial limit: {@code round(targetCpu x available processors)}, right for CPU-bound
+     * jobs; the controller moves from there.
+     */
+    @Override
+    protected int defaultInitialLimit() {
+      return (int) Math.max(1, Math.round(targetCpu * Runtime.getRuntime().availableProcessors()));
+    }
+
+    /** A new limit; one per limiter. */
+    public CpuLimit build() {
+      checkBounds();
+      // a sampler keeps its previous reading: each limit built gets its own
+      return new CpuLimit(this, sampler == null ? CpuSampler.machine() : sampler);
+    }
+  }
+}

@@ -1,0 +1,196 @@
+package dev.sluice.concurrency.internal;
+
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.Outcome;
+import dev.sluice.concurrency.Permit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.store.InMemoryPermitStore;
+import dev.sluice.time.VirtualTime;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+
+/** A global limiter: permits as leases shared by every node, queued on each node and in one line. */
+class GlobalLimiterTest {
+
+  private final VirtualTime time = new VirtualTime();
+  private final InMemoryPermitStore store = new InMemoryPermitStore();
+
+  private ConcurrencyLimiter node(int limit, int maxQueue) {
+    return ConcurrencyLimiter.builder("work").maxConcurrency(limit).maxQueue(maxQueue)
+        .queueTimeout(Duration.ofSeconds(10)).clock(time).scheduler(time)
+        .executor(Runnable::run).permitStore(store).build();
+  }
+
+  private static Outcome rejection(CompletableFuture<Permit> future) {
+    assertThat(future).isCompletedExceptionally();
+    try {
+      future.join();
+      throw new AssertionError("not rejected");
+    } catch (CompletionException e) {
+      return ((ConcurrencyRejectedException) e.getCause()).outcome();
+    }
+  }
+
+  @Test
+  void aCallerThatFindsEveryLeaseTakenWaitsAndIsAdmittedWhenAnotherNodeReleases() {
+    ConcurrencyLimiter a = node(2, 4);
+    ConcurrencyLimiter b = node(2, 4);
+    Permit first = a.acquire().join();
+    a.acquire().join();
+
+    CompletableFuture<Permit> waiting = b.acquire();
+
+    assertThat(waiting).isNotDone();
+    assertThat(b.snapshot().queued()).isEqualTo(1);
+    first.release();
+    assertThat(waiting).isCompleted();
+    assertThat(store.heldNow("work")).isEqualTo(2);
+    assertThat(b.snapshot().inFlight()).isEqualTo(1);
+    assertThat(a.snapshot().inFlight()).isEqualTo(1);
+  }
+
+  @Test
+  void aWaiterWithoutALeaseTimesOutWith504AtItsDeadlineAndLeavesTheLine() {
+    ConcurrencyLimiter a = node(1, 4);
+    ConcurrencyLimiter b = node(1, 4);
+    a.acquire().join();
+    CompletableFuture<Permit> waiting = b.acquire();
+    assertThat(store.waiting("work")).isEqualTo(1);
+
+    time.advance(Duration.ofMillis(9_999));
+    assertThat(waiting).isNotDone();
+    time.advance(Duration.ofMillis(1));
+
+    assertThat(rejection(waiting)).isEqualTo(Outcome.QUEUE_TIMEOUT);
+    assertThat(store.waiting("work")).isZero();
+    assertThat(b.snapshot().rejectedQueueTimeout()).isEqualTo(1);
+    assertThat(b.snapshot().queued()).isZero();
+  }
+
+  @Test
+  void queueFullOnlyWhenThisNodesQueueIsFull() {
+    ConcurrencyLimiter a = node(1, 2);
+    ConcurrencyLimiter b = node(1, 2);
+    a.acquire().join();
+
+    CompletableFuture<Permit> holdsLocalPermit = b.acquire();
+    CompletableFuture<Permit> queued1 = b.acquire();
+    CompletableFuture<Permit> queued2 = b.acquire();
+    CompletableFuture<Permit> overflow = b.acquire();
+
+    assertThat(holdsLocalPermit).isNotDone();
+    assertThat(queued1).isNotDone();
+    assertThat(queued2).isNotDone();
+    assertThat(rejection(overflow)).isEqualTo(Outcome.QUEUE_FULL);
+    assertThat(b.snapshot().queued()).isEqualTo(3);
+  }
+
+  @Test
+  void aFreedLeaseGoesToTheOldestWaiterInTheClusterNotToTheReleasingNode() {
+    ConcurrencyLimiter a = node(1, 4);
+    ConcurrencyLimiter b = node(1, 4);
+    Permit held = a.acquire().join();
+    CompletableFuture<Permit> bWaits = b.acquire();      // joins the line first
+    CompletableFuture<Permit> aWaits = a.acquire();      // queued on A behind its own job
+
+    held.release();
+
+    assertThat(bWaits).isCompleted();
+    assertThat(aWaits).isNotDone();
+    bWaits.join().release();
+    assertThat(aWaits).isCompleted();
+  }
+
+  @Test
+  void withoutNotificationsTheSlowPollFindsAFreedLease() {
+    ConcurrencyLimiter b = node(1, 4);
+    store.refuseAll(true);
+    CompletableFuture<Permit> waiting = b.acquire();
+    store.refuseAll(false); // a lease came free and nobody said so
+
+    time.advance(GlobalLimiter.POLL);
+
+    assertThat(waiting).isCompleted();
+  }
+
+  @Test
+  void cancellingAWaiterLeavesTheLineAndReleasesItsLocalPermit() {
+    ConcurrencyLimiter a = node(1, 4);
+    ConcurrencyLimiter b = node(1, 4);
+    Permit held = a.acquire().join();
+    CompletableFuture<Permit> waiting = b.acquire();
+    CompletableFuture<Permit> queuedBehind = b.acquire();
+
+    waiting.cancel(false);
+    queuedBehind.cancel(false);
+
+    assertThat(store.waiting("work")).isZero();
+    assertThat(b.snapshot().queued()).isZero();
+    assertThat(b.snapshot().cancelled()).isEqualTo(2);
+    held.release();
+    assertThat(store.heldNow("work")).isZero();
+    assertThat(b.acquire()).isCompleted();
+  }
+
+  @Test
+  void releaseIsIdempotentAndGivesTheLeaseBackOnce() {
+    ConcurrencyLimiter a = node(2, 4);
+    Permit permit = a.acquire().join();
+    a.acquire().join();
+
+    permit.release();
+    permit.release();
+
+    assertThat(store.heldNow("work")).isEqualTo(1);
+    assertThat(a.snapshot().inFlight()).isEqualTo(1);
+  }
+
+  @Test
+  void shutdownRejectsTheLineAndTheQueueAndLaterCallers() {
+    ConcurrencyLimiter a = node(1, 4);
+    ConcurrencyLimiter b = node(1, 4);
+    a.acquire().join();
+    CompletableFuture<Permit> waiting = b.acquire();
+    CompletableFuture<Permit> queued = b.acquire();
+
+    b.shutdown();
+
+    assertThat(rejection(waiting)).isEqualTo(Outcome.SHUTDOWN);
+    assertThat(rejection(queued)).isEqualTo(Outcome.SHUTDOWN);
+    assertThat(rejection(b.acquire())).isEqualTo(Outcome.SHUTDOWN);
+    assertThat(store.waiting("work")).isZero();
+    assertThat(b.isShutdown()).isTrue();
+  }
+
+  @Test
+  void theSnapshotShowsThisNodesRunningJobsAndClusterLeasesShowsEveryNodes() {
+    ConcurrencyLimiter a = node(3, 4);
+    ConcurrencyLimiter b = node(3, 4);
+    a.acquire().join();
+    b.acquire().join();
+    b.acquire().join();
+
+    time.advance(GlobalLimiter.POLL);
+
+    assertThat(a.snapshot().inFlight()).isEqualTo(1);
+    assertThat(b.snapshot().inFlight()).isEqualTo(2);
+    assertThat(a.clusterLeases()).hasValue(3);
+    assertThat(a.snapshot().admitted()).isEqualTo(1);
+  }
+
+  @Test
+  void aLocalLimiterHasNoClusterLeases() {
+    assertThat(ConcurrencyLimiter.builder("x").build().clusterLeases()).isEmpty();
+  }
+
+  @Test
+  void leaseTimeIsValidated() {
+    assertThatThrownBy(() -> ConcurrencyLimiter.builder("x").leaseTime(Duration.ZERO))
+        .hasMessage("leaseTime must be at least 1ms but was PT0S");
+  }
+}

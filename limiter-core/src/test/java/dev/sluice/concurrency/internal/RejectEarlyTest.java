@@ -1,0 +1,172 @@
+package dev.sluice.concurrency.internal;
+
+import dev.sluice.concurrency.Caller;
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.Limiters;
+import dev.sluice.concurrency.Outcome;
+import dev.sluice.concurrency.Permit;
+import dev.sluice.concurrency.RejectionReason;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Rejection by predicted wait ({@code rejectEarly}), and the unchanged contract without it. */
+class RejectEarlyTest {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(1);
+  private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  private final Limiters limiters = new Limiters();
+
+  private ConcurrencyLimiter limiter(boolean rejectEarly, int limit) {
+    return limiters.builder(limit, 100, TIMEOUT).rejectEarly(rejectEarly).build();
+  }
+
+  /** {@code n} jobs of 100 ms each, one after another: the mean service time becomes 100 ms. */
+  private void train(ConcurrencyLimiter limiter, int n) {
+    for (int i = 0; i < n; i++) {
+      Permit permit = limiter.acquire().join();
+      limiters.time.advance(Duration.ofMillis(100));
+      permit.release();
+    }
+  }
+
+  private List<Permit> holdAll(ConcurrencyLimiter limiter, int n) {
+    List<Permit> held = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      held.add(limiter.acquire().join());
+    }
+    return held;
+  }
+
+  private List<CompletableFuture<Permit>> queue(ConcurrencyLimiter limiter, int n) {
+    List<CompletableFuture<Permit>> waiters = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      waiters.add(limiter.acquire());
+    }
+    return waiters;
+  }
+
+  private static ConcurrencyRejectedException rejection(CompletableFuture<Permit> future) {
+    assertThat(future).isCompletedExceptionally();
+    return (ConcurrencyRejectedException) future.handle((p, e) -> e).join();
+  }
+
+  @Test
+  void answersAtOnceWhenThePredictedWaitExceedsTheTimeout() {
+    ConcurrencyLimiter limiter = limiter(true, 2);
+    train(limiter, WaitPrediction.MIN_SAMPLES);
+    holdAll(limiter, 2);
+
+    // the k-th newcomer waits (k + 1) x 100 ms / 2: the 20th exactly 1 s, still in time
+    List<CompletableFuture<Permit>> waiters = queue(limiter, 20);
+    CompletableFuture<Permit> tooLate = limiter.acquire();
+    limiters.executor.runAll();
+
+    assertThat(waiters).allSatisfy(w -> assertThat(w).isNotDone());
+    ConcurrencyRejectedException rejected = rejection(tooLate);
+    assertThat(rejected.outcome()).isEqualTo(Outcome.QUEUE_FULL);
+    assertThat(rejected.reason()).isEqualTo(RejectionReason.PREDICTED_WAIT);
+    assertThat(rejected.retryAfterNanos()).isEqualTo(1050 * MS);
+    assertThat(limiter.snapshot().queued()).isEqualTo(20);
+  }
+
+  @Test
+  void theCallersOwnShorterTimeoutCounts() {
+    ConcurrencyLimiter limiter = limiter(true, 1);
+    train(limiter, WaitPrediction.MIN_SAMPLES);
+    holdAll(limiter, 1);
+    Caller hurried = Caller.of("client").withTimeout(Duration.ofMillis(250));
+
+    CompletableFuture<Permit> first = limiter.acquire(hurried); // 100 ms
+    CompletableFuture<Permit> second = limiter.acquire(hurried); // 200 ms
+    CompletableFuture<Permit> third = limiter.acquire(hurried); // 300 ms > 250 ms
+
+    assertThat(first).isNotDone();
+    assertThat(second).isNotDone();
+    assertThat(rejection(third).reason()).isEqualTo(RejectionReason.PREDICTED_WAIT);
+    assertThat(rejection(third).retryAfterNanos()).isEqualTo(300 * MS);
+  }
+
+  @Test
+  void noEarlyAnswerBeforeEnoughServiceTimesWereMeasured() {
+    ConcurrencyLimiter limiter = limiter(true, 1);
+    train(limiter, WaitPrediction.MIN_SAMPLES - 1);
+    holdAll(limiter, 1);
+
+    List<CompletableFuture<Permit>> waiters = queue(limiter, 30); // 3 s of work ahead: no guess
+    assertThat(waiters).allSatisfy(w -> assertThat(w).isNotDone());
+
+    limiters.time.advance(TIMEOUT);
+    limiters.executor.runAll();
+    assertThat(waiters).allSatisfy(
+        w -> assertThat(rejection(w).reason()).isEqualTo(RejectionReason.QUEUE_TIMEOUT));
+  }
+
+  @Test
+  void aQueuedWaiterWhoseDeadlineBecameUnreachableIsRejectedEarly() {
+    ConcurrencyLimiter limiter = limiter(true, 4);
+    train(limiter, WaitPrediction.MIN_SAMPLES);
+    List<Permit> held = holdAll(limiter, 4);
+    List<CompletableFuture<Permit>> waiters = queue(limiter, 20); // at most 525 ms at limit 4
+
+    limiter.setMaxConcurrency(1); // now the k-th needs (k + 1) x 100 ms
+    limiters.time.advance(Duration.ofMillis(300)); // the first re-check, 250 ms in
+    limiters.executor.runAll();
+
+    // 750 ms were left at the re-check: the first 7 can still make it, the other 13 cannot
+    assertThat(waiters.subList(0, 7)).allSatisfy(w -> assertThat(w).isNotDone());
+    for (int k = 7; k < 20; k++) {
+      ConcurrencyRejectedException rejected = rejection(waiters.get(k));
+      assertThat(rejected.outcome()).isEqualTo(Outcome.QUEUE_FULL);
+      assertThat(rejected.reason()).isEqualTo(RejectionReason.PREDICTED_WAIT);
+      // once the 8th has left, each later one has 7 ahead again: 800 ms, over the 750 left
+      assertThat(rejected.retryAfterNanos()).isEqualTo(800 * MS);
+    }
+    assertThat(limiter.snapshot().queued()).isEqualTo(7);
+
+    // no permit lost or invented: the survivors are served one at a time once the four are back
+    held.forEach(Permit::release);
+    limiters.executor.runAll();
+    assertThat(waiters.get(0)).isCompleted();
+    assertThat(waiters.get(1)).isNotDone();
+    assertThat(limiter.snapshot().inFlight()).isEqualTo(1);
+  }
+
+  @Test
+  void withRejectEarlyOffAWaiterStillTimesOutWith504() {
+    ConcurrencyLimiter limiter = limiter(false, 2);
+    train(limiter, WaitPrediction.MIN_SAMPLES);
+    holdAll(limiter, 2);
+
+    List<CompletableFuture<Permit>> waiters = queue(limiter, 30);
+    assertThat(waiters).allSatisfy(w -> assertThat(w).isNotDone());
+
+    limiters.time.advance(TIMEOUT);
+    limiters.executor.runAll();
+    assertThat(waiters).allSatisfy(w -> {
+      assertThat(rejection(w).outcome()).isEqualTo(Outcome.QUEUE_TIMEOUT);
+      assertThat(rejection(w).reason()).isEqualTo(RejectionReason.QUEUE_TIMEOUT);
+    });
+  }
+
+  @Test
+  void aWaiterThatCanMakeItIsServedNotRejected() {
+    ConcurrencyLimiter limiter = limiter(true, 2);
+    train(limiter, WaitPrediction.MIN_SAMPLES);
+    List<Permit> held = holdAll(limiter, 2);
+    CompletableFuture<Permit> waiter = limiter.acquire();
+
+    limiters.time.advance(Duration.ofMillis(900)); // re-checked three times, always in time
+    held.get(0).release();
+    limiters.executor.runAll();
+
+    assertThat(waiter).isCompleted();
+  }
+}
