@@ -67,6 +67,14 @@ public interface ConcurrencyLimiter {
     return new LimiterBuilder(name);
   }
 
+  /**
+   * A limiter of {@code spec} with the system clock, scheduler and the common pool; {@link
+   * #builder} sets those (and a listener, or a store for global permits).
+   */
+  static ConcurrencyLimiter of(String name, LimiterSpec spec) {
+    return builder(name).spec(spec).build();
+  }
+
   /** The limiter's name. */
   String name();
 
@@ -110,6 +118,34 @@ public interface ConcurrencyLimiter {
    * @throws InterruptedException when interrupted while queued; the caller leaves the queue
    */
   Permit acquireBlocking() throws InterruptedException;
+
+  /**
+   * The configuration in force: the spec it was built with, as changed since by {@link
+   * #reconfigure} and the setters below.
+   */
+  LimiterSpec spec();
+
+  /**
+   * Moves a running limiter to {@code next}, applying every difference from {@link #spec()} that
+   * it can apply live, and returning what it did:
+   *
+   * <ul>
+   *   <li>{@code maxConcurrency}: the limit of a fixed limit, the ceiling of an adaptive one;
+   *       growing admits waiters at once, shrinking revokes nothing.
+   *   <li>{@code limit} (another strategy, or other settings of it): a new source from {@link
+   *       dev.sluice.concurrency.limit.LimitSpec#newSource}, starting from the limit in force so
+   *       the switch does not jump; permits held stay valid.
+   *   <li>{@code queue}: the waiters move to a new queue in the order the old one would have
+   *       granted them, keeping their timeouts; none is refused by the move.
+   *   <li>{@code maxQueue}, {@code queueTimeout}, {@code rejectEarly}, {@code leaseTime}: apply to
+   *       callers (leases) that come after.
+   * </ul>
+   *
+   * A change that cannot be applied (a limiter that was shut down) is listed in {@link
+   * Reconfiguration#needsRestart()} and leaves the spec in force as it was. Reconfiguring with an
+   * equal spec does nothing.
+   */
+  Reconfiguration reconfigure(LimiterSpec next);
 
   /**
    * Changes the number of permits. Growing admits waiters at once; shrinking revokes nothing but
@@ -301,6 +337,12 @@ public interface ConcurrencyLimiter {
    * >= 1 but was 0"}.
    */
   interface Builder {
+
+    /**
+     * Every setting of {@code spec} at once (replacing any set before); the setters below change
+     * single fields of it.
+     */
+    Builder spec(LimiterSpec spec);
 
     /** Permits, at least 1; default {@value ConcurrencyLimiter#DEFAULT_MAX_CONCURRENCY}. */
     Builder maxConcurrency(int n);

@@ -51,6 +51,17 @@ public final class FairQueueConfig {
   }
 
   @Override
+  public boolean equals(Object o) {
+    return o instanceof FairQueueConfig other && maxQueuePerKey == other.maxQueuePerKey
+        && keyWeights.equals(other.keyWeights);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * maxQueuePerKey + keyWeights.hashCode();
+  }
+
+  @Override
   public String toString() {
     return "FairQueueConfig[maxQueuePerKey=" + maxQueuePerKey + ", keyWeights=" + keyWeights + "]";
   }

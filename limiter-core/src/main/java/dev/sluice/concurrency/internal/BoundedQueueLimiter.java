@@ -4,6 +4,8 @@ import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.concurrency.LimiterSpec;
+import dev.sluice.concurrency.Reconfiguration;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.Priority;
@@ -16,6 +18,8 @@ import dev.sluice.time.Scheduler;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -93,10 +97,19 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   /** Serialises {@link #setLimitSource} calls; never taken on the request path. */
   private final Object sourceSwap = new Object();
 
-  /** Null unless {@code rejectEarly}: then callers who cannot be served in time are told at once. */
   private final WaitPrediction prediction;
-  private final Duration queueTimeout;
-  private final long queueTimeoutNanos;
+
+  /** Callers who cannot be served in time are told at once; reconfigurable, read per slow path. */
+  private volatile boolean rejectEarly;
+
+  /** Reconfigurable; read on the slow path only. */
+  private volatile long queueTimeoutNanos;
+
+  /** The configuration in force; replaced whole by {@link #reconfigure}. */
+  private volatile LimiterSpec spec;
+
+  /** Serialises {@link #reconfigure} and the setters that change the spec; never on the request path. */
+  private final Object reconfiguring = new Object();
   private final LimiterStats stats = new LimiterStats();
 
   /** A listener wants every permit's service time: then every permit is timed. */
@@ -127,12 +140,13 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     this.listener =
         config.listener == null ? null : new GuardedListener(config.name, config.listener);
     this.timeEveryPermit = config.listener != null;
-    this.queueTimeout = config.queueTimeout;
-    this.queueTimeoutNanos = config.queueTimeoutNanos();
-    this.maxQueue = config.maxQueue;
+    this.spec = config.spec();
+    this.queueTimeoutNanos = saturatedNanos(spec.queueTimeout());
+    this.maxQueue = spec.maxQueue();
     this.limit = limit;
     this.queue = queue;
-    this.prediction = config.rejectEarly ? new WaitPrediction(stats) : null;
+    this.prediction = new WaitPrediction(stats);
+    this.rejectEarly = spec.rejectEarly();
     limit.start(control);
   }
 
@@ -265,7 +279,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     Waiter waiter = new Waiter(this, caller, clock.nanoTime());
     long timeoutNanos = timeoutNanos(caller);
     // outside the lock: it sums striped counters
-    long meanServiceNanos = prediction == null ? -1 : prediction.meanServiceNanos();
+    boolean early = rejectEarly; // read once: a reconfiguration may turn it on or off meanwhile
+    long meanServiceNanos = early ? prediction.meanServiceNanos() : -1;
     long predictedWait = -1;
     Outcome rejection = null;
     RejectionReason reason = null;
@@ -308,7 +323,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
           queuedAhead = queue.ahead(waiter);
           break;
         }
-        if (prediction != null) {
+        if (early) {
           waiter.aheadAtJoin = queue.ahead(waiter);
           waiter.leftBeforeJoin = queueSequence - queuedNow;
           long wait = meanServiceNanos < 0 ? -1
@@ -354,7 +369,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     }
     if (waiter.isWaiting() && timeoutNanos != Long.MAX_VALUE) {
       // scheduled outside the lock; a grant that wins meanwhile cancels it (Waiter#timeoutScheduled)
-      if (prediction != null) {
+      if (early) {
         long deadline = waiter.enqueuedAtNanos + timeoutNanos;
         waiter.timeoutScheduled(scheduler.schedule(() -> recheck(waiter, deadline),
             WaitPrediction.recheckDelayNanos(timeoutNanos)));
@@ -614,6 +629,14 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   @Override
   public void setLimitSource(LimitSource source) {
     java.util.Objects.requireNonNull(source, "limitSource must not be null");
+    synchronized (reconfiguring) {
+      swapSource(source);
+      spec = LimiterSpec.from(spec).limit(new GivenLimit(source)).build();
+    }
+    grantWhileFree(); // the new limit may be higher
+  }
+
+  private void swapSource(LimitSource source) {
     synchronized (sourceSwap) {
       LimitSource old = limit;
       if (old == source) {
@@ -624,13 +647,82 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       limit = source;
       old.stop();
     }
-    grantWhileFree(); // the new limit may be higher
   }
 
   @Override
   public void setMaxConcurrency(int newLimit) {
-    limit.setLimit(newLimit);
+    LimiterBuilder.requireAtLeast("maxConcurrency", newLimit, 1);
+    synchronized (reconfiguring) {
+      limit.setLimit(newLimit);
+      spec = LimiterSpec.from(spec).maxConcurrency(newLimit).build();
+    }
     grantWhileFree();
+  }
+
+  @Override
+  public LimiterSpec spec() {
+    return spec;
+  }
+
+  @Override
+  public Reconfiguration reconfigure(LimiterSpec next) {
+    java.util.Objects.requireNonNull(next, "spec must not be null");
+    List<String> applied = new ArrayList<>();
+    List<String> restart = new ArrayList<>();
+    LimiterSpec before;
+    synchronized (reconfiguring) {
+      before = spec;
+      if (isShutdown()) {
+        if (!next.equals(before)) {
+          restart.add("limiter '" + name + "' is shut down; nothing changed");
+        }
+        return new Reconfiguration(before, applied, restart);
+      }
+      if (!next.limit().equals(before.limit())) {
+        // the new strategy starts from the limit in force, so a switch does not jump; rebuilding
+        // the limiter instead would, for a moment, let two limiters each admit up to their limit
+        int inForce = limit.limit();
+        swapSource(next.limit().newSource(next.maxConcurrency(), inForce));
+        applied.add("limit " + before.limit() + " -> " + next.limit() + ", from limit " + inForce
+            + (next.maxConcurrency() != before.maxConcurrency()
+                ? ", maxConcurrency " + before.maxConcurrency() + " -> " + next.maxConcurrency()
+                : ""));
+      } else if (next.maxConcurrency() != before.maxConcurrency()) {
+        limit.setLimit(next.maxConcurrency());
+        applied.add("maxConcurrency " + before.maxConcurrency() + " -> " + next.maxConcurrency());
+      }
+      if (next.maxQueue() != before.maxQueue()) {
+        maxQueue = next.maxQueue(); // newcomers; callers queued keep their place
+        applied.add("maxQueue " + before.maxQueue() + " -> " + next.maxQueue());
+      }
+      if (!next.queueTimeout().equals(before.queueTimeout())) {
+        queueTimeoutNanos = saturatedNanos(next.queueTimeout()); // newcomers
+        applied.add("queueTimeout " + before.queueTimeout() + " -> " + next.queueTimeout());
+      }
+      if (next.rejectEarly() != before.rejectEarly()) {
+        rejectEarly = next.rejectEarly(); // newcomers
+        applied.add("rejectEarly " + before.rejectEarly() + " -> " + next.rejectEarly());
+      }
+      if (!next.queue().equals(before.queue())) {
+        int moved = moveTo(next.queue().newQueue());
+        applied.add("queue " + before.queue() + " -> " + next.queue() + ", " + moved
+            + " waiting moved");
+      }
+      if (!next.leaseTime().equals(before.leaseTime())) {
+        applied.add("leaseTime " + before.leaseTime() + " -> " + next.leaseTime());
+      }
+      spec = next;
+    }
+    grantWhileFree(); // a higher limit, or a queue whose head may now be served
+    return new Reconfiguration(next, applied, restart);
+  }
+
+  static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE; // a timeout of centuries means "never"
+    }
   }
 
   /** Grants waiters while permits are free: after the limit grew. */
@@ -648,10 +740,19 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   @Override
   public void setWaitQueue(WaitQueue next) {
     java.util.Objects.requireNonNull(next, "queue must not be null");
+    synchronized (reconfiguring) {
+      moveTo(next);
+      spec = LimiterSpec.from(spec).queue(GivenQueue.of(next)).build();
+    }
+  }
+
+  /** Moves every waiter to {@code next}, in the order the old queue would grant them. */
+  private int moveTo(WaitQueue next) {
+    int moved = 0;
     lock.lock();
     try {
       if (next == queue) {
-        return;
+        return 0;
       }
       if (next.size() != 0) {
         throw new IllegalArgumentException("queue must be empty but holds " + next.size());
@@ -659,16 +760,22 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       // the queued count in the state word does not change: the same waiters, another order
       for (WaitQueue.Entry e = queue.poll(); e != null; e = queue.poll()) {
         next.add(e);
+        moved++;
       }
       queue = next;
     } finally {
       lock.unlock();
     }
+    return moved;
   }
 
   @Override
   public void setMaxQueue(int newMaxQueue) {
-    this.maxQueue = LimiterBuilder.requireAtLeast("maxQueue", newMaxQueue, 0);
+    LimiterBuilder.requireAtLeast("maxQueue", newMaxQueue, 0);
+    synchronized (reconfiguring) {
+      this.maxQueue = newMaxQueue;
+      spec = LimiterSpec.from(spec).maxQueue(newMaxQueue).build();
+    }
   }
 
   @Override
@@ -758,27 +865,15 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     stats.admittedReported.accumulate(released + inFlight(s));
     long timedTotal = stats.timedTotal.sum();
     long timed = stats.timedCount.sum();
-    return new ConcurrencySnapshot(
-        name,
-        limit.limit(),
-        maxQueue,
-        queueTimeout,
-        inFlight(s),
-        queued(s),
-        stats.admittedReported.get(),
-        stats.queuedTotal.sum(),
-        stats.rejectedQueueFull.sum(),
-        stats.rejectedQueueTimeout.sum(),
-        stats.cancelled.sum(),
-        stats.rejectedShutdown.sum(),
-        stats.queueWaitCount.sum(),
-        stats.queueWaitTotal.sum(),
-        stats.queueWaitMax.get(),
-        released,
-        LimiterStats.serviceTotal(released, timed, timedTotal),
-        stats.serviceMax.get(),
-        s < 0,
-        limit.state());
+    return ConcurrencySnapshot.builder(name, spec, limit.state())
+        .gauges(inFlight(s), queued(s), s < 0)
+        .outcomes(stats.admittedReported.get(), stats.queuedTotal.sum(),
+            stats.rejectedQueueFull.sum(), stats.rejectedQueueTimeout.sum(), stats.cancelled.sum(),
+            stats.rejectedShutdown.sum())
+        .queueWait(stats.queueWaitCount.sum(), stats.queueWaitTotal.sum(), stats.queueWaitMax.get())
+        .service(released, LimiterStats.serviceTotal(released, timed, timedTotal),
+            stats.serviceMax.get())
+        .build();
   }
 
   @Override

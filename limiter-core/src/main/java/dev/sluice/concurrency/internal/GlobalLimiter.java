@@ -4,6 +4,8 @@ import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.concurrency.LimiterSpec;
+import dev.sluice.concurrency.Reconfiguration;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.QueueSnapshot;
@@ -61,14 +63,15 @@ final class GlobalLimiter implements ConcurrencyLimiter {
 
   private final String name;
   private final BoundedQueueLimiter local;
-  private final LimitSource limit;
   private final PermitStore store;
-  private final Duration leaseTime;
+  /** Reconfigurable: applies to the leases taken after a change. */
+  private volatile Duration leaseTime;
   private final NanoClock clock;
   private final Scheduler scheduler;
   private final Executor executor;
   private final GuardedListener listener;
-  private final long queueTimeoutNanos;
+  /** Reconfigurable: applies to callers arriving after a change. */
+  private volatile long queueTimeoutNanos;
   private final LimiterStats stats = new LimiterStats();
   /** Tickets are unique in the cluster: a random node id and a sequence. */
   private final String node = UUID.randomUUID().toString();
@@ -89,9 +92,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
 
   GlobalLimiter(LimiterBuilder config, LimitSource limit, WaitQueue queue) {
     this.name = config.name;
-    this.limit = limit;
     this.store = config.permitStore;
-    this.leaseTime = config.leaseTime;
+    this.leaseTime = config.spec().leaseTime();
     this.clock = config.clock;
     this.scheduler = config.scheduler;
     this.executor = config.executor;
@@ -139,7 +141,9 @@ final class GlobalLimiter implements ConcurrencyLimiter {
       Outcome outcome = cause instanceof ConcurrencyRejectedException rejected
           ? rejected.outcome() : Outcome.CANCELLED;
       if (acquire.decide(outcome)) {
-        rejected(acquire, outcome);
+        // the local stage's reason (key cap, displaced, predicted wait) is the caller's reason
+        rejected(acquire, outcome, cause instanceof ConcurrencyRejectedException rejected
+            ? rejected.reason() : reasonOf(outcome));
         if (outcome != Outcome.CANCELLED) {
           complete(acquire, () -> acquire.completeExceptionally(cause));
         }
@@ -185,7 +189,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     }
     CompletionStage<Optional<PermitLease>> answer;
     try {
-      answer = store.tryAcquire(name, limit.limit(), leaseTime, acquire.ticket);
+      answer = store.tryAcquire(name, local.limit(), leaseTime, acquire.ticket);
     } catch (RuntimeException e) {
       answer = CompletableFuture.completedFuture(Optional.empty()); // the next poll asks again
     }
@@ -276,6 +280,10 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   }
 
   private void rejected(GlobalAcquire acquire, Outcome outcome) {
+    rejected(acquire, outcome, reasonOf(outcome));
+  }
+
+  private void rejected(GlobalAcquire acquire, Outcome outcome, RejectionReason reason) {
     long waited = 0;
     if (acquire.countedQueued) {
       waited = clock.nanoTime() - acquire.arrivedNanos;
@@ -283,7 +291,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     }
     stats.rejected(outcome);
     if (listener != null) {
-      listener.rejected(outcome, reasonOf(outcome), waited);
+      listener.rejected(outcome, reason, waited);
     }
   }
 
@@ -389,7 +397,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     }
     CompletableFuture<Optional<PermitLease>> answer;
     try {
-      answer = store.tryAcquire(name, limit.limit(), leaseTime).toCompletableFuture();
+      answer = store.tryAcquire(name, local.limit(), leaseTime).toCompletableFuture();
     } catch (RuntimeException e) {
       answer = CompletableFuture.completedFuture(Optional.empty());
     }
@@ -428,6 +436,32 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     local.setMaxQueue(maxQueue);
   }
 
+  /**
+   * The local stage holds the limit source and the queue: adaptive limits, early rejection and
+   * queue disciplines work as on a local limiter, and the store is asked for leases against the
+   * limit in force.
+   */
+  @Override
+  public void setLimitSource(LimitSource source) {
+    local.setLimitSource(source);
+    wake();
+  }
+
+  @Override
+  public LimiterSpec spec() {
+    return local.spec();
+  }
+
+  @Override
+  public Reconfiguration reconfigure(LimiterSpec next) {
+    Reconfiguration done = local.reconfigure(next);
+    LimiterSpec inForce = done.inForce();
+    leaseTime = inForce.leaseTime();
+    queueTimeoutNanos = BoundedQueueLimiter.saturatedNanos(inForce.queueTimeout());
+    wake(); // a higher limit: waiters ask the store again at once
+    return done;
+  }
+
   /** The node's queue: the discipline (fair, classes) applies to the callers waiting here. */
   @Override
   public QueueSnapshot queueSnapshot() {
@@ -457,13 +491,14 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     int waitingForLease = Math.max(0, l.inFlight() - inFlight);
     long released = stats.released.sum();
     long timed = stats.timedCount.sum();
-    return new ConcurrencySnapshot(name, l.limit(), l.maxQueue(), l.queueTimeout(), inFlight,
-        l.queued() + waitingForLease, admitted.get(), stats.queuedTotal.sum(),
-        stats.rejectedQueueFull.sum(), stats.rejectedQueueTimeout.sum(), stats.cancelled.sum(),
-        stats.rejectedShutdown.sum(), stats.queueWaitCount.sum(), stats.queueWaitTotal.sum(),
-        stats.queueWaitMax.get(), released,
-        LimiterStats.serviceTotal(released, timed, stats.timedTotal.sum()),
-        stats.serviceMax.get(), l.shutdown());
+    return ConcurrencySnapshot.builder(name, l.spec(), l.limitState())
+        .gauges(inFlight, l.queued() + waitingForLease, l.shutdown())
+        .outcomes(admitted.get(), stats.queuedTotal.sum(), stats.rejectedQueueFull.sum(),
+            stats.rejectedQueueTimeout.sum(), stats.cancelled.sum(), stats.rejectedShutdown.sum())
+        .queueWait(stats.queueWaitCount.sum(), stats.queueWaitTotal.sum(), stats.queueWaitMax.get())
+        .service(released, LimiterStats.serviceTotal(released, timed, stats.timedTotal.sum()),
+            stats.serviceMax.get())
+        .build();
   }
 
   @Override
@@ -494,7 +529,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
 
   private long retryAfterNanos(int queuedAhead) {
     long fallback = Math.min(queueTimeoutNanos, TimeUnit.SECONDS.toNanos(1));
-    return stats.retryAfterNanos(queuedAhead, limit.limit(), fallback);
+    return stats.retryAfterNanos(queuedAhead, local.limit(), fallback);
   }
 
   private static Throwable unwrap(Throwable error) {
@@ -504,7 +539,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
 
   @Override
   public String toString() {
-    return "ConcurrencyLimiter[" + name + ", global, limit=" + limit.limit() + ", running here="
+    return "ConcurrencyLimiter[" + name + ", global, limit=" + local.limit() + ", running here="
         + running.get() + ", cluster leases=" + clusterLeases + (isShutdown() ? ", shut down]" : "]");
   }
 }

@@ -2,6 +2,7 @@ package dev.sluice.concurrency.internal;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.WaitQueue;
 import dev.sluice.concurrency.limit.LimitSource;
 import dev.sluice.store.PermitStore;
@@ -16,22 +17,17 @@ import java.util.concurrent.ForkJoinPool;
 public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
 
   final String name;
-  int maxConcurrency = ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY;
-  int maxQueue = ConcurrencyLimiter.DEFAULT_MAX_QUEUE;
-  Duration queueTimeout = ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT;
+  /** Everything but the runtime pieces below. */
+  LimiterSpec.Builder spec = LimiterSpec.custom();
   NanoClock clock = NanoClock.system();
   Scheduler scheduler = Scheduler.system();
   Executor executor = ForkJoinPool.commonPool();
   /** Null when none was configured, so the limiter can skip listener calls and time less. */
   ConcurrencyListener listener;
-  /** Null: a fixed limit of {@link #maxConcurrency}. */
-  LimitSource limitSource;
-  /** Null: FIFO. */
-  WaitQueue waitQueue;
-  boolean rejectEarly;
   /** Null: a local limiter; else permits are leases in this store, shared by every node. */
   PermitStore permitStore;
-  Duration leaseTime = ConcurrencyLimiter.DEFAULT_LEASE_TIME;
+  /** The spec built by {@link #build()}; the engines read it. */
+  private LimiterSpec built;
 
   public LimiterBuilder(String name) {
     if (name == null || name.isBlank()) {
@@ -50,23 +46,19 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
 
   @Override
   public LimiterBuilder maxConcurrency(int n) {
-    this.maxConcurrency = requireAtLeast("maxConcurrency", n, 1);
+    spec.maxConcurrency(n);
     return this;
   }
 
   @Override
   public LimiterBuilder maxQueue(int n) {
-    this.maxQueue = requireAtLeast("maxQueue", n, 0);
+    spec.maxQueue(n);
     return this;
   }
 
   @Override
   public LimiterBuilder queueTimeout(Duration d) {
-    Objects.requireNonNull(d, "queueTimeout must not be null");
-    if (d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException("queueTimeout must be > 0 but was " + d);
-    }
-    this.queueTimeout = d;
+    spec.queueTimeout(d);
     return this;
   }
 
@@ -96,19 +88,19 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
 
   @Override
   public LimiterBuilder limitSource(LimitSource source) {
-    this.limitSource = Objects.requireNonNull(source, "limitSource must not be null");
+    spec.limit(new GivenLimit(Objects.requireNonNull(source, "limitSource must not be null")));
     return this;
   }
 
   @Override
   public LimiterBuilder waitQueue(WaitQueue queue) {
-    this.waitQueue = Objects.requireNonNull(queue, "waitQueue must not be null");
+    spec.queue(GivenQueue.of(Objects.requireNonNull(queue, "waitQueue must not be null")));
     return this;
   }
 
   @Override
   public LimiterBuilder rejectEarly(boolean on) {
-    this.rejectEarly = on;
+    spec.rejectEarly(on);
     return this;
   }
 
@@ -120,30 +112,38 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
 
   @Override
   public LimiterBuilder leaseTime(Duration d) {
-    Objects.requireNonNull(d, "leaseTime must not be null");
-    if (d.toMillis() < 1) {
-      throw new IllegalArgumentException("leaseTime must be at least 1ms but was " + d);
-    }
-    this.leaseTime = d;
+    spec.leaseTime(d);
+    return this;
+  }
+
+  @Override
+  public LimiterBuilder spec(LimiterSpec spec) {
+    this.spec = LimiterSpec.from(Objects.requireNonNull(spec, "spec must not be null"));
     return this;
   }
 
   @Override
   public ConcurrencyLimiter build() {
-    LimitSource source = limitSource == null ? LimitSource.fixed(maxConcurrency) : limitSource;
-    WaitQueue queue = waitQueue == null ? new FifoWaitQueue() : waitQueue;
+    LimiterSpec s = spec.build();
+    LimitSource source = s.limit().newSource(s.maxConcurrency(), 0);
+    WaitQueue queue = s.queue().newQueue();
+    built = s;
     if (permitStore != null) {
       return new GlobalLimiter(this, source, queue);
     }
     return new BoundedQueueLimiter(this, source, queue);
   }
 
+  /** The spec being built, for the engine's constructor. */
+  LimiterSpec spec() {
+    return built != null ? built : spec.build();
+  }
+
   /** The same settings without the listener: the local stage of a {@link GlobalLimiter}. */
   LimiterBuilder withoutListener() {
     LimiterBuilder copy = new LimiterBuilder(name);
-    copy.maxConcurrency = maxConcurrency;
-    copy.maxQueue = maxQueue;
-    copy.queueTimeout = queueTimeout;
+    copy.built = spec();
+    copy.spec = LimiterSpec.from(copy.built);
     copy.clock = clock;
     copy.scheduler = scheduler;
     copy.executor = executor;
@@ -152,10 +152,6 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
 
   /** {@code queueTimeout} in nanoseconds, saturated: a timeout of centuries means "never". */
   long queueTimeoutNanos() {
-    try {
-      return queueTimeout.toNanos();
-    } catch (ArithmeticException tooLong) {
-      return Long.MAX_VALUE;
-    }
+    return BoundedQueueLimiter.saturatedNanos(spec().queueTimeout());
   }
 }

@@ -105,6 +105,20 @@ public abstract class AdaptiveLimit implements LimitSource {
     return exactLimit;
   }
 
+  /**
+   * The limit and its bounds, named after the class ({@code AimdLimit}: {@code aimd}); a strategy
+   * with a signal and a target overrides it to show them.
+   */
+  @Override
+  public LimitState state() {
+    String name = getClass().getSimpleName();
+    if (name.endsWith("Limit") && name.length() > "Limit".length()) {
+      name = name.substring(0, name.length() - "Limit".length());
+    }
+    return new LimitState(name.toLowerCase(java.util.Locale.ROOT), limit(), exactLimit(),
+        minLimit(), maxLimit(), Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+  }
+
   /** The lower bound. */
   public final int minLimit() {
     return Math.min(minLimit, maxLimit);

@@ -6,6 +6,7 @@ package dev.sluice.concurrency.limit;
  *
  * <p>The limit reads it once per controller tick, on its scheduler, never on the request path. A
  * sampler is stateful (each read covers the time since the previous one): one instance per limit.
+ * Samplers of one {@link CpuSignal} do not disturb each other.
  */
 @FunctionalInterface
 public interface CpuSampler {
@@ -16,24 +17,13 @@ public interface CpuSampler {
    */
   double sample();
 
-  /**
-   * The whole machine's CPU as the JVM sees it: {@code
-   * com.sun.management.OperatingSystemMXBean#getCpuLoad()}, which inside a container reads the
-   * container's cgroup usage against its CPU quota. Includes other processes on the machine, which
-   * is what "keep the node at 70%" means. The JVM keeps one previous reading for every caller, so
-   * two limits sampling it at once each see part of the interval: still a correct utilisation,
-   * over a shorter window. NaN where the JVM has no such bean.
-   */
+  /** A reader of {@link CpuSignal#machine()}, the JVM's one machine signal. */
   static CpuSampler machine() {
-    return new MachineCpuSampler();
+    return CpuSignal.machine().newSampler();
   }
 
-  /**
-   * This process's CPU only: the JVM's process CPU time consumed since the previous call / (cores x
-   * wall time), cores being {@link Runtime#availableProcessors()} (container-aware). Ignores
-   * neighbours; use it when other work on the machine must not shrink this limit.
-   */
+  /** A reader of {@link CpuSignal#process()}, this process's CPU. */
   static CpuSampler process() {
-    return new ProcessCpuSampler();
+    return CpuSignal.process().newSampler();
   }
 }

@@ -1,0 +1,217 @@
+package dev.sluice.concurrency;
+
+import dev.sluice.concurrency.limit.LimitSpec;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything that configures one concurrency limiter, as one immutable value: built by code and
+ * by properties alike, validated once, handed to {@link ConcurrencyLimiter.Builder#spec} and to
+ * {@link ConcurrencyLimiter#reconfigure}. The runtime pieces (clock, scheduler, executor, listener,
+ * store) are not part of it: they do not change while a limiter lives.
+ *
+ * <pre>{@code
+ * LimiterSpec spec = LimiterSpec.custom()
+ *     .maxConcurrency(8).maxQueue(32).queueTimeout(Duration.ofSeconds(60))
+ *     .limit(LimitSpec.cpu(0.70))                     // adaptive; 8 is the ceiling
+ *     .queue(QueueSpec.fair(FairQueueConfig.DEFAULT))
+ *     .rejectEarly(true)
+ *     .build();
+ * ConcurrencyLimiter limiter = ConcurrencyLimiter.of("transcode", spec);
+ * Reconfiguration r = limiter.reconfigure(LimiterSpec.from(spec).maxConcurrency(4).build());
+ * }</pre>
+ */
+public final class LimiterSpec {
+
+  private static final LimiterSpec DEFAULTS = new Builder().build();
+
+  private final int maxConcurrency;
+  private final int maxQueue;
+  private final Duration queueTimeout;
+  private final boolean rejectEarly;
+  private final Duration leaseTime;
+  private final LimitSpec limit;
+  private final QueueSpec queue;
+
+  private LimiterSpec(Builder b) {
+    this.maxConcurrency = b.maxConcurrency;
+    this.maxQueue = b.maxQueue;
+    this.queueTimeout = b.queueTimeout;
+    this.rejectEarly = b.rejectEarly;
+    this.leaseTime = b.leaseTime;
+    this.limit = b.limit;
+    this.queue = b.queue;
+  }
+
+  /** A builder starting from the defaults. */
+  public static Builder custom() {
+    return new Builder();
+  }
+
+  /** A builder starting from {@code base}. */
+  public static Builder from(LimiterSpec base) {
+    Objects.requireNonNull(base, "base must not be null");
+    Builder b = new Builder();
+    b.maxConcurrency = base.maxConcurrency;
+    b.maxQueue = base.maxQueue;
+    b.queueTimeout = base.queueTimeout;
+    b.rejectEarly = base.rejectEarly;
+    b.leaseTime = base.leaseTime;
+    b.limit = base.limit;
+    b.queue = base.queue;
+    return b;
+  }
+
+  /**
+   * Every default: {@value ConcurrencyLimiter#DEFAULT_MAX_CONCURRENCY} permits, a FIFO queue of
+   * {@value ConcurrencyLimiter#DEFAULT_MAX_QUEUE}, 60 s queue timeout, a fixed limit, no early
+   * rejection, 30 s leases.
+   */
+  public static LimiterSpec ofDefaults() {
+    return DEFAULTS;
+  }
+
+  /** Permits: the limit of a fixed limit, the ceiling of an adaptive one. */
+  public int maxConcurrency() {
+    return maxConcurrency;
+  }
+
+  /** Waiting slots. */
+  public int maxQueue() {
+    return maxQueue;
+  }
+
+  /** Longest wait in the queue. */
+  public Duration queueTimeout() {
+    return queueTimeout;
+  }
+
+  /** Whether a caller whose predicted wait exceeds its timeout is rejected at once. */
+  public boolean rejectEarly() {
+    return rejectEarly;
+  }
+
+  /** For a global limiter: how long a lease lives unless renewed. */
+  public Duration leaseTime() {
+    return leaseTime;
+  }
+
+  /** Where the limit comes from. */
+  public LimitSpec limit() {
+    return limit;
+  }
+
+  /** The queue discipline. */
+  public QueueSpec queue() {
+    return queue;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LimiterSpec s && maxConcurrency == s.maxConcurrency
+        && maxQueue == s.maxQueue && queueTimeout.equals(s.queueTimeout)
+        && rejectEarly == s.rejectEarly && leaseTime.equals(s.leaseTime) && limit.equals(s.limit)
+        && queue.equals(s.queue);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(maxConcurrency, maxQueue, queueTimeout, rejectEarly, leaseTime, limit,
+        queue);
+  }
+
+  @Override
+  public String toString() {
+    return "LimiterSpec[maxConcurrency=" + maxConcurrency + ", maxQueue=" + maxQueue
+        + ", queueTimeout=" + queueTimeout + ", limit=" + limit + ", queue=" + queue
+        + ", rejectEarly=" + rejectEarly + ", leaseTime=" + leaseTime + "]";
+  }
+
+  /**
+   * Builds a {@link LimiterSpec}. Every setter checks its value at once and throws {@link
+   * IllegalArgumentException} naming the field and the value, e.g. {@code "maxConcurrency must be
+   * >= 1 but was 0"}; {@link #build()} checks the fields against each other.
+   */
+  public static final class Builder {
+    private int maxConcurrency = ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY;
+    private int maxQueue = ConcurrencyLimiter.DEFAULT_MAX_QUEUE;
+    private Duration queueTimeout = ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT;
+    private boolean rejectEarly;
+    private Duration leaseTime = ConcurrencyLimiter.DEFAULT_LEASE_TIME;
+    private LimitSpec limit = LimitSpec.fixed();
+    private QueueSpec queue = QueueSpec.fifo();
+
+    private Builder() {}
+
+    /** Permits, at least 1; for an adaptive limit, the ceiling. */
+    public Builder maxConcurrency(int n) {
+      this.maxConcurrency = atLeast("maxConcurrency", n, 1);
+      return this;
+    }
+
+    /** Waiting slots, at least 0. */
+    public Builder maxQueue(int n) {
+      this.maxQueue = atLeast("maxQueue", n, 0);
+      return this;
+    }
+
+    /** Longest wait in the queue, positive. */
+    public Builder queueTimeout(Duration d) {
+      Objects.requireNonNull(d, "queueTimeout must not be null");
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException("queueTimeout must be > 0 but was " + d);
+      }
+      this.queueTimeout = d;
+      return this;
+    }
+
+    /** Rejection by predicted wait (see {@link ConcurrencyLimiter.Builder#rejectEarly}). */
+    public Builder rejectEarly(boolean on) {
+      this.rejectEarly = on;
+      return this;
+    }
+
+    /** A global limiter's lease time, at least 1 ms. */
+    public Builder leaseTime(Duration d) {
+      Objects.requireNonNull(d, "leaseTime must not be null");
+      if (d.toMillis() < 1) {
+        throw new IllegalArgumentException("leaseTime must be at least 1ms but was " + d);
+      }
+      this.leaseTime = d;
+      return this;
+    }
+
+    /** Where the limit comes from; default {@link LimitSpec#fixed()}. */
+    public Builder limit(LimitSpec spec) {
+      this.limit = Objects.requireNonNull(spec, "limit must not be null");
+      return this;
+    }
+
+    /** The queue discipline; default {@link QueueSpec#fifo()}. */
+    public Builder queue(QueueSpec spec) {
+      this.queue = Objects.requireNonNull(spec, "queue must not be null");
+      return this;
+    }
+
+    /**
+     * The spec.
+     *
+     * @throws IllegalArgumentException when an adaptive limit's lower bound exceeds {@code
+     *     maxConcurrency}
+     */
+    public LimiterSpec build() {
+      if (limit.minConcurrency() > maxConcurrency) {
+        throw new IllegalArgumentException("minConcurrency must be <= maxConcurrency ("
+            + maxConcurrency + ") but was " + limit.minConcurrency());
+      }
+      return new LimiterSpec(this);
+    }
+
+    private static int atLeast(String field, int value, int min) {
+      if (value < min) {
+        throw new IllegalArgumentException(field + " must be >= " + min + " but was " + value);
+      }
+      return value;
+    }
+  }
+}
