@@ -24,6 +24,8 @@ final class Admission {
   private boolean closed;
   // read by the guard on every request; written by park and hold
   private volatile boolean parked;
+  /** Set when the request ended while parked because the client left (not a server timeout). */
+  private volatile boolean clientGone;
   private CompletableFuture<Permit> parkedOn;
 
   /**
@@ -44,6 +46,15 @@ final class Admission {
   }
 
   /** Still waiting for a permit (the request resumed some other way, e.g. an async timeout). */
+  /** The client hung up (or the request failed) while this request was queued. */
+  void clientGone() {
+    clientGone = true;
+  }
+
+  boolean isClientGone() {
+    return clientGone;
+  }
+
   boolean isParked() {
     return parked;
   }

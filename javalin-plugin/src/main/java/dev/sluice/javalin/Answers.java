@@ -74,6 +74,13 @@ final class Answers {
         Map.of("reason", Rejection.Reason.QUEUE_TIMEOUT.tag), 0);
   }
 
+  /** The client closed the request while it was queued; 499, as nginx logs it, read by nobody. */
+  Rejection clientGone() {
+    return new Rejection(Rejection.Reason.CANCELLED, 499,
+        "The client closed the request while it waited in the queue.",
+        Map.of("reason", Rejection.Reason.CANCELLED.tag), 0);
+  }
+
   Rejection shuttingDown(long retryAfterSeconds) {
     return new Rejection(Rejection.Reason.SHUTTING_DOWN, statuses.shuttingDown(),
         "The server is shutting down; retry on another instance or later.",

@@ -135,7 +135,9 @@ final class Gate {
   void guard(Context ctx) {
     Admission admission = ctx.attribute(Admission.ATTRIBUTE);
     if (admission != null && admission.isParked()) {
-      throw rejected(ctx, answers.parkedTooLong());
+      // a client that hung up is a cancel, never a 504: an alert on the 504 rate must not fire
+      // on disconnects (the limiter counts it as cancelled too)
+      throw rejected(ctx, admission.isClientGone() ? answers.clientGone() : answers.parkedTooLong());
     }
   }
 
@@ -286,7 +288,14 @@ final class Gate {
       // nothing waits any more, so nothing to watch; the after-handler releases the permit
       return;
     }
-    Runnable stopWatching = disconnects.watch(ctx.req(), () -> acquired.cancel(false));
+    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
+    Runnable clientLeft = () -> {
+      if (admission != null) {
+        admission.clientGone();
+      }
+      acquired.cancel(false);
+    };
+    Runnable stopWatching = disconnects.watch(ctx.req(), clientLeft);
     acquired.whenComplete((permit, failure) -> stopWatching.run());
     AsyncContext async = ctx.req().isAsyncStarted() ? ctx.req().getAsyncContext() : null;
     if (async == null) {
@@ -295,7 +304,7 @@ final class Gate {
     async.addListener(new AsyncListener() {
       @Override
       public void onComplete(AsyncEvent event) {
-        acquired.cancel(false);
+        clientLeft.run();
       }
 
       @Override
@@ -305,7 +314,7 @@ final class Gate {
 
       @Override
       public void onError(AsyncEvent event) {
-        acquired.cancel(false);
+        clientLeft.run();
       }
 
       @Override

@@ -1,11 +1,10 @@
 package dev.sluice.javalin;
 
-import dev.sluice.concurrency.ConcurrencyLimiter;
 import java.util.Objects;
 
 /**
  * One property Sluice understands: its name, how its text is parsed and checked, its default, one
- * line of documentation, and, for a limiter property, how it shapes the limiter. Declared once in
+ * line of documentation. Declared once in
  * {@link SluiceKeys} (plugin-wide) or {@link LimiterKeys} (per limiter); properties, code, the
  * strict check of unknown keys and the README's table all come from those declarations.
  *
@@ -13,43 +12,15 @@ import java.util.Objects;
  */
 final class Key<T> {
 
-  /** How a limiter property shapes the core limiter's builder when the limiter is built. */
-  @FunctionalInterface
-  interface Apply<T> {
-    /**
-     * @param builder the core builder, already given name, clock, scheduler, executor, listener
-     * @param value this key's value (its default when not set; may be null for a key without one)
-     * @param limiter every other value of the same limiter, for keys that act together
-     */
-    void to(ConcurrencyLimiter.Builder builder, T value, LimiterConfig limiter);
-  }
-
-  /** How a changed value reaches a running limiter on reload; null: restart needed. */
-  @FunctionalInterface
-  interface Reload<T> {
-    /**
-     * @param limiter the running limiter
-     * @param value this key's new value
-     * @param next every new value of the same limiter, for keys that act together
-     */
-    void to(ConcurrencyLimiter limiter, T value, LimiterConfig next);
-  }
-
   private final String name;
   private final T defaultValue;
   private final ValueParser<T> parser;
   private final String doc;
-  private final Apply<T> apply;
-  private final Reload<T> reload;
-
-  private Key(String name, T defaultValue, ValueParser<T> parser, String doc, Apply<T> apply,
-      Reload<T> reload) {
+  private Key(String name, T defaultValue, ValueParser<T> parser, String doc) {
     this.name = Objects.requireNonNull(name, "name");
     this.defaultValue = defaultValue;
     this.parser = Objects.requireNonNull(parser, "parser");
     this.doc = Objects.requireNonNull(doc, "doc");
-    this.apply = apply;
-    this.reload = reload;
   }
 
   /**
@@ -59,17 +30,7 @@ final class Key<T> {
    *     {@code sluice.limiters.<name>.} ({@code max-queue})
    */
   static <T> Key<T> of(String name, T defaultValue, ValueParser<T> parser, String doc) {
-    return new Key<>(name, defaultValue, parser, doc, null, null);
-  }
-
-  /** The same key, applied to the limiter's builder by {@code apply}. */
-  Key<T> appliedBy(Apply<T> how) {
-    return new Key<>(name, defaultValue, parser, doc, how, reload);
-  }
-
-  /** The same key, changed on a running limiter by {@code how} when the properties are reloaded. */
-  Key<T> reloadedBy(Reload<T> how) {
-    return new Key<>(name, defaultValue, parser, doc, apply, how);
+    return new Key<>(name, defaultValue, parser, doc);
   }
 
   String name() {
@@ -86,10 +47,6 @@ final class Key<T> {
 
   String allowed() {
     return parser.allowed();
-  }
-
-  boolean reloadable() {
-    return reload != null;
   }
 
   /**
@@ -123,16 +80,6 @@ final class Key<T> {
       throw new SluiceConfigException(fullKey, String.valueOf(value), LimiterConfig.CODE,
           e.getMessage());
     }
-  }
-
-  void applyTo(ConcurrencyLimiter.Builder builder, LimiterConfig limiter) {
-    if (apply != null) {
-      apply.to(builder, limiter.get(this), limiter);
-    }
-  }
-
-  void reload(ConcurrencyLimiter limiter, T value, LimiterConfig next) {
-    reload.to(limiter, value, next);
   }
 
   @Override

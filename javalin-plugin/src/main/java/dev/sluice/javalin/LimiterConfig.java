@@ -1,6 +1,8 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.LimiterSpec;
+import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.request.Scope;
 import java.time.Duration;
 import java.util.Collections;
@@ -137,12 +139,31 @@ public final class LimiterConfig {
     return SluiceProperties.LIMITERS + limiter + "." + key.name();
   }
 
-  /** Sets every key's effect on the core builder. */
-  ConcurrencyLimiter.Builder applyTo(ConcurrencyLimiter.Builder builder) {
-    for (Key<?> key : LimiterKeys.ALL) {
-      key.applyTo(builder, this);
-    }
-    return builder;
+  /**
+   * The core limiter spec these settings describe: every key but {@code path} and {@code scope}
+   * (which choose where and which limiter) and {@code queue-key} (which says how a request's
+   * queue key is found).
+   *
+   * @param cpu the CPU signals of {@code cpu-source=machine} and {@code process}
+   */
+  LimiterSpec spec(CpuSignals cpu) {
+    int max = maxConcurrency();
+    int min = Math.min(get(LimiterKeys.MIN_CONCURRENCY), max);
+    LimitSpec limit = switch (get(LimiterKeys.LIMIT)) {
+      case CPU -> LimitSpec.cpu(get(LimiterKeys.TARGET_CPU),
+          get(LimiterKeys.CPU_SOURCE) == LimiterKeys.CpuSource.PROCESS ? cpu.process() : cpu.machine(),
+          min);
+      case LATENCY -> LimitSpec.latency(min);
+      case FIXED -> LimitSpec.fixed();
+    };
+    return LimiterSpec.custom()
+        .maxConcurrency(max)
+        .maxQueue(maxQueue())
+        .queueTimeout(queueTimeout())
+        .rejectEarly(get(LimiterKeys.REJECT_EARLY))
+        .limit(limit)
+        .queue(QueueSettings.of(this).spec())
+        .build();
   }
 
   @Override

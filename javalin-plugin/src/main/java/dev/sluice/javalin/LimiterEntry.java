@@ -6,11 +6,51 @@ import java.util.Optional;
 
 /**
  * A named limiter and the path pattern it guards (empty: used only by wrapped handlers), and the
- * config it was built from (per-request keys such as the queue key are read from it). A limiter
- * with global scope is the core's global limiter (leases in the shared store), used the same way.
+ * settings in force (per-request keys such as the queue key are read from them; a reload replaces
+ * them). A limiter with global scope is the core's global limiter (leases in the shared store),
+ * used the same way.
  */
-record LimiterEntry(String name, Optional<ResourcePattern> pattern, ConcurrencyLimiter limiter,
-    LimiterConfig config, QueueCallers callers) {
+final class LimiterEntry {
+
+  private final String name;
+  private final Optional<ResourcePattern> pattern;
+  private final ConcurrencyLimiter limiter;
+  private final QueueCallers callers;
+  private volatile LimiterConfig config;
+
+  LimiterEntry(String name, Optional<ResourcePattern> pattern, ConcurrencyLimiter limiter,
+      LimiterConfig config, QueueCallers callers) {
+    this.name = name;
+    this.pattern = pattern;
+    this.limiter = limiter;
+    this.config = config;
+    this.callers = callers;
+  }
+
+  String name() {
+    return name;
+  }
+
+  Optional<ResourcePattern> pattern() {
+    return pattern;
+  }
+
+  ConcurrencyLimiter limiter() {
+    return limiter;
+  }
+
+  QueueCallers callers() {
+    return callers;
+  }
+
+  /** The settings in force: those at start-up, as changed by reloads. */
+  LimiterConfig config() {
+    return config;
+  }
+
+  void inForce(LimiterConfig next) {
+    this.config = next;
+  }
 
   boolean guards(String path) {
     return pattern.isPresent() && pattern.get().matches(path);

@@ -15,9 +15,9 @@ import java.util.Locale;
  *
  * <p><b>To add a limiter property:</b> declare it here as a {@code static final Key<..>} with
  * {@link Key#of} (name after {@code sluice.limiters.<name>.}, default, parser from {@link
- * ValueParser}, one line of documentation); give it {@link Key#appliedBy} if it sets something on
- * {@link ConcurrencyLimiter.Builder} (the lambda also sees the limiter's other values), {@link
- * Key#reloadedBy} if a running limiter can take a new value; add it to {@link #ALL}; add a row to
+ * ValueParser}, one line of documentation); if it configures the core limiter, map it onto the
+ * core's {@code LimiterSpec} in {@link LimiterConfig#spec} (the core then applies a changed value
+ * to a running limiter and says what it did); add it to {@link #ALL}; add a row to
  * the README's property table (a test checks every key is there). Properties, environment
  * variables, the strict unknown-key check and {@code LimiterConfig.get(key)} then know it. A typed
  * setter on {@link LimiterConfig.Builder} is optional, for code users. Code that needs the value
@@ -41,62 +41,50 @@ final class LimiterKeys {
 
   static final Key<Integer> MAX_CONCURRENCY = Key.of("max-concurrency",
           ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY, ValueParser.atLeast(1),
-          "permits (fixed limit; ceiling of an adaptive one); reloadable")
-      .appliedBy((b, v, l) -> b.maxConcurrency(v))
-      .reloadedBy(LimitSources::reloadCeiling);
+          "permits (fixed limit; ceiling of an adaptive one); reloadable");
 
   static final Key<Integer> MAX_QUEUE = Key.of("max-queue",
           ConcurrencyLimiter.DEFAULT_MAX_QUEUE, ValueParser.atLeast(0),
-          "requests that may wait; one more is answered queue-full; reloadable")
-      .appliedBy((b, v, l) -> b.maxQueue(v))
-      .reloadedBy((limiter, v, next) -> limiter.setMaxQueue(v));
+          "requests that may wait; one more is answered queue-full; reloadable");
 
   static final Key<Duration> QUEUE_TIMEOUT = Key.of("queue-timeout",
           ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT, ValueParser.duration(false),
-          "longest wait in the queue, then 504")
-      .appliedBy((b, v, l) -> b.queueTimeout(v));
+          "longest wait in the queue, then 504");
 
   static final Key<Scope> SCOPE = Key.of("scope", Scope.LOCAL, ValueParser.oneOf(Scope.class),
       "`global`: besides the local permit, a lease on one of `max-concurrency` cluster-wide permits"
           + " in the shared store (needs `sluice.redis.uri`)");
 
-  // The adaptive limits (issue 9): `limit` builds the core LimitSource from these four keys and
-  // `max-concurrency` (LimitSources); a change of any of them on reload swaps the running
-  // limiter's source, starting from the limit in force.
+  // The adaptive limits: `limit` and these three keys make the core's LimitSpec (LimiterConfig.spec);
+  // a change of any of them on reload moves the running limiter to a new source, starting from
+  // the limit in force.
   static final Key<LimitKind> LIMIT = Key.of("limit", LimitKind.FIXED,
           ValueParser.oneOf(LimitKind.class),
           "`fixed` (`max-concurrency`), `cpu` (hold `target-cpu`), `latency` (gradient on service"
-              + " time); adaptive: `max-concurrency` is the ceiling; reloadable")
-      .appliedBy((b, v, l) -> LimitSources.applyTo(b, l))
-      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
+              + " time); adaptive: `max-concurrency` is the ceiling; reloadable");
 
   static final Key<Double> TARGET_CPU = Key.of("target-cpu", CpuLimit.DEFAULT_TARGET_CPU,
           ValueParser.fraction(), "`limit=cpu`: target utilisation, 0 < x < 1, also written `70%`;"
-              + " reloadable")
-      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
+              + " reloadable");
 
   static final Key<CpuSource> CPU_SOURCE = Key.of("cpu-source", CpuSource.MACHINE,
           ValueParser.oneOf(CpuSource.class),
-          "`limit=cpu`: `machine` (container-aware) or `process`; reloadable")
-      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
+          "`limit=cpu`: `machine` (container-aware) or `process`; reloadable");
 
   static final Key<Integer> MIN_CONCURRENCY = Key.of("min-concurrency", 1, ValueParser.atLeast(1),
-          "adaptive limits: lower bound (<= `max-concurrency`); reloadable")
-      .reloadedBy((limiter, v, next) -> LimitSources.reload(limiter, next));
+          "adaptive limits: lower bound (<= `max-concurrency`); reloadable");
 
   static final Key<Boolean> REJECT_EARLY = Key.of("reject-early", false, ValueParser.bool(),
           "`true`: answer 429 at once when the predicted wait (work ahead x mean service time /"
               + " limit) exceeds the queue timeout, and reject a queued request whose deadline"
-              + " became unreachable")
-      .appliedBy((b, v, l) -> b.rejectEarly(v));
+              + " became unreachable");
 
-  // The queue discipline (issue 10): the four keys together make the core's WaitQueue (applied
-  // through QUEUE, see QueueSettings) and the per-request Caller (QueueCallers). They are reloaded
-  // together by Limiters.apply, which moves the queued requests to the new queue.
+  // The queue discipline: the four keys together make the core's QueueSpec and the per-request
+  // Caller (QueueSettings, QueueCallers); on reload the core moves the queued requests to the new
+  // queue.
   static final Key<QueueKind> QUEUE = Key.of("queue", QueueKind.FIFO,
       ValueParser.oneOf(QueueKind.class), "`fifo` or `fair` (round robin across `queue-key`s);"
-          + " reloadable, queued requests move to the new queue")
-      .appliedBy((b, v, l) -> b.waitQueue(QueueSettings.of(l).newQueue()));
+          + " reloadable, queued requests move to the new queue");
 
   static final Key<String> QUEUE_KEY = Key.of("queue-key", "ip",
       ValueParser.of(LimiterKeys::queueKey, "ip, account, device, header:NAME"),

@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
+import dev.sluice.concurrency.Reconfiguration;
 import dev.sluice.request.ResourcePattern;
 import dev.sluice.request.Scope;
 import dev.sluice.store.PermitStore;
@@ -25,19 +26,19 @@ final class Limiters {
 
   private final List<LimiterEntry> entries;
   private final Map<String, LimiterEntry> byName;
-  private volatile Map<String, LimiterConfig> current;
+  private final CpuSignals cpu;
 
-  private Limiters(List<LimiterEntry> entries, Map<String, LimiterConfig> settings) {
+  private Limiters(List<LimiterEntry> entries, CpuSignals cpu) {
     this.entries = List.copyOf(entries);
     Map<String, LimiterEntry> map = new LinkedHashMap<>();
     entries.forEach(e -> map.put(e.name(), e));
     this.byName = map;
-    this.current = settings;
+    this.cpu = cpu;
   }
 
   static Limiters build(Map<String, LimiterConfig> configs, NanoClock clock,
       Scheduler scheduler, Executor executor, ConcurrencyListener listener,
-      Optional<PermitStore> store) {
+      Optional<PermitStore> store, CpuSignals cpu) {
     List<LimiterEntry> entries = new ArrayList<>();
     for (LimiterConfig c : configs.values()) {
       boolean global = c.scope() == Scope.GLOBAL;
@@ -48,7 +49,8 @@ final class Limiters {
       }
       // the path was checked when parsed or set
       Optional<ResourcePattern> pattern = c.path().map(ResourcePattern::parse);
-      ConcurrencyLimiter.Builder builder = c.applyTo(ConcurrencyLimiter.builder(c.name()))
+      ConcurrencyLimiter.Builder builder = ConcurrencyLimiter.builder(c.name())
+          .spec(c.spec(cpu))
           .clock(clock)
           .scheduler(scheduler)
           .executor(executor)
@@ -68,7 +70,7 @@ final class Limiters {
             c.name(), ignored);
       }
     }
-    return new Limiters(entries, Map.copyOf(configs));
+    return new Limiters(entries, cpu);
   }
 
   Optional<LimiterEntry> forPath(String path) {
@@ -89,70 +91,47 @@ final class Limiters {
   }
 
   /**
-   * Applies re-read settings: reloadable keys ({@code max-concurrency}, {@code max-queue}, the
-   * limit strategy and its settings, see {@link Key#reloadedBy}) change at once; other changes
-   * (path, queue-timeout, reject-early, new limiters) need a restart and are reported as such.
+   * Applies re-read settings. The core limiter applies what its spec says (see {@link
+   * ConcurrencyLimiter#reconfigure}: limits, strategy, queue discipline, timeouts, reject-early)
+   * and reports it; the plugin's own keys follow: the queue key and priority header take effect
+   * for the next request, a changed {@code path} or {@code scope}, or a new limiter, needs a
+   * restart and is logged as such. The settings in force (what {@code /sluice} shows) are what
+   * was applied.
    */
   synchronized void apply(Map<String, LimiterConfig> next) {
-    Map<String, LimiterConfig> merged = new LinkedHashMap<>(current);
     for (LimiterConfig n : next.values()) {
-      LimiterConfig old = current.get(n.name());
       LimiterEntry entry = byName.get(n.name());
-      if (old == null || entry == null) {
+      if (entry == null) {
         log.warn("Sluice limiter '{}' is new in the reloaded properties; it takes effect after a restart",
             n.name());
         continue;
       }
-      LimiterConfig.Builder applied = LimiterConfig.from(old);
-      changeQueue(entry, old, n, applied);
-      for (Key<?> key : LimiterKeys.ALL) {
-        if (QueueSettings.KEYS.contains(key)) {
-          continue; // the discipline's keys change together, above
-        }
+      LimiterConfig old = entry.config();
+      LimiterConfig.Builder inForce = LimiterConfig.from(n);
+      for (Key<?> key : RESTART_KEYS) {
         if (!Objects.equals(old.get(key), n.get(key))) {
-          if (key.reloadable()) {
-            reload(entry.limiter(), key, n);
-            applied.copyValue(key, n);
-            log.info("Sluice limiter '{}': {} {} -> {}", n.name(), key.name(), old.get(key),
-                n.get(key));
-          } else {
-            log.warn("Sluice limiter '{}': {} changed; takes effect after a restart", n.name(),
-                key.name());
-          }
+          log.warn("Sluice limiter '{}': {} changed ({} -> {}); takes effect after a restart",
+              n.name(), key.name(), old.get(key), n.get(key));
+          inForce.copyValue(key, old);
         }
       }
-      merged.put(n.name(), applied.build());
+      Reconfiguration done = entry.limiter().reconfigure(n.spec(cpu));
+      done.applied().forEach(change ->
+          log.info("Sluice limiter '{}': {}", n.name(), change));
+      done.needsRestart().forEach(change ->
+          log.warn("Sluice limiter '{}': {}; takes effect after a restart", n.name(), change));
+      QueueSettings before = QueueSettings.of(old);
+      QueueSettings after = QueueSettings.of(n);
+      if (!before.equals(after)) {
+        entry.callers().change(after);
+        log.info("Sluice limiter '{}': requests now queue as {}", n.name(), after.describe());
+      }
+      entry.inForce(done.needsRestart().isEmpty() ? inForce.build() : old);
     }
-    current = Map.copyOf(merged);
   }
 
-  /**
-   * A changed discipline (queue, queue-key, max-queue-per-key, priority-header) is applied at once:
-   * the queued requests move to the new queue, none is dropped (see {@link QueueCallers#change}).
-   */
-  private static void changeQueue(LimiterEntry entry, LimiterConfig old, LimiterConfig next,
-      LimiterConfig.Builder applied) {
-    QueueSettings before = QueueSettings.of(old);
-    QueueSettings after = QueueSettings.of(next);
-    if (before.equals(after)) {
-      return;
-    }
-    int moved = entry.limiter().snapshot().queued();
-    try {
-      entry.callers().change(after, entry.limiter());
-    } catch (UnsupportedOperationException e) {
-      log.warn("Sluice limiter '{}': queue changed; takes effect after a restart ({})",
-          entry.name(), e.getMessage());
-      return;
-    }
-    QueueSettings.KEYS.forEach(key -> applied.copyValue(key, next));
-    log.info("Sluice limiter '{}': queue {} -> {}; about {} queued requests moved to the new queue",
-        entry.name(), before.describe(), after.describe(), moved);
-  }
-
-  private static <T> void reload(ConcurrencyLimiter limiter, Key<T> key, LimiterConfig next) {
-    key.reload(limiter, next.get(key), next);
-  }
+  /** The keys a running limiter keeps until a restart: they choose where and which limiter. */
+  private static final List<Key<?>> RESTART_KEYS = List.of(LimiterKeys.PATH, LimiterKeys.SCOPE);
 
   void shutdown() {
     entries.forEach(e -> e.limiter().shutdown());

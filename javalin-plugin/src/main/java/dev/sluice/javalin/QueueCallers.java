@@ -1,7 +1,6 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.Caller;
-import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.request.Actor;
 import dev.sluice.request.RequestInfo;
@@ -48,14 +47,10 @@ final class QueueCallers {
   }
 
   /**
-   * Changes the discipline of a running limiter: every queued request moves to the new queue (in
-   * the order the old one would have granted them; each keeps its key, class and timeout), and
-   * later requests are keyed and classed the new way.
-   *
-   * @throws UnsupportedOperationException if the limiter cannot change its queue
+   * Later requests are keyed and classed the new way; the core limiter moves the queued ones to
+   * the new queue when it is reconfigured with the new discipline.
    */
-  void change(QueueSettings next, ConcurrencyLimiter limiter) {
-    limiter.setWaitQueue(next.newQueue());
+  void change(QueueSettings next) {
     use(next);
   }
 

@@ -1,7 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.FairQueueConfig;
-import dev.sluice.concurrency.WaitQueue;
+import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.request.Actor;
 import java.util.List;
 import java.util.Optional;
@@ -57,13 +57,12 @@ record QueueSettings(
     return fair || priorityHeader.isPresent();
   }
 
-  /** A new, empty queue of this discipline, for one limiter. */
-  WaitQueue newQueue() {
-    FairQueueConfig config = FairQueueConfig.builder().maxQueuePerKey(maxQueuePerKey).build();
-    if (priorityHeader.isPresent()) {
-      return fair ? WaitQueue.prioritized(config) : WaitQueue.prioritized();
-    }
-    return fair ? WaitQueue.fair(config) : WaitQueue.fifo();
+  /** The core's discipline: FIFO or fair (with the per-key cap), with classes when a header is set. */
+  QueueSpec spec() {
+    QueueSpec.Standard base = fair
+        ? QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(maxQueuePerKey).build())
+        : (QueueSpec.Standard) QueueSpec.fifo();
+    return priorityHeader.isPresent() ? base.withClasses() : base;
   }
 
   /** For the log and {@code /sluice}: e.g. {@code fair by header:x-host-id, max 4 per key}. */

@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.concurrency.Outcome;
+import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.time.NanoClock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,10 +45,13 @@ final class QueueWaits implements ConcurrencyListener {
         b.onQueued(limiter);
       }
 
+      // the limiter calls the four-argument form: forward that one, or a listener that
+      // overrides only it (the metrics binder) never hears of a rejection
       @Override
-      public void onRejected(String limiter, Outcome outcome, long waitedNanos) {
-        a.onRejected(limiter, outcome, waitedNanos);
-        b.onRejected(limiter, outcome, waitedNanos);
+      public void onRejected(String limiter, Outcome outcome, RejectionReason reason,
+          long waitedNanos) {
+        a.onRejected(limiter, outcome, reason, waitedNanos);
+        b.onRejected(limiter, outcome, reason, waitedNanos);
       }
 
       @Override

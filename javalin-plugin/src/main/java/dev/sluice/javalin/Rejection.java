@@ -18,7 +18,9 @@ final class Rejection extends RuntimeException {
     QUEUE_FULL("queue-full", "Queue full"),
     QUEUE_TIMEOUT("queue-timeout", "Timed out in queue"),
     RATE_LIMITED("rate-limited", "Rate limit exceeded"),
-    SHUTTING_DOWN("shutting-down", "Shutting down");
+    SHUTTING_DOWN("shutting-down", "Shutting down"),
+    /** The client went away while queued: nobody reads the answer; counted apart from timeouts. */
+    CANCELLED("cancelled", "Client closed the request");
 
     final String id;
     final String tag;

@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RuleSet;
+import dev.sluice.concurrency.limit.CpuSignal;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -30,6 +31,7 @@ public final class SluiceConfig {
       new LinkedHashMap<>();
   private Executor executor;
   private NanoClock clock = NanoClock.system();
+  private CpuSignals cpu = CpuSignals.JVM;
   private Scheduler scheduler = Scheduler.system();
   private RuleSet rules;
 
@@ -88,6 +90,20 @@ public final class SluiceConfig {
   public SluiceConfig clock(NanoClock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return this;
+  }
+
+  /**
+   * The CPU that {@code limit=cpu} limiters hold at target and the live page shows, in place of
+   * the JVM's own machine and process signals: a simulated machine, for tests and demos.
+   */
+  public SluiceConfig cpuSignal(CpuSignal signal) {
+    Objects.requireNonNull(signal, "signal");
+    this.cpu = new CpuSignals(signal, signal);
+    return this;
+  }
+
+  CpuSignals cpu() {
+    return cpu;
   }
 
   /** The scheduler of queue timeouts and rules-file polls (tests inject a virtual one). */

@@ -234,7 +234,7 @@ public final class SluiceMeterBinder implements MeterBinder {
 
   /**
    * @param reason the rejection's finer reason ({@code queue_full}, {@code key_cap}, {@code
-   *     displaced}, {@code predicted_wait}, {@code queue_timeout}, {@code rate_limited}, {@code
+   *     displaced}, {@code predicted_wait}, {@code queue_timeout}, {@code cancelled} (client gone), {@code rate_limited}, {@code
    *     shutting_down})
    */
   void onHttpRejection(String reason, int status) {

@@ -99,7 +99,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     limiters = Limiters.build(settings.limiters(), pluginConfig.clock(), pluginConfig.scheduler(),
         executor, waits == null ? metrics.concurrencyListener()
             : QueueWaits.both(metrics.concurrencyListener(), waits),
-        Optional.ofNullable(stores).map(Stores::permits));
+        Optional.ofNullable(stores).map(Stores::permits), pluginConfig.cpu());
     status = new Status(limiters, waits, this);
     rules = buildRules();
     WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);

@@ -1,10 +1,11 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.concurrency.LimiterSpec;
+import dev.sluice.concurrency.QueueSpec;
+import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.rules.Rule;
 import dev.sluice.store.StoreHealth;
-import java.lang.management.ManagementFactory;
-import java.lang.management.OperatingSystemMXBean;
 
 /**
  * The plugin's state as JSON, written with {@link JsonWriter}: every limiter (limit, in flight,
@@ -56,19 +57,28 @@ final class Status {
         .endObject();
   }
 
+  /**
+   * One limiter as it runs now: its spec in force (after reloads) from the core, and the plugin's
+   * settings in force (path, scope, queue key); the CPU shown is what the controller acts on, read
+   * from the limit's own state, so showing it never disturbs the controller's samples.
+   */
   private void limiter(JsonWriter w, LimiterEntry e) {
     ConcurrencySnapshot s = e.limiter().snapshot();
+    LimiterSpec spec = s.spec();
     LimiterConfig c = e.config();
     w.beginObject()
         .member("name", s.name())
         .member("path", c.path().orElse(null))
         .member("scope", c.scope().id())
-        .member("limitKind", ValueParser.id(c.get(LimiterKeys.LIMIT)))
-        .member("queueKind", ValueParser.id(c.get(LimiterKeys.QUEUE)))
+        .member("limitKind", spec.limit().kind())
+        .member("queueKind", spec.queue() instanceof QueueSpec.Standard q && q.fair() ? "fair" : "fifo")
+        .member("queue", QueueSettings.of(c).describe())
+        .member("rejectEarly", spec.rejectEarly())
         .member("limit", s.limit())
-        .member("maxConcurrency", c.maxConcurrency())
-        .member("maxQueue", s.maxQueue())
-        .member("queueTimeoutMillis", s.queueTimeout().toMillis())
+        .member("maxConcurrency", spec.maxConcurrency())
+        .member("minConcurrency", spec.limit().minConcurrency())
+        .member("maxQueue", spec.maxQueue())
+        .member("queueTimeoutMillis", spec.queueTimeout().toMillis())
         .member("inFlight", s.inFlight())
         .member("queued", s.queued())
         .member("admitted", s.admitted())
@@ -91,13 +101,12 @@ final class Status {
         .member("serviceMeanMillis", mean(s.serviceTotalNanos(), s.serviceCount()))
         .member("shutdown", s.shutdown());
     w.name("cpu");
-    if (c.get(LimiterKeys.LIMIT) == LimiterKeys.LimitKind.CPU) {
-      boolean process = c.get(LimiterKeys.CPU_SOURCE) == LimiterKeys.CpuSource.PROCESS;
-      double now = cpu(process);
-      w.beginObject().member("target", c.get(LimiterKeys.TARGET_CPU))
-          .member("source", process ? "process" : "machine");
+    if (spec.limit() instanceof LimitSpec.Cpu cpu) {
+      double now = s.limitState().cpu();
+      w.beginObject().member("target", cpu.targetCpu())
+          .member("source", cpu.signal().toString());
       w.name("now");
-      if (now < 0) {
+      if (Double.isNaN(now)) {
         w.nullValue();
       } else {
         w.value(now);
@@ -132,12 +141,4 @@ final class Status {
     return count == 0 ? 0 : Math.round(totalNanos / 1e3 / count) / 1e3;
   }
 
-  /** The CPU load now, 0..1, or -1 when the JVM cannot tell. */
-  static double cpu(boolean process) {
-    OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-    if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
-      return process ? sun.getProcessCpuLoad() : sun.getCpuLoad();
-    }
-    return -1;
-  }
 }

@@ -80,7 +80,7 @@ class QueueSettingsTest {
   /** What a limiter with this discipline shows once {@code caller} waits in it. */
   private static QueueSnapshot queuedOne(QueueSettings settings, Caller caller) {
     ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("q").maxConcurrency(1)
-        .waitQueue(settings.newQueue()).build();
+        .waitQueue(settings.spec().newQueue()).build();
     limiter.acquire().join();
     limiter.acquire(caller);
     QueueSnapshot snapshot = limiter.queueSnapshot();
