@@ -2,6 +2,16 @@ package dev.sluice.loadtest;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sluice.loadtest.adaptive.AdaptiveRun;
+import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.ingest.IngestRun;
+import dev.sluice.loadtest.overhead.OverheadRun;
+import dev.sluice.loadtest.report.HtmlReport;
+import dev.sluice.loadtest.report.RunSummary;
+import dev.sluice.loadtest.scenario.LoadRun;
+import dev.sluice.loadtest.scenario.Scenario;
+import dev.sluice.loadtest.tenants.Variant;
+import dev.sluice.loadtest.tenants.VariantComparison;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,10 @@
 package dev.sluice.loadtest;
 
+import dev.sluice.loadtest.adaptive.AdaptiveVariant;
+import dev.sluice.loadtest.adaptive.JobMix;
+import dev.sluice.loadtest.scenario.Scenario;
+import dev.sluice.loadtest.tenants.Variant;
+import dev.sluice.loadtest.tenants.VariantComparison;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,6 +3,7 @@ package dev.sluice.loadtest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.loadtest.scenario.Scenario;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
