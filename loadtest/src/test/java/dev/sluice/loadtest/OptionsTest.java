@@ -17,7 +17,7 @@ class OptionsTest {
             "--seed", "9", "--out", "x", "--drain", "500ms", "--server-property", "a.b=c");
     assertThat(o.embedded()).isTrue();
     assertThat(o.ab()).isTrue();
-    assertThat(o.scenario()).isEqualTo(Scenario.SPIKE);
+    assertThat(o.experiment()).isEqualTo(Scenario.SPIKE);
     assertThat(o.duration()).isEqualTo(Duration.ofMinutes(2));
     assertThat(o.rate()).hasValue(12.5);
     assertThat(o.drain()).isEqualTo(Duration.ofMillis(500));
@@ -52,6 +52,16 @@ class OptionsTest {
         .hasMessageContaining("--overhead");
     assertThatThrownBy(() -> Options.parse("--embedded", "--port", "70000"))
         .hasMessageContaining("--port").hasMessageContaining("70000");
+  }
+
+  @Test
+  void anOptionOfAnotherScenarioIsRefusedNamingTheScenariosThatReadIt() {
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "steady", "--mix", "cpu"))
+        .hasMessageContaining("--mix").hasMessageContaining("adaptive").hasMessageContaining("steady");
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "greedy-host", "--ab"))
+        .hasMessageContaining("--ab").hasMessageContaining("monday-maintenance")
+        .hasMessageContaining("greedy-host");
+    assertThat(Options.parse("--embedded", "--scenario", "spike", "--ab").ab()).isTrue();
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.sluice.loadtest.adaptive;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.report.RunSummary;
@@ -22,20 +23,38 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * {@code --scenario adaptive}: for each job mix and each overload, the variants one after another,
  * each against a fresh embedded demo service, then one report. The jobs are tried once (no retries),
  * so the offered load is the multiple asked for and every latency is one try's.
  */
-public final class AdaptiveRun {
+public final class AdaptiveRun implements Experiment {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private AdaptiveRun() {}
+  @Override
+  public String id() {
+    return "adaptive";
+  }
+
+  @Override
+  public Set<String> ownOptions() {
+    return Set.of("--mix", "--overload", "--variants");
+  }
+
+  @Override
+  public void check(Options options) {
+    if (!options.embedded() || options.overhead()) {
+      throw new IllegalArgumentException(
+          "--scenario adaptive starts a service per variant: it needs --embedded, without --overhead");
+    }
+  }
 
   /** Runs the comparison and returns the report's path. */
-  public static Path run(Options options) throws IOException {
+  @Override
+  public Path run(Options options) throws IOException {
     int cores = Runtime.getRuntime().availableProcessors(); // the demo runs on this machine
     List<AdaptiveVariant> variants = AdaptiveVariant.parse("--variants", options.adaptiveVariants(), cores);
     List<AdaptiveResult> results = new ArrayList<>();

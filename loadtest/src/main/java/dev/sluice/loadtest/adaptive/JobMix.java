@@ -23,7 +23,7 @@ public enum JobMix {
   IO("50 ms CPU + 250 ms storage wait", 50, 50, 250);
 
   /** The maintenance hosts, as in the Monday scenario. */
-  public static final int HOSTS = 32;
+  static final int HOSTS = 32;
 
   private final String description;
   private final int shortCpuMillis;

@@ -1,15 +1,12 @@
 package dev.sluice.loadtest.engine;
 
-import dev.sluice.loadtest.Options;
-import dev.sluice.loadtest.scenario.LoadRun;
-import dev.sluice.loadtest.scenario.Scenario;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.IntToDoubleFunction;
 
 /**
- * What one {@link LoadRun} sends: the streams at an offered transcode rate, the job the unloaded
+ * What one load run sends: the streams at an offered transcode rate, the job the unloaded
  * calibration sends, and how often a request is tried.
  *
  * @param id the scenario's name in the summary, e.g. {@code monday-maintenance} or {@code adaptive/io}
@@ -25,18 +22,4 @@ public record Workload(
     String calibrationPath,
     IntToDoubleFunction rate,
     BiFunction<Double, Duration, List<TrafficStream>> streams,
-    int maxAttempts) {
-
-  /** The command line's scenario, rate, job size and retries. */
-  public static Workload of(Options options) {
-    Scenario scenario = options.scenario();
-    int cpuMillis = options.cpuMillis();
-    return new Workload(
-        scenario.id(),
-        cpuMillis,
-        "/api/transcode?cpuMillis=" + cpuMillis,
-        cores -> options.rate().orElseGet(() -> scenario.defaultRate(cores, cpuMillis)),
-        (rate, duration) -> scenario.streams(rate, cpuMillis, duration),
-        options.maxAttempts());
-  }
-}
+    int maxAttempts) {}

@@ -3,6 +3,7 @@ package dev.sluice.loadtest.ingest;
 import dev.sluice.client.ClientListener;
 import dev.sluice.client.PacedClient;
 import dev.sluice.client.PacedClientConfig;
+import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import java.net.URI;
@@ -30,13 +31,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  * another limit (records = 5 x R, so the ideal stays 5 s), for a machine that cannot carry 2,000
  * requests a second.
  */
-public final class IngestRun {
+public final class IngestRun implements Experiment {
 
   static final int LIMIT_PER_SECOND = 2_000;
   static final int NAIVE_CONNECTIONS = 64;
   static final String ENDPOINT = "/api/ping";
 
-  private IngestRun() {}
+  @Override
+  public String id() {
+    return "ingest";
+  }
+
+  @Override
+  public void check(Options options) {
+    if (!options.embedded()) {
+      throw new IllegalArgumentException(
+          "--scenario ingest starts its service itself, so it needs --embedded");
+    }
+  }
 
   /** The rate rule of the embedded service. */
   static Path writeRules(Path file, long limitPerSecond) throws java.io.IOException {
@@ -50,7 +62,8 @@ public final class IngestRun {
    * Starts the demo with the ingest rule, runs both clients, writes {@code summary.json} and
    * {@code report.html}; returns the report.
    */
-  public static Path report(Options options) throws Exception {
+  @Override
+  public Path run(Options options) throws Exception {
     long limit = Math.round(options.rate().orElse((double) LIMIT_PER_SECOND));
     int records = (int) Math.min(1_000_000, 5 * limit);
     List<String> properties = new ArrayList<>(options.serverProperties());
@@ -59,7 +72,7 @@ public final class IngestRun {
         + writeRules(options.out().resolve("ingest-rules.yaml"), limit).toAbsolutePath());
     IngestClients result;
     try (DemoProcess demo = DemoProcess.start(properties, options.out().resolve("server-ingest.log"))) {
-      result = run(demo.uri(), HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
+      result = compare(demo.uri(), HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
           records, limit);
     }
     new com.fasterxml.jackson.databind.ObjectMapper()
@@ -74,7 +87,9 @@ public final class IngestRun {
     return report;
   }
 
-  static IngestClients run(URI service, HttpClient http, int records, long limit) throws Exception {
+  /** Both clients, one after the other, into the service's rule of {@code limit} per second. */
+  static IngestClients compare(URI service, HttpClient http, int records, long limit)
+      throws Exception {
     // JIT and connections warm on a path no rule limits, so neither client pays for them
     IngestCounts warm = new IngestCounts();
     naive(http, 2_000, i -> service.resolve("health"), warm).get(120, TimeUnit.SECONDS);

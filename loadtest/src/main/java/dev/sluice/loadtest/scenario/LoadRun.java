@@ -29,7 +29,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
-/** One run of a scenario against one service: calibrate, send the plan, drain, summarise. */
+/**
+ * One run of a workload against one service: calibrate, send the plan, drain, summarise. Every
+ * open-loop experiment runs its traffic through it.
+ */
 public final class LoadRun {
 
   private static final int CALIBRATION_JOBS = 5;
@@ -38,28 +41,21 @@ public final class LoadRun {
   private final Workload workload;
   private final UnaryOperator<Transport> transport;
 
-  public LoadRun(Options options) {
-    this(options, Workload.of(options));
-  }
-
-  /** A run of another workload (a job mix) with the command line's duration, seed and drain. */
+  /** A run of the workload with the command line's duration, seed and drain. */
   public LoadRun(Options options, Workload workload) {
     this(options, workload, UnaryOperator.identity());
   }
 
   /**
-   * @param transport wraps the HTTP transport of the scenario's requests (e.g. to count them)
+   * @param transport wraps the HTTP transport of the workload's requests (e.g. to count them)
    */
-  public LoadRun(Options options, UnaryOperator<Transport> transport) {
-    this(options, Workload.of(options), transport);
-  }
-
   public LoadRun(Options options, Workload workload, UnaryOperator<Transport> transport) {
     this.options = options;
     this.workload = workload;
     this.transport = transport;
   }
 
+  /** @param label names the run in the report and the summary */
   public RunSummary run(URI target, String label) throws Exception {
     try (HttpTransport http = new HttpTransport(target, Duration.ofMinutes(5))) {
       int cores = serverCores(http);

@@ -17,14 +17,14 @@ import java.util.Map;
  * lane: this scenario asks what the queue discipline does for a critical caller that shares the queue
  * with everyone else; on its own lane the question would not arise.
  */
-public final class GreedyHostTraffic {
+final class GreedyHostTraffic {
 
   /** The header a fair queue keys on. */
-  public static final String HOST_HEADER = "X-Host-Id";
+  static final String HOST_HEADER = Scenario.HOST_HEADER;
   /** The header of the priority class. */
   static final String PRIORITY_HEADER = "X-Priority";
 
-  public static final int HOSTS = 32;
+  static final int HOSTS = 32;
   /** How many times a polite host's rate the greedy host sends. */
   static final int GREEDY_FACTOR = 10;
   /** Every maintenance host's id starts so; the fairness figures are taken over them. */
@@ -43,7 +43,7 @@ public final class GreedyHostTraffic {
   /**
    * @param maintenanceRate transcode jobs per second of all 32 hosts together
    */
-  public static List<TrafficStream> streams(double maintenanceRate, int cpuMillis) {
+  static List<TrafficStream> streams(double maintenanceRate, int cpuMillis) {
     String job = "/api/transcode?cpuMillis=" + cpuMillis;
     double polite = maintenanceRate / (HOSTS - 1 + GREEDY_FACTOR);
     List<TrafficStream> streams = new ArrayList<>();

@@ -11,9 +11,9 @@ import java.util.Map;
  * {@code X-Priority: critical} ones into the same queue. What should happen: every critical job is
  * served, after a wait near one service time, while the sheddable ones are shed.
  */
-public final class PriorityTraffic {
+final class PriorityTraffic {
 
-  public static final int SHEDDABLE_HOSTS = 8;
+  static final int SHEDDABLE_HOSTS = 8;
   /** The critical trickle as a share of the sheddable rate (3x capacity): a tenth of capacity. */
   static final double CRITICAL_SHARE = 1.0 / 30;
 
@@ -25,7 +25,7 @@ public final class PriorityTraffic {
   /**
    * @param sheddableRate sheddable transcode jobs per second of all batch hosts together
    */
-  public static List<TrafficStream> streams(double sheddableRate, int cpuMillis) {
+  static List<TrafficStream> streams(double sheddableRate, int cpuMillis) {
     String job = "/api/transcode?cpuMillis=" + cpuMillis;
     return List.of(
         TrafficStream.constant(SHEDDABLE_STREAM, "POST", r -> job, SHEDDABLE_HOSTS,

@@ -1,6 +1,5 @@
 package dev.sluice.loadtest.tenants;
 
-import dev.sluice.loadtest.scenario.Scenario;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,11 +14,11 @@ import java.util.stream.IntStream;
  * @param description what the set-up is
  * @param serverProperties {@code key=value}
  */
-public record Variant(String name, String description, List<String> serverProperties) {
+record Variant(String name, String description, List<String> serverProperties) {
 
   static final String LIMITER = "sluice.limiters.transcode.";
 
-  public Variant {
+  Variant {
     serverProperties = List.copyOf(serverProperties);
   }
 
@@ -29,8 +28,9 @@ public record Variant(String name, String description, List<String> serverProper
   }
 
   /**
-   * FIFO with no per-key cap and no classes: the limiter before issue 10. The key and the cap are
-   * cleared too, since the plugin refuses them with {@code queue=fifo} and the demo sets them.
+   * FIFO with no per-key cap and no classes: the limiter before fair queues and classes. The key
+   * and the cap are cleared too, since the plugin refuses them with {@code queue=fifo} and the demo
+   * sets them.
    */
   static Variant fifo() {
     return new Variant("fifo", "one FIFO queue, no classes",
@@ -69,12 +69,11 @@ public record Variant(String name, String description, List<String> serverProper
             "demo.limiter-peer.partitions=" + hosts));
   }
 
-  /** The variants a scenario compares when none are named; empty for the others. */
-  static List<Variant> defaults(Scenario scenario) {
+  /** The variants a scenario compares when none are named. */
+  static List<Variant> defaults(TenantScenario scenario) {
     return switch (scenario) {
       case GREEDY_HOST -> List.of(fifo(), fair(), netflixPartitioned());
       case PRIORITY -> List.of(fifo(), classes());
-      default -> List.of();
     };
   }
 
@@ -85,7 +84,7 @@ public record Variant(String name, String description, List<String> serverProper
    *
    * @throws IllegalArgumentException naming the spec that is wrong
    */
-  public static List<Variant> select(Scenario scenario, List<String> specs) {
+  static List<Variant> select(TenantScenario scenario, List<String> specs) {
     if (specs.isEmpty()) {
       return defaults(scenario);
     }

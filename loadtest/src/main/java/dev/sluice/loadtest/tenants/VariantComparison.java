@@ -7,7 +7,6 @@ import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.report.HtmlReport;
 import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.scenario.LoadRun;
-import dev.sluice.loadtest.scenario.Scenario;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,27 +24,23 @@ import java.util.regex.Pattern;
  * each time; with {@code --target}, the one service given. Counts per caller through a
  * {@link CallerTally}, and writes the scenario's figures beside the common ones.
  */
-public final class VariantComparison {
+final class VariantComparison {
 
   private static final Pattern UNKNOWN_PROPERTY =
       Pattern.compile("Unknown Sluice property '([^']+)'");
 
   private VariantComparison() {}
 
-  /** True for the scenarios this class runs. */
-  public static boolean handles(Scenario scenario) {
-    return scenario == Scenario.GREEDY_HOST || scenario == Scenario.PRIORITY;
-  }
-
-  public static Path run(Options options, List<Variant> variants) throws Exception {
+  static Path run(Options options, TenantScenario scenario, List<Variant> variants)
+      throws Exception {
     List<RunSummary> runs = new ArrayList<>();
     List<Object> figures = new ArrayList<>();
     if (!options.embedded()) {
       CallerTally tally = new CallerTally(GreedyHostTraffic.HOST_HEADER);
-      RunSummary run = new LoadRun(options, tally::wrap)
+      RunSummary run = new LoadRun(options, scenario.workload(options), tally::wrap)
           .run(options.target().orElseThrow(), options.target().get().toString());
       runs.add(run);
-      figures.add(figures(options.scenario(), "target", List.of(), run, tally));
+      figures.add(figures(scenario, "target", List.of(), run, tally));
     }
     for (Variant variant : options.embedded() ? variants : List.<Variant>of()) {
       List<String> properties = new ArrayList<>(options.serverProperties());
@@ -53,7 +48,8 @@ public final class VariantComparison {
       Path log = options.out().resolve("server-" + variant.name() + ".log");
       CallerTally tally = new CallerTally(GreedyHostTraffic.HOST_HEADER);
       try (DemoProcess demo = DemoProcess.start(properties, log)) {
-        RunSummary run = new LoadRun(options, tally::wrap).run(demo.uri(), variant.label());
+        RunSummary run = new LoadRun(options, scenario.workload(options), tally::wrap)
+            .run(demo.uri(), variant.label());
         List<String> ignored = ignoredProperties(Files.readString(log), variant.serverProperties());
         if (!ignored.isEmpty()) {
           System.out.println("WARNING " + variant.name() + ": the service ignored " + ignored
@@ -62,12 +58,12 @@ public final class VariantComparison {
         runs.add(run);
         // taken as soon as the books close, so the tally counts what the run counted (answers that
         // came after the drain are few); not after the service is stopped
-        figures.add(figures(options.scenario(), variant.name(), ignored, run, tally));
+        figures.add(figures(scenario, variant.name(), ignored, run, tally));
       }
     }
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("runs", runs);
-    summary.put(options.scenario() == Scenario.GREEDY_HOST ? "greedyHost" : "priority", figures);
+    summary.put(scenario == TenantScenario.GREEDY_HOST ? "greedyHost" : "priority", figures);
     new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
         .writeValue(options.out().resolve("summary.json").toFile(), summary);
     Path report = options.out().resolve("report.html");
@@ -78,8 +74,9 @@ public final class VariantComparison {
   }
 
   private static Object figures(
-      Scenario scenario, String name, List<String> ignored, RunSummary run, CallerTally tally) {
-    return scenario == Scenario.GREEDY_HOST
+      TenantScenario scenario, String name, List<String> ignored, RunSummary run,
+      CallerTally tally) {
+    return scenario == TenantScenario.GREEDY_HOST
         ? GreedyHostFigures.of(name, ignored, run, tally)
         : PriorityFigures.of(name, ignored, run, tally);
   }

@@ -12,7 +12,6 @@ import dev.sluice.loadtest.report.Percentiles;
 import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.report.Spread;
 import dev.sluice.loadtest.sampling.ServerSample;
-import dev.sluice.loadtest.scenario.Scenario;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -154,7 +153,7 @@ class AdaptiveSummaryTest {
   void theAdaptiveScenarioTakesItsOptionsAndNeedsEmbedded() {
     Options o = Options.parse("--embedded", "--scenario", "adaptive", "--mix", "sizes",
         "--overload", "2,5", "--variants", "cpu,netflix-vegas");
-    assertThat(o.scenario()).isEqualTo(Scenario.ADAPTIVE);
+    assertThat(o.experiment()).isInstanceOf(AdaptiveRun.class);
     assertThat(o.mixes()).containsExactly(JobMix.SIZES);
     assertThat(o.overloads()).containsExactly(2.0, 5.0);
     assertThat(o.adaptiveVariants()).isEqualTo("cpu,netflix-vegas");

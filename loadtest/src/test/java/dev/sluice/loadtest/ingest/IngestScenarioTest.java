@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.loadtest.Options;
-import dev.sluice.loadtest.scenario.Scenario;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -26,7 +25,7 @@ class IngestScenarioTest {
   void ingestNeedsTheEmbeddedService() {
     assertThatThrownBy(() -> Options.parse("--target", "http://localhost:7070", "--scenario", "ingest"))
         .hasMessageContaining("--scenario ingest").hasMessageContaining("--embedded");
-    assertThat(Options.parse("--embedded", "--scenario", "ingest").scenario()).isEqualTo(Scenario.INGEST);
+    assertThat(Options.parse("--embedded", "--scenario", "ingest").experiment()).isInstanceOf(IngestRun.class);
   }
 
   @Test

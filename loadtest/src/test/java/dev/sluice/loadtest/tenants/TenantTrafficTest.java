@@ -3,7 +3,6 @@ package dev.sluice.loadtest.tenants;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.loadtest.engine.ArrivalPlan;
-import dev.sluice.loadtest.scenario.Scenario;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -15,7 +14,7 @@ class TenantTrafficTest {
   void greedyHostSendsTenTimesWhatEachOfTheOther31Sends() {
     Duration duration = Duration.ofSeconds(200);
     ArrivalPlan plan = ArrivalPlan.generate(
-        Scenario.GREEDY_HOST.streams(41, 50, duration), duration, 11);
+        TenantScenario.GREEDY_HOST.streams(41, 50, duration), duration, 11);
     Map<String, Long> perHost = plan.arrivals().stream()
         .filter(a -> a.headers().containsKey("X-Host-Id")
             && a.headers().get("X-Host-Id").startsWith("maintenance-host-"))
@@ -40,16 +39,16 @@ class TenantTrafficTest {
   @Test
   void greedyHostAndPriorityAreSizedFromTheDemoLimitersPermits() {
     // 2 cores: round(0.7 x 2) = 1 permit, 20 jobs/s of 50 ms
-    assertThat(Scenario.GREEDY_HOST.defaultRate(2, 50)).isEqualTo(40.0);
-    assertThat(Scenario.PRIORITY.defaultRate(2, 50)).isEqualTo(60.0);
+    assertThat(TenantScenario.GREEDY_HOST.defaultRate(2, 50)).isEqualTo(40.0);
+    assertThat(TenantScenario.PRIORITY.defaultRate(2, 50)).isEqualTo(60.0);
     // 8 cores: 6 permits
-    assertThat(Scenario.PRIORITY.defaultRate(8, 200)).isEqualTo(90.0);
+    assertThat(TenantScenario.PRIORITY.defaultRate(8, 200)).isEqualTo(90.0);
   }
 
   @Test
   void prioritySendsSheddableLoadAndACriticalTrickle() {
     Duration duration = Duration.ofSeconds(100);
-    ArrivalPlan plan = ArrivalPlan.generate(Scenario.PRIORITY.streams(60, 50, duration), duration, 4);
+    ArrivalPlan plan = ArrivalPlan.generate(TenantScenario.PRIORITY.streams(60, 50, duration), duration, 4);
     Map<String, Long> byClass = plan.arrivals().stream()
         .collect(Collectors.groupingBy(a -> a.headers().get("X-Priority"), Collectors.counting()));
     // 60/s sheddable (6000, sd ~77) and 2/s critical (200, sd ~14)

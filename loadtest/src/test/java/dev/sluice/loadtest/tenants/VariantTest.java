@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.loadtest.Options;
-import dev.sluice.loadtest.scenario.Scenario;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -12,9 +11,9 @@ class VariantTest {
 
   @Test
   void greedyHostComparesFifoFairAndNetflixByDefault() {
-    assertThat(Variant.select(Scenario.GREEDY_HOST, List.of())).extracting(Variant::name)
+    assertThat(Variant.select(TenantScenario.GREEDY_HOST, List.of())).extracting(Variant::name)
         .containsExactly("fifo", "fair", "netflix-partitioned");
-    assertThat(Variant.select(Scenario.PRIORITY, List.of())).extracting(Variant::name)
+    assertThat(Variant.select(TenantScenario.PRIORITY, List.of())).extracting(Variant::name)
         .containsExactly("fifo", "classes");
     Variant fair = Variant.fair();
     assertThat(fair.serverProperties()).contains(
@@ -30,7 +29,7 @@ class VariantTest {
 
   @Test
   void specsPickBuiltInVariantsAndAddProperties() {
-    List<Variant> variants = Variant.select(Scenario.GREEDY_HOST,
+    List<Variant> variants = Variant.select(TenantScenario.GREEDY_HOST,
         List.of("fair", "fair:sluice.limiters.transcode.max-queue=64", "mine:a.b=c", "fifo"));
     assertThat(variants).extracting(Variant::name).containsExactly("fair", "mine", "fifo");
     assertThat(variants.get(0).serverProperties())
