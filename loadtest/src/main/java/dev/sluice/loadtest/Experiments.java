@@ -2,6 +2,7 @@ package dev.sluice.loadtest;
 
 import dev.sluice.loadtest.adaptive.AdaptiveRun;
 import dev.sluice.loadtest.ingest.IngestRun;
+import dev.sluice.loadtest.overhead.OverheadRun;
 import dev.sluice.loadtest.scenario.Scenario;
 import dev.sluice.loadtest.tenants.TenantScenario;
 import java.util.List;
@@ -18,7 +19,8 @@ final class Experiments {
       TenantScenario.GREEDY_HOST,
       TenantScenario.PRIORITY,
       new AdaptiveRun(),
-      new IngestRun());
+      new IngestRun(),
+      new OverheadRun());
 
   /** What runs without {@code --scenario}. */
   static final Experiment DEFAULT = Scenario.MONDAY_MAINTENANCE;

@@ -1,6 +1,5 @@
 package dev.sluice.loadtest;
 
-import dev.sluice.loadtest.overhead.OverheadRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -35,9 +34,6 @@ public final class LoadTest {
   /** Runs what the options say and returns the report's path. */
   public static Path run(Options options) throws Exception {
     Files.createDirectories(options.out());
-    if (options.overhead()) {
-      return OverheadRun.run(options);
-    }
     return options.experiment().run(options);
   }
 }

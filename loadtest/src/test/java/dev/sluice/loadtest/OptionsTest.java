@@ -3,6 +3,7 @@ package dev.sluice.loadtest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.loadtest.overhead.OverheadRun;
 import dev.sluice.loadtest.scenario.Scenario;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -52,6 +53,40 @@ class OptionsTest {
         .hasMessageContaining("--overhead");
     assertThatThrownBy(() -> Options.parse("--embedded", "--port", "70000"))
         .hasMessageContaining("--port").hasMessageContaining("70000");
+  }
+
+  @Test
+  void scenarioOverheadAndTheOlderOverheadOptionResolveToTheSameExperiment() {
+    Experiment byName = Options.parse("--embedded", "--scenario", "overhead").experiment();
+    Experiment byAlias = Options.parse("--embedded", "--overhead").experiment();
+
+    assertThat(byAlias).isSameAs(byName).isInstanceOf(OverheadRun.class);
+    assertThat(byName.id()).isEqualTo("overhead");
+    // saying it twice is fine, naming two scenarios is not
+    assertThat(Options.parse("--embedded", "--overhead", "--scenario", "overhead").experiment())
+        .isSameAs(byName);
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "adaptive", "--overhead"))
+        .hasMessageContaining("--scenario adaptive").hasMessageContaining("--overhead");
+    assertThatThrownBy(() -> Options.parse("--target", "http://h:1", "--overhead"))
+        .hasMessageContaining("--overhead").hasMessageContaining("--embedded");
+  }
+
+  @Test
+  void anUnknownScenarioIsRefusedListingTheKnownOnes() {
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "tuesday"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--scenario must be one of monday-maintenance, steady, spike, greedy-host, "
+            + "priority, adaptive, ingest, overhead but was 'tuesday'");
+  }
+
+  @Test
+  void everyKnownScenarioResolvesToItselfAndTheUsageNamesIt() {
+    assertThat(Options.parse("--embedded").experiment()).isSameAs(Scenario.MONDAY_MAINTENANCE);
+    for (Experiment experiment : Experiments.ALL) {
+      assertThat(Options.parse("--embedded", "--scenario", experiment.id()).experiment())
+          .isSameAs(experiment);
+      assertThat(Options.USAGE).contains(experiment.id());
+    }
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.sluice.loadtest.overhead;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.sampling.ProcessCpu;
@@ -29,8 +30,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #CONNECTIONS} workers. The services take turns in rounds, after a warm-up each, and each
  * round starts with a different one, so a neighbour's build on a shared machine slows all alike;
  * every figure is the median over the rounds.
+ *
+ * <p>{@code --scenario overhead}, or {@code --overhead} as older commands spell it.
  */
-public final class OverheadRun {
+public final class OverheadRun implements Experiment {
 
   static final int CONNECTIONS = 16;
   static final int ROUNDS = 5;
@@ -79,11 +82,26 @@ public final class OverheadRun {
     Round drive(URI base, Duration length) throws IOException, InterruptedException;
   }
 
-  private OverheadRun() {}
+  @Override
+  public String id() {
+    return "overhead";
+  }
 
-  /** The whole run, as {@code --overhead} does it: start the services, measure, write the JSON. */
-  public static Path run(Options options) throws Exception {
-    Files.createDirectories(options.out());
+  @Override
+  public void check(Options options) {
+    if (!options.embedded()) {
+      throw new IllegalArgumentException(
+          "--scenario overhead (--overhead) starts its services itself, so it needs --embedded");
+    }
+    if (options.serverProperties().stream().anyMatch(p -> p.startsWith("server.port="))) {
+      throw new IllegalArgumentException("--port cannot be used with --scenario overhead"
+          + " (--overhead), which starts several services at once");
+    }
+  }
+
+  /** The whole run: start the services, measure, write {@code overhead.json} and return it. */
+  @Override
+  public Path run(Options options) throws Exception {
     List<OverheadVariant> variants =
         OverheadVariant.all(options.out().resolve("overhead-ping-rules.yaml"));
     List<DemoProcess> started = new ArrayList<>();
