@@ -18,7 +18,7 @@ import java.util.List;
  * <p>A child process rather than the same JVM because the report charts the service's process CPU:
  * in one JVM the load generator's own CPU would be counted as the service's. The child runs from this
  * JVM's class path, so the loadtest jar carries the demo (runtime only: no loadtest class uses a demo
- * class; the ingest scenario uses limiter-client's paced client as a client would).
+ * class; limiter-client is the one Sluice module it uses, as a client would).
  */
 public final class DemoProcess implements AutoCloseable {
 

@@ -1,12 +1,10 @@
 package dev.sluice.loadtest.engine;
 
+import dev.sluice.client.RetryAfter;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.core.functions.Either;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.Random;
 
@@ -14,8 +12,9 @@ import java.util.Random;
  * How long a well-behaved client waits before its next try, as a Resilience4j
  * {@link IntervalBiFunction} (so the same policy plugs into a {@code RetryConfig}).
  *
- * <p>When the server sent {@code Retry-After} (seconds, or an HTTP date) the client waits at least
- * that long; otherwise it backs off exponentially from {@code initial}. Either way a random extra of
+ * <p>When the server sent {@code Retry-After} (seconds, or an HTTP date; read by limiter-client's
+ * {@link RetryAfter}, as Sluice's own clients read it) the client waits at least that long;
+ * otherwise it backs off exponentially from {@code initial}. Either way a random extra of
  * up to {@code jitter} times the wait is added, so clients told "retry in 1 s" at the same moment do
  * not all come back in the same millisecond (the thundering herd the rate limiting pattern warns of).
  */
@@ -31,7 +30,8 @@ public final class RetryAfterBackoff implements IntervalBiFunction<Reply> {
   /**
    * @param initial wait after the first failed try when the server gave no Retry-After
    * @param multiplier growth per further try (>= 1)
-   * @param max cap of the backoff without Retry-After (a server's Retry-After is never shortened)
+   * @param max cap of the backoff without Retry-After (a server's Retry-After is not cut to it, only
+   *     to {@link RetryAfter#MAX})
    * @param jitter extra random wait as a fraction of the wait, in [0, 1]
    * @param random seeded for reproducible runs
    * @param wallClock only to read HTTP-date Retry-After values
@@ -73,8 +73,11 @@ public final class RetryAfterBackoff implements IntervalBiFunction<Reply> {
    */
   @Override
   public Long apply(Integer attempts, Either<Throwable, Reply> result) {
-    Optional<Long> serverSaid =
-        result.isRight() ? result.get().retryAfter().flatMap(this::retryAfterMillis) : Optional.empty();
+    Optional<Long> serverSaid = result.isRight()
+        ? result.get().retryAfter()
+            .flatMap(value -> RetryAfter.parse(value, wallClock))
+            .map(Duration::toMillis)
+        : Optional.empty();
     long base =
         serverSaid.orElseGet(
             () ->
@@ -83,22 +86,5 @@ public final class RetryAfterBackoff implements IntervalBiFunction<Reply> {
                         max.toMillis(),
                         initial.toMillis() * Math.pow(multiplier, Math.max(0, attempts - 1))));
     return base + (long) (random.nextDouble() * jitter * base);
-  }
-
-  /** Delta-seconds or an HTTP date; a value we cannot read is ignored (then we back off ourselves). */
-  Optional<Long> retryAfterMillis(String header) {
-    String value = header.trim();
-    try {
-      long seconds = Long.parseLong(value);
-      return seconds >= 0 ? Optional.of(seconds * 1000) : Optional.empty();
-    } catch (NumberFormatException notSeconds) {
-      try {
-        ZonedDateTime when = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME);
-        return Optional.of(
-            Math.max(0, when.toInstant().toEpochMilli() - wallClock.instant().toEpochMilli()));
-      } catch (DateTimeParseException notDate) {
-        return Optional.empty();
-      }
-    }
   }
 }

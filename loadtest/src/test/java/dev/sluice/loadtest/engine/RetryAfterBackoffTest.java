@@ -31,7 +31,7 @@ class RetryAfterBackoffTest {
   void waitsAtLeastTheSecondsTheServerAskedForPlusBoundedJitter() {
     for (int i = 0; i < 1000; i++) {
       assertThat(backoff.apply(1, reply(429, "2"))).isBetween(2000L, 3000L);
-      // Retry-After wins over the exponential backoff even on a late try, and is never capped
+      // Retry-After wins over the exponential backoff even on a late try, and is not cut to its cap
       assertThat(backoff.apply(5, reply(429, "30"))).isBetween(30_000L, 45_000L);
     }
   }
@@ -48,6 +48,12 @@ class RetryAfterBackoffTest {
     assertThat(backoff.apply(2, reply(504, null))).isBetween(400L, 600L);
     assertThat(backoff.apply(3, Either.left(new IOException("reset")))).isBetween(800L, 1200L);
     assertThat(backoff.apply(10, reply(504, null))).isBetween(5000L, 7500L);
+  }
+
+  @Test
+  void aRetryAfterOfDaysIsTakenAsAnHour() {
+    // read by limiter-client's RetryAfter: a broken value must not park a client for days
+    assertThat(backoff.apply(1, reply(429, "864000"))).isBetween(3_600_000L, 5_400_000L);
   }
 
   @Test
