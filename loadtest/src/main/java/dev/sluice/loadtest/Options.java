@@ -1,27 +1,29 @@
 package dev.sluice.loadtest;
 
+import dev.sluice.loadtest.adaptive.AdaptiveVariant;
+import dev.sluice.loadtest.adaptive.JobMix;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The command line, validated: every error names the option and the value.
  *
  * @param target the service to load, or empty with {@code embedded}
  * @param embedded start the demo service in a child JVM on a free port
- * @param scenario the traffic
+ * @param experiment what runs, chosen by {@code --scenario} (checked against these options)
  * @param duration how long arrivals are sent
  * @param rate offered transcode jobs per second, or empty for the scenario's default
  * @param cpuMillis CPU per transcode job
  * @param seed random seed of the arrivals and the jitter
  * @param out directory for report.html and summary.json
- * @param ab run limiter off, then on (needs {@code embedded})
- * @param overhead instead of a scenario, measure the cost of Sluice and of its peers on a light
- *     endpoint (needs {@code embedded}); {@code duration} is the measured time per service
+ * @param ab run limiter off, then on (the open-loop scenarios, with {@code embedded})
  * @param maxAttempts tries per request, the first included
  * @param drain how long to wait for open requests after the last arrival
  * @param serverProperties {@code key=value} passed to the embedded service as system properties
@@ -33,14 +35,13 @@ import java.util.Optional;
 public record Options(
     Optional<URI> target,
     boolean embedded,
-    Scenario scenario,
+    Experiment experiment,
     Duration duration,
     Optional<Double> rate,
     int cpuMillis,
     long seed,
     Path out,
     boolean ab,
-    boolean overhead,
     int maxAttempts,
     Duration drain,
     List<String> serverProperties,
@@ -56,20 +57,24 @@ public record Options(
           "  --target URL         the service, e.g. http://localhost:7070",
           "  --embedded           start the demo service in a child JVM on a free port",
           "  --port N             with --embedded: the service's port instead of a free one",
+          "                       (not with --scenario overhead, which starts several)",
           "  --scenario NAME      monday-maintenance (default) | steady | spike | greedy-host | priority",
-          "                       | adaptive | ingest (naive against paced client, 10,000 records",
-          "                       into 2,000/s; needs --embedded; --rate R sets the service's",
-          "                       limit, records = 5 x R)",
+          "                       | adaptive | ingest | overhead",
+          "                       ingest: naive against paced client, 10,000 records into 2,000/s;",
+          "                       needs --embedded; --rate R sets the service's limit, records = 5 x R",
+          "                       overhead: server CPU per request (and throughput) of GET /api/ping",
+          "                       with no limiter, Sluice (limiter, IP rate rule), Javalin",
+          "                       RateLimitPlugin and Jetty QoSHandler, driven by wrk when on PATH",
+          "                       (needs --embedded; --duration is the measured time per service,",
+          "                       in 5 rounds)",
           "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
           "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
           "  --cpu-millis N       CPU per transcode job (default 200)",
           "  --seed N             random seed (default 42)",
           "  --out DIR            where report.html and summary.json go (default loadtest-report)",
-          "  --ab                 run with the limiter off, then on, side by side (needs --embedded)",
-          "  --overhead           server CPU per request (and throughput) of GET /api/ping with no",
-          "                       limiter, Sluice (limiter, IP rate rule), Javalin RateLimitPlugin and",
-          "                       Jetty QoSHandler, driven by wrk when on PATH (needs --embedded;",
-          "                       --duration is the measured time per service, in 5 rounds)",
+          "  --ab                 monday-maintenance, steady, spike: run with the limiter off, then on,",
+          "                       side by side (needs --embedded)",
+          "  --overhead           the same as --scenario overhead (the older spelling, still accepted)",
           "  --max-attempts N     tries per request, the first included (default 3)",
           "  --drain D            wait for open requests after the last send (default 30s)",
           "  --server-property K=V  system property for the embedded service (repeatable)",
@@ -92,14 +97,14 @@ public record Options(
   public static Options parse(String... args) {
     Optional<URI> target = Optional.empty();
     boolean embedded = false;
-    Scenario scenario = Scenario.MONDAY_MAINTENANCE;
+    Experiment experiment = null;
+    String chosenBy = null;
     Duration duration = Duration.ofSeconds(60);
     Optional<Double> rate = Optional.empty();
     int cpuMillis = 200;
     long seed = 42;
     Path out = Path.of("loadtest-report");
     boolean ab = false;
-    boolean overhead = false;
     int maxAttempts = 3;
     Duration drain = Duration.ofSeconds(30);
     List<String> serverProperties = new ArrayList<>();
@@ -108,14 +113,27 @@ public record Options(
     List<Double> overloads = List.of(2.0, 5.0);
     String adaptiveVariants = AdaptiveVariant.DEFAULT_NAMES;
     int port = 0;
+    Set<String> given = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
+      given.add(option);
       switch (option) {
         case "--embedded" -> embedded = true;
         case "--ab" -> ab = true;
-        case "--overhead" -> overhead = true;
         case "--target" -> target = Optional.of(uri(option, value(args, ++i, option)));
-        case "--scenario" -> scenario = Scenario.fromId(value(args, ++i, option));
+        case "--scenario", "--overhead" -> {
+          // --overhead is the older spelling of --scenario overhead, kept so existing commands run
+          Experiment named = Experiments.named(
+              option.equals("--overhead") ? "overhead" : value(args, ++i, option));
+          String choice = option.equals("--overhead")
+              ? "--overhead (--scenario overhead)" : "--scenario " + named.id();
+          if (experiment != null && experiment != named) {
+            throw new IllegalArgumentException(
+                "give one scenario, not both " + chosenBy + " and " + choice);
+          }
+          experiment = named;
+          chosenBy = choice;
+        }
         case "--duration" -> duration = duration(option, value(args, ++i, option));
         case "--drain" -> drain = duration(option, value(args, ++i, option));
         case "--rate" -> rate = Optional.of(positive(option, value(args, ++i, option)));
@@ -149,39 +167,32 @@ public record Options(
     if (target.isPresent() == embedded) {
       throw new IllegalArgumentException("give exactly one of --target URL and --embedded\n" + USAGE);
     }
-    if ((ab || overhead) && !embedded) {
+    if (experiment == null) {
+      experiment = Experiments.DEFAULT;
+    }
+    for (String option : given) {
+      List<String> readers = Experiments.reading(option);
+      if (!readers.isEmpty() && !readers.contains(experiment.id())) {
+        throw new IllegalArgumentException(option + " is for --scenario " + String.join(", ", readers)
+            + ", not " + experiment.id());
+      }
+    }
+    if (port != 0 && !embedded) {
       throw new IllegalArgumentException(
-          (ab ? "--ab" : "--overhead")
-              + " starts the services itself, so it needs --embedded");
-    }
-    if (!variants.isEmpty() && !VariantComparison.handles(scenario)) {
-      throw new IllegalArgumentException(
-          "--variant is for --scenario greedy-host and priority, not " + scenario.id());
-    }
-    Variant.select(scenario, variants); // a bad spec fails here, naming itself
-    if (scenario == Scenario.ADAPTIVE && (!embedded || ab || overhead)) {
-      throw new IllegalArgumentException(
-          "--scenario adaptive starts a service per variant: it needs --embedded, without --ab or --overhead");
-    }
-    if (scenario == Scenario.INGEST && !embedded) {
-      throw new IllegalArgumentException("--scenario ingest starts its service itself, so it needs --embedded");
-    }
-    if (port != 0 && (!embedded || overhead)) {
-      throw new IllegalArgumentException(embedded
-          ? "--port cannot be used with --overhead, which starts several services at once"
-          : "--port sets the port of the --embedded service; with --target the URL has the port");
+          "--port sets the port of the --embedded service; with --target the URL has the port");
     }
     if (duration.isZero() || duration.isNegative()) {
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);
     }
-    return new Options(
-        target, embedded, scenario, duration, rate, cpuMillis, seed, out, ab, overhead, maxAttempts,
-        drain,
+    Options options = new Options(
+        target, embedded, experiment, duration, rate, cpuMillis, seed, out, ab, maxAttempts, drain,
         List.copyOf(serverProperties),
         List.copyOf(variants),
         mixes,
         overloads,
         adaptiveVariants);
+    experiment.check(options);
+    return options;
   }
 
   private static String value(String[] args, int i, String option) {

@@ -3,6 +3,8 @@ package dev.sluice.loadtest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.loadtest.overhead.OverheadRun;
+import dev.sluice.loadtest.scenario.Scenario;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +18,7 @@ class OptionsTest {
             "--seed", "9", "--out", "x", "--drain", "500ms", "--server-property", "a.b=c");
     assertThat(o.embedded()).isTrue();
     assertThat(o.ab()).isTrue();
-    assertThat(o.scenario()).isEqualTo(Scenario.SPIKE);
+    assertThat(o.experiment()).isEqualTo(Scenario.SPIKE);
     assertThat(o.duration()).isEqualTo(Duration.ofMinutes(2));
     assertThat(o.rate()).hasValue(12.5);
     assertThat(o.drain()).isEqualTo(Duration.ofMillis(500));
@@ -51,6 +53,50 @@ class OptionsTest {
         .hasMessageContaining("--overhead");
     assertThatThrownBy(() -> Options.parse("--embedded", "--port", "70000"))
         .hasMessageContaining("--port").hasMessageContaining("70000");
+  }
+
+  @Test
+  void scenarioOverheadAndTheOlderOverheadOptionResolveToTheSameExperiment() {
+    Experiment byName = Options.parse("--embedded", "--scenario", "overhead").experiment();
+    Experiment byAlias = Options.parse("--embedded", "--overhead").experiment();
+
+    assertThat(byAlias).isSameAs(byName).isInstanceOf(OverheadRun.class);
+    assertThat(byName.id()).isEqualTo("overhead");
+    // saying it twice is fine, naming two scenarios is not
+    assertThat(Options.parse("--embedded", "--overhead", "--scenario", "overhead").experiment())
+        .isSameAs(byName);
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "adaptive", "--overhead"))
+        .hasMessageContaining("--scenario adaptive").hasMessageContaining("--overhead");
+    assertThatThrownBy(() -> Options.parse("--target", "http://h:1", "--overhead"))
+        .hasMessageContaining("--overhead").hasMessageContaining("--embedded");
+  }
+
+  @Test
+  void anUnknownScenarioIsRefusedListingTheKnownOnes() {
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "tuesday"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--scenario must be one of monday-maintenance, steady, spike, greedy-host, "
+            + "priority, adaptive, ingest, overhead but was 'tuesday'");
+  }
+
+  @Test
+  void everyKnownScenarioResolvesToItselfAndTheUsageNamesIt() {
+    assertThat(Options.parse("--embedded").experiment()).isSameAs(Scenario.MONDAY_MAINTENANCE);
+    for (Experiment experiment : Experiments.ALL) {
+      assertThat(Options.parse("--embedded", "--scenario", experiment.id()).experiment())
+          .isSameAs(experiment);
+      assertThat(Options.USAGE).contains(experiment.id());
+    }
+  }
+
+  @Test
+  void anOptionOfAnotherScenarioIsRefusedNamingTheScenariosThatReadIt() {
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "steady", "--mix", "cpu"))
+        .hasMessageContaining("--mix").hasMessageContaining("adaptive").hasMessageContaining("steady");
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "greedy-host", "--ab"))
+        .hasMessageContaining("--ab").hasMessageContaining("monday-maintenance")
+        .hasMessageContaining("greedy-host");
+    assertThat(Options.parse("--embedded", "--scenario", "spike", "--ab").ab()).isTrue();
   }
 
   @Test

@@ -1,0 +1,127 @@
+package dev.sluice.loadtest.engine;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The demo service in a child JVM on a free port, for {@code --embedded}.
+ *
+ * <p>A child process rather than the same JVM because the report charts the service's process CPU:
+ * in one JVM the load generator's own CPU would be counted as the service's. The child runs from this
+ * JVM's class path, so the loadtest jar carries the demo (runtime only: no loadtest class uses a demo
+ * class; limiter-client is the one Sluice module it uses, as a client would).
+ */
+public final class DemoProcess implements AutoCloseable {
+
+  static final String MAIN_CLASS = "dev.sluice.demo.TranscodeService";
+
+  private final Process process;
+  private final URI uri;
+
+  private DemoProcess(Process process, URI uri) {
+    this.process = process;
+    this.uri = uri;
+  }
+
+  /**
+   * Starts the service and waits until {@code /health} answers.
+   *
+   * @param properties {@code key=value} system properties for the service
+   * @param log where the service's output goes
+   */
+  public static DemoProcess start(List<String> properties, Path log) throws IOException, InterruptedException {
+    int port = properties.stream().filter(p -> p.startsWith("server.port="))
+        .map(p -> Integer.parseInt(p.substring("server.port=".length()))).reduce((a, b) -> b)
+        .orElse(0);
+    if (port == 0) {
+      port = freePort();
+    }
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx512m");
+    command.add("-Dserver.port=" + port);
+    for (String property : properties) {
+      if (!property.startsWith("server.port=")) {
+        command.add("-D" + property);
+      }
+    }
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(MAIN_CLASS);
+    Files.createDirectories(log.toAbsolutePath().getParent());
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    DemoProcess demo = new DemoProcess(process, URI.create("http://127.0.0.1:" + port + "/"));
+    try {
+      demo.awaitHealthy(Duration.ofSeconds(60), log);
+    } catch (IOException | RuntimeException e) {
+      demo.close();
+      throw e;
+    }
+    return demo;
+  }
+
+  public URI uri() {
+    return uri;
+  }
+
+  /** The child's process id (the overhead run reads its CPU time). */
+  public long pid() {
+    return process.pid();
+  }
+
+  private void awaitHealthy(Duration timeout, Path log) throws IOException, InterruptedException {
+    HttpClient client = HttpClient.newHttpClient();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() - deadline < 0) {
+      if (!process.isAlive()) {
+        throw new IOException(
+            "the demo service exited with " + process.exitValue() + "; its log: " + log);
+      }
+      try {
+        HttpResponse<Void> response =
+            client.send(
+                HttpRequest.newBuilder(uri.resolve("health")).timeout(Duration.ofSeconds(1)).build(),
+                HttpResponse.BodyHandlers.discarding());
+        if (response.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException notYet) {
+        // still starting
+      }
+      Thread.sleep(100); // polling a process we do not control; no event to wait on
+    }
+    throw new IOException("the demo service did not answer /health within " + timeout + "; log: " + log);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  @Override
+  public void close() {
+    process.destroy();
+    try {
+      if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+}

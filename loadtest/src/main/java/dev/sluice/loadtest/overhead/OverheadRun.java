@@ -1,0 +1,357 @@
+package dev.sluice.loadtest.overhead;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sluice.loadtest.Experiment;
+import dev.sluice.loadtest.Options;
+import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.sampling.ProcessCpu;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What a limiter costs a light request: the same trivial endpoint on several services (no limiter,
+ * Sluice, its peers; see {@link OverheadVariant}), all up at once, each in its own JVM. The judge is
+ * the <em>server's own CPU time per request</em>, read from the server process ({@link ProcessCpu}),
+ * so the load generator's share of the machine does not enter; throughput is reported beside it.
+ *
+ * <p>The load comes from {@code wrk} when it is on the PATH (an external generator, as a user
+ * comparing limiters would use: {@code wrk -t1 -c16}), else from a built-in closed loop of
+ * {@link #CONNECTIONS} workers. The services take turns in rounds, after a warm-up each, and each
+ * round starts with a different one, so a neighbour's build on a shared machine slows all alike;
+ * every figure is the median over the rounds.
+ *
+ * <p>{@code --scenario overhead}, or {@code --overhead} as older commands spell it.
+ */
+public final class OverheadRun implements Experiment {
+
+  static final int CONNECTIONS = 16;
+  static final int ROUNDS = 5;
+  static final int WARM_UP_MAX = 8;
+
+  /**
+   * One service's figures, medians over its rounds.
+   *
+   * @param variant which service
+   * @param description what guards the endpoint
+   * @param cpuMicrosPerRequest server CPU time (user + system) per completed request
+   * @param cpuRatio cpuMicrosPerRequest / the baseline's (the judge: lower is better)
+   * @param requestsPerSecond completed requests per second of the round
+   * @param throughputRatio requestsPerSecond / the baseline's
+   * @param p50Millis median latency
+   * @param p99Millis 99th percentile latency
+   * @param non2xx responses that were not 2xx, over all rounds (a limiter set never to reject: 0)
+   * @param cpuPerRound cpuMicrosPerRequest of each round, in round order
+   */
+  record Side(String variant, String description, double cpuMicrosPerRequest, double cpuRatio,
+      double requestsPerSecond, double throughputRatio, double p50Millis, double p99Millis,
+      long non2xx, List<Double> cpuPerRound) {}
+
+  /**
+   * @param endpoint what was called
+   * @param generator {@code wrk -t1 -c16} or the built-in one
+   * @param rounds measured rounds per service
+   * @param secondsPerRound length of a round
+   * @param loadAverageBefore the machine's 1-minute load average before the run (-1: unknown)
+   * @param loadAverageAfter and after it
+   * @param sides one per service, the baseline first
+   */
+  record Result(String endpoint, String generator, int rounds, double secondsPerRound,
+      double loadAverageBefore, double loadAverageAfter, List<Side> sides) {}
+
+  /** One service under test: where it answers and its process, for CPU time. */
+  record Service(URI uri, long pid) {}
+
+  /** What one round of load on one service gave. */
+  record Round(long requests, long non2xx, double seconds, double p50Millis, double p99Millis) {}
+
+  /** Drives one round of load. */
+  interface Generator {
+    String describe();
+
+    Round drive(URI base, Duration length) throws IOException, InterruptedException;
+  }
+
+  @Override
+  public String id() {
+    return "overhead";
+  }
+
+  @Override
+  public void check(Options options) {
+    if (!options.embedded()) {
+      throw new IllegalArgumentException(
+          "--scenario overhead (--overhead) starts its services itself, so it needs --embedded");
+    }
+    if (options.serverProperties().stream().anyMatch(p -> p.startsWith("server.port="))) {
+      throw new IllegalArgumentException("--port cannot be used with --scenario overhead"
+          + " (--overhead), which starts several services at once");
+    }
+  }
+
+  /** The whole run: start the services, measure, write {@code overhead.json} and return it. */
+  @Override
+  public Path run(Options options) throws Exception {
+    List<OverheadVariant> variants =
+        OverheadVariant.all(options.out().resolve("overhead-ping-rules.yaml"));
+    List<DemoProcess> started = new ArrayList<>();
+    try {
+      // all up at once, so they share the machine alike for the whole run
+      for (OverheadVariant variant : variants) {
+        List<String> properties = new ArrayList<>(options.serverProperties());
+        properties.addAll(variant.serverProperties());
+        started.add(DemoProcess.start(
+            properties, options.out().resolve("server-overhead-" + variant.name() + ".log")));
+      }
+      List<Service> services = started.stream().map(d -> new Service(d.uri(), d.pid())).toList();
+      Result result = run(variants, services, generator(), ROUNDS,
+          options.duration().dividedBy(ROUNDS));
+      Path file = options.out().resolve("overhead.json");
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), result);
+      System.out.print(table(result));
+      return file;
+    } finally {
+      started.forEach(DemoProcess::close);
+    }
+  }
+
+  /**
+   * @param variants the set-ups, the baseline first
+   * @param services where each runs, in the same order
+   */
+  static Result run(List<OverheadVariant> variants, List<Service> services, Generator generator,
+      int rounds, Duration round) throws IOException, InterruptedException {
+    if (variants.size() != services.size() || variants.isEmpty()) {
+      throw new IllegalArgumentException("one service per variant: " + variants.size()
+          + " variants, " + services.size() + " services");
+    }
+    double loadBefore = loadAverage();
+    // warm-up, discarded: until the service's CPU per request settles (the JIT of five JVMs on a
+    // loaded 2-core machine takes minutes, and an interpreted round costs several times a
+    // compiled one), at least twice and at most WARM_UP_MAX rounds each
+    Duration warmUp = round.compareTo(Duration.ofSeconds(10)) > 0 ? round : Duration.ofSeconds(10);
+    for (Service service : services) {
+      double previous = Double.NaN;
+      for (int w = 0; w < WARM_UP_MAX; w++) {
+        double cpu = cpuPerRequest(service, generator, warmUp);
+        if (w > 0 && settled(previous, cpu)) {
+          break;
+        }
+        previous = cpu;
+      }
+    }
+    List<List<double[]>> measured = new ArrayList<>();
+    services.forEach(s -> measured.add(new ArrayList<>()));
+    long[] non2xx = new long[services.size()];
+    for (int r = 0; r < rounds; r++) {
+      for (int v : order(r, services.size())) {
+        Service service = services.get(v);
+        long cpuBefore = ProcessCpu.nanos(service.pid());
+        Round done = generator.drive(service.uri(), round);
+        double cpuMicros = cpuMicros(done, cpuBefore, ProcessCpu.nanos(service.pid()));
+        measured.get(v).add(new double[] {cpuMicros, done.requests() / done.seconds(),
+            done.p50Millis(), done.p99Millis()});
+        non2xx[v] += done.non2xx();
+      }
+    }
+    double baseCpu = median(measured.get(0), 0);
+    double baseRate = median(measured.get(0), 1);
+    List<Side> sides = new ArrayList<>();
+    for (int v = 0; v < variants.size(); v++) {
+      List<double[]> m = measured.get(v);
+      double cpu = median(m, 0);
+      double rate = median(m, 1);
+      sides.add(new Side(variants.get(v).name(), variants.get(v).description(), cpu,
+          cpu / baseCpu, rate, rate / baseRate, median(m, 2), median(m, 3), non2xx[v],
+          m.stream().map(x -> x[0]).toList()));
+    }
+    return new Result("GET " + OverheadVariant.ENDPOINT, generator.describe(), rounds,
+        round.toMillis() / 1000.0, loadBefore, loadAverage(), sides);
+  }
+
+  private static double cpuPerRequest(Service service, Generator generator, Duration length)
+      throws IOException, InterruptedException {
+    long before = ProcessCpu.nanos(service.pid());
+    Round done = generator.drive(service.uri(), length);
+    return cpuMicros(done, before, ProcessCpu.nanos(service.pid()));
+  }
+
+  private static double cpuMicros(Round done, long cpuBefore, long cpuAfter) {
+    return done.requests() == 0 || cpuBefore < 0 || cpuAfter < 0 ? Double.NaN
+        : (cpuAfter - cpuBefore) / 1000.0 / done.requests();
+  }
+
+  /** Two warm-up rounds within 10% of each other: the JIT is done enough to measure. */
+  static boolean settled(double previous, double current) {
+    return !Double.isNaN(previous) && !Double.isNaN(current)
+        && Math.abs(current - previous) <= 0.10 * previous;
+  }
+
+  static String table(Result result) {
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+        "overhead on %s, %s, %d rounds of %.1f s per service, load average %.2f -> %.2f%n",
+        result.endpoint(), result.generator(), result.rounds(), result.secondsPerRound(),
+        result.loadAverageBefore(), result.loadAverageAfter()));
+    out.append(String.format(Locale.ROOT, "  %-16s %12s %9s %10s %9s %8s %8s %7s%n", "variant",
+        "CPU us/req", "CPU ratio", "req/s", "rate ratio", "p50 ms", "p99 ms", "non-2xx"));
+    for (Side s : result.sides()) {
+      out.append(String.format(Locale.ROOT, "  %-16s %12.1f %9.3f %10.0f %9.3f %8.2f %8.2f %7d%n",
+          s.variant(), s.cpuMicrosPerRequest(), s.cpuRatio(), s.requestsPerSecond(),
+          s.throughputRatio(), s.p50Millis(), s.p99Millis(), s.non2xx()));
+    }
+    return out.toString();
+  }
+
+  /**
+   * The order the services run in round {@code round}: rotated by one each round, so over
+   * {@code count} rounds each goes first once and a trend in the machine's load favours none.
+   */
+  static List<Integer> order(int round, int count) {
+    List<Integer> order = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      order.add((round + i) % count);
+    }
+    return order;
+  }
+
+  static double median(List<double[]> rows, int column) {
+    double[] values = rows.stream().mapToDouble(r -> r[column]).sorted().toArray();
+    if (values.length == 0) {
+      return Double.NaN;
+    }
+    int mid = values.length / 2;
+    return values.length % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+  }
+
+  /** wrk when it is on the PATH, else the built-in closed loop. */
+  static Generator generator() {
+    String path = System.getenv("PATH");
+    if (path != null) {
+      for (String dir : path.split(java.io.File.pathSeparator)) {
+        Path wrk = Path.of(dir, "wrk");
+        if (Files.isExecutable(wrk)) {
+          return new Wrk(wrk);
+        }
+      }
+    }
+    return new BuiltIn(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
+  }
+
+  private static double loadAverage() {
+    try {
+      return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /** {@code wrk -t1 -c16 --latency}: one thread, so it takes one core at most. */
+  record Wrk(Path executable) implements Generator {
+
+    @Override
+    public String describe() {
+      return "wrk -t1 -c" + CONNECTIONS;
+    }
+
+    @Override
+    public Round drive(URI base, Duration length) throws IOException, InterruptedException {
+      long seconds = Math.max(1, length.toSeconds());
+      Process wrk = new ProcessBuilder(executable.toString(), "-t1", "-c" + CONNECTIONS,
+          "-d" + seconds + "s", "--latency", base.resolve(OverheadVariant.ENDPOINT).toString())
+          .redirectErrorStream(true).start();
+      String output = new String(wrk.getInputStream().readAllBytes());
+      if (wrk.waitFor() != 0) {
+        throw new IOException("wrk failed: " + output);
+      }
+      return parse(output);
+    }
+
+    /** Reads wrk's summary: requests, run time, non-2xx responses, latency percentiles. */
+    static Round parse(String output) throws IOException {
+      java.util.regex.Matcher total = java.util.regex.Pattern
+          .compile("(\\d+) requests in ([0-9.]+)(us|ms|s|m)").matcher(output);
+      if (!total.find()) {
+        throw new IOException("no request count in wrk's output: " + output);
+      }
+      java.util.regex.Matcher bad = java.util.regex.Pattern
+          .compile("Non-2xx or 3xx responses: (\\d+)").matcher(output);
+      return new Round(Long.parseLong(total.group(1)), bad.find() ? Long.parseLong(bad.group(1)) : 0,
+          millis(total.group(2), total.group(3)) / 1000.0, percentile(output, "50%"),
+          percentile(output, "99%"));
+    }
+
+    private static double percentile(String output, String label) {
+      java.util.regex.Matcher m = java.util.regex.Pattern
+          .compile("(?m)^\\s*" + java.util.regex.Pattern.quote(label) + "\\s+([0-9.]+)(us|ms|s|m)\\s*$")
+          .matcher(output);
+      return m.find() ? millis(m.group(1), m.group(2)) : Double.NaN;
+    }
+
+    private static double millis(String value, String unit) {
+      double v = Double.parseDouble(value);
+      return switch (unit) {
+        case "us" -> v / 1000;
+        case "s" -> v * 1000;
+        case "m" -> v * 60_000;
+        default -> v;
+      };
+    }
+  }
+
+  /** The fallback: a closed loop of {@link #CONNECTIONS} workers on the JDK's HTTP client. */
+  record BuiltIn(HttpClient client) implements Generator {
+
+    @Override
+    public String describe() {
+      return "built-in closed loop, " + CONNECTIONS + " workers (wrk not on PATH)";
+    }
+
+    @Override
+    public Round drive(URI base, Duration length) throws InterruptedException {
+      long start = System.nanoTime();
+      long end = start + length.toNanos();
+      org.HdrHistogram.Histogram micros = new org.HdrHistogram.ConcurrentHistogram(60_000_000L, 3);
+      AtomicLong bad = new AtomicLong();
+      List<Thread> workers = new ArrayList<>();
+      for (int w = 0; w < CONNECTIONS; w++) {
+        Thread thread = new Thread(() -> {
+          HttpRequest request = HttpRequest.newBuilder(base.resolve(OverheadVariant.ENDPOINT))
+              .timeout(Duration.ofSeconds(10)).build();
+          while (System.nanoTime() - end < 0) {
+            long sent = System.nanoTime();
+            try {
+              int status = client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+              if (status / 100 != 2) {
+                bad.incrementAndGet();
+              }
+            } catch (IOException e) {
+              bad.incrementAndGet();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
+            micros.recordValue(Math.min(60_000_000L, (System.nanoTime() - sent) / 1000));
+          }
+        }, "overhead-" + w);
+        thread.start();
+        workers.add(thread);
+      }
+      for (Thread worker : workers) {
+        worker.join();
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      return new Round(micros.getTotalCount(), bad.get(), seconds,
+          micros.getValueAtPercentile(50) / 1000.0, micros.getValueAtPercentile(99) / 1000.0);
+    }
+  }
+}

@@ -1,0 +1,22 @@
+package dev.sluice.loadtest.report;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * A latency distribution in milliseconds.
+ *
+ * @param count values recorded
+ */
+public record Percentiles(long count, double p50, double p90, double p99, double p999, double max) {
+
+  /** @param unitsPerMilli 1000 for a histogram of microseconds, 1 for milliseconds */
+  public static Percentiles of(Histogram h, double unitsPerMilli) {
+    return new Percentiles(
+        h.getTotalCount(),
+        h.getValueAtPercentile(50) / unitsPerMilli,
+        h.getValueAtPercentile(90) / unitsPerMilli,
+        h.getValueAtPercentile(99) / unitsPerMilli,
+        h.getValueAtPercentile(99.9) / unitsPerMilli,
+        h.getMaxValue() / unitsPerMilli);
+  }
+}
