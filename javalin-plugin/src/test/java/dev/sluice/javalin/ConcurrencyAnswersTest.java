@@ -37,9 +37,12 @@ class ConcurrencyAnswersTest {
     }
   }
 
+  private final io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+      new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+
   private void startWork(int maxConcurrency, int maxQueue) {
     server = TestServer.start(
-        cfg -> cfg.properties(noEnv())
+        cfg -> cfg.properties(noEnv()).meterRegistry(registry)
             .limiter("work", l -> l.path("/api/work").maxConcurrency(maxConcurrency).maxQueue(maxQueue)),
         (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result(block())));
   }
@@ -189,6 +192,11 @@ class ConcurrencyAnswersTest {
     await().until(() -> work().queued() == 0);
     assertThat(work().cancelled()).isEqualTo(1);
     assertThat(work().inFlight()).isEqualTo(1);
+    // a disconnect is a cancel in every count, never a 504 (an alert on 504s must not fire)
+    await().until(() -> registry.find("sluice.http.rejections").tag("reason", "cancelled")
+        .counter() != null);
+    assertThat(registry.find("sluice.http.rejections").tag("reason", "queue_timeout").counter())
+        .isNull();
     release.countDown();
     assertThat(first.join().statusCode()).isEqualTo(200);
     await().until(() -> work().inFlight() == 0);
