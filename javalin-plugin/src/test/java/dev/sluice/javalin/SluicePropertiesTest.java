@@ -61,15 +61,26 @@ class SluicePropertiesTest {
 
   @Test
   void durationsAcceptShortFormsAndIso() {
-    assertThat(DurationValue.parse("500ms")).isEqualTo(Duration.ofMillis(500));
-    assertThat(DurationValue.parse("60s")).isEqualTo(Duration.ofSeconds(60));
-    assertThat(DurationValue.parse("60m")).isEqualTo(Duration.ofMinutes(60));
-    assertThat(DurationValue.parse("2h")).isEqualTo(Duration.ofHours(2));
-    assertThat(DurationValue.parse("PT1M")).isEqualTo(Duration.ofMinutes(1));
-    assertThatThrownBy(() -> DurationValue.parse("soon")).hasMessageContaining("not a duration");
+    ValueParser<Duration> duration = ValueParser.duration(false);
+    assertThat(duration.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(duration.parse("60s")).isEqualTo(Duration.ofSeconds(60));
+    assertThat(duration.parse("60m")).isEqualTo(Duration.ofMinutes(60));
+    assertThat(duration.parse("2h")).isEqualTo(Duration.ofHours(2));
+    assertThat(duration.parse("PT1M")).isEqualTo(Duration.ofMinutes(1));
+    assertThatThrownBy(() -> duration.parse("soon")).hasMessageContaining("not a duration");
+    assertThatThrownBy(() -> duration.parse("0s")).hasMessageContaining("must be > 0");
     assertThatThrownBy(() -> SluiceKeys.DRAIN_TIMEOUT.parse("sluice.x", "soon", "file a"))
         .hasMessageContaining("sluice.x").hasMessageContaining("'soon'")
-        .hasMessageContaining("from file a");
+        .hasMessageContaining("from file a").hasMessageContaining("500ms, 60s");
+  }
+
+  @Test
+  void aDurationTooLongForTheLimitersNamesKeyValueAndSource() {
+    assertThatThrownBy(() -> LimiterKeys.QUEUE_TIMEOUT.parse(
+        "sluice.limiters.work.queue-timeout", "200000d", "environment variable X"))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageStartingWith("sluice.limiters.work.queue-timeout='200000d'"
+            + " (from environment variable X): too long");
   }
 
   @Test
