@@ -246,8 +246,10 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   }
 
   /**
-   * Re-reads the properties file (environment and {@code -D} still win) and applies changed
-   * {@code max-concurrency} and {@code max-queue} at once.
+   * Re-reads the properties file (environment and {@code -D} still win, the defaults and the
+   * derivation of {@link SluiceProperties} apply again) and applies the changes at once; a changed
+   * {@code path} or {@code scope}, or a new limiter, waits for a restart. {@code
+   * sluice.reload-interval} does this on the plugin's scheduler.
    *
    * @throws SluiceConfigException when a value is wrong; the previous limits stay in force
    */
@@ -255,7 +257,11 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     if (limiters == null) {
       return;
     }
-    SluiceProperties next = properties.reload();
+    apply(properties.reload());
+  }
+
+  /** Applies properties read again; see {@link #reload()}. */
+  synchronized void apply(SluiceProperties next) {
     Settings resolved = resolve(next);
     limiters.apply(resolved.limiters());
     properties = next;
