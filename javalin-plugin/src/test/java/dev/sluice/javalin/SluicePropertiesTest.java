@@ -46,6 +46,71 @@ class SluicePropertiesTest {
   }
 
   @Test
+  void defaultsFromAResourceAreTheLowestLayer() throws IOException {
+    Path defaults = dir.resolve("application.properties");
+    Files.writeString(defaults, "sluice.limiters.w.path=/api/w\nsluice.limiters.w.max-queue=3\n"
+        + "sluice.limiters.w.max-concurrency=2\n");
+    Path f = file("sluice.limiters.w.max-queue=4\n");
+    SluiceProperties p = SluiceProperties.builder().defaults(defaults.toUri().toURL()).file(f)
+        .env(Map.of("SLUICE_LIMITERS_W_MAX_CONCURRENCY", "5")).system(Map.of()).build();
+
+    assertThat(p.asMap()).containsEntry("sluice.limiters.w.path", "/api/w")
+        .containsEntry("sluice.limiters.w.max-queue", "4")
+        .containsEntry("sluice.limiters.w.max-concurrency", "5");
+    assertThat(p.source("sluice.limiters.w.path")).hasValue("resource " + defaults.toUri().toURL());
+    assertThat(p.source("sluice.limiters.w.max-queue")).hasValue("file " + f);
+    assertThat(p.file()).hasValue(f);
+  }
+
+  @Test
+  void applicationKeysAreLayeredTheSameWayButNotHandedToThePlugin() throws IOException {
+    Path defaults = dir.resolve("application.properties");
+    Files.writeString(defaults, "server.port=7070\napp.mode=quiet\napp.workers=2\nother.key=x\n"
+        + "sluice.enabled=true\n");
+    Path f = file("server.port=8000\napp.workers=3\n");
+    SluiceProperties p = SluiceProperties.builder().defaults(defaults.toUri().toURL()).file(f)
+        .applicationKeys("server.", "app.")
+        .envAlias("PORT", "server.port")
+        .env(Map.of("APP_WORKERS", "4", "APP_UNNAMED", "5", "PORT", "8100"))
+        .system(Map.of("app.mode", "loud", "app.extra", "6", "user.home", "/root"))
+        .build();
+
+    assertThat(p.get("server.port")).hasValue("8100");
+    assertThat(p.source("server.port")).hasValue("environment variable PORT");
+    assertThat(p.get("app.workers")).hasValue("4");
+    assertThat(p.source("app.workers")).hasValue("environment variable APP_WORKERS");
+    assertThat(p.get("app.mode")).hasValue("loud");
+    assertThat(p.get("app.extra")).as("-D may name a key no file names").hasValue("6");
+    assertThat(p.get("app.unnamed")).as("the environment only overrides named keys").isEmpty();
+    assertThat(p.get("other.key")).as("not an application prefix").isEmpty();
+    assertThat(p.get("user.home")).isEmpty();
+    assertThat(p.asMap()).containsOnlyKeys("sluice.enabled");
+  }
+
+  @Test
+  void aDerivationRunsAfterLayeringAndAgainOnEveryReload() throws IOException {
+    Path f = file("sluice.limiters.w.path=/api/w\nsluice.limiters.w.max-concurrency=auto\n");
+    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of())
+        .derive((values, sources) -> {
+          String key = "sluice.limiters.w.max-concurrency";
+          if ("auto".equals(values.get(key))) {
+            values.put(key, "6");
+            sources.put(key, "auto (" + sources.get(key) + ")");
+          }
+          values.remove("sluice.limiters.w.path");
+        })
+        .build();
+    assertThat(p.asMap()).containsExactlyEntriesOf(Map.of("sluice.limiters.w.max-concurrency", "6"));
+    assertThat(p.source("sluice.limiters.w.max-concurrency")).hasValue("auto (file " + f + ")");
+    assertThat(p.source("sluice.limiters.w.path")).as("removed, source too").isEmpty();
+
+    Files.writeString(f, "sluice.limiters.w.max-concurrency=3\n");
+    assertThat(p.reload().get("sluice.limiters.w.max-concurrency")).hasValue("3");
+    Files.writeString(f, "sluice.limiters.w.max-concurrency=auto\n");
+    assertThat(p.reload().get("sluice.limiters.w.max-concurrency")).hasValue("6");
+  }
+
+  @Test
   void environmentFindsLimiterNamesWithDashesThatTheFileUses() throws IOException {
     Path f = file("sluice.limiters.video-rescue.path=/api/rescue\n");
     SluiceProperties p = SluiceProperties.builder().file(f)
