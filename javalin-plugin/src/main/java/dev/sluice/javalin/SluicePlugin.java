@@ -227,7 +227,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    * same document.
    */
   public String statusJson() {
-    return status == null ? "{\"limiters\":[],\"rules\":[]}" : status.json(System.currentTimeMillis());
+    return status == null ? Status.disabled(System.currentTimeMillis())
+        : status.json(System.currentTimeMillis());
   }
 
   /** The rate rules engine, when rules are configured. */
