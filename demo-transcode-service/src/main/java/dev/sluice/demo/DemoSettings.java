@@ -1,29 +1,26 @@
 package dev.sluice.demo;
 
+import dev.sluice.javalin.SluiceConfigException;
 import dev.sluice.javalin.SluiceProperties;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.Reader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Collections;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * The service's configuration, layered (a later layer wins): {@code application.properties} in the
- * jar, then the file given with {@code --config FILE}, then environment variables, then {@code -D}
- * system properties.
+ * The service's configuration, read by the plugin's loader ({@link SluiceProperties}), so the
+ * demo's own keys ({@code server.port}, {@code demo.*}) are layered exactly as the plugin's: {@code
+ * application.properties} in the jar, then the file given with {@code --config FILE} (the plugin's
+ * properties file: {@code sluice.reload-interval} re-reads it), then environment variables, then
+ * {@code -D} system properties; a later layer wins.
  *
- * <p>An environment variable overrides a key that one of the files names, in upper case with dots and
- * dashes as underscores ({@code SLUICE_LIMITERS_TRANSCODE_MAX_CONCURRENCY=2}); {@code PORT} sets
- * {@code server.port}. An empty value unsets the key ({@code -Dsluice.limiters.transcode.queue-key=}).
- * The value {@code auto} of {@code sluice.limiters.transcode.max-concurrency} is replaced by
+ * <p>An environment variable overrides a key in upper case with dots and dashes as underscores
+ * ({@code SLUICE_LIMITERS_TRANSCODE_MAX_CONCURRENCY=2}; for the demo's keys, keys one of the files
+ * names); {@code PORT} sets {@code server.port}. After layering, at start and on every reload
+ * ({@link #derive}): an empty value unsets the key ({@code -Dsluice.limiters.transcode.queue-key=}),
+ * and the value {@code auto} of {@code sluice.limiters.transcode.max-concurrency} is replaced by
  * {@link #autoConcurrency}.
  */
 public final class DemoSettings {
@@ -37,12 +34,10 @@ public final class DemoSettings {
   static final String TRANSCODE_TARGET_CPU = "sluice.limiters.transcode.target-cpu";
   static final String RULES_FILE = "sluice.rules.file";
 
-  private final Map<String, String> values;
-  private final Map<String, String> sources;
+  private final SluiceProperties properties;
 
-  private DemoSettings(Map<String, String> values, Map<String, String> sources) {
-    this.values = Collections.unmodifiableMap(values);
-    this.sources = Collections.unmodifiableMap(sources);
+  private DemoSettings(SluiceProperties properties) {
+    this.properties = properties;
   }
 
   /** The real arguments, environment and system properties; {@code cores} from the JVM. */
@@ -55,73 +50,63 @@ public final class DemoSettings {
    */
   static DemoSettings load(
       String[] args, Map<String, String> env, Map<String, String> system, int cores) {
-    Map<String, String> merged = new TreeMap<>();
-    Map<String, String> sources = new TreeMap<>();
-    try (InputStream defaults = DemoSettings.class.getResourceAsStream("/application.properties")) {
-      if (defaults != null) {
-        read(new java.io.InputStreamReader(defaults, StandardCharsets.UTF_8)).forEach((k, v) -> {
-          merged.put(k, v);
-          sources.put(k, "application.properties in the demo's jar");
-        });
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    SluiceProperties.Builder builder = SluiceProperties.builder()
+        .defaults(DemoSettings.class.getResource("/application.properties"))
+        .applicationKeys("server.", "demo.")
+        .envAlias("PORT", PORT)
+        .env(env)
+        .system(system)
+        .derive((values, sources) -> derive(values, sources, cores));
     configFile(args).ifPresent(file -> {
-      try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-        read(reader).forEach((k, v) -> {
-          merged.put(k, v);
-          sources.put(k, "file " + file);
-        });
-      } catch (IOException e) {
-        throw new IllegalArgumentException("--config: cannot read '" + file + "': " + e.getMessage(), e);
+      if (!Files.isReadable(file)) {
+        throw new IllegalArgumentException("--config: cannot read '" + file + "'");
       }
+      builder.file(file);
     });
-    for (String key : Map.copyOf(merged).keySet()) {
-      String var = key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
-      String value = env.get(var);
-      if (value != null) {
-        merged.put(key, value.trim());
-        sources.put(key, "environment variable " + var);
-      }
-    }
-    if (env.containsKey("PORT")) {
-      merged.put(PORT, env.get("PORT").trim());
-    }
-    system.forEach((k, v) -> {
-      if (k.startsWith("sluice.") || k.startsWith("server.") || k.startsWith("demo.")) {
-        merged.put(k, v.trim());
-        sources.put(k, "system property -D" + k);
-      }
-    });
-    // an empty value in a later layer unsets the key: the only way to take back a default of the
-    // jar (e.g. the fair queue's queue-key, which the plugin refuses beside queue=fifo)
-    merged.values().removeIf(String::isEmpty);
-    sources.keySet().retainAll(merged.keySet());
-    if ("auto".equalsIgnoreCase(merged.getOrDefault(TRANSCODE_CONCURRENCY, "auto"))) {
-      double target = number(merged, CPU_TARGET, "0.7");
-      if (!(target > 0 && target <= 1)) {
-        throw new IllegalArgumentException(CPU_TARGET + " must be in (0, 1] but was '" + merged.get(CPU_TARGET) + "'");
-      }
-      boolean fixed = "fixed".equalsIgnoreCase(merged.getOrDefault(TRANSCODE_LIMIT, "fixed").trim());
-      merged.put(TRANSCODE_CONCURRENCY,
-          Integer.toString(fixed ? autoConcurrency(cores, target) : adaptiveCeiling(cores)));
-    }
-    if ("cpu".equalsIgnoreCase(merged.getOrDefault(TRANSCODE_LIMIT, "fixed").trim())
-        && !merged.containsKey(TRANSCODE_TARGET_CPU) && merged.containsKey(CPU_TARGET)) {
-      // one knob for the demo's CPU share, whichever strategy uses it
-      merged.put(TRANSCODE_TARGET_CPU, merged.get(CPU_TARGET));
-      sources.put(TRANSCODE_TARGET_CPU, CPU_TARGET + " (" + sources.get(CPU_TARGET) + ")");
-    }
-    if (LimiterPeer.of(merged.getOrDefault(LimiterPeer.KEY, "none")) != LimiterPeer.NONE) {
-      // the peer guards /api/transcode instead of Sluice's limiter, never on top of it
-      merged.keySet().removeIf(k -> k.startsWith(LimiterPeer.REPLACED_PREFIX));
-    }
-    DemoSettings settings = new DemoSettings(merged, sources);
+    DemoSettings settings = new DemoSettings(builder.build());
     settings.port();
     settings.maxCpuMillis();
     settings.maxWaitMillis();
     return settings;
+  }
+
+  /**
+   * The demo's values that stand for others, applied by the loader after every layering (so a
+   * reload of the {@code --config} file gets them too).
+   */
+  static void derive(Map<String, String> values, Map<String, String> sources, int cores) {
+    // an empty value in a later layer unsets the key: the only way to take back a default of the
+    // jar (e.g. the fair queue's queue-key, which the plugin refuses beside queue=fifo)
+    values.values().removeIf(String::isBlank);
+    if ("auto".equalsIgnoreCase(values.getOrDefault(TRANSCODE_CONCURRENCY, "auto"))) {
+      String written = values.getOrDefault(CPU_TARGET, "0.7");
+      double target;
+      try {
+        target = Double.parseDouble(written);
+      } catch (NumberFormatException e) {
+        target = Double.NaN;
+      }
+      if (!(target > 0 && target <= 1)) {
+        throw new SluiceConfigException(CPU_TARGET, written, sources.get(CPU_TARGET),
+            "must be a number in (0, 1]");
+      }
+      boolean fixed = "fixed".equalsIgnoreCase(values.getOrDefault(TRANSCODE_LIMIT, "fixed"));
+      values.put(TRANSCODE_CONCURRENCY,
+          Integer.toString(fixed ? autoConcurrency(cores, target) : adaptiveCeiling(cores)));
+      sources.put(TRANSCODE_CONCURRENCY, "auto on " + cores + " cores"
+          + (sources.containsKey(TRANSCODE_CONCURRENCY)
+              ? " (" + sources.get(TRANSCODE_CONCURRENCY) + ")" : ""));
+    }
+    if ("cpu".equalsIgnoreCase(values.getOrDefault(TRANSCODE_LIMIT, "fixed"))
+        && !values.containsKey(TRANSCODE_TARGET_CPU) && values.containsKey(CPU_TARGET)) {
+      // one knob for the demo's CPU share, whichever strategy uses it
+      values.put(TRANSCODE_TARGET_CPU, values.get(CPU_TARGET));
+      sources.put(TRANSCODE_TARGET_CPU, CPU_TARGET + " (" + sources.get(CPU_TARGET) + ")");
+    }
+    if (LimiterPeer.of(values.getOrDefault(LimiterPeer.KEY, "none")) != LimiterPeer.NONE) {
+      // the peer guards /api/transcode instead of Sluice's limiter, never on top of it
+      values.keySet().removeIf(k -> k.startsWith(LimiterPeer.REPLACED_PREFIX));
+    }
   }
 
   /**
@@ -163,36 +148,26 @@ public final class DemoSettings {
 
   /** {@code demo.limiter-peer}, checked at load. */
   LimiterPeer limiterPeer() {
-    return LimiterPeer.of(values.getOrDefault(LimiterPeer.KEY, "none"));
+    return LimiterPeer.of(get(LimiterPeer.KEY).orElse("none"));
   }
 
+  /** A key's value after layering: the demo's own or a {@code sluice.*} key. */
   public Optional<String> get(String key) {
-    return Optional.ofNullable(values.get(key));
+    return properties.get(key);
   }
 
-  /** Every {@code sluice.*} key after layering, for the plugin. */
+  /** Every {@code sluice.*} key after layering, as the plugin sees it. */
   public Map<String, String> sluice() {
-    Map<String, String> sluice = new TreeMap<>();
-    values.forEach((k, v) -> {
-      if (k.startsWith("sluice.")) {
-        sluice.put(k, v);
-      }
-    });
-    return sluice;
+    return properties.asMap();
   }
 
-  /**
-   * The {@code sluice.*} keys after the demo's layering, for the plugin. They are handed over as one
-   * already-layered map (as the top layer, with no environment of their own), so the plugin sees
-   * exactly what this class resolved, {@code auto} already replaced by a number.
-   */
+  /** The properties the plugin reads, and re-reads from {@code --config FILE} on reload. */
   public SluiceProperties sluiceProperties() {
-    return SluiceProperties.builder().env(Map.of()).system(Map.of())
-        .layered(sluice(), sources).build();
+    return properties;
   }
 
   private int integer(String key, int min, int max) {
-    String value = values.get(key);
+    String value = get(key).orElse(null);
     try {
       int n = Integer.parseInt(value);
       if (n >= min && n <= max) {
@@ -201,17 +176,8 @@ public final class DemoSettings {
     } catch (NumberFormatException e) {
       // fall through to the message
     }
-    throw new IllegalArgumentException(
-        key + " must be a whole number in [" + min + ", " + max + "] but was '" + value + "'");
-  }
-
-  private static double number(Map<String, String> values, String key, String fallback) {
-    String value = values.getOrDefault(key, fallback);
-    try {
-      return Double.parseDouble(value);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be a number but was '" + value + "'");
-    }
+    throw new IllegalArgumentException(key + " must be a whole number in [" + min + ", " + max
+        + "] but was '" + value + "'" + properties.source(key).map(s -> " (from " + s + ")").orElse(""));
   }
 
   private static Optional<Path> configFile(String[] args) {
@@ -229,16 +195,6 @@ public final class DemoSettings {
           "unknown argument '" + args[i] + "'; usage: java -jar demo-transcode-service.jar [--config FILE]");
     }
     return Optional.empty();
-  }
-
-  private static Map<String, String> read(Reader reader) throws IOException {
-    Properties properties = new Properties();
-    properties.load(reader);
-    Map<String, String> map = new TreeMap<>();
-    for (String name : properties.stringPropertyNames()) {
-      map.put(name, properties.getProperty(name).trim());
-    }
-    return map;
   }
 
   private static Map<String, String> systemProperties() {

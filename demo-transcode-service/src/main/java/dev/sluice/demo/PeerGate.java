@@ -1,10 +1,13 @@
 package dev.sluice.demo;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class PeerGate {
 
   private static final String LISTENER = "demo.peerListener";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final LimiterPeer peer;
   private final SimpleLimiter<Void> limiter;
@@ -73,17 +77,28 @@ final class PeerGate {
     ctx.contentType("application/problem+json");
   }
 
-  /** The peer as {@code /sluice} lists a limiter, so the load test charts its limit. */
-  Map<String, Object> status() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("name", peer.id());
-    m.put("peer", true);
-    m.put("limit", limiter.getLimit());
-    m.put("inFlight", limiter.getInflight());
-    m.put("queued", 0);
-    m.put("admitted", admitted.get());
-    m.put("rejected", rejected.get());
-    return m;
+  /**
+   * The plugin's status with the peer added to its limiters, so the load test charts the peer's
+   * limit beside Sluice's: the fields of a Sluice limiter that mean something for a limiter without
+   * a queue ({@code limit}, {@code inFlight}, {@code queued}, {@code admitted}, and its refusals at
+   * the limit as {@code rejected.queueFull}, the answer Sluice gives with no queue place left), and
+   * {@code "peer": true}.
+   */
+  String addTo(String statusJson) {
+    try {
+      ObjectNode status = (ObjectNode) JSON.readTree(statusJson);
+      ObjectNode entry = ((ArrayNode) status.get("limiters")).addObject()
+          .put("name", peer.id())
+          .put("peer", true)
+          .put("limit", limiter.getLimit())
+          .put("inFlight", limiter.getInflight())
+          .put("queued", 0)
+          .put("admitted", admitted.get());
+      entry.putObject("rejected").put("queueFull", rejected.get());
+      return JSON.writeValueAsString(status);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("the plugin's status is not JSON", e);
+    }
   }
 
   /** The peer said no. */

@@ -57,7 +57,6 @@ public final class TranscodeService implements AutoCloseable {
     // the demo's layered settings (jar, --config, env, -D) are the plugin's properties
     SluicePlugin sluice =
         new SluicePlugin(cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
-    boolean enabled = !"false".equalsIgnoreCase(settings.get("sluice.enabled").orElse("true"));
     OverheadPeer peer = OverheadPeer.of(settings.get(OverheadPeer.KEY).orElse("none"));
     int cores = Runtime.getRuntime().availableProcessors();
     // measurement aids: another project's limiter in front of /api/transcode instead of Sluice's
@@ -100,8 +99,10 @@ public final class TranscodeService implements AutoCloseable {
               config.routes.get(
                   "/metrics",
                   ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape()));
-              config.routes.get("/sluice", ctx -> ctx.json(SluiceStatus.of(enabled, sluice,
-                  limiterPeer.map(PeerGate::status).stream().toList())));
+              // the plugin's own status (one shape with its live page's data), plus a peer if any
+              config.routes.get("/sluice", ctx -> ctx.contentType("application/json").result(
+                  limiterPeer.map(gate -> gate.addTo(sluice.statusJson()))
+                      .orElseGet(sluice::statusJson)));
             });
     app.start(settings.port());
     LOG.info(

@@ -95,13 +95,36 @@ class DemoSettingsTest {
   }
 
   @Test
+  void theConfigFileIsThePluginsPropertiesFileAndAutoIsWorkedOutAgainOnEveryReload()
+      throws Exception {
+    Path file = dir.resolve("demo.properties");
+    Files.writeString(file, "sluice.limiters.transcode.limit=fixed\n"
+        + "sluice.limiters.transcode.max-concurrency=auto\n");
+    DemoSettings settings = load(new String[] {"--config", file.toString()}, Map.of(), Map.of());
+    assertThat(settings.sluiceProperties().file()).hasValue(file);
+    assertThat(settings.sluice()).containsEntry(DemoSettings.TRANSCODE_CONCURRENCY, "1");
+    assertThat(settings.sluiceProperties().source(DemoSettings.TRANSCODE_CONCURRENCY))
+        .hasValue("auto on 2 cores (file " + file + ")");
+
+    Files.writeString(file, "sluice.limiters.transcode.limit=fixed\n"
+        + "sluice.limiters.transcode.max-concurrency=3\n");
+    assertThat(settings.sluiceProperties().reload().asMap())
+        .containsEntry(DemoSettings.TRANSCODE_CONCURRENCY, "3");
+    Files.writeString(file, "sluice.limiters.transcode.limit=cpu\n");
+    assertThat(settings.sluiceProperties().reload().asMap())
+        .as("the jar's auto, for an adaptive limit").containsEntry(DemoSettings.TRANSCODE_CONCURRENCY, "16");
+  }
+
+  @Test
   void badInputNamesTheKeyOrOptionAndTheValue() {
     assertThatThrownBy(() -> load(new String[0], Map.of("PORT", "seventy"), Map.of()))
-        .hasMessageContaining("server.port").hasMessageContaining("seventy");
+        .hasMessageContaining("server.port").hasMessageContaining("seventy")
+        .hasMessageContaining("environment variable PORT");
     assertThatThrownBy(() -> load(new String[0], Map.of(), Map.of("demo.max-cpu-millis", "0")))
         .hasMessageContaining("demo.max-cpu-millis").hasMessageContaining("'0'");
     assertThatThrownBy(() -> load(new String[0], Map.of(), Map.of("demo.cpu-target", "1.5")))
-        .hasMessageContaining("demo.cpu-target").hasMessageContaining("1.5");
+        .hasMessageContaining("demo.cpu-target").hasMessageContaining("1.5")
+        .hasMessageContaining("system property -Ddemo.cpu-target");
     assertThatThrownBy(() -> load(new String[] {"--config", dir.resolve("missing").toString()}, Map.of(), Map.of()))
         .hasMessageContaining("--config").hasMessageContaining("missing");
     assertThatThrownBy(() -> load(new String[] {"--port", "1"}, Map.of(), Map.of()))

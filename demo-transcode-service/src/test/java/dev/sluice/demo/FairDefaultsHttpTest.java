@@ -51,10 +51,10 @@ class FairDefaultsHttpTest {
       CompletableFuture<HttpResponse<String>> rescue = http.sendAsync(
           "POST", "/api/transcode?cpuMillis=5", "X-Host-Id", "video-rescue", "X-Priority", "critical");
       await().atMost(Duration.ofSeconds(10)).until(() -> transcode(http).get("queued").asInt() == 3);
-      JsonNode queue = transcode(http).get("queue");
-      assertThat(queue.get("keys").asInt()).isEqualTo(3);
-      assertThat(queue.get("critical").asInt()).isEqualTo(1);
-      assertThat(queue.get("rejectedKeyCap").asInt()).isEqualTo(1);
+      JsonNode waiting = transcode(http).get("waiting");
+      assertThat(waiting.get("keys").asInt()).isEqualTo(3);
+      assertThat(waiting.get("critical").asInt()).isEqualTo(1);
+      assertThat(transcode(http).get("rejected").get("keyCap").asInt()).isEqualTo(1);
 
       // the critical job, queued last, is served first after the running one
       double rescueQueued = JSON.readTree(rescue.get().body()).get("queuedMillis").asDouble();

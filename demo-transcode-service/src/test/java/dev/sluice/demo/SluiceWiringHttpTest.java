@@ -75,11 +75,11 @@ class SluiceWiringHttpTest {
       assertThat(JSON.readTree(done.body()).get("waitMillis").asInt()).isEqualTo(6000);
 
       JsonNode transcode = limiter(http, "transcode");
-      assertThat(transcode.get("rejectedQueueFull").asLong()).isEqualTo(1);
-      assertThat(transcode.get("rejectedQueueTimeout").asLong()).isEqualTo(1);
+      assertThat(transcode.get("rejected").get("queueFull").asLong()).isEqualTo(1);
+      assertThat(transcode.get("rejected").get("queueTimeout").asLong()).isEqualTo(1);
       assertThat(transcode.get("inFlight").asInt()).isZero();
-      assertThat(transcode.get("queue").get("normal").asInt()).as("queued per class").isZero();
-      assertThat(transcode.get("queue").get("displaced").asLong()).isZero();
+      assertThat(transcode.get("waiting").get("normal").asInt()).as("queued per class").isZero();
+      assertThat(transcode.get("rejected").get("displaced").asLong()).isZero();
     }
   }
 
@@ -149,7 +149,9 @@ class SluiceWiringHttpTest {
       assertThat(source.get("minLimit").asInt()).isEqualTo(1);
       assertThat(source.get("maxLimit").asInt()).isEqualTo(16); // auto on 2 cores
       assertThat(source.get("targetCpu").asDouble()).isEqualTo(0.7);
-      assertThat(source.has("targetServiceMillis")).isFalse(); // a latency input: not for cpu
+      assertThat(source.get("targetServiceMillis").isNull()).isTrue(); // a latency input: not for cpu
+      assertThat(transcode.get("limitKind").asText()).isEqualTo("cpu");
+      assertThat(transcode.get("queueKind").asText()).isEqualTo("fair");
       assertThat(limiter(http, "rescue").get("limitSource").get("strategy").asText()).isEqualTo("fixed");
       assertThat(transcode.get("maxQueue").asInt()).isEqualTo(40);
       assertThat(transcode.get("queueTimeoutMillis").asLong()).isEqualTo(10_000);

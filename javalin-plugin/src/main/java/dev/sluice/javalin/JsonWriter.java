@@ -1,10 +1,11 @@
 package dev.sluice.javalin;
 
 /**
- * A small JSON writer, so that {@code /sluice}-style status and the live page's data need no JSON
- * library in the user's application (with Javalin alone, {@code ctx.json(..)} answers 500 for want
- * of Jackson). Writes compact JSON; strings are escaped per RFC 8259 (quote, backslash, control
- * characters, and U+2028/U+2029 so the text is also safe inside a script). Not thread-safe.
+ * The plugin's one JSON writer, so that the status ({@code /sluice}, the live page's data) and the
+ * problem+json bodies of its answers need no JSON library in the user's application (with Javalin
+ * alone, {@code ctx.json(..)} answers 500 for want of Jackson). Writes compact JSON; strings are
+ * escaped per RFC 8259 (quote, backslash, control characters, and U+2028/U+2029 so the text is
+ * also safe inside a script). Not thread-safe.
  */
 final class JsonWriter {
 

@@ -3,8 +3,8 @@ package dev.sluice.javalin;
 import java.util.Map;
 
 /**
- * An RFC 9457 problem detail, written as {@code application/problem+json} without a JSON library
- * (the plugin must not force one on its users).
+ * An RFC 9457 problem detail, written as {@code application/problem+json} with {@link JsonWriter}
+ * (the plugin must not force a JSON library on its users).
  */
 record Problem(String type, String title, int status, String detail, Map<String, Object> extensions) {
 
@@ -15,47 +15,23 @@ record Problem(String type, String title, int status, String detail, Map<String,
   }
 
   String toJson() {
-    StringBuilder sb = new StringBuilder(256).append('{');
-    field(sb, "type", type).append(',');
-    field(sb, "title", title).append(',');
-    sb.append("\"status\":").append(status).append(',');
-    field(sb, "detail", detail);
+    JsonWriter w = new JsonWriter().beginObject()
+        .member("type", type)
+        .member("title", title)
+        .member("status", status)
+        .member("detail", detail);
     extensions.entrySet().stream()
         .sorted(Map.Entry.comparingByKey())
         .forEach(e -> {
-          sb.append(',');
-          if (e.getValue() instanceof Number n) {
-            string(sb, e.getKey()).append(':').append(n);
+          Object value = e.getValue();
+          if (value instanceof Double || value instanceof Float) {
+            w.member(e.getKey(), ((Number) value).doubleValue());
+          } else if (value instanceof Number n) {
+            w.member(e.getKey(), n.longValue());
           } else {
-            field(sb, e.getKey(), String.valueOf(e.getValue()));
+            w.member(e.getKey(), String.valueOf(value));
           }
         });
-    return sb.append('}').toString();
-  }
-
-  private static StringBuilder field(StringBuilder sb, String name, String value) {
-    return string(string(sb, name).append(':'), value);
-  }
-
-  private static StringBuilder string(StringBuilder sb, String s) {
-    sb.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            sb.append(String.format("\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
-    }
-    return sb.append('"');
+    return w.endObject().toString();
   }
 }

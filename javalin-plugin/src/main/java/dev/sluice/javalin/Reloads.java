@@ -4,21 +4,16 @@ import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RulesFileException;
 import dev.sluice.rules.RulesReloader;
 import dev.sluice.time.Scheduler;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
-import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The background reloads, started with the server: the rules file through {@link RulesReloader},
- * and, when {@code sluice.reload-interval} is set, the properties file (new limits).
+ * and, when {@code sluice.reload-interval} is set, the properties file (new limits). Both poll on
+ * the plugin's {@link Scheduler}, so tests drive them in virtual time.
  */
 final class Reloads implements AutoCloseable {
 
@@ -31,8 +26,11 @@ final class Reloads implements AutoCloseable {
   private final WarnOnce failures;
   private final Scheduler scheduler;
   private RulesReloader rulesReloader;
-  private ScheduledExecutorService poller;
-  private FileTime lastSeen;
+  private Scheduler.Cancellable propertiesPoll;
+  private boolean closed;
+  // confined to the polls, which run one after another (each schedules the next when it ends)
+  private Map<String, String> refused; // the values of the version last refused: warned once
+  private String unreadable; // why the file could not be read last time: warned once
 
   Reloads(SluicePlugin plugin, Settings settings, RateRules rules, SluiceProperties properties,
       WarnOnce failures, Scheduler scheduler) {
@@ -68,38 +66,52 @@ final class Reloads implements AutoCloseable {
             + e.getMessage(), null);
       }
     }
-    Duration interval = settings.reloadInterval();
-    Optional<Path> file = properties.file();
-    if (!interval.isZero() && file.isPresent()) {
-      lastSeen = modified(file.get());
-      poller = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "sluice-properties-reload");
-        t.setDaemon(true);
-        return t;
-      });
-      poller.scheduleWithFixedDelay(() -> poll(file.get()), interval.toMillis(),
-          interval.toMillis(), TimeUnit.MILLISECONDS);
+    if (!settings.reloadInterval().isZero() && properties.file().isPresent()) {
+      schedulePropertiesPoll();
     }
   }
 
-  private void poll(Path file) {
-    FileTime now = modified(file);
-    if (now == null || now.equals(lastSeen)) {
+  private synchronized void schedulePropertiesPoll() {
+    if (!closed) {
+      propertiesPoll = scheduler.schedule(() -> {
+        try {
+          pollProperties();
+        } finally {
+          schedulePropertiesPoll(); // a failed poll must not end the polling
+        }
+      }, settings.reloadInterval().toNanos());
+    }
+  }
+
+  /**
+   * Reads the properties again and applies them when their values changed. The values are compared,
+   * not the file's modification time: a file-system clock ticks coarsely (a rewrite of the same size
+   * within one tick looks unchanged), and a touched file with the same values needs nothing.
+   */
+  private void pollProperties() {
+    SluiceProperties current = plugin.properties();
+    SluiceProperties next;
+    try {
+      next = current.reload();
+    } catch (RuntimeException e) {
+      String why = String.valueOf(e.getMessage());
+      if (!why.equals(unreadable)) {
+        unreadable = why;
+        log.warn("Sluice properties not reloaded, previous limits stay: {}", why);
+      }
       return;
     }
-    lastSeen = now;
-    try {
-      plugin.reload();
-    } catch (SluiceConfigException e) {
-      log.warn("Reloaded Sluice properties rejected, previous limits stay: {}", e.getMessage());
+    unreadable = null;
+    if (next.asMap().equals(current.asMap()) || next.asMap().equals(refused)) {
+      return;
     }
-  }
-
-  private static FileTime modified(Path file) {
     try {
-      return Files.getLastModifiedTime(file);
-    } catch (IOException e) {
-      return null;
+      plugin.apply(next);
+      refused = null;
+    } catch (RuntimeException e) {
+      // a SluiceConfigException names key, value and where it came from (the file)
+      refused = next.asMap();
+      log.warn("Reloaded Sluice properties rejected, previous limits stay: {}", e.getMessage());
     }
   }
 
@@ -108,8 +120,9 @@ final class Reloads implements AutoCloseable {
     if (rulesReloader != null) {
       rulesReloader.close();
     }
-    if (poller != null) {
-      poller.shutdownNow();
+    closed = true;
+    if (propertiesPoll != null) {
+      propertiesPoll.cancel();
     }
   }
 }

@@ -93,7 +93,7 @@ final class SluiceKeys {
   private static final Map<String, Key<?>> BY_NAME =
       ALL.stream().collect(Collectors.toMap(Key::name, Function.identity()));
   private static final Map<String, String> BY_ENV_FORM = ALL.stream()
-      .collect(Collectors.toMap(k -> SluiceProperties.envForm(k.name()), Key::name));
+      .collect(Collectors.toMap(k -> EnvironmentKeys.envForm(k.name()), Key::name));
 
   private SluiceKeys() {}
 

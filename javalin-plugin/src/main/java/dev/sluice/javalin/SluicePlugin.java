@@ -227,7 +227,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    * same document.
    */
   public String statusJson() {
-    return status == null ? "{\"limiters\":[],\"rules\":[]}" : status.json(System.currentTimeMillis());
+    return status == null ? Status.disabled(System.currentTimeMillis())
+        : status.json(System.currentTimeMillis());
   }
 
   /** The rate rules engine, when rules are configured. */
@@ -246,8 +247,10 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   }
 
   /**
-   * Re-reads the properties file (environment and {@code -D} still win) and applies changed
-   * {@code max-concurrency} and {@code max-queue} at once.
+   * Re-reads the properties file (environment and {@code -D} still win, the defaults and the
+   * derivation of {@link SluiceProperties} apply again) and applies the changes at once; a changed
+   * {@code path} or {@code scope}, or a new limiter, waits for a restart. {@code
+   * sluice.reload-interval} does this on the plugin's scheduler.
    *
    * @throws SluiceConfigException when a value is wrong; the previous limits stay in force
    */
@@ -255,7 +258,11 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     if (limiters == null) {
       return;
     }
-    SluiceProperties next = properties.reload();
+    apply(properties.reload());
+  }
+
+  /** Applies properties read again; see {@link #reload()}. */
+  synchronized void apply(SluiceProperties next) {
     Settings resolved = resolve(next);
     limiters.apply(resolved.limiters());
     properties = next;

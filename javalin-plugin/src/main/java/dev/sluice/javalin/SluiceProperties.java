@@ -1,7 +1,10 @@
 package dev.sluice.javalin;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.Reader;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,22 +12,27 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
- * The {@code sluice.*} properties, layered: a properties file, then environment variables, then
- * system properties ({@code -D}); a later layer wins.
+ * The {@code sluice.*} properties, layered: defaults (a resource in the application's jar), then a
+ * properties file, then environment variables, then system properties ({@code -D}); a later layer
+ * wins, and each value remembers where it came from, so an error can say so.
  *
  * <p>Environment variables use the upper-case form: {@code SLUICE_LIMITERS_TRANSCODE_MAX_CONCURRENCY=4}
  * sets {@code sluice.limiters.transcode.max-concurrency}. The environment and the system properties
  * are injectable so tests need no real environment. Values are only collected here; they are parsed
  * and checked (with errors naming key and value) when the plugin starts.
+ *
+ * <p>An application can layer its own keys the same way, from the same files ({@link
+ * Builder#applicationKeys}), and derive values from others after layering ({@link Builder#derive}):
+ * one loader for the whole configuration, re-read as a whole when the plugin reloads the file.
  *
  * <p>Immutable; {@link #reload()} re-reads the file and returns a new instance.
  */
@@ -37,49 +45,61 @@ public final class SluiceProperties {
   static final List<String> LIMITER_SUFFIXES =
       LimiterKeys.ALL.stream().map(Key::name).toList();
 
-  private final Path file;
-  private final Map<String, String> env;
-  private final Map<String, String> system;
+  /**
+   * A step run on the layered values before they are used, at start and again on every reload: for
+   * values that stand for others (a computed default such as {@code auto}) or follow from other
+   * keys. It sees every layered key, the application's included.
+   */
+  @FunctionalInterface
+  public interface Derivation {
+    /**
+     * @param values every layered key and its value; change, add or remove keys in it
+     * @param sources where each value came from; say where a derived value came from
+     * @throws SluiceConfigException naming key, value and source when a value is wrong
+     */
+    void derive(Map<String, String> values, Map<String, String> sources);
+  }
+
+  private final Layers layers;
   private final Map<String, String> values;
+  private final Map<String, String> all;
   private final Map<String, String> sources;
 
-  private final Map<String, String> top;
-  private final Map<String, String> topSources;
-
-  private SluiceProperties(Path file, Map<String, String> env, Map<String, String> system,
-      Map<String, String> top, Map<String, String> topSources) {
-    this.file = file;
-    this.env = env;
-    this.system = system;
-    this.top = top;
-    this.topSources = topSources;
+  private SluiceProperties(Layers layers) {
+    this.layers = layers;
     Map<String, String> merged = new TreeMap<>();
     Map<String, String> origin = new TreeMap<>();
-    if (file != null) {
-      readFile(file).forEach((k, v) -> {
+    layers.defaults.forEach((k, v) -> {
+      merged.put(k, v);
+      origin.put(k, layers.defaultsSource);
+    });
+    if (layers.file != null) {
+      readFile(layers.file, layers::wanted).forEach((k, v) -> {
         merged.put(k, v);
-        origin.put(k, "file " + file);
+        origin.put(k, "file " + layers.file);
       });
     }
     Map<String, String> envVars = new TreeMap<>();
-    fromEnv(env, merged.keySet(), envVars).forEach((k, v) -> {
+    Map<String, String> fromEnv = EnvironmentKeys.map(layers.env, merged.keySet(),
+        layers.envAliases, envVars);
+    fromEnv.forEach((k, v) -> {
       merged.put(k, v);
       origin.put(k, "environment variable " + envVars.get(k));
     });
-    system.forEach((k, v) -> {
-      if (k.startsWith(PREFIX)) {
+    layers.system.forEach((k, v) -> {
+      if (layers.wanted(k)) {
         merged.put(k, v.trim());
         origin.put(k, "system property -D" + k);
       }
     });
-    top.forEach((k, v) -> {
-      if (k.startsWith(PREFIX)) {
-        merged.put(k, v.trim());
-        origin.put(k, topSources.getOrDefault(k, "application"));
-      }
-    });
-    this.values = Collections.unmodifiableMap(merged);
-    this.sources = Collections.unmodifiableMap(origin);
+    layers.derivation.derive(merged, origin);
+    merged.values().removeIf(Objects::isNull);
+    origin.keySet().retainAll(merged.keySet());
+    Map<String, String> sluice = new TreeMap<>(merged);
+    sluice.keySet().removeIf(k -> !k.startsWith(PREFIX));
+    this.values = Collections.unmodifiableMap(sluice);
+    this.all = Collections.unmodifiableMap(new TreeMap<>(merged));
+    this.sources = Collections.unmodifiableMap(new TreeMap<>(origin));
   }
 
   /** Properties from the real environment and system properties only (no file). */
@@ -97,19 +117,23 @@ public final class SluiceProperties {
     return new Builder();
   }
 
-  /** The value of a key after layering, trimmed. */
+  /**
+   * The value of a key after layering (trimmed) and derivation: a {@code sluice.*} key or one of
+   * the application's ({@link Builder#applicationKeys}).
+   */
   public Optional<String> get(String key) {
-    return Optional.ofNullable(values.get(key));
+    return Optional.ofNullable(all.get(key));
   }
 
-  /** Every {@code sluice.*} key and its value after layering. */
+  /** Every {@code sluice.*} key and its value after layering (the application's keys not). */
   public Map<String, String> asMap() {
     return values;
   }
 
   /**
-   * Where a key's winning value came from: {@code file /path/sluice.properties}, {@code environment
-   * variable SLUICE_...} or {@code system property -Dsluice...}.
+   * Where a key's winning value came from: {@code resource jar:...!/application.properties}, {@code
+   * file /path/sluice.properties}, {@code environment variable SLUICE_...}, {@code system property
+   * -Dsluice...}, or what a {@link Derivation} said.
    */
   public Optional<String> source(String key) {
     return Optional.ofNullable(sources.get(key));
@@ -117,12 +141,17 @@ public final class SluiceProperties {
 
   /** The properties file, if one was given. */
   public Optional<Path> file() {
-    return Optional.ofNullable(file);
+    return Optional.ofNullable(layers.file);
   }
 
-  /** Re-reads the file and layers the same environment and system properties over it again. */
+  /**
+   * Re-reads the file and layers it between the same defaults and the same environment and system
+   * properties again, then derives again.
+   *
+   * @throws SluiceConfigException when the file cannot be read, or from the {@link Derivation}
+   */
   public SluiceProperties reload() {
-    return new SluiceProperties(file, env, system, top, topSources);
+    return new SluiceProperties(layers);
   }
 
   /** The names of the limiters configured under {@code sluice.limiters.<name>.*}. */
@@ -148,100 +177,25 @@ public final class SluiceProperties {
     return Optional.empty();
   }
 
-  private static Map<String, String> readFile(Path file) {
-    Properties properties = new Properties();
+  private static Map<String, String> readFile(Path file, Predicate<String> wanted) {
     try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      properties.load(reader);
+      return read(reader, wanted);
     } catch (IOException e) {
       throw new SluiceConfigException("properties file", file.toString(), "cannot be read: " + e);
     }
+  }
+
+  private static Map<String, String> read(Reader reader, Predicate<String> wanted)
+      throws IOException {
+    Properties properties = new Properties();
+    properties.load(reader);
     Map<String, String> out = new LinkedHashMap<>();
     for (String name : properties.stringPropertyNames()) {
-      if (name.startsWith(PREFIX)) {
+      if (wanted.test(name)) {
         out.put(name, properties.getProperty(name).trim());
       }
     }
     return out;
-  }
-
-  /**
-   * Maps {@code SLUICE_*} variables to keys. Upper-case with underscores loses the difference
-   * between '.', '-' and '_', so static keys are matched by their env form, and a limiter's name is
-   * matched against the names the file already uses before falling back to lower case.
-   */
-  static Map<String, String> fromEnv(Map<String, String> env, Set<String> fileKeys,
-      Map<String, String> varOfKey) {
-    Map<String, String> out = new LinkedHashMap<>();
-    Map<String, String> knownLimiterNames = new LinkedHashMap<>();
-    for (String key : fileKeys) {
-      limiterKey(key).ifPresent(p -> knownLimiterNames.put(envForm(p[0]), p[0]));
-    }
-    for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
-      String var = e.getKey();
-      if (!var.startsWith("SLUICE_")) {
-        continue;
-      }
-      String value = e.getValue() == null ? "" : e.getValue().trim();
-      String key = SluiceKeys.byEnvForm(var);
-      if (key == null) {
-        key = limiterKeyFromEnv(var, knownLimiterNames);
-      }
-      if (key == null) {
-        // an unrecognized SLUICE_ variable keeps a best-guess key so that the unknown-key check
-        // names it and finds the nearest known key
-        key = guessKey(var, knownLimiterNames);
-      }
-      out.put(key, value);
-      varOfKey.put(key, var);
-    }
-    return out;
-  }
-
-  private static String limiterKeyFromEnv(String var, Map<String, String> knownNames) {
-    String prefix = envForm(LIMITERS);
-    if (!var.startsWith(prefix)) {
-      return null;
-    }
-    String rest = var.substring(prefix.length());
-    for (String suffix : LIMITER_SUFFIXES) {
-      String envSuffix = "_" + envForm(suffix);
-      if (rest.endsWith(envSuffix) && rest.length() > envSuffix.length()) {
-        String envName = rest.substring(0, rest.length() - envSuffix.length());
-        String name = knownNames.getOrDefault(envName, envName.toLowerCase(Locale.ROOT).replace('_', '-'));
-        return LIMITERS + name + "." + suffix;
-      }
-    }
-    return null;
-  }
-
-  /**
-   * A key for a variable no known key matches: under {@code SLUICE_LIMITERS_} the name is a name
-   * the file uses (or the first word) and the rest is the misspelt limiter key, so that
-   * {@code SLUICE_LIMITERS_WORK_MAX_CONCURENCY} reads {@code sluice.limiters.work.max-concurency}.
-   */
-  private static String guessKey(String var, Map<String, String> knownNames) {
-    String prefix = envForm(LIMITERS);
-    if (var.startsWith(prefix) && var.length() > prefix.length()) {
-      String rest = var.substring(prefix.length());
-      String envName = knownNames.keySet().stream()
-          .filter(n -> rest.startsWith(n + "_") && rest.length() > n.length() + 1)
-          .max(java.util.Comparator.comparingInt(String::length))
-          .orElse(rest.contains("_") ? rest.substring(0, rest.indexOf('_')) : rest);
-      String name = knownNames.getOrDefault(envName, envName.toLowerCase(Locale.ROOT).replace('_', '-'));
-      String suffix = rest.length() > envName.length() + 1
-          ? rest.substring(envName.length() + 1).toLowerCase(Locale.ROOT).replace('_', '-') : "";
-      return LIMITERS + name + "." + suffix;
-    }
-    return var.toLowerCase(Locale.ROOT).replace('_', '.');
-  }
-
-  /** {@code sluice.limiters.transcode.max-queue} -> {@code SLUICE_LIMITERS_TRANSCODE_MAX_QUEUE}. */
-  static String envForm(String key) {
-    StringBuilder sb = new StringBuilder(key.length());
-    for (char c : key.toCharArray()) {
-      sb.append(Character.isLetterOrDigit(c) ? Character.toUpperCase(c) : '_');
-    }
-    return sb.toString();
   }
 
   @Override
@@ -249,17 +203,46 @@ public final class SluiceProperties {
     return "SluiceProperties" + values;
   }
 
+  /** What to layer, kept so that a reload layers the same again; the defaults are read once. */
+  private record Layers(Map<String, String> defaults, String defaultsSource, Path file,
+      Map<String, String> env, Map<String, String> system, List<String> applicationPrefixes,
+      Map<String, String> envAliases, Derivation derivation) {
+
+    boolean wanted(String key) {
+      if (key.startsWith(PREFIX)) {
+        return true;
+      }
+      for (String prefix : applicationPrefixes) {
+        if (key.startsWith(prefix)) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
   /** Builds {@link SluiceProperties}; every layer is optional. */
   public static final class Builder {
+    private URL defaults;
     private Path file;
     private Map<String, String> env = System.getenv();
     private Map<String, String> system = systemProperties(System.getProperties());
-    private Map<String, String> top = Map.of();
-    private Map<String, String> topSources = Map.of();
+    private List<String> applicationPrefixes = List.of();
+    private final Map<String, String> envAliases = new LinkedHashMap<>();
+    private Derivation derivation = (values, sources) -> {};
 
     private Builder() {}
 
-    /** The properties file, read first (the lowest layer). */
+    /**
+     * Defaults below the file, from a properties resource (e.g. {@code
+     * App.class.getResource("/application.properties")} in the application's jar); read once.
+     */
+    public Builder defaults(URL resource) {
+      this.defaults = Objects.requireNonNull(resource, "resource");
+      return this;
+    }
+
+    /** The properties file, read above the defaults and again on every reload. */
     public Builder file(Path file) {
       this.file = Objects.requireNonNull(file, "file");
       return this;
@@ -278,25 +261,56 @@ public final class SluiceProperties {
     }
 
     /**
-     * Values an application has already layered itself (the top layer), with where each came
-     * from ({@code file /etc/app.properties}, ...) so that errors can say so.
+     * Layers the application's own keys under these prefixes ({@code "server.", "app."}) too: from
+     * the defaults and the file, from {@code -D}, and from an environment variable in upper case
+     * ({@code SERVER_PORT}) for a key the defaults or the file name. {@link #get} and {@link
+     * #source} answer for them; {@link #asMap()} and the plugin see only {@code sluice.*}.
      */
-    public Builder layered(Map<String, String> values, Map<String, String> sources) {
-      this.top = Map.copyOf(values);
-      this.topSources = Map.copyOf(sources);
+    public Builder applicationKeys(String... prefixes) {
+      this.applicationPrefixes = List.of(prefixes);
       return this;
     }
 
+    /** An environment variable that sets a key under another name ({@code PORT} for {@code server.port}). */
+    public Builder envAlias(String variable, String key) {
+      envAliases.put(Objects.requireNonNull(variable, "variable"), Objects.requireNonNull(key, "key"));
+      return this;
+    }
+
+    /** A step run on the layered values at start and on every reload; see {@link Derivation}. */
+    public Builder derive(Derivation derivation) {
+      this.derivation = Objects.requireNonNull(derivation, "derivation");
+      return this;
+    }
+
+    /**
+     * @throws SluiceConfigException when the defaults or the file cannot be read, or from the
+     *     {@link Derivation}
+     */
     public SluiceProperties build() {
-      return new SluiceProperties(file, env, system, top, topSources);
+      Layers layers = new Layers(Map.of(), null, file, env, system, applicationPrefixes,
+          Map.copyOf(envAliases), derivation);
+      if (defaults != null) {
+        layers = new Layers(readResource(defaults, layers), "resource " + defaults, file, env,
+            system, applicationPrefixes, Map.copyOf(envAliases), derivation);
+      }
+      return new SluiceProperties(layers);
+    }
+
+    private static Map<String, String> readResource(URL resource, Layers layers) {
+      try (InputStream in = resource.openStream();
+          Reader reader = new InputStreamReader(in, StandardCharsets.UTF_8)) {
+        return Map.copyOf(read(reader, layers::wanted));
+      } catch (IOException e) {
+        throw new SluiceConfigException("properties resource", resource.toString(),
+            "cannot be read: " + e);
+      }
     }
 
     private static Map<String, String> systemProperties(Properties properties) {
       Map<String, String> out = new LinkedHashMap<>();
       for (String name : properties.stringPropertyNames()) {
-        if (name.startsWith(PREFIX)) {
-          out.put(name, properties.getProperty(name));
-        }
+        out.put(name, properties.getProperty(name));
       }
       return out;
     }

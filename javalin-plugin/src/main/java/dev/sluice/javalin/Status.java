@@ -2,16 +2,20 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.LimiterSpec;
+import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.rules.Rule;
 import dev.sluice.store.StoreHealth;
+import java.util.OptionalInt;
 
 /**
  * The plugin's state as JSON, written with {@link JsonWriter}: every limiter (limit, in flight,
  * queued, counts, rejections by reason, recent queue-wait p99, CPU against target for {@code
- * limit=cpu}) and every rule in force with its counts. {@link SluicePlugin#statusJson()} and the
- * live page's data endpoint answer it. Durations are in milliseconds; a value not known is null.
+ * limit=cpu}, the limit strategy's inputs, waiters by class and key, a global limiter's leases
+ * across the cluster) and every rule in force with its counts. {@link SluicePlugin#statusJson()}
+ * and the live page's data endpoint answer it. Durations are in milliseconds; a value not known is
+ * null.
  */
 final class Status {
 
@@ -28,6 +32,7 @@ final class Status {
   String json(long epochMillis) {
     JsonWriter w = new JsonWriter().beginObject();
     w.member("time", epochMillis);
+    w.member("enabled", true);
     w.name("limiters").beginArray();
     for (LimiterEntry e : limiters.all()) {
       limiter(w, e);
@@ -40,6 +45,17 @@ final class Status {
     w.endArray();
     store(w, plugin.storeHealth().orElse(null));
     return w.endObject().toString();
+  }
+
+  /** The same document with nothing in it, for a plugin that is off ({@code sluice.enabled=false}). */
+  static String disabled(long epochMillis) {
+    return new JsonWriter().beginObject()
+        .member("time", epochMillis)
+        .member("enabled", false)
+        .name("limiters").beginArray().endArray()
+        .name("rules").beginArray().endArray()
+        .name("store").nullValue()
+        .endObject().toString();
   }
 
   /** The shared store (Redis) behind global scope, or null without one. */
@@ -83,11 +99,15 @@ final class Status {
         .member("queued", s.queued())
         .member("admitted", s.admitted())
         .member("queuedTotal", s.queuedTotal());
+    QueueSnapshot queue = e.limiter().queueSnapshot(); // under the limiter's lock: read once
     w.name("rejected").beginObject()
         .member("queueFull", s.rejectedQueueFull())
         .member("queueTimeout", s.rejectedQueueTimeout())
         .member("cancelled", s.cancelled())
         .member("shutdown", s.rejectedShutdown())
+        // queue-full answers with a finer reason, also counted in queueFull
+        .member("keyCap", queue.rejectedKeyCap())
+        .member("displaced", queue.displaced())
         .endObject();
     double p99 = waits == null ? -1 : waits.p99Millis(s.name());
     w.name("queueWaitP99Millis");
@@ -115,7 +135,41 @@ final class Status {
     } else {
       w.nullValue();
     }
+    clusterLimitAndQueue(w, e, s, queue);
     w.endObject();
+  }
+
+  /**
+   * The global limiter's leases across every node, the limit strategy's inputs and who waits by
+   * class and in how many keys: what an operator asks of a limiter beside its counts.
+   */
+  private static void clusterLimitAndQueue(JsonWriter w, LimiterEntry e, ConcurrencySnapshot s,
+      QueueSnapshot queue) {
+    OptionalInt leases = e.limiter().clusterLeases(); // empty for a local limiter
+    w.name("clusterLeases");
+    if (leases.isPresent()) {
+      w.value(leases.getAsInt());
+    } else {
+      w.nullValue();
+    }
+    w.member("serviceMaxMillis", s.serviceMaxNanos() / 1e6);
+    var state = s.limitState(); // inputs a strategy does not use are NaN, written as null
+    w.name("limitSource").beginObject()
+        .member("strategy", state.strategy())
+        .member("exactLimit", state.exactLimit())
+        .member("minLimit", state.minLimit())
+        .member("maxLimit", state.maxLimit())
+        .member("cpu", state.cpu())
+        .member("targetCpu", state.targetCpu())
+        .member("serviceMillis", state.serviceMillis())
+        .member("targetServiceMillis", state.targetServiceMillis())
+        .endObject();
+    w.name("waiting").beginObject()
+        .member("critical", queue.critical())
+        .member("normal", queue.normal())
+        .member("sheddable", queue.sheddable())
+        .member("keys", queue.keys())
+        .endObject();
   }
 
   private static void rule(JsonWriter w, RuleSnapshot r) {

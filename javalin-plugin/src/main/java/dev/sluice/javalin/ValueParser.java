@@ -1,5 +1,6 @@
 package dev.sluice.javalin;
 
+import dev.sluice.time.DurationText;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -82,12 +83,12 @@ abstract class ValueParser<T> {
     };
   }
 
-  /** {@code 500ms}, {@code 60s}, {@code 60m}, {@code 2h}, {@code 1d} or ISO-8601 {@code PT1M}. */
+  /** {@link DurationText}: {@code 500ms}, {@code 60s}, {@code 60m}, {@code 2h}, {@code 1d}, {@code PT1M}. */
   static ValueParser<Duration> duration(boolean zeroAllowed) {
     return new ValueParser<>() {
       @Override
       Duration parse(String raw) {
-        return check(DurationValue.parse(raw));
+        return check(DurationText.parse(raw));
       }
 
       @Override

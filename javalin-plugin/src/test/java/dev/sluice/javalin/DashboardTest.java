@@ -139,4 +139,62 @@ class DashboardTest {
           .get("limiters").get(0).get("queueWaitP99Millis").asDouble() > 0);
     }
   }
+
+  @Test
+  void theStatusShowsWhoWaitsByClassAndKeyAndWhereTheLimitComesFrom() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    try (TestServer server = TestServer.start(cfg -> cfg
+            .properties(props(Map.of("sluice.limiters.work.path", "/api/work",
+                "sluice.limiters.work.max-concurrency", "1", "sluice.limiters.work.max-queue", "5",
+                "sluice.limiters.work.queue", "fair",
+                "sluice.limiters.work.queue-key", "header:X-Host",
+                "sluice.limiters.work.priority-header", "X-Priority"))),
+        (app, plugin) -> app.routes.get("/api/work", ctx -> {
+          release.await(10, TimeUnit.SECONDS);
+          ctx.result("done");
+        }))) {
+      var running = server.getAsync("/api/work", "X-Host", "a");
+      await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
+      var critical = server.getAsync("/api/work", "X-Host", "b", "X-Priority", "critical");
+      var normal = server.getAsync("/api/work", "X-Host", "c");
+      await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().queued() == 2);
+
+      JsonNode status = JSON.readTree(server.plugin.statusJson());
+      assertThat(status.get("enabled").asBoolean()).isTrue();
+      JsonNode work = status.get("limiters").get(0);
+      JsonNode waiting = work.get("waiting");
+      assertThat(waiting.get("critical").asInt()).isEqualTo(1);
+      assertThat(waiting.get("normal").asInt()).isEqualTo(1);
+      assertThat(waiting.get("sheddable").asInt()).isZero();
+      assertThat(waiting.get("keys").asInt()).isEqualTo(2);
+      assertThat(work.get("rejected").get("keyCap").asLong()).isZero();
+      JsonNode source = work.get("limitSource");
+      assertThat(source.get("strategy").asText()).isEqualTo("fixed");
+      assertThat(source.get("exactLimit").asDouble()).isEqualTo(1);
+      assertThat(source.get("maxLimit").asInt()).isEqualTo(1);
+      assertThat(source.get("cpu").isNull()).as("not an input of a fixed limit").isTrue();
+      assertThat(work.get("clusterLeases").isNull()).as("a local limiter").isTrue();
+
+      release.countDown();
+      assertThat(running.join().statusCode()).isEqualTo(200);
+      assertThat(critical.join().statusCode()).isEqualTo(200);
+      assertThat(normal.join().statusCode()).isEqualTo(200);
+      assertThat(JSON.readTree(server.plugin.statusJson()).get("limiters").get(0)
+          .get("serviceMaxMillis").asDouble()).isPositive();
+    }
+  }
+
+  @Test
+  void aDisabledPluginAnswersTheSameTopLevelKeysWithNothingInThem() throws Exception {
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props(Map.of("sluice.enabled", "false"))), (app, plugin) -> {})) {
+      JsonNode status = JSON.readTree(server.plugin.statusJson());
+      assertThat(status.fieldNames()).toIterable()
+          .containsExactly("time", "enabled", "limiters", "rules", "store");
+      assertThat(status.get("enabled").asBoolean()).isFalse();
+      assertThat(status.get("limiters")).isEmpty();
+      assertThat(status.get("rules")).isEmpty();
+      assertThat(status.get("store").isNull()).isTrue();
+    }
+  }
 }

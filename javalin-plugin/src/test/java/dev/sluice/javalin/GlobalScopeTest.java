@@ -48,6 +48,8 @@ class GlobalScopeTest {
       assertThat(registry.get("sluice.store.state").tag("state", "down").gauge().value()).isZero();
       assertThat(registry.get("sluice.store.degraded").functionCounter().count()).isZero();
       assertThat(server.plugin.statusJson()).contains("\"store\":{\"state\":\"up\"");
+      // and the status counts the leases every node holds, beside this node's in-flight 0
+      assertThat(server.plugin.statusJson()).contains("\"inFlight\":0").contains("\"clusterLeases\":2");
 
       leases.decrementAndGet(); // another node finished a job
 

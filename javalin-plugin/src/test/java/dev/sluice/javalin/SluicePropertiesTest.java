@@ -46,6 +46,71 @@ class SluicePropertiesTest {
   }
 
   @Test
+  void defaultsFromAResourceAreTheLowestLayer() throws IOException {
+    Path defaults = dir.resolve("application.properties");
+    Files.writeString(defaults, "sluice.limiters.w.path=/api/w\nsluice.limiters.w.max-queue=3\n"
+        + "sluice.limiters.w.max-concurrency=2\n");
+    Path f = file("sluice.limiters.w.max-queue=4\n");
+    SluiceProperties p = SluiceProperties.builder().defaults(defaults.toUri().toURL()).file(f)
+        .env(Map.of("SLUICE_LIMITERS_W_MAX_CONCURRENCY", "5")).system(Map.of()).build();
+
+    assertThat(p.asMap()).containsEntry("sluice.limiters.w.path", "/api/w")
+        .containsEntry("sluice.limiters.w.max-queue", "4")
+        .containsEntry("sluice.limiters.w.max-concurrency", "5");
+    assertThat(p.source("sluice.limiters.w.path")).hasValue("resource " + defaults.toUri().toURL());
+    assertThat(p.source("sluice.limiters.w.max-queue")).hasValue("file " + f);
+    assertThat(p.file()).hasValue(f);
+  }
+
+  @Test
+  void applicationKeysAreLayeredTheSameWayButNotHandedToThePlugin() throws IOException {
+    Path defaults = dir.resolve("application.properties");
+    Files.writeString(defaults, "server.port=7070\napp.mode=quiet\napp.workers=2\nother.key=x\n"
+        + "sluice.enabled=true\n");
+    Path f = file("server.port=8000\napp.workers=3\n");
+    SluiceProperties p = SluiceProperties.builder().defaults(defaults.toUri().toURL()).file(f)
+        .applicationKeys("server.", "app.")
+        .envAlias("PORT", "server.port")
+        .env(Map.of("APP_WORKERS", "4", "APP_UNNAMED", "5", "PORT", "8100"))
+        .system(Map.of("app.mode", "loud", "app.extra", "6", "user.home", "/root"))
+        .build();
+
+    assertThat(p.get("server.port")).hasValue("8100");
+    assertThat(p.source("server.port")).hasValue("environment variable PORT");
+    assertThat(p.get("app.workers")).hasValue("4");
+    assertThat(p.source("app.workers")).hasValue("environment variable APP_WORKERS");
+    assertThat(p.get("app.mode")).hasValue("loud");
+    assertThat(p.get("app.extra")).as("-D may name a key no file names").hasValue("6");
+    assertThat(p.get("app.unnamed")).as("the environment only overrides named keys").isEmpty();
+    assertThat(p.get("other.key")).as("not an application prefix").isEmpty();
+    assertThat(p.get("user.home")).isEmpty();
+    assertThat(p.asMap()).containsOnlyKeys("sluice.enabled");
+  }
+
+  @Test
+  void aDerivationRunsAfterLayeringAndAgainOnEveryReload() throws IOException {
+    Path f = file("sluice.limiters.w.path=/api/w\nsluice.limiters.w.max-concurrency=auto\n");
+    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of())
+        .derive((values, sources) -> {
+          String key = "sluice.limiters.w.max-concurrency";
+          if ("auto".equals(values.get(key))) {
+            values.put(key, "6");
+            sources.put(key, "auto (" + sources.get(key) + ")");
+          }
+          values.remove("sluice.limiters.w.path");
+        })
+        .build();
+    assertThat(p.asMap()).containsExactlyEntriesOf(Map.of("sluice.limiters.w.max-concurrency", "6"));
+    assertThat(p.source("sluice.limiters.w.max-concurrency")).hasValue("auto (file " + f + ")");
+    assertThat(p.source("sluice.limiters.w.path")).as("removed, source too").isEmpty();
+
+    Files.writeString(f, "sluice.limiters.w.max-concurrency=3\n");
+    assertThat(p.reload().get("sluice.limiters.w.max-concurrency")).hasValue("3");
+    Files.writeString(f, "sluice.limiters.w.max-concurrency=auto\n");
+    assertThat(p.reload().get("sluice.limiters.w.max-concurrency")).hasValue("6");
+  }
+
+  @Test
   void environmentFindsLimiterNamesWithDashesThatTheFileUses() throws IOException {
     Path f = file("sluice.limiters.video-rescue.path=/api/rescue\n");
     SluiceProperties p = SluiceProperties.builder().file(f)
@@ -61,15 +126,26 @@ class SluicePropertiesTest {
 
   @Test
   void durationsAcceptShortFormsAndIso() {
-    assertThat(DurationValue.parse("500ms")).isEqualTo(Duration.ofMillis(500));
-    assertThat(DurationValue.parse("60s")).isEqualTo(Duration.ofSeconds(60));
-    assertThat(DurationValue.parse("60m")).isEqualTo(Duration.ofMinutes(60));
-    assertThat(DurationValue.parse("2h")).isEqualTo(Duration.ofHours(2));
-    assertThat(DurationValue.parse("PT1M")).isEqualTo(Duration.ofMinutes(1));
-    assertThatThrownBy(() -> DurationValue.parse("soon")).hasMessageContaining("not a duration");
+    ValueParser<Duration> duration = ValueParser.duration(false);
+    assertThat(duration.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(duration.parse("60s")).isEqualTo(Duration.ofSeconds(60));
+    assertThat(duration.parse("60m")).isEqualTo(Duration.ofMinutes(60));
+    assertThat(duration.parse("2h")).isEqualTo(Duration.ofHours(2));
+    assertThat(duration.parse("PT1M")).isEqualTo(Duration.ofMinutes(1));
+    assertThatThrownBy(() -> duration.parse("soon")).hasMessageContaining("not a duration");
+    assertThatThrownBy(() -> duration.parse("0s")).hasMessageContaining("must be > 0");
     assertThatThrownBy(() -> SluiceKeys.DRAIN_TIMEOUT.parse("sluice.x", "soon", "file a"))
         .hasMessageContaining("sluice.x").hasMessageContaining("'soon'")
-        .hasMessageContaining("from file a");
+        .hasMessageContaining("from file a").hasMessageContaining("500ms, 60s");
+  }
+
+  @Test
+  void aDurationTooLongForTheLimitersNamesKeyValueAndSource() {
+    assertThatThrownBy(() -> LimiterKeys.QUEUE_TIMEOUT.parse(
+        "sluice.limiters.work.queue-timeout", "200000d", "environment variable X"))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageStartingWith("sluice.limiters.work.queue-timeout='200000d'"
+            + " (from environment variable X): too long");
   }
 
   @Test
@@ -160,23 +236,6 @@ class SluicePropertiesTest {
       release.countDown();
       assertThat(first.join().statusCode()).isEqualTo(200);
       assertThat(second.join().statusCode()).isEqualTo(200);
-    }
-  }
-
-  @Test
-  void aChangedFileIsPickedUpByTheReloadInterval() throws IOException {
-    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=1\n"
-        + "sluice.reload-interval=50ms\n");
-    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
-    try (TestServer server = TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {})) {
-      java.nio.file.attribute.FileTime before = Files.getLastModifiedTime(f);
-      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=6\n"
-          + "sluice.reload-interval=50ms\n");
-      // coarse file-system clocks could hide the change: move the stamp on explicitly
-      Files.setLastModifiedTime(f, java.nio.file.attribute.FileTime.fromMillis(before.toMillis() + 5_000));
-
-      org.awaitility.Awaitility.await().until(
-          () -> server.plugin.limiter("work").orElseThrow().snapshot().limit() == 6);
     }
   }
 

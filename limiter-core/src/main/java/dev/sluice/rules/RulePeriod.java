@@ -1,10 +1,10 @@
 package dev.sluice.rules;
 
+import dev.sluice.time.DurationText;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Locale;
 
-/** The {@code unit} of a rules file: a named unit or a duration. */
+/** The {@code unit} of a rules file: a named unit or a duration ({@link DurationText}). */
 final class RulePeriod {
 
   static final String ALLOWED = "second, minute, hour, day, week, or a duration such as 10s, 15m,"
@@ -16,8 +16,7 @@ final class RulePeriod {
   private RulePeriod() {}
 
   /**
-   * Parses {@code second | minute | hour | day | week}, a number with a suffix ({@code ms, s, m, h,
-   * d, w}) or an ISO-8601 duration.
+   * Parses {@code second | minute | hour | day | week} or a duration.
    *
    * @throws IllegalArgumentException naming the value and listing the allowed forms
    */
@@ -29,46 +28,24 @@ final class RulePeriod {
       case "hour" -> Duration.ofHours(1);
       case "day" -> Duration.ofDays(1);
       case "week" -> Duration.ofDays(7);
-      default -> text.startsWith("p") ? iso(text) : suffixed(text);
+      default -> duration(value);
     };
-    if (period == null) {
-      throw new IllegalArgumentException("unknown unit '" + value + "'; allowed: " + ALLOWED);
-    }
     if (period.compareTo(MAX) > 0) {
       throw new IllegalArgumentException("unit must be at most 3650 days but was '" + value + "'");
     }
-    if (period.isNegative() || period.toNanos() < 1_000) {
+    if (period.toNanos() < 1_000) {
       throw new IllegalArgumentException(
           "unit must be at least 1 microsecond but was '" + value + "'");
     }
     return period;
   }
 
-  private static Duration iso(String text) {
+  private static Duration duration(String value) {
     try {
-      return Duration.parse(text.toUpperCase(Locale.ROOT));
-    } catch (DateTimeParseException e) {
-      return null;
+      return DurationText.parse(value);
+    } catch (IllegalArgumentException e) {
+      // a negative or absurdly long duration is not a unit either; the list says what is
+      throw new IllegalArgumentException("unknown unit '" + value + "'; allowed: " + ALLOWED, e);
     }
-  }
-
-  private static Duration suffixed(String text) {
-    int digits = 0;
-    while (digits < text.length() && Character.isDigit(text.charAt(digits))) {
-      digits++;
-    }
-    if (digits == 0 || digits > 12) {
-      return null;
-    }
-    long amount = Long.parseLong(text.substring(0, digits));
-    return switch (text.substring(digits)) {
-      case "ms" -> Duration.ofMillis(amount);
-      case "s" -> Duration.ofSeconds(amount);
-      case "m" -> Duration.ofMinutes(amount);
-      case "h" -> Duration.ofHours(amount);
-      case "d" -> Duration.ofDays(amount);
-      case "w" -> Duration.ofDays(7 * amount);
-      default -> null;
-    };
   }
 }

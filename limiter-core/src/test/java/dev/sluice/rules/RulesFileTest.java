@@ -137,6 +137,21 @@ class RulesFileTest {
   }
 
   @Test
+  void aNegativeOrOverflowingUnitNamesFileLineFieldAndTheAllowedUnits() {
+    for (String unit : new String[] {"PT-1S", "99999999999999999999s", "200000d"}) {
+      RulesFileException e = error("rules:\n  - resource: /x\n    limit: 1\n    unit: " + unit + "\n");
+      assertThat(e.line()).as(unit).isEqualTo(4);
+      assertThat(e.field()).isEqualTo("rules[0].unit");
+      assertThat(e.getMessage()).startsWith("rules.yaml:4: rules[0].unit: ")
+          .contains("'" + unit + "'").contains("second, minute, hour, day, week");
+    }
+    assertThat(error("rules:\n  - {resource: /x, limit: 1, unit: 3651d}\n").getMessage())
+        .contains("at most 3650 days").contains("'3651d'");
+    assertThat(error("rules:\n  - {resource: /x, limit: 1, unit: 0ms}\n").getMessage())
+        .contains("at least 1 microsecond").contains("'0ms'");
+  }
+
+  @Test
   void unknownActorListsTheAllowedActors() {
     RulesFileException e =
         error("rules:\n  - resource: /x\n    limit: 1\n    unit: day\n    actor: user\n");

@@ -1,8 +1,8 @@
 package dev.sluice.redis;
 
+import dev.sluice.time.DurationText;
 import java.net.URI;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -71,21 +71,13 @@ record UriOptions(String lettuceUri, boolean cluster, int batch, Duration batchS
   }
 
   private static Duration parseDuration(String value) {
-    String v = value.trim().toLowerCase(Locale.ROOT);
     try {
-      Duration parsed;
-      if (v.endsWith("ms")) {
-        parsed = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-      } else if (v.endsWith("s") && !v.startsWith("p")) {
-        parsed = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
-      } else {
-        parsed = Duration.parse(value.trim().toUpperCase(Locale.ROOT));
-      }
+      Duration parsed = DurationText.parse(value);
       if (parsed.toMillis() >= 1) {
         return parsed;
       }
-    } catch (NumberFormatException | DateTimeParseException e) {
-      // reported below
+    } catch (IllegalArgumentException e) {
+      // reported below, with the parameter's name and its own lower bound
     }
     throw new IllegalArgumentException("sluice.redis.uri parameter batch-sync must be a duration "
         + "of at least 1ms (500ms, 2s, PT1S) but was '" + value + "'");

@@ -29,6 +29,16 @@ class UriOptionsTest {
   }
 
   @Test
+  void batchSyncTakesEveryDurationFormOfTheProperties() {
+    assertThat(UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=2s")).batchSync())
+        .isEqualTo(Duration.ofSeconds(2));
+    assertThat(UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=PT0.5S")).batchSync())
+        .isEqualTo(Duration.ofMillis(500));
+    assertThat(UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=1m")).batchSync())
+        .isEqualTo(Duration.ofMinutes(1));
+  }
+
+  @Test
   void badValuesNameTheParameterAndTheValue() {
     assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?batch=1")))
         .hasMessageContaining("batch").hasMessageContaining("'1'");
@@ -36,6 +46,8 @@ class UriOptionsTest {
         .hasMessageContaining("'ten'");
     assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=soon")))
         .hasMessageContaining("batch-sync").hasMessageContaining("'soon'");
+    assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=0s")))
+        .hasMessageContaining("at least 1ms").hasMessageContaining("'0s'");
     assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?cluster=yes")))
         .hasMessageContaining("cluster").hasMessageContaining("'yes'");
   }
