@@ -115,7 +115,7 @@ public final class AdaptiveRun implements Experiment {
 
   /**
    * Why the service is not running as the variant, from its {@code /sluice}: the limiter is missing,
-   * or shows another {@code limitSource.strategy}. A service whose {@code /sluice} has no such field
+   * or shows another {@code limitKind} (the plugin's status). A service whose {@code /sluice} has no such field
    * (older than the adaptive limits) is trusted on the log check alone.
    */
   static Optional<String> wrongStrategy(String sluiceBody, AdaptiveVariant variant) {
@@ -132,7 +132,7 @@ public final class AdaptiveRun implements Experiment {
     if (limiter == null) {
       return Optional.of("/sluice lists no limiter " + variant.limiterName());
     }
-    String strategy = limiter.path("limitSource").path("strategy").asText(null);
+    String strategy = limiter.path("limitKind").asText(null);
     if (variant.strategy() != null && strategy != null && !variant.strategy().equals(strategy)) {
       return Optional.of("limiter " + variant.limiterName() + " runs strategy " + strategy
           + ", not " + variant.strategy());

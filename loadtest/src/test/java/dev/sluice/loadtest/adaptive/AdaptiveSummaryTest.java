@@ -136,7 +136,7 @@ class AdaptiveSummaryTest {
     assertThat(AdaptiveRun.ignoredKeys(log, variants.get(3))).isEmpty();
     // /sluice must show the limiter under the variant's strategy
     String sluice =
-        "{\"limiters\":[{\"name\":\"transcode\",\"limit\":3,\"limitSource\":{\"strategy\":\"fixed\"}}]}";
+        "{\"limiters\":[{\"name\":\"transcode\",\"limit\":3,\"limitKind\":\"fixed\"}]}";
     assertThat(AdaptiveRun.wrongStrategy(sluice, variants.get(0))).isEmpty();
     assertThat(AdaptiveRun.wrongStrategy(sluice, variants.get(1)).orElseThrow())
         .contains("runs strategy fixed, not cpu");
