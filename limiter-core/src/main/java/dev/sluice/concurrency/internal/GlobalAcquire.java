@@ -3,34 +3,28 @@ package dev.sluice.concurrency.internal;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
-import dev.sluice.time.Scheduler;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One caller of a {@link GlobalLimiter}: the future handed to it, and its place in this node's line
  * of callers that hold a local permit and wait for a cluster lease.
  *
- * <p>Its fate is decided once, by a CAS (as {@link Waiter}'s): a lease that arrives after a timeout
- * or a cancel won the race is given straight back, never kept.
+ * <p>Its fate is decided once, by a CAS ({@link PendingPermit}): a lease that arrives after a
+ * timeout or a cancel won the race is given straight back, never kept.
  */
-final class GlobalAcquire extends CompletableFuture<Permit> {
+final class GlobalAcquire extends PendingPermit {
 
   private final GlobalLimiter limiter;
   final Caller caller;
   final long arrivedNanos;
   final long timeoutNanos;
   final String ticket;
-  private final AtomicReference<Outcome> fate = new AtomicReference<>();
 
   /** The local limiter's future while the caller queues on this node; cancelled with this one. */
   volatile CompletableFuture<Permit> local;
 
   /** The local permit, once granted: held while waiting for the lease, released with it. */
   volatile Permit localPermit;
-
-  /** The timeout of the lease wait, once scheduled. */
-  volatile Scheduler.Cancellable timeout;
 
   /** The thread inside {@code acquire} while it runs, else null (see GlobalLimiter#complete). */
   volatile Thread callingThread;
@@ -51,35 +45,9 @@ final class GlobalAcquire extends CompletableFuture<Permit> {
     this.ticket = ticket;
   }
 
-  /** Claims this caller's fate; true for exactly one claimant. */
-  boolean decide(Outcome outcome) {
-    return fate.compareAndSet(null, outcome);
-  }
-
-  boolean isWaiting() {
-    return fate.get() == null;
-  }
-
-  void cancelTimeout() {
-    Scheduler.Cancellable handle = timeout;
-    if (handle != null) {
-      handle.cancel();
-    }
-  }
-
   /** Cancelling leaves the local queue or the lease line; a permit that raced it is given back. */
   @Override
-  public boolean cancel(boolean mayInterruptIfRunning) {
-    boolean cancelled = super.cancel(mayInterruptIfRunning);
-    if (cancelled) {
-      limiter.abandon(this, Outcome.CANCELLED);
-    }
-    return cancelled;
-  }
-
-  /** Stages derived from this one are plain futures: cancelling them does not touch the line. */
-  @Override
-  public <U> CompletableFuture<U> newIncompleteFuture() {
-    return new CompletableFuture<>();
+  void abandoned() {
+    limiter.abandon(this, Outcome.CANCELLED);
   }
 }

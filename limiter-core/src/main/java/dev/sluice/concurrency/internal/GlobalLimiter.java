@@ -166,11 +166,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     }
     if (acquire.timeoutNanos != Long.MAX_VALUE) {
       long left = acquire.timeoutNanos - (clock.nanoTime() - acquire.arrivedNanos);
-      acquire.timeout = scheduler.schedule(
-          () -> abandon(acquire, Outcome.QUEUE_TIMEOUT), Math.max(0, left));
-      if (!acquire.isWaiting()) {
-        acquire.cancelTimeout();
-      }
+      acquire.timeoutScheduled(scheduler.schedule(
+          () -> abandon(acquire, Outcome.QUEUE_TIMEOUT), Math.max(0, left)));
     }
     ask(acquire);
   }
