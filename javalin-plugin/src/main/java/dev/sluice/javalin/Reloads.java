@@ -73,13 +73,7 @@ final class Reloads implements AutoCloseable {
 
   private synchronized void schedulePropertiesPoll() {
     if (!closed) {
-      propertiesPoll = scheduler.schedule(() -> {
-        try {
-          pollProperties();
-        } finally {
-          schedulePropertiesPoll(); // a failed poll must not end the polling
-        }
-      }, settings.reloadInterval().toNanos());
+      propertiesPoll = scheduler.every(settings.reloadInterval().toNanos(), this::pollProperties);
     }
   }
 

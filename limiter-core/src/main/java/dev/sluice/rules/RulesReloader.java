@@ -91,7 +91,11 @@ public final class RulesReloader implements AutoCloseable {
         applyOrThrow(
             sources.accept(sources.local, rules, RuleSources.hash(text)), file.toString());
       }
-      scheduleFile();
+      synchronized (this) {
+        if (!closed) {
+          fileTask = scheduler.every(intervalNanos, this::pollFile);
+        }
+      }
     }
     if (remote != null) {
       try {
@@ -101,7 +105,12 @@ public final class RulesReloader implements AutoCloseable {
       } catch (ExecutionException | TimeoutException e) {
         // reported by pollRemote; the local rules stay in force
       }
-      scheduleRemote();
+      synchronized (this) {
+        if (!closed) {
+          // the fetch itself is asynchronous: the scheduler's thread never waits on the network
+          remoteTask = scheduler.every(remoteIntervalNanos, this::pollRemote);
+        }
+      }
     }
   }
 
@@ -127,25 +136,6 @@ public final class RulesReloader implements AutoCloseable {
     }
     if (remoteTask != null) {
       remoteTask.cancel();
-    }
-  }
-
-  private synchronized void scheduleFile() {
-    if (!closed) {
-      fileTask = scheduler.schedule(() -> {
-        pollFile();
-        scheduleFile();
-      }, intervalNanos);
-    }
-  }
-
-  private synchronized void scheduleRemote() {
-    if (!closed) {
-      // the fetch itself is asynchronous: the scheduler's thread never waits on the network
-      remoteTask = scheduler.schedule(() -> {
-        pollRemote();
-        scheduleRemote();
-      }, remoteIntervalNanos);
     }
   }
 

@@ -15,6 +15,15 @@ public interface Scheduler {
    */
   Cancellable schedule(Runnable task, long delayNanos);
 
+  /**
+   * Runs {@code task} every {@code intervalNanos}, each run {@code intervalNanos} after the previous
+   * one ended, until the returned handle is cancelled. A run that throws does not end it. The one
+   * poller of files and URLs (rules, properties).
+   */
+  default Cancellable every(long intervalNanos, Runnable task) {
+    return Repeating.start(this, intervalNanos, task);
+  }
+
   /** A scheduled task that can still be called off. */
   @FunctionalInterface
   interface Cancellable {
