@@ -2,6 +2,7 @@ package dev.sluice.loadtest;
 
 import dev.sluice.loadtest.adaptive.AdaptiveVariant;
 import dev.sluice.loadtest.adaptive.JobMix;
+import dev.sluice.time.DurationText;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -214,22 +215,13 @@ public record Options(
     }
   }
 
-  /** 60s, 500ms, 2m, 1h, PT1M, or plain seconds. */
+  /** 60s, 500ms, 2m, 1h, PT1M (Sluice's duration text), or plain seconds. */
   static Duration duration(String option, String value) {
-    String v = value.trim().toLowerCase(Locale.ROOT);
+    String v = value.trim();
     try {
-      if (v.startsWith("pt")) {
-        return Duration.parse(v.toUpperCase(Locale.ROOT));
-      }
-      if (v.endsWith("ms")) {
-        return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-      }
-      long n = Long.parseLong(v.replaceAll("[smh]$", ""));
-      return switch (v.charAt(v.length() - 1)) {
-        case 'm' -> Duration.ofMinutes(n);
-        case 'h' -> Duration.ofHours(n);
-        default -> Duration.ofSeconds(n);
-      };
+      return v.chars().allMatch(Character::isDigit) && !v.isEmpty()
+          ? Duration.ofSeconds(Long.parseLong(v))
+          : DurationText.parse(v);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
           option + " must be a duration like 60s, 500ms, 2m or PT1M but was '" + value + "'");
