@@ -49,7 +49,7 @@ final class LimiterKeys {
 
   static final Key<Duration> QUEUE_TIMEOUT = Key.of("queue-timeout",
           ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT, ValueParser.duration(false),
-          "longest wait in the queue, then 504");
+          "longest wait in the queue, then 504; reloadable");
 
   static final Key<Scope> SCOPE = Key.of("scope", Scope.LOCAL, ValueParser.oneOf(Scope.class),
       "`global`: besides the local permit, a lease on one of `max-concurrency` cluster-wide permits"
@@ -77,7 +77,7 @@ final class LimiterKeys {
   static final Key<Boolean> REJECT_EARLY = Key.of("reject-early", false, ValueParser.bool(),
           "`true`: answer 429 at once when the predicted wait (work ahead x mean service time /"
               + " limit) exceeds the queue timeout, and reject a queued request whose deadline"
-              + " became unreachable");
+              + " became unreachable; reloadable");
 
   // The queue discipline: the four keys together make the core's QueueSpec and the per-request
   // Caller (QueueSettings, QueueCallers); on reload the core moves the queued requests to the new
