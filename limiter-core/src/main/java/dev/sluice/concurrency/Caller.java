@@ -1,6 +1,5 @@
 package dev.sluice.concurrency;
 
-import dev.sluice.concurrency.internal.LimiterBuilder;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -53,7 +52,7 @@ public final class Caller {
 
   /** The same caller with another weight, at least 1. */
   public Caller withWeight(int newWeight) {
-    return new Caller(key, priority, LimiterBuilder.requireAtLeast("weight", newWeight, 1),
+    return new Caller(key, priority, LimiterSpec.requireAtLeast("weight", newWeight, 1),
         timeout);
   }
 

@@ -1,6 +1,5 @@
 package dev.sluice.concurrency;
 
-import dev.sluice.concurrency.internal.LimiterBuilder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -76,7 +75,7 @@ public final class FairQueueConfig {
 
     /** The most waiters one key may have queued, at least 0; 0 (the default) means no cap. */
     public Builder maxQueuePerKey(int n) {
-      this.maxQueuePerKey = LimiterBuilder.requireAtLeast("maxQueuePerKey", n, 0);
+      this.maxQueuePerKey = LimiterSpec.requireAtLeast("maxQueuePerKey", n, 0);
       return this;
     }
 
@@ -90,7 +89,7 @@ public final class FairQueueConfig {
         throw new IllegalArgumentException("key weight's key must not be blank but was '" + key
             + "'");
       }
-      keyWeights.put(key, LimiterBuilder.requireAtLeast("weight of key '" + key + "'", weight, 1));
+      keyWeights.put(key, LimiterSpec.requireAtLeast("weight of key '" + key + "'", weight, 1));
       return this;
     }
 

@@ -208,10 +208,15 @@ public final class LimiterSpec {
     }
 
     private static int atLeast(String field, int value, int min) {
-      if (value < min) {
-        throw new IllegalArgumentException(field + " must be >= " + min + " but was " + value);
-      }
-      return value;
+      return requireAtLeast(field, value, min);
     }
+  }
+
+  /** The check of every whole-number setting of this package, naming the setting and the value. */
+  static int requireAtLeast(String field, int value, int min) {
+    if (value < min) {
+      throw new IllegalArgumentException(field + " must be >= " + min + " but was " + value);
+    }
+    return value;
   }
 }
