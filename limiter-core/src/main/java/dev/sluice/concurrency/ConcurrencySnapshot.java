@@ -38,6 +38,7 @@ public final class ConcurrencySnapshot {
   private final long serviceCount;
   private final long serviceTotalNanos;
   private final long serviceMaxNanos;
+  private final long rejectedLate;
 
   private ConcurrencySnapshot(Builder b) {
     this.name = b.name;
@@ -58,6 +59,7 @@ public final class ConcurrencySnapshot {
     this.serviceCount = b.serviceCount;
     this.serviceTotalNanos = b.serviceTotalNanos;
     this.serviceMaxNanos = b.serviceMaxNanos;
+    this.rejectedLate = b.rejectedLate;
   }
 
   /** For implementations of {@link ConcurrencyLimiter}: a snapshot of {@code spec}. */
@@ -140,6 +142,14 @@ public final class ConcurrencySnapshot {
     return rejectedShutdown;
   }
 
+  /**
+   * Of {@link #rejectedQueueFull()}, those answered after they had queued (displaced, predicted
+   * wait at a re-check, shed from a standing queue): late answers, which a client waited for.
+   */
+  public long rejectedLate() {
+    return rejectedLate;
+  }
+
   /** Callers that left the queue, whatever the outcome. */
   public long queueWaitCount() {
     return queueWaitCount;
@@ -196,6 +206,7 @@ public final class ConcurrencySnapshot {
     private long serviceCount;
     private long serviceTotalNanos;
     private long serviceMaxNanos;
+    private long rejectedLate;
 
     private Builder(String name, LimiterSpec spec, LimitState limitState) {
       this.name = Objects.requireNonNull(name, "name must not be null");
@@ -236,6 +247,12 @@ public final class ConcurrencySnapshot {
       this.serviceCount = count;
       this.serviceTotalNanos = totalNanos;
       this.serviceMaxNanos = maxNanos;
+      return this;
+    }
+
+    /** Queue-full answers given after queueing. */
+    public Builder late(long rejectedLate) {
+      this.rejectedLate = rejectedLate;
       return this;
     }
 

@@ -30,6 +30,7 @@ public final class LimiterSpec {
   private final Duration queueTimeout;
   private final boolean rejectEarly;
   private final Duration leaseTime;
+  private final Duration queueDelayTarget;
   private final LimitSpec limit;
   private final QueueSpec queue;
 
@@ -39,6 +40,7 @@ public final class LimiterSpec {
     this.queueTimeout = b.queueTimeout;
     this.rejectEarly = b.rejectEarly;
     this.leaseTime = b.leaseTime;
+    this.queueDelayTarget = b.queueDelayTarget;
     this.limit = b.limit;
     this.queue = b.queue;
   }
@@ -57,6 +59,7 @@ public final class LimiterSpec {
     b.queueTimeout = base.queueTimeout;
     b.rejectEarly = base.rejectEarly;
     b.leaseTime = base.leaseTime;
+    b.queueDelayTarget = base.queueDelayTarget;
     b.limit = base.limit;
     b.queue = base.queue;
     return b;
@@ -96,6 +99,18 @@ public final class LimiterSpec {
     return leaseTime;
   }
 
+  /**
+   * Standing-queue control: empty when off (the default). When set to a target T, a queue that has
+   * not drained for an interval of {@code max(100 ms, T)} is standing: it grants newest first, and
+   * sheds a waiter that has waited T ({@link RejectionReason#STANDING_QUEUE}) rather than letting
+   * it time out; it returns to its normal order once it drains. See {@link
+   * Builder#queueDelayTarget}.
+   */
+  public java.util.Optional<Duration> queueDelayTarget() {
+    return queueDelayTarget.isZero() ? java.util.Optional.empty()
+        : java.util.Optional.of(queueDelayTarget);
+  }
+
   /** Where the limit comes from. */
   public LimitSpec limit() {
     return limit;
@@ -110,21 +125,23 @@ public final class LimiterSpec {
   public boolean equals(Object o) {
     return o instanceof LimiterSpec s && maxConcurrency == s.maxConcurrency
         && maxQueue == s.maxQueue && queueTimeout.equals(s.queueTimeout)
-        && rejectEarly == s.rejectEarly && leaseTime.equals(s.leaseTime) && limit.equals(s.limit)
+        && rejectEarly == s.rejectEarly && leaseTime.equals(s.leaseTime)
+        && queueDelayTarget.equals(s.queueDelayTarget) && limit.equals(s.limit)
         && queue.equals(s.queue);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(maxConcurrency, maxQueue, queueTimeout, rejectEarly, leaseTime, limit,
-        queue);
+    return Objects.hash(maxConcurrency, maxQueue, queueTimeout, rejectEarly, leaseTime,
+        queueDelayTarget, limit, queue);
   }
 
   @Override
   public String toString() {
     return "LimiterSpec[maxConcurrency=" + maxConcurrency + ", maxQueue=" + maxQueue
         + ", queueTimeout=" + queueTimeout + ", limit=" + limit + ", queue=" + queue
-        + ", rejectEarly=" + rejectEarly + ", leaseTime=" + leaseTime + "]";
+        + ", rejectEarly=" + rejectEarly + ", leaseTime=" + leaseTime
+        + (queueDelayTarget.isZero() ? "" : ", queueDelayTarget=" + queueDelayTarget) + "]";
   }
 
   /**
@@ -138,6 +155,7 @@ public final class LimiterSpec {
     private Duration queueTimeout = ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT;
     private boolean rejectEarly;
     private Duration leaseTime = ConcurrencyLimiter.DEFAULT_LEASE_TIME;
+    private Duration queueDelayTarget = Duration.ZERO;
     private LimitSpec limit = LimitSpec.fixed();
     private QueueSpec queue = QueueSpec.fifo();
 
@@ -178,6 +196,31 @@ public final class LimiterSpec {
         throw new IllegalArgumentException("leaseTime must be at least 1ms but was " + d);
       }
       this.leaseTime = d;
+      return this;
+    }
+
+    /**
+     * Standing-queue control, after Facebook's adaptive LIFO with controlled delay: {@code target}
+     * is the queueing delay a waiter may build up once the queue stands; {@link Duration#ZERO}
+     * (the default) turns it off.
+     *
+     * <p>Why these rules. A queue that drains now and then absorbs bursts, and FIFO is fair to
+     * it. A queue that has not drained for an interval is standing: it only adds delay, and under
+     * FIFO every admitted caller waits about the whole queue, while the oldest (whose clients may
+     * have given up) are served first. The interval is {@code max(100 ms, target)}: 100 ms is the
+     * interval of CoDel and of Facebook's queue control (long enough that a burst drains within
+     * it; a queue cannot be judged standing over less than its own target). While standing the
+     * newest waiter is granted first (within the discipline's keys and classes), so admitted
+     * callers wait little, and a waiter that has waited {@code target} is shed with a 429 at
+     * once (Facebook's overloaded queue timeout is the target itself) instead of a 504 at the
+     * queue timeout; the order returns to normal once the queue drains.
+     */
+    public Builder queueDelayTarget(Duration target) {
+      Objects.requireNonNull(target, "queueDelayTarget must not be null");
+      if (target.isNegative()) {
+        throw new IllegalArgumentException("queueDelayTarget must be >= 0 but was " + target);
+      }
+      this.queueDelayTarget = target;
       return this;
     }
 

@@ -19,6 +19,11 @@ public enum RejectionReason {
    * later ({@link Outcome#QUEUE_FULL}).
    */
   PREDICTED_WAIT,
+  /**
+   * Was queued while the queue stood above its delay target and had waited the target: shed so
+   * that newer callers are served first, instead of a timeout later ({@link Outcome#QUEUE_FULL}).
+   */
+  STANDING_QUEUE,
   /** Waited past its timeout ({@link Outcome#QUEUE_TIMEOUT}). */
   QUEUE_TIMEOUT,
   /** The limiter is shut down ({@link Outcome#SHUTDOWN}). */

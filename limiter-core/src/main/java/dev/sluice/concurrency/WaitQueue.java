@@ -86,6 +86,17 @@ public interface WaitQueue {
   Entry poll();
 
   /**
+   * Removes and returns the entry to grant next while the queue stands (see {@code
+   * LimiterSpec.queueDelayTarget}): the newest, within the discipline's own order across keys and
+   * classes (a fair queue picks the key as {@link #poll()} does, then that key's newest waiter; a
+   * prioritized one the highest class, then its newest). By default {@link #poll()}: a discipline
+   * that cannot serve newest first keeps its order, and standing waiters are still shed.
+   */
+  default Entry pollNewest() {
+    return poll();
+  }
+
+  /**
    * Removes {@code entry} if it is still queued (it may have been polled already).
    *
    * @return whether it was removed by this call

@@ -105,6 +105,12 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   /** Reconfigurable; read on the slow path only. */
   private volatile long queueTimeoutNanos;
 
+  /** Standing-queue control's target in nanoseconds, 0 when off; reconfigurable. */
+  private volatile long delayTargetNanos;
+
+  /** Since when the queue has held a waiter without draining; written under the lock. */
+  private volatile long nonEmptySince;
+
   /** The configuration in force; replaced whole by {@link #reconfigure}. */
   private volatile LimiterSpec spec;
 
@@ -147,6 +153,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     this.queue = queue;
     this.prediction = new WaitPrediction(stats);
     this.rejectEarly = spec.rejectEarly();
+    this.delayTargetNanos = spec.queueDelayTarget().map(BoundedQueueLimiter::saturatedNanos).orElse(0L);
     limit.start(control);
   }
 
@@ -338,6 +345,9 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         // fails if a lock-free release changed the word since we read it: then look again
         if (STATE.compareAndSet(this, s, s + ONE_QUEUED)) {
           waiter.queueSequence = queueSequence++;
+          if (queue.size() == 0) {
+            nonEmptySince = waiter.enqueuedAtNanos; // the queue starts to form: not standing yet
+          }
           queue.add(waiter);
           // the limit may have grown while we waited for the lock
           granted = drainLocked();
@@ -367,12 +377,14 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     if (listener != null) {
       listener.queued();
     }
-    if (waiter.isWaiting() && timeoutNanos != Long.MAX_VALUE) {
+    long target = delayTargetNanos;
+    if (waiter.isWaiting() && (timeoutNanos != Long.MAX_VALUE || target > 0)) {
       // scheduled outside the lock; a grant that wins meanwhile cancels it (Waiter#timeoutScheduled)
-      if (early) {
-        long deadline = waiter.enqueuedAtNanos + timeoutNanos;
-        waiter.timeoutScheduled(scheduler.schedule(() -> recheck(waiter, deadline),
-            WaitPrediction.recheckDelayNanos(timeoutNanos)));
+      if (early || target > 0) {
+        long deadline = timeoutNanos == Long.MAX_VALUE
+            ? Long.MAX_VALUE : waiter.enqueuedAtNanos + timeoutNanos;
+        waiter.timeoutScheduled(scheduler.schedule(() -> check(waiter, deadline),
+            nextCheckNanos(waiter, timeoutNanos, early, target, clock.nanoTime())));
       } else {
         waiter.timeoutScheduled(
             scheduler.schedule(() -> abandon(waiter, Outcome.QUEUE_TIMEOUT), timeoutNanos));
@@ -473,12 +485,14 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   private Waiter drainLocked() {
     Waiter first = null;
     Waiter last = null;
+    long target = delayTargetNanos;
+    boolean newestFirst = target > 0 && standing(clock.nanoTime(), target);
     for (; ; ) {
       long s = state;
       if (queued(s) == 0 || inFlight(s) >= limit.limit()) {
         return first;
       }
-      Waiter head = (Waiter) queue.poll();
+      Waiter head = (Waiter) (newestFirst ? queue.pollNewest() : queue.poll());
       // a head whose fate is already decided (cancel, timeout) is leaving on its own: skip it
       boolean grant = head.decide(Outcome.ADMITTED);
       STATE.getAndAdd(this, grant ? 1 - ONE_QUEUED : -ONE_QUEUED);
@@ -564,6 +578,9 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     stats.leftQueue(waited);
     stats.rejected(outcome);
     stats.rejectedFor(reason);
+    if (outcome == Outcome.QUEUE_FULL) {
+      stats.rejectedLate.increment(); // it had queued: a late answer, counted apart
+    }
     if (listener != null) {
       listener.rejected(outcome, reason, waited);
     }
@@ -590,17 +607,26 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
    * again later. Its fate is still decided by one CAS in abandon, so a grant racing this check
    * wins or loses whole.
    */
-  private void recheck(Waiter waiter, long deadline) {
+  private void check(Waiter waiter, long deadline) {
     if (!waiter.isWaiting()) {
       return;
     }
-    long remaining = deadline - clock.nanoTime();
+    long now = clock.nanoTime();
+    long remaining = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - now;
     if (remaining <= 0) {
       abandon(waiter, Outcome.QUEUE_TIMEOUT);
       return;
     }
-    long mean = prediction.meanServiceNanos();
-    if (mean >= 0) {
+    long target = delayTargetNanos;
+    if (target > 0 && now - waiter.enqueuedAtNanos >= target && standing(now, target)) {
+      // the queue stands and this waiter has waited its share: a 429 now, not a 504 later
+      abandon(waiter, Outcome.QUEUE_FULL, RejectionReason.STANDING_QUEUE,
+          retryAfterNanos(queued(state)));
+      return;
+    }
+    boolean early = rejectEarly;
+    long mean = early ? prediction.meanServiceNanos() : -1;
+    if (mean >= 0 && remaining != Long.MAX_VALUE) {
       long left;
       lock.lock();
       try {
@@ -617,9 +643,46 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         return;
       }
     }
-    waiter.timeoutScheduled(scheduler.schedule(
-        () -> recheck(waiter, deadline), WaitPrediction.recheckDelayNanos(remaining)));
+    waiter.timeoutScheduled(scheduler.schedule(() -> check(waiter, deadline),
+        nextCheckNanos(waiter, remaining, early, target, now)));
   }
+
+  /**
+   * When a queued waiter is looked at next: its deadline; sooner with reject-early (a re-check
+   * every 50-500 ms) and with standing-queue control (when it will have waited the target, then
+   * every interval while the queue may start to stand).
+   */
+  private long nextCheckNanos(Waiter waiter, long remaining, boolean early, long target,
+      long now) {
+    long next = remaining;
+    if (early && remaining != Long.MAX_VALUE) {
+      next = Math.min(next, WaitPrediction.recheckDelayNanos(remaining));
+    }
+    if (target > 0) {
+      long waited = now - waiter.enqueuedAtNanos;
+      // before the target: at the target; after it: when the queue would have stood an interval
+      // (it is shed then, not an interval later)
+      long standsIn = nonEmptySince + standingIntervalNanos(target) - now;
+      next = Math.min(next, waited < target ? target - waited
+          : Math.max(MIN_STANDING_CHECK_NANOS, standsIn));
+    }
+    return Math.max(0, next);
+  }
+
+  /** A waiter past the target is looked at no more often than this while the queue may stand. */
+  private static final long MIN_STANDING_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  /** The queue has held waiters without draining for the standing interval. */
+  private boolean standing(long now, long target) {
+    return queued(state) > 0 && now - nonEmptySince >= standingIntervalNanos(target);
+  }
+
+  /** {@code max(100 ms, target)}: see {@code LimiterSpec.Builder#queueDelayTarget}. */
+  static long standingIntervalNanos(long target) {
+    return Math.max(STANDING_INTERVAL_FLOOR_NANOS, target);
+  }
+
+  private static final long STANDING_INTERVAL_FLOOR_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   /** The limit as the controller means it: real-valued for an adaptive source. */
   private double exactLimit() {
@@ -707,6 +770,12 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         int moved = moveTo(next.queue().newQueue());
         applied.add("queue " + before.queue() + " -> " + next.queue() + ", " + moved
             + " waiting moved");
+      }
+      if (!next.queueDelayTarget().equals(before.queueDelayTarget())) {
+        delayTargetNanos = next.queueDelayTarget().map(BoundedQueueLimiter::saturatedNanos)
+            .orElse(0L); // newcomers are checked against it; waiters at their next check
+        applied.add("queueDelayTarget " + before.queueDelayTarget().map(Duration::toString)
+            .orElse("off") + " -> " + next.queueDelayTarget().map(Duration::toString).orElse("off"));
       }
       if (!next.leaseTime().equals(before.leaseTime())) {
         applied.add("leaseTime " + before.leaseTime() + " -> " + next.leaseTime());
@@ -873,6 +942,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         .queueWait(stats.queueWaitCount.sum(), stats.queueWaitTotal.sum(), stats.queueWaitMax.get())
         .service(released, LimiterStats.serviceTotal(released, timed, timedTotal),
             stats.serviceMax.get())
+        .late(stats.rejectedLate.sum())
         .build();
   }
 

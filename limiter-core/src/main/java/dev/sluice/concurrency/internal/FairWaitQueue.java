@@ -111,6 +111,16 @@ public final class FairWaitQueue implements ClassQueue {
 
   @Override
   public Entry poll() {
+    return take(false);
+  }
+
+  /** The key is chosen by the same round robin; within it, its newest waiter. */
+  @Override
+  public Entry pollNewest() {
+    return take(true);
+  }
+
+  private Entry take(boolean newest) {
     if (size == 0) {
       return null;
     }
@@ -120,12 +130,12 @@ public final class FairWaitQueue implements ClassQueue {
         flow.deficit += flow.weight;
         flow.credited = true;
       }
-      Waiter head = flow.head;
-      int cost = head.caller().weight();
+      Waiter next = newest ? flow.tail : flow.head;
+      int cost = next.caller().weight();
       if (flow.deficit >= cost) {
         flow.deficit -= cost;
-        unlink(head);
-        return head;
+        unlink(next);
+        return next;
       }
       flow.credited = false;
       current = flow.after;

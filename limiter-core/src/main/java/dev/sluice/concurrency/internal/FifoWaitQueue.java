@@ -40,6 +40,16 @@ public final class FifoWaitQueue implements ClassQueue {
     return first;
   }
 
+  /** Newest first: the tail. */
+  @Override
+  public Entry pollNewest() {
+    Waiter last = tail;
+    if (last != null) {
+      unlink(last);
+    }
+    return last;
+  }
+
   @Override
   public boolean remove(Entry entry) {
     Waiter waiter = (Waiter) entry;

@@ -287,6 +287,9 @@ final class GlobalLimiter implements ConcurrencyLimiter {
       stats.leftQueue(waited);
     }
     stats.rejected(outcome);
+    if (outcome == Outcome.QUEUE_FULL && acquire.countedQueued) {
+      stats.rejectedLate.increment(); // it had queued: a late answer, counted apart
+    }
     if (listener != null) {
       listener.rejected(outcome, reason, waited);
     }
@@ -495,6 +498,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
         .queueWait(stats.queueWaitCount.sum(), stats.queueWaitTotal.sum(), stats.queueWaitMax.get())
         .service(released, LimiterStats.serviceTotal(released, timed, stats.timedTotal.sum()),
             stats.serviceMax.get())
+        .late(stats.rejectedLate.sum())
         .build();
   }
 

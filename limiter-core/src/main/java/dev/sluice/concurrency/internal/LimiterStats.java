@@ -28,6 +28,18 @@ final class LimiterStats {
   /** Queue-full answers with a finer reason (also counted in {@link #rejectedQueueFull}). */
   final LongAdder rejectedKeyCap = new LongAdder();
   final LongAdder displaced = new LongAdder();
+  /** Queue-full answers given after the caller had queued (displaced, predicted wait, shed). */
+  final LongAdder rejectedLate = new LongAdder();
+
+  /**
+   * Service time weighted toward recent permits (weight {@value #RECENT_WEIGHT} per sample, so
+   * about the last 10 jobs count): what predictions use, so a service that slows down is seen in
+   * a few jobs, not diluted by its whole history. Updated without a lock: two releases at once may
+   * lose one sample's update, which moves an average of ten by a tenth at most.
+   */
+  private volatile double recentServiceNanos = Double.NaN;
+
+  static final double RECENT_WEIGHT = 0.1;
 
   final LongAdder queueWaitCount = new LongAdder();
   final LongAdder queueWaitTotal = new LongAdder();
@@ -62,6 +74,11 @@ final class LimiterStats {
     }
   }
 
+  /** The recent service time (see {@link #recentServiceNanos}), NaN before the first. */
+  double recentServiceNanos() {
+    return recentServiceNanos;
+  }
+
   /** A caller left the queue, whatever the reason, after {@code nanos} in it. */
   void leftQueue(long nanos) {
     queueWaitCount.increment();
@@ -71,6 +88,8 @@ final class LimiterStats {
 
   /** A permit whose service time was measured was released (also count it with {@link #released}). */
   void timed(long nanos) {
+    double recent = recentServiceNanos;
+    recentServiceNanos = Double.isNaN(recent) ? nanos : recent + RECENT_WEIGHT * (nanos - recent);
     timedCount.increment();
     timedTotal.add(nanos);
     serviceMax.accumulate(nanos);
@@ -90,8 +109,8 @@ final class LimiterStats {
    * limit. Before any permit was timed there is no mean; {@code fallbackNanos} stands in.
    */
   long retryAfterNanos(int queuedAhead, int limit, long fallbackNanos) {
-    long count = timedCount.sum();
-    long mean = count == 0 ? fallbackNanos : timedTotal.sum() / count;
+    double recent = recentServiceNanos;
+    long mean = Double.isNaN(recent) ? fallbackNanos : (long) recent;
     double estimate = (double) mean * (queuedAhead + 1L) / Math.max(1, limit);
     return estimate >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, (long) estimate);
   }

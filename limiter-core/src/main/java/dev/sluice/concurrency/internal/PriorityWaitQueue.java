@@ -49,13 +49,23 @@ public final class PriorityWaitQueue implements WaitQueue {
 
   @Override
   public Entry poll() {
+    return take(false);
+  }
+
+  /** The highest class with waiters, then its newest (within its key, for fair classes). */
+  @Override
+  public Entry pollNewest() {
+    return take(true);
+  }
+
+  private Entry take(boolean newest) {
     if (size == 0) {
       return null;
     }
     for (ClassQueue queue : classes) {
       if (queue.size() > 0) {
         size--;
-        return queue.poll();
+        return newest ? queue.pollNewest() : queue.poll();
       }
     }
     throw new IllegalStateException("size " + size + " but every class is empty");

@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
  * timeout, instead of waiting that whole timeout for a 504; a queued waiter whose deadline has
  * become unreachable (the limit shrank, service slowed) is told as soon as a re-check sees it.
  *
- * <p>Predicted wait = (callers ahead + 1) x mean service time / limit: the limit's permits turn
- * over once per mean service time. Nothing is predicted before {@value #MIN_SAMPLES} permits were
+ * <p>Predicted wait = (callers ahead + 1) x recent service time / limit: the limit's permits turn
+ * over once per service time. Nothing is predicted before {@value #MIN_SAMPLES} permits were
  * timed: a mean of a handful of jobs would reject callers on a guess.
  */
 final class WaitPrediction {
@@ -29,12 +29,15 @@ final class WaitPrediction {
   }
 
   /**
-   * The mean service time of the timed permits, or -1 while fewer than {@link #MIN_SAMPLES} were
-   * timed. Sums striped counters: call it off the fast path, and outside the limiter's lock.
+   * The recent service time of the timed permits (weighted toward the last jobs, see {@link
+   * LimiterStats}), or -1 while fewer than {@link #MIN_SAMPLES} were timed. A lifetime mean would
+   * keep predicting from a fast past after the service slowed, and admit callers who then time
+   * out. Sums striped counters: call it off the fast path, and outside the limiter's lock.
    */
   long meanServiceNanos() {
     long count = stats.timedCount.sum();
-    return count < MIN_SAMPLES ? -1 : stats.timedTotal.sum() / count;
+    double recent = stats.recentServiceNanos();
+    return count < MIN_SAMPLES || Double.isNaN(recent) ? -1 : (long) recent;
   }
 
   /** The predicted wait of a caller with {@code ahead} callers before it; saturates. */

@@ -1,0 +1,201 @@
+package dev.sluice.concurrency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.time.VirtualTime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Standing-queue control ({@code queueDelayTarget}): FIFO while the queue drains now and then;
+ * newest first, and waiters shed at the target with a 429, once it has not drained for the
+ * standing interval; FIFO again once it drains. All in virtual time.
+ */
+class StandingQueueTest {
+
+  private static final Duration TARGET = Duration.ofMillis(20);
+
+  private final VirtualTime time = new VirtualTime();
+
+  private ConcurrencyLimiter limiter(LimiterSpec spec) {
+    return ConcurrencyLimiter.builder("standing").spec(spec).clock(time).scheduler(time)
+        .executor(Runnable::run).build();
+  }
+
+  private static LimiterSpec.Builder spec(Duration target) {
+    return LimiterSpec.custom().maxConcurrency(1).maxQueue(1000)
+        .queueTimeout(Duration.ofSeconds(2)).queueDelayTarget(target);
+  }
+
+  private static RejectionReason reason(CompletableFuture<Permit> f) {
+    try {
+      f.join();
+      return null;
+    } catch (CompletionException e) {
+      return ((ConcurrencyRejectedException) e.getCause()).reason();
+    }
+  }
+
+  @Test
+  void aQueueThatDrainsWithinTheIntervalStaysFifo() {
+    ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
+    Permit running = limiter.acquire().join();
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      int n = i;
+      limiter.acquire().thenAccept(p -> {
+        order.add(n);
+        p.release();
+      });
+    }
+    time.advance(Duration.ofMillis(10)); // less than the target, less than the interval
+
+    running.release();
+
+    assertThat(order).containsExactly(0, 1, 2);
+  }
+
+  @Test
+  void aStandingQueueServesNewestFirstAndShedsAtTheTargetWithA429() {
+    ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
+    Permit running = limiter.acquire().join();
+    List<CompletableFuture<Permit>> waiters = new ArrayList<>();
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < 15; i++) { // a caller every 10 ms: the queue never drains
+      time.advance(Duration.ofMillis(i == 0 ? 5 : 10));
+      int n = i;
+      CompletableFuture<Permit> f = limiter.acquire();
+      waiters.add(f);
+      f.thenAccept(p -> {
+        order.add(n);
+        p.release();
+      });
+    }
+    time.advance(Duration.ofMillis(5)); // 150 ms: standing since 100 ms
+
+    running.release();
+
+    // the two younger than the target are served, newest first; every older one was shed with a
+    // 429 once the queue stood (those that reached the target before it stood kept waiting)
+    assertThat(order).containsExactly(14, 13);
+    for (int i = 0; i < 13; i++) {
+      assertThat(reason(waiters.get(i))).as("waiter " + i).isEqualTo(RejectionReason.STANDING_QUEUE);
+    }
+    assertThat(limiter.snapshot().rejectedLate()).isEqualTo(13);
+    assertThat(limiter.snapshot().rejectedQueueTimeout()).isZero();
+  }
+
+  @Test
+  void withoutControlTheOldestIsServedAndNobodyIsShed() {
+    ConcurrencyLimiter limiter = limiter(spec(Duration.ZERO).build());
+    Permit running = limiter.acquire().join();
+    CompletableFuture<Permit> old = limiter.acquire();
+    time.advance(Duration.ofMillis(150));
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      int n = i;
+      limiter.acquire().thenAccept(p -> order.add(n));
+    }
+
+    running.release();
+
+    assertThat(old).isCompleted(); // FIFO: the oldest, 150 ms in the queue
+    assertThat(order).isEmpty();
+  }
+
+  @Test
+  void afterTheQueueDrainsTheOrderIsFifoAgain() {
+    ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
+    Permit running = limiter.acquire().join();
+    limiter.acquire().thenAccept(Permit::release);
+    time.advance(Duration.ofMillis(150)); // stood, and its waiter was shed
+    running.release(); // drains: nobody waits
+    assertThat(limiter.snapshot().queued()).isZero();
+
+    running = limiter.acquire().join();
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      int n = i;
+      limiter.acquire().thenAccept(p -> {
+        order.add(n);
+        p.release();
+      });
+    }
+    running.release();
+
+    assertThat(order).containsExactly(0, 1, 2);
+  }
+
+  @Test
+  void inAFairQueueTheKeysStillTakeTurnsAndEachServesItsNewest() {
+    ConcurrencyLimiter limiter = limiter(spec(Duration.ofMillis(50))
+        .queue(QueueSpec.fair(FairQueueConfig.DEFAULT)).build());
+    Permit running = limiter.acquire().join();
+    List<String> order = new ArrayList<>();
+    for (int i = 0; i < 15; i++) {
+      time.advance(Duration.ofMillis(i == 0 ? 5 : 10));
+      String key = i % 2 == 0 ? "a" : "b";
+      String who = key + i;
+      limiter.acquire(Caller.of(key)).thenAccept(p -> {
+        order.add(who);
+        p.release();
+      });
+    }
+    time.advance(Duration.ofMillis(5));
+
+    running.release();
+
+    // younger than 50 ms at 150 ms: a10, b11, a12, b13, a14; keys alternate, newest first in each
+    assertThat(order).hasSize(5);
+    assertThat(order.stream().filter(w -> w.startsWith("a"))).containsExactly("a14", "a12", "a10");
+    assertThat(order.stream().filter(w -> w.startsWith("b"))).containsExactly("b13", "b11");
+    assertThat(order.get(0).charAt(0)).isNotEqualTo(order.get(1).charAt(0));
+  }
+
+  @Test
+  void underFiveTimesCapacityAdmittedCallersWaitAboutTheTargetWhereFifoMakesThemWaitTheQueue() {
+    List<Long> controlled = overload(TARGET);
+    List<Long> fifo = overload(Duration.ZERO);
+
+    long controlledP99 = p99(controlled);
+    long fifoP99 = p99(fifo);
+    assertThat(controlledP99).isLessThanOrEqualTo(TARGET.toNanos());
+    assertThat(fifoP99).isGreaterThan(20 * TARGET.toNanos());
+  }
+
+  /**
+   * One permit, 20 ms jobs, a caller every 4 ms (5x capacity) for 3 s: the queue waits of the
+   * callers admitted after the first 300 ms.
+   */
+  private List<Long> overload(Duration target) {
+    VirtualTime clock = new VirtualTime();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("overload").clock(clock)
+        .scheduler(clock).executor(Runnable::run).spec(spec(target).build()).build();
+    List<Long> waits = Collections.synchronizedList(new ArrayList<>());
+    long start = clock.nanoTime();
+    for (int i = 0; i < 750; i++) {
+      long arrived = clock.nanoTime();
+      limiter.acquire().thenAccept(p -> {
+        long now = clock.nanoTime();
+        if (now - start > Duration.ofMillis(300).toNanos()) {
+          waits.add(now - arrived);
+        }
+        clock.schedule(p::release, Duration.ofMillis(20).toNanos());
+      });
+      clock.advance(Duration.ofMillis(4));
+    }
+    assertThat(waits).isNotEmpty();
+    return waits;
+  }
+
+  private static long p99(List<Long> values) {
+    List<Long> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    return sorted.get((int) Math.ceil(sorted.size() * 0.99) - 1);
+  }
+}
