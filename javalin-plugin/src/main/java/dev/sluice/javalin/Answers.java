@@ -56,6 +56,8 @@ final class Answers {
           + " allows one caller.";
       case DISPLACED -> "The request was queued for " + limiter
           + " and gave its place to a request of a higher priority.";
+      case STANDING_QUEUE -> "The queue of " + limiter + " has stood above its delay target; the"
+          + " request waited the target and was shed so that newer requests are served first.";
       case PREDICTED_WAIT -> "The predicted wait for " + limiter
           + " is longer than the request may wait.";
       default -> "Every permit of " + limiter + " is taken and its queue is full.";
@@ -72,6 +74,13 @@ final class Answers {
     return new Rejection(Rejection.Reason.QUEUE_TIMEOUT, statuses.queueTimeout(),
         "The request timed out (server async timeout) while it waited in the queue.",
         Map.of("reason", Rejection.Reason.QUEUE_TIMEOUT.tag), 0);
+  }
+
+  /** The request's deadline header says its caller has already given up. */
+  Rejection deadlineExceeded(String limiter) {
+    return new Rejection(Rejection.Reason.DEADLINE_EXCEEDED, statuses.queueTimeout(),
+        "The request's deadline had passed when it reached " + limiter + ".",
+        Map.of("reason", Rejection.Reason.DEADLINE_EXCEEDED.tag), 0);
   }
 
   /** The client closed the request while it was queued; 499, as nginx logs it, read by nobody. */

@@ -1,6 +1,8 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.Caller;
+import dev.sluice.time.NanoClock;
+import java.time.Duration;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.rules.RateRules;
@@ -40,11 +42,12 @@ final class Gate {
   private final SluiceMeterBinder metrics;
   private final WarnOnce ruleFailures;
   private final DisconnectWatch disconnects;
+  private final NanoClock clock; // request deadlines
   private volatile boolean stopping;
 
   Gate(Settings settings, Limiters limiters, RateRules rules, Executor executor,
       Scheduler scheduler, SluiceMeterBinder metrics, WarnOnce ruleFailures,
-      DisconnectWatch disconnects) {
+      DisconnectWatch disconnects, NanoClock clock) {
     this.settings = settings;
     this.limiters = limiters;
     this.rules = rules;
@@ -55,6 +58,7 @@ final class Gate {
     this.metrics = metrics;
     this.ruleFailures = ruleFailures;
     this.disconnects = disconnects;
+    this.clock = clock;
   }
 
   void stopAdmitting() {
@@ -187,6 +191,7 @@ final class Gate {
    * {@link Rejection} when refused at once.
    */
   private CompletableFuture<Void> admit(Context ctx, Admission admission, LimiterEntry limiter) {
+    long budget = budgetNanos(ctx, limiter);
     // the common case, a free permit and nobody waiting: no future, no lambda (a global limiter
     // has no such shortcut: it always asks the store, and answers null here)
     Permit now = limiter.limiter().acquireIfFree();
@@ -194,7 +199,11 @@ final class Gate {
       admission.hold(limiter.name(), now);
       return null;
     }
-    CompletableFuture<Permit> acquired = limiter.limiter().acquire(caller(ctx, limiter));
+    Caller caller = caller(ctx, limiter);
+    if (budget > 0) {
+      caller = caller.withTimeout(Duration.ofNanos(budget)); // the shorter of it and queue-timeout
+    }
+    CompletableFuture<Permit> acquired = limiter.limiter().acquire(caller);
     if (acquired.isDone()) {
       Throwable failure = failure(acquired);
       if (failure != null) {
@@ -216,6 +225,34 @@ final class Gate {
       admission.hold(limiter.name(), permit);
       return null;
     });
+  }
+
+  /**
+   * The request's own budget from the limiter's {@code deadline-header}, in nanoseconds: 0 when
+   * the limiter reads none or the request sends none (or a malformed one, counted); throws the
+   * 504 answer when it is already spent. Remembers the deadline for {@link
+   * SluicePlugin#remainingBudget}.
+   */
+  private long budgetNanos(Context ctx, LimiterEntry limiter) {
+    String header = limiter.config().get(LimiterKeys.DEADLINE_HEADER);
+    if (header == null) {
+      return 0;
+    }
+    String raw = ctx.header(header);
+    if (raw == null) {
+      return 0;
+    }
+    long budget = Deadline.parseNanos(raw);
+    if (budget == Deadline.MALFORMED) {
+      metrics.onMalformedDeadline(limiter.name());
+      return 0;
+    }
+    if (budget == 0) {
+      throw rejected(ctx, answers.deadlineExceeded(limiter.name()));
+    }
+    long now = clock.nanoTime();
+    ctx.attribute(Deadline.ATTRIBUTE, now + Math.min(budget, Long.MAX_VALUE / 4));
+    return budget;
   }
 
   /**

@@ -156,7 +156,9 @@ public final class LimiterConfig {
       case LATENCY -> LimitSpec.latency(min);
       case FIXED -> LimitSpec.fixed();
     };
+    Duration delayTarget = get(LimiterKeys.QUEUE_DELAY_TARGET);
     return LimiterSpec.custom()
+        .queueDelayTarget(delayTarget == null ? Duration.ZERO : delayTarget)
         .maxConcurrency(max)
         .maxQueue(maxQueue())
         .queueTimeout(queueTimeout())

@@ -101,10 +101,21 @@ final class LimiterKeys {
           + " queue has classes, a full queue lets a higher class displace the newest of the"
           + " lowest (429 `displaced`); unset: every request normal; reloadable");
 
+  static final Key<Duration> QUEUE_DELAY_TARGET = Key.of("queue-delay-target", null,
+      ValueParser.duration(false), "standing-queue control: when the queue has not drained for"
+          + " max(100ms, target), newest first and waiters shed at the target (429"
+          + " `standing_queue`); empty: off; reloadable");
+
+  static final Key<String> DEADLINE_HEADER = Key.of("deadline-header", null,
+      ValueParser.headerName(), "header with the client's deadline: milliseconds (`250`) or"
+          + " grpc-timeout form (`250m`, `2S`); it shortens the request's queue timeout, one"
+          + " already spent is answered 504 `deadline_exceeded` at once, a malformed one is"
+          + " ignored and counted; reloadable");
+
   /** Every limiter key, in the README's order. */
   static final List<Key<?>> ALL = List.of(PATH, MAX_CONCURRENCY, MAX_QUEUE, QUEUE_TIMEOUT, SCOPE,
       LIMIT, TARGET_CPU, CPU_SOURCE, MIN_CONCURRENCY, REJECT_EARLY, QUEUE, QUEUE_KEY,
-      MAX_QUEUE_PER_KEY, PRIORITY_HEADER);
+      MAX_QUEUE_PER_KEY, PRIORITY_HEADER, QUEUE_DELAY_TARGET, DEADLINE_HEADER);
 
   private LimiterKeys() {}
 

@@ -55,6 +55,8 @@ public final class SluiceMeterBinder implements MeterBinder {
   static final String RATE_DECISIONS = "sluice.rate.decisions";
   static final String RATE_RULES = "sluice.rate.rules";
   static final String HTTP_REJECTIONS = "sluice.http.rejections";
+  static final String DEADLINE_MALFORMED = "sluice.http.deadline.malformed";
+  static final String REJECTED_LATE = "sluice.concurrency.rejected.late";
   static final String SHUTDOWN_CUT = "sluice.shutdown.cut";
   static final String STORE_STATE = "sluice.store.state";
   static final String STORE_DEGRADED = "sluice.store.degraded";
@@ -206,6 +208,10 @@ public final class SluiceMeterBinder implements MeterBinder {
         // the finer reason when there is one: key_cap and displaced are queue-full answers too
         String reason = (why == null ? outcome.name() : why.name()).toLowerCase(Locale.ROOT);
         counter(REQUESTS, limiter, "rejected", reason).increment();
+        if (outcome == Outcome.QUEUE_FULL && waitedNanos > 0) {
+          // answered after queueing (displaced, predicted at a re-check, shed): a late 429
+          counter(REJECTED_LATE, limiter, "rejected", reason).increment();
+        }
         if (outcome != Outcome.QUEUE_FULL) {
           timer(QUEUE_WAIT, limiter, reason).record(waitedNanos, TimeUnit.NANOSECONDS);
         }
@@ -243,6 +249,15 @@ public final class SluiceMeterBinder implements MeterBinder {
         .description("requests Sluice answered instead of the endpoint")
         .tag("reason", reason)
         .tag("status", Integer.toString(status))
+        .register(composite)).increment();
+  }
+
+  /** A deadline header that was neither milliseconds nor grpc-timeout: ignored, counted. */
+  void onMalformedDeadline(String limiter) {
+    String key = DEADLINE_MALFORMED + '|' + limiter;
+    counters.computeIfAbsent(key, k -> Counter.builder(DEADLINE_MALFORMED)
+        .description("deadline headers Sluice could not read and ignored")
+        .tag("limiter", limiter)
         .register(composite)).increment();
   }
 

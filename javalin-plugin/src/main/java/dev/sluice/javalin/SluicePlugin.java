@@ -105,7 +105,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
     disconnects = new DisconnectWatch(executor);
     gate = new Gate(settings, limiters, rules, executor, pluginConfig.scheduler(), metrics,
-        ruleFailures, disconnects);
+        ruleFailures, disconnects, pluginConfig.clock());
     // registries before meters: a composite that gains a registry after its first meter warns
     // (rightly) that earlier recordings are missing from it
     pluginConfig.registries().forEach(metrics::bindTo);
@@ -218,6 +218,24 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   public List<RuleSnapshot> ruleSnapshots() {
     return rules == null ? List.of()
         : rules.rules().rules().stream().map(ruleCounters::snapshot).toList();
+  }
+
+  /**
+   * What is left of the request's own deadline, for a handler that calls on further services: the
+   * budget its limiter's {@code deadline-header} gave on arrival, less the time since (queueing
+   * included), never negative. Empty when the request sent none (or its limiter reads none).
+   *
+   * <pre>{@code
+   * Duration left = sluice.remainingBudget(ctx).orElse(Duration.ofSeconds(2));
+   * backend.call(request, left);
+   * }</pre>
+   */
+  public Optional<Duration> remainingBudget(io.javalin.http.Context ctx) {
+    Long deadline = ctx.attribute(Deadline.ATTRIBUTE);
+    if (deadline == null) {
+      return Optional.empty();
+    }
+    return Optional.of(Duration.ofNanos(Math.max(0, deadline - pluginConfig.clock().nanoTime())));
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.rules.Rule;
+import java.time.Duration;
 import dev.sluice.store.StoreHealth;
 import java.util.OptionalInt;
 
@@ -90,6 +91,8 @@ final class Status {
         .member("queueKind", spec.queue() instanceof QueueSpec.Standard q && q.fair() ? "fair" : "fifo")
         .member("queue", QueueSettings.of(c).describe())
         .member("rejectEarly", spec.rejectEarly())
+        .member("queueDelayTarget", spec.queueDelayTarget().map(Duration::toString).orElse(null))
+        .member("deadlineHeader", c.get(LimiterKeys.DEADLINE_HEADER))
         .member("limit", s.limit())
         .member("maxConcurrency", spec.maxConcurrency())
         .member("minConcurrency", spec.limit().minConcurrency())
@@ -105,6 +108,7 @@ final class Status {
         .member("queueTimeout", s.rejectedQueueTimeout())
         .member("cancelled", s.cancelled())
         .member("shutdown", s.rejectedShutdown())
+        .member("late", s.rejectedLate())
         // queue-full answers with a finer reason, also counted in queueFull
         .member("keyCap", queue.rejectedKeyCap())
         .member("displaced", queue.displaced())

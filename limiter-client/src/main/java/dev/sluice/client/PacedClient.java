@@ -112,6 +112,7 @@ public final class PacedClient implements AutoCloseable {
       throw new IllegalArgumentException("request and handler must not be null");
     }
     Job<T> job = new Job<>(request, handler);
+    job.submittedNanos = clock.nanoTime();
     synchronized (lock) {
       if (closed) {
         throw new SubmissionRejectedException(SubmissionRejectedException.Reason.CLOSED, "the paced client is closed");
@@ -306,7 +307,11 @@ public final class PacedClient implements AutoCloseable {
     listener.onSend();
     CompletableFuture<HttpResponse<T>> answer;
     try {
-      answer = transport.send(job.request, job.handler);
+      HttpRequest request = withBudget(job);
+      answer = request == null
+          ? CompletableFuture.failedFuture(new java.net.http.HttpTimeoutException(
+              "the request's timeout was spent before it could be sent"))
+          : transport.send(request, job.handler);
     } catch (RuntimeException e) {
       answer = CompletableFuture.failedFuture(e);
     }
@@ -404,6 +409,26 @@ public final class PacedClient implements AutoCloseable {
     listener.onPace(next == null ? 0 : RateLimitAdvice.perSecond(next));
   }
 
+  /**
+   * The request as sent: with the deadline header (its timeout less the time spent here) when
+   * configured; null when nothing of the budget is left.
+   */
+  private HttpRequest withBudget(Job<?> job) {
+    String header = config.deadlineHeader().orElse(null);
+    if (header == null || job.request.timeout().isEmpty()) {
+      return job.request;
+    }
+    long budget = job.request.timeout().get().toNanos() - (clock.nanoTime() - job.submittedNanos);
+    long millis = budget / 1_000_000;
+    if (millis <= 0) {
+      return null;
+    }
+    return HttpRequest.newBuilder(job.request, (name, value) -> !name.equalsIgnoreCase(header))
+        .header(header, Long.toString(millis))
+        .timeout(Duration.ofMillis(millis))
+        .build();
+  }
+
   private static String destination(HttpRequest request) {
     var uri = request.uri();
     return uri.getScheme() + "://" + uri.getHost() + ":" + uri.getPort();
@@ -416,6 +441,7 @@ public final class PacedClient implements AutoCloseable {
     final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     int attempts;
     long slot;
+    long submittedNanos;
 
     Job(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
       this.request = request;

@@ -45,6 +45,7 @@ public final class PacedClientConfig {
   private final Duration throttlingWindow;
   private final boolean learnFromHeaders;
   private final Duration xRateLimitWindow;
+  private final String deadlineHeader;
 
   private PacedClientConfig(Builder b) {
     this.pace = b.pace;
@@ -60,6 +61,7 @@ public final class PacedClientConfig {
     this.throttlingWindow = b.throttlingWindow;
     this.learnFromHeaders = b.learnFromHeaders;
     this.xRateLimitWindow = b.xRateLimitWindow;
+    this.deadlineHeader = b.deadlineHeader;
   }
 
   public static PacedClientConfig ofDefaults() {
@@ -129,6 +131,11 @@ public final class PacedClientConfig {
     return xRateLimitWindow;
   }
 
+  /** The header that carries each request's remaining budget, if set (see the builder). */
+  public java.util.Optional<String> deadlineHeader() {
+    return java.util.Optional.ofNullable(deadlineHeader);
+  }
+
   @Override
   public String toString() {
     return "PacedClientConfig[pace=" + pace.limit() + "/" + pace.period() + ", lookahead=" + lookahead
@@ -152,6 +159,7 @@ public final class PacedClientConfig {
     private Duration throttlingWindow = DEFAULT_THROTTLING_WINDOW;
     private boolean learnFromHeaders = true;
     private Duration xRateLimitWindow = DEFAULT_X_RATE_LIMIT_WINDOW;
+    private String deadlineHeader;
 
     private Builder() {}
 
@@ -169,6 +177,7 @@ public final class PacedClientConfig {
       this.throttlingWindow = base.throttlingWindow;
       this.learnFromHeaders = base.learnFromHeaders;
       this.xRateLimitWindow = base.xRateLimitWindow;
+      this.deadlineHeader = base.deadlineHeader;
     }
 
     /**
@@ -275,6 +284,24 @@ public final class PacedClientConfig {
         throw new IllegalArgumentException("xRateLimitWindow must be at least 1 microsecond but was " + window);
       }
       this.xRateLimitWindow = window;
+      return this;
+    }
+
+    /**
+     * Sends each request's remaining budget in this header, in milliseconds, for a server that
+     * reads deadlines (Sluice's {@code deadline-header}, Envoy's {@code
+     * x-envoy-expected-rq-timeout-ms}): the request's own {@code HttpRequest.timeout()} less the
+     * time it spent paced, queued and retried here. A request whose budget is spent before it is
+     * sent is not sent; it fails with {@link java.net.http.HttpTimeoutException}. Requests without
+     * a timeout are sent as they are. Default: none.
+     */
+    public Builder deadlineHeader(String name) {
+      if (name == null || name.isBlank() || !name.chars().allMatch(c -> c > 32 && c < 127
+          && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
+        throw new IllegalArgumentException("deadlineHeader must be a header name but was '" + name
+            + "'");
+      }
+      this.deadlineHeader = name;
       return this;
     }
 
