@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Features together, as users combine them: every pair of values of scope x limit x queue x
- * reject-early x live page x change at runtime is in at least one combination (a pairwise covering
+ * reject-early x live page x change at runtime x standing-queue control x request deadlines is in
+ * at least one combination (a pairwise covering
  * set, built below). For each, over HTTP: the behaviour (admit, queue, 429 queue full or predicted
  * wait, 504) follows the configuration in force after the change, and {@code /sluice}, the live
  * page's data and the metrics say the same. Virtual time drives timeouts and service times; CPU
@@ -46,14 +47,17 @@ class CombinationTest {
   enum Change { NONE, MAX_CONCURRENCY, STRATEGY, QUEUE }
 
   record Combination(Scope scope, Limit limit, Queue queue, boolean early, boolean page,
-      Change change) {
+      Change change, boolean standing, boolean deadline) {
     Object[] values() {
-      return new Object[] {scope, limit, queue, early, page, change};
+      return new Object[] {scope, limit, queue, early, page, change, standing, deadline};
     }
   }
 
   private static final int MAX_QUEUE = 6;
   private static final Duration TIMEOUT = Duration.ofSeconds(2);
+  /** A request's own deadline, when the combination sends one: half the queue timeout. */
+  private static final Duration DEADLINE = Duration.ofSeconds(1);
+  private static final Duration STANDING_TARGET = Duration.ofMillis(500);
   private static final AtomicInteger NAMES = new AtomicInteger();
   private static RedisServer redis;
 
@@ -79,7 +83,11 @@ class CombinationTest {
           for (boolean e : new boolean[] {false, true}) {
             for (boolean p : new boolean[] {false, true}) {
               for (Change c : Change.values()) {
-                all.add(new Combination(s, l, q, e, p, c));
+                for (boolean st : new boolean[] {false, true}) {
+                  for (boolean d : new boolean[] {false, true}) {
+                    all.add(new Combination(s, l, q, e, p, c, st, d));
+                  }
+                }
               }
             }
           }
@@ -127,6 +135,12 @@ class CombinationTest {
     m.put(p + "max-queue", Integer.toString(MAX_QUEUE));
     m.put(p + "queue-timeout", TIMEOUT.toMillis() + "ms");
     m.put(p + "reject-early", Boolean.toString(c.early()));
+    if (c.standing()) {
+      m.put(p + "queue-delay-target", STANDING_TARGET.toMillis() + "ms");
+    }
+    if (c.deadline()) {
+      m.put(p + "deadline-header", "X-Deadline-Ms");
+    }
     Limit limit = after && c.change() == Change.STRATEGY
         ? (c.limit() == Limit.FIXED ? Limit.CPU : Limit.FIXED) : c.limit();
     m.put(p + "limit", limit.name().toLowerCase());
@@ -213,34 +227,50 @@ class CombinationTest {
       // a job over `limit` permits: 2 x limit waiters), then 429 at once. One tenant, so a fair
       // queue's prediction (a newcomer's place in the round) is the FIFO one
       
-      int queueable = c.early() ? Math.min(MAX_QUEUE, 2 * limit) : MAX_QUEUE;
+      // with a deadline of 1 s the waiters that fit are 1 x limit
+      String[] headers = c.deadline()
+          ? new String[] {"X-Tenant", "q", "X-Deadline-Ms", Long.toString(DEADLINE.toMillis())}
+          : new String[] {"X-Tenant", "q"};
+      int seconds = (int) (c.deadline() ? DEADLINE : TIMEOUT).toSeconds();
+      int queueable = c.early() ? Math.min(MAX_QUEUE, seconds * limit) : MAX_QUEUE;
       List<CompletableFuture<HttpResponse<String>>> queued = new ArrayList<>();
       for (int i = 0; i < queueable; i++) {
-        queued.add(server.getAsync("/api/work", "X-Tenant", "q"));
+        queued.add(server.getAsync("/api/work", headers));
         int n = i + 1;
         await().until(() -> server.plugin.limiter(name).orElseThrow().snapshot().queued() == n);
       }
-      HttpResponse<String> refused = server.get("/api/work", "X-Tenant", "q");
+      HttpResponse<String> refused = server.get("/api/work", headers);
       assertThat(refused.statusCode()).isEqualTo(429);
       assertThat(refused.headers().firstValue("Retry-After")).isPresent();
-      boolean predicted = c.early() && 2 * limit < MAX_QUEUE;
+      boolean predicted = c.early() && seconds * limit < MAX_QUEUE;
       assertThat(refused.body()).contains(predicted ? "predicted_wait" : "queue_full");
 
-      // past the timeout the waiters are answered: 504, or 429 predicted_wait when reject-early
-      // finds at a re-check that the deadline became unreachable
+      // past the timeout the waiters are answered: 504 (at the queue timeout, or at their own
+      // deadline), 429 predicted_wait when reject-early finds at a re-check that the deadline
+      // became unreachable, or 429 standing_queue when the queue stood past its delay target
       time.advance(TIMEOUT.plusMillis(100));
       int timedOut = 0;
       int predictedLater = 0;
+      int standingLater = 0;
       for (CompletableFuture<HttpResponse<String>> q : queued) {
         HttpResponse<String> r = q.join();
         if (r.statusCode() == 504) {
           timedOut++;
         } else {
-          assertThat(c.early()).as("a 429 while queued only with reject-early").isTrue();
           assertThat(r.statusCode()).isEqualTo(429);
-          assertThat(r.body()).contains("predicted_wait");
-          predictedLater++;
+          if (r.body().contains("standing_queue")) {
+            assertThat(c.standing()).as("shed from a standing queue only with a target").isTrue();
+            standingLater++;
+          } else {
+            assertThat(c.early()).as("a 429 while queued only with reject-early").isTrue();
+            assertThat(r.body()).contains("predicted_wait");
+            predictedLater++;
+          }
         }
+      }
+      if (c.standing()) {
+        // the queue stood 500 ms after the first waiter joined, before any 1 s or 2 s timeout
+        assertThat(timedOut).isZero();
       }
       gate.complete(null);
       for (CompletableFuture<HttpResponse<String>> r : running) {
@@ -256,7 +286,8 @@ class CombinationTest {
           .contains("\"maxQueue\":" + MAX_QUEUE)
           .contains("\"queueTimeoutMillis\":" + TIMEOUT.toMillis())
           .contains("\"rejectEarly\":" + c.early())
-          .contains("\"queueTimeout\":" + timedOut);
+          .contains("\"queueTimeout\":" + timedOut)
+          .contains("\"late\":" + (predictedLater + standingLater));
       if (kind.equals("cpu")) {
         assertThat(status).contains("\"cpu\":{\"target\":0.5");
       }
@@ -271,6 +302,7 @@ class CombinationTest {
       assertThat(count(registry, name, predicted ? "predicted_wait" : "queue_full"))
           .isEqualTo(1 + (predicted ? predictedLater : 0));
       assertThat(count(registry, name, "queue_timeout")).isEqualTo(timedOut);
+      assertThat(count(registry, name, "standing_queue")).isEqualTo(standingLater);
       assertThat(registry.get("sluice.concurrency.limit").tag("limiter", name).gauge().value())
           .isEqualTo(limit);
     }
