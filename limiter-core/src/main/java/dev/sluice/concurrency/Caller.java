@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * Who asks for a permit, as far as the queue discipline and the deadline care: a key (the tenant a
- * fair queue groups by), a {@link Priority} class, a weight (a fair queue's cost of the request)
- * and an optional timeout tighter than the limiter's {@code queueTimeout} (e.g. from the client's
+ * fair queue groups by), a {@link Priority} class, a cost (how many units of the limit the request
+ * takes, and what a fair queue charges it) and an optional timeout tighter than the limiter's {@code queueTimeout} (e.g. from the client's
  * own deadline). Immutable; {@link #DEFAULT} is what {@link ConcurrencyLimiter#acquire()} uses.
  *
  * <pre>{@code
@@ -18,22 +18,22 @@ public final class Caller {
   /** The key of callers that carry none (a missing header): they queue under one shared key. */
   public static final String UNKNOWN_KEY = "unknown";
 
-  /** No key, {@link Priority#NORMAL}, weight 1, the limiter's own timeout. */
+  /** No key, {@link Priority#NORMAL}, cost 1, the limiter's own timeout. */
   public static final Caller DEFAULT = new Caller(UNKNOWN_KEY, Priority.NORMAL, 1, null);
 
   private final String key;
   private final Priority priority;
-  private final int weight;
+  private final int cost;
   private final Duration timeout;
 
-  private Caller(String key, Priority priority, int weight, Duration timeout) {
+  private Caller(String key, Priority priority, int cost, Duration timeout) {
     this.key = key;
     this.priority = priority;
-    this.weight = weight;
+    this.cost = cost;
     this.timeout = timeout;
   }
 
-  /** A caller with this key (null or blank: {@link #UNKNOWN_KEY}), class normal, weight 1. */
+  /** A caller with this key (null or blank: {@link #UNKNOWN_KEY}), class normal, cost 1. */
   public static Caller of(String key) {
     return DEFAULT.withKey(key);
   }
@@ -41,19 +41,32 @@ public final class Caller {
   /** The same caller with another key (null or blank: {@link #UNKNOWN_KEY}). */
   public Caller withKey(String newKey) {
     String k = newKey == null || newKey.isBlank() ? UNKNOWN_KEY : newKey;
-    return new Caller(k, priority, weight, timeout);
+    return new Caller(k, priority, cost, timeout);
   }
 
   /** The same caller in another class. */
   public Caller withPriority(Priority newPriority) {
     return new Caller(key, Objects.requireNonNull(newPriority, "priority must not be null"),
-        weight, timeout);
+        cost, timeout);
   }
 
-  /** The same caller with another weight, at least 1. */
+  /**
+   * The same caller with another cost, at least 1: the units of the limit its permit takes (a job
+   * of cost 3 under a limit of 8 leaves 5 for the others; a cost above the whole limit runs alone)
+   * and what a fair queue charges its key for it.
+   */
+  public Caller withCost(int newCost) {
+    return new Caller(key, priority, LimiterSpec.requireAtLeast("cost", newCost, 1), timeout);
+  }
+
+  /**
+   * The same caller with another cost.
+   *
+   * @deprecated the cost is what a weight was; use {@link #withCost}
+   */
+  @Deprecated
   public Caller withWeight(int newWeight) {
-    return new Caller(key, priority, LimiterSpec.requireAtLeast("weight", newWeight, 1),
-        timeout);
+    return withCost(newWeight);
   }
 
   /**
@@ -65,7 +78,7 @@ public final class Caller {
     if (newTimeout.isNegative() || newTimeout.isZero()) {
       throw new IllegalArgumentException("timeout must be > 0 but was " + newTimeout);
     }
-    return new Caller(key, priority, weight, newTimeout);
+    return new Caller(key, priority, cost, newTimeout);
   }
 
   /** The fair queue's key; {@link #UNKNOWN_KEY} when the caller has none. Never null. */
@@ -78,9 +91,19 @@ public final class Caller {
     return priority;
   }
 
-  /** The weight (cost) of the request, at least 1. */
+  /** The cost of the request in units of the limit, at least 1. */
+  public int cost() {
+    return cost;
+  }
+
+  /**
+   * The cost.
+   *
+   * @deprecated use {@link #cost()}
+   */
+  @Deprecated
   public int weight() {
-    return weight;
+    return cost;
   }
 
   /** The caller's own timeout, or null to use the limiter's. */
@@ -90,7 +113,7 @@ public final class Caller {
 
   @Override
   public String toString() {
-    return "Caller[" + key + ", " + priority + ", weight=" + weight
+    return "Caller[" + key + ", " + priority + ", cost=" + cost
         + (timeout == null ? "" : ", timeout=" + timeout) + "]";
   }
 }

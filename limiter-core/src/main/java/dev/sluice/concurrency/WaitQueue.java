@@ -46,7 +46,7 @@ public interface WaitQueue {
   /**
    * Fair across keys: waiters are grouped by {@link Caller#key()}, FIFO within a key, and the next
    * free permit goes round-robin across the keys that have waiters (deficit round robin: a caller
-   * costs its {@link Caller#weight()}, a key earns its configured weight per round, so over any
+   * costs its {@link Caller#cost()}, a key earns its configured weight per round, so over any
    * window the grants per key differ by at most about one round, or are in proportion to the key
    * weights). A key at {@link FairQueueConfig#maxQueuePerKey()} is refused ({@link
    * RejectionReason#KEY_CAP}) while other keys still queue. A key with no waiter keeps no state,

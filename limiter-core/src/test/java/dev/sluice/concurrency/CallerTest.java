@@ -54,9 +54,9 @@ class CallerTest {
   }
 
   @Test
-  void badWeightOrTimeoutIsRefusedNamingTheValue() {
-    assertThatThrownBy(() -> Caller.DEFAULT.withWeight(0))
-        .hasMessage("weight must be >= 1 but was 0");
+  void badCostOrTimeoutIsRefusedNamingTheValue() {
+    assertThatThrownBy(() -> Caller.DEFAULT.withCost(0))
+        .hasMessage("cost must be >= 1 but was 0");
     assertThatThrownBy(() -> Caller.DEFAULT.withTimeout(Duration.ZERO))
         .hasMessageContaining("timeout must be > 0 but was PT0S");
   }

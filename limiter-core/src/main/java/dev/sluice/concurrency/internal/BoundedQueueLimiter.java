@@ -135,6 +135,12 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   private volatile int drainWaiters;
   /** Replaced only by {@link #setWaitQueue}, under the lock like every other use. */
   private WaitQueue queue;
+
+  /**
+   * Under the lock: the waiter polled to be granted next whose cost did not fit in what is free.
+   * Out of the queue but counted as queued; granted before anyone else.
+   */
+  private Waiter held;
   private long queueSequence;
   private long grantSequence;
 
@@ -213,10 +219,18 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   @Override
   public CompletableFuture<Permit> acquire(Caller caller) {
-    if (tryFastAdmit()) {
-      return CompletableFuture.completedFuture(admittedAtOnce());
+    int units = caller.cost();
+    if (units == 1) {
+      if (tryFastAdmit()) {
+        return CompletableFuture.completedFuture(admittedAtOnce());
+      }
+    } else {
+      int took = tryFastAdmit(units);
+      if (took > 0) {
+        return CompletableFuture.completedFuture(admittedAtOnce(took));
+      }
     }
-    return acquireSlow(java.util.Objects.requireNonNull(caller, "caller must not be null"));
+    return acquireSlow(caller);
   }
 
   @Override
@@ -256,11 +270,39 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     }
   }
 
+  /**
+   * The fast path of a caller costing {@code units} (more than 1): the units it takes now, or 0
+   * when it must go the slow way. A cost above the limit takes the whole limit, so it runs alone.
+   */
+  private int tryFastAdmit(int units) {
+    for (; ; ) {
+      long s = state;
+      int take = Math.min(units, limit.limit());
+      if (s < 0 || (s & QUEUED_MASK) != 0 || inFlight(s) + take > limit.limit()) {
+        return 0;
+      }
+      if (STATE.compareAndSet(this, s, s + take)) {
+        return take;
+      }
+    }
+  }
+
   private GrantedPermit admittedAtOnce() {
+    return admittedAtOnce(1);
+  }
+
+  private GrantedPermit admittedAtOnce(int units) {
     if (listener != null) {
       listener.admitted(0);
     }
-    return timeThisPermit() ? new TimedPermit(this, clock.nanoTime()) : new GrantedPermit(this);
+    return timeThisPermit()
+        ? new TimedPermit(this, units, clock.nanoTime()) : new GrantedPermit(this, units);
+  }
+
+  /** Whether a caller of {@code units} fits beside those in flight in word {@code s}. */
+  private boolean fits(long s, int units) {
+    int max = limit.limit();
+    return inFlight(s) + Math.min(units, max) <= max;
   }
 
   /**
@@ -284,6 +326,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   private CompletableFuture<Permit> acquireSlow(Caller caller) {
     Waiter waiter = new Waiter(this, caller, clock.nanoTime());
+    int units = caller.cost();
+    int taken = 1;
     long timeoutNanos = timeoutNanos(caller);
     // outside the lock: it sums striped counters
     boolean early = rejectEarly; // read once: a reconfiguration may turn it on or off meanwhile
@@ -307,9 +351,10 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
           queuedAhead = queuedNow;
           break;
         }
-        if (queuedNow == 0 && inFlight(s) < limit.limit()) {
+        if (queuedNow == 0 && fits(s, units)) {
           // a permit came free since the fast path looked; releasers still CAS without the lock
-          if (STATE.compareAndSet(this, s, s + 1)) {
+          taken = Math.min(units, limit.limit());
+          if (STATE.compareAndSet(this, s, s + taken)) {
             admitted = true;
             break;
           }
@@ -362,7 +407,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       rejectWaiter(displaced, Outcome.QUEUE_FULL, RejectionReason.DISPLACED, queued(state));
     }
     if (admitted) {
-      return CompletableFuture.completedFuture(admittedAtOnce());
+      return CompletableFuture.completedFuture(admittedAtOnce(taken));
     }
     if (rejection != null) {
       stats.rejected(rejection);
@@ -441,13 +486,13 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     for (; ; ) {
       long s = state;
       if ((s & QUEUED_MASK) != 0) {
-        releaseToQueue();
+        releaseToQueue(permit.units);
         break;
       }
       // nobody waits: give the permit back with one CAS; it fails if a waiter joined meanwhile
-      if (STATE.compareAndSet(this, s, s - 1)) {
+      if (STATE.compareAndSet(this, s, s - permit.units)) {
         // volatile write of state, then volatile read of drainWaiters: see awaitDrained
-        if (inFlight(s - 1) == 0 && drainWaiters > 0) {
+        if (inFlight(s - permit.units) == 0 && drainWaiters > 0) {
           signalDrained();
         }
         break;
@@ -461,13 +506,13 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     }
   }
 
-  private void releaseToQueue() {
+  private void releaseToQueue(int units) {
     Waiter granted;
     lock.lock();
     try {
       // give back, then drain: under the lock this is a straight hand-off to the head waiter,
       // and when the limit shrank, in-flight falls instead
-      long s = (long) STATE.getAndAdd(this, -1L) - 1;
+      long s = (long) STATE.getAndAdd(this, (long) -units) - units;
       granted = drainLocked();
       if (inFlight(s) == 0) {
         drainedCondition.signalAll();
@@ -492,11 +537,20 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       if (queued(s) == 0 || inFlight(s) >= limit.limit()) {
         return first;
       }
-      Waiter head = (Waiter) (newestFirst ? queue.pollNewest() : queue.poll());
+      Waiter head = held != null ? held : (Waiter) (newestFirst ? queue.pollNewest() : queue.poll());
+      held = null;
+      int units = Math.min(head.caller().cost(), limit.limit());
+      if (head.isWaiting() && inFlight(s) + units > limit.limit()) {
+        // it costs more than is free: it waits here, ahead of everyone, until enough is released
+        // (serving a cheaper one behind it instead would starve the costly for good)
+        held = head;
+        return first;
+      }
       // a head whose fate is already decided (cancel, timeout) is leaving on its own: skip it
       boolean grant = head.decide(Outcome.ADMITTED);
-      STATE.getAndAdd(this, grant ? 1 - ONE_QUEUED : -ONE_QUEUED);
+      STATE.getAndAdd(this, grant ? units - ONE_QUEUED : -ONE_QUEUED);
       if (grant) {
+        head.units = units;
         head.grantSequence = grantSequence++;
         if (last == null) {
           first = head;
@@ -521,8 +575,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       if (listener != null) {
         listener.admitted(waited);
       }
-      GrantedPermit permit =
-          new QueuedPermit(this, now, waited, waiter.queueSequence, waiter.grantSequence);
+      GrantedPermit permit = new QueuedPermit(this, waiter.units, now, waited,
+          waiter.queueSequence, waiter.grantSequence);
       execute(
           () -> {
             // the caller cancelled between grant and completion: the permit goes to the next one
@@ -550,16 +604,23 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       waiter.cancelTimeout();
     }
     int queuedNow;
+    Waiter granted = null;
     lock.lock();
     try {
       // not found: a drain already polled it (and fixed the count) but lost the fate CAS to us
-      if (queue.remove(waiter)) {
+      if (waiter == held) {
+        held = null; // polled, but it did not fit: still counted as queued
+        STATE.getAndAdd(this, -ONE_QUEUED);
+        // it kept free units from the waiters behind it: they may fit now
+        granted = drainLocked();
+      } else if (queue.remove(waiter)) {
         STATE.getAndAdd(this, -ONE_QUEUED);
       }
       queuedNow = queued(state);
     } finally {
       lock.unlock();
     }
+    dispatchGrants(granted);
     if (reason == null && outcome != Outcome.CANCELLED) {
       reason = RejectionReason.of(outcome);
     }
@@ -856,6 +917,15 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       do {
         s = state;
       } while (s >= 0 && !STATE.compareAndSet(this, s, s | SHUT_DOWN));
+      if (held != null) {
+        Waiter waiter = held;
+        held = null;
+        STATE.getAndAdd(this, -ONE_QUEUED);
+        if (waiter.decide(Outcome.SHUTDOWN)) {
+          waiter.nextGranted = rejected;
+          rejected = waiter;
+        }
+      }
       for (Waiter waiter = (Waiter) queue.poll(); waiter != null; waiter = (Waiter) queue.poll()) {
         STATE.getAndAdd(this, -ONE_QUEUED);
         if (waiter.decide(Outcome.SHUTDOWN)) {

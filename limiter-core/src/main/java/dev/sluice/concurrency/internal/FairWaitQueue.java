@@ -12,7 +12,7 @@ import java.util.Map;
  * <p>Each key with waiters has a {@link Flow}: its waiters in arrival order (intrusive, through
  * {@link Waiter#prev}/{@link Waiter#next}), its weight and its deficit. The flows with waiters form
  * a ring; {@link #current} is the one being served. Visiting a flow credits it its weight once;
- * it is served while its head's cost ({@link Caller#weight()}) fits in the deficit, then the ring
+ * it is served while its head's cost ({@link Caller#cost()}) fits in the deficit, then the ring
  * moves on. A flow whose last waiter leaves is unlinked and dropped from the map at once, deficit
  * and all, so idle keys cost nothing and a returning key starts a new round at the ring's end
  * (standard DRR: credit is not saved up while idle). Every waiter is also on one arrival-order list
@@ -131,7 +131,7 @@ public final class FairWaitQueue implements ClassQueue {
         flow.credited = true;
       }
       Waiter next = newest ? flow.tail : flow.head;
-      int cost = next.caller().weight();
+      int cost = next.caller().cost();
       if (flow.deficit >= cost) {
         flow.deficit -= cost;
         unlink(next);

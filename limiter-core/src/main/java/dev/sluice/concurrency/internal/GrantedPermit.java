@@ -24,11 +24,15 @@ class GrantedPermit implements Permit {
 
   private final BoundedQueueLimiter limiter;
 
+  /** Units of the limit this permit holds (its caller's cost, at most the limit when granted). */
+  final int units;
+
   @SuppressWarnings("unused") // written through RELEASED
   private volatile int released;
 
-  GrantedPermit(BoundedQueueLimiter limiter) {
+  GrantedPermit(BoundedQueueLimiter limiter, int units) {
     this.limiter = limiter;
+    this.units = units;
   }
 
   /** Whether this permit's service time is measured (see BoundedQueueLimiter#timeThisPermit). */

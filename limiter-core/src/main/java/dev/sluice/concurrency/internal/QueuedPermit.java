@@ -9,11 +9,12 @@ final class QueuedPermit extends TimedPermit {
 
   QueuedPermit(
       BoundedQueueLimiter limiter,
+      int units,
       long admittedAtNanos,
       long queuedNanos,
       long queueSequence,
       long grantSequence) {
-    super(limiter, admittedAtNanos);
+    super(limiter, units, admittedAtNanos);
     this.queuedNanos = queuedNanos;
     this.queueSequence = queueSequence;
     this.grantSequence = grantSequence;

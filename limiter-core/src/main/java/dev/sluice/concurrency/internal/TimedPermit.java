@@ -5,8 +5,8 @@ class TimedPermit extends GrantedPermit {
 
   private final long admittedAtNanos;
 
-  TimedPermit(BoundedQueueLimiter limiter, long admittedAtNanos) {
-    super(limiter);
+  TimedPermit(BoundedQueueLimiter limiter, int units, long admittedAtNanos) {
+    super(limiter, units);
     this.admittedAtNanos = admittedAtNanos;
   }
 

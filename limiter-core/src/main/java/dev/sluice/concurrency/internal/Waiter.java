@@ -37,6 +37,9 @@ final class Waiter extends PendingPermit implements WaitQueue.Entry {
 
   long leftBeforeJoin;
 
+  /** Units granted (its cost, at most the limit then), set under the lock by the drain. */
+  int units = 1;
+
   /** Links the waiters granted by one drain, so they are dispatched after the lock is released. */
   Waiter nextGranted;
 

@@ -245,8 +245,9 @@ class ConcurrencyLimiterStressTest {
         allAttempts.add(new Attempt(callers ? caller : Caller.DEFAULT, future));
         future.thenAccept(
             permit -> {
-              // counted as soon as the continuation runs, i.e. while the permit is surely held
-              maxHolders.accumulateAndGet(holders.incrementAndGet(), Math::max);
+              // counted as soon as the continuation runs, i.e. while the permit is surely held;
+              // in units of the limit (a caller of cost 2 holds two)
+              maxHolders.accumulateAndGet(holders.addAndGet(units(permit)), Math::max);
               allPermits.add(permit);
               granted.add(permit);
             });
@@ -261,7 +262,7 @@ class ConcurrencyLimiterStressTest {
         attempts.incrementAndGet();
         Optional<Permit> permit = limiter.tryAcquire();
         if (permit.isPresent()) {
-          maxHolders.accumulateAndGet(holders.incrementAndGet(), Math::max);
+          maxHolders.accumulateAndGet(holders.addAndGet(units(permit.get())), Math::max);
           allPermits.add(permit.get());
           held.add(permit.get());
         } else {
@@ -271,7 +272,7 @@ class ConcurrencyLimiterStressTest {
         pending.remove(random.nextInt(pending.size())).cancel(random.nextBoolean());
       } else if (dice < 85 && !held.isEmpty()) {
         Permit permit = held.remove(random.nextInt(held.size()));
-        holders.decrementAndGet(); // before release: the next holder may be counted at once
+        holders.addAndGet(-units(permit)); // before release: the next may be counted at once
         permit.release();
         if (random.nextInt(10) == 0) {
           permit.release(); // a buggy caller releases twice; must add nothing
@@ -291,16 +292,20 @@ class ConcurrencyLimiterStressTest {
     }
     held.forEach(
         p -> {
-          holders.decrementAndGet();
+          holders.addAndGet(-units(p));
           p.release();
         });
   }
 
-  /** Mostly a few keys and normal class; some critical and sheddable, some weighing more. */
+  private static int units(Permit permit) {
+    return ((GrantedPermit) permit).units;
+  }
+
+  /** Mostly a few keys and normal class; some critical and sheddable, some costing more. */
   private static Caller randomCaller(SplittableRandom random) {
     Caller caller = Caller.of("k" + random.nextInt(KEYS))
         .withPriority(CLASSES[random.nextInt(CLASSES.length)]);
-    return random.nextInt(10) == 0 ? caller.withWeight(2) : caller;
+    return random.nextInt(10) == 0 ? caller.withCost(2) : caller;
   }
 
   /**

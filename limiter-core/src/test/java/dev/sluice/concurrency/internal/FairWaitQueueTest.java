@@ -19,7 +19,7 @@ class FairWaitQueueTest {
   }
 
   private static Waiter waiter(String key, int weight) {
-    return new Waiter(null, Caller.of(key).withWeight(weight), 0);
+    return new Waiter(null, Caller.of(key).withCost(weight), 0);
   }
 
   private static List<String> drain(WaitQueue queue) {
