@@ -76,6 +76,12 @@ final class Answers {
         Map.of("reason", Rejection.Reason.QUEUE_TIMEOUT.tag), 0);
   }
 
+  /** A value the request declares for Sluice (its cost) is not valid; says which and why. */
+  Rejection badRequest(String detail) {
+    return new Rejection(Rejection.Reason.BAD_REQUEST, 400, detail,
+        Map.of("reason", Rejection.Reason.BAD_REQUEST.tag), 0);
+  }
+
   /** The request's deadline header says its caller has already given up. */
   Rejection deadlineExceeded(String limiter) {
     return new Rejection(Rejection.Reason.DEADLINE_EXCEEDED, statuses.queueTimeout(),

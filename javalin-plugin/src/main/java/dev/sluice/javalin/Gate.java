@@ -149,6 +149,10 @@ final class Gate {
   void after(Context ctx) {
     Admission admission = ctx.attribute(Admission.ATTRIBUTE);
     if (admission != null) {
+      CostSample sample = ctx.attribute(CostSample.ATTRIBUTE);
+      if (sample != null && sample.admittedNanos != 0) {
+        sample.cost.served(sample.group, clock.nanoTime() - sample.admittedNanos);
+      }
       admission.close();
     }
   }
@@ -192,14 +196,20 @@ final class Gate {
    */
   private CompletableFuture<Void> admit(Context ctx, Admission admission, LimiterEntry limiter) {
     long budget = budgetNanos(ctx, limiter);
-    // the common case, a free permit and nobody waiting: no future, no lambda (a global limiter
-    // has no such shortcut: it always asks the store, and answers null here)
-    Permit now = limiter.limiter().acquireIfFree();
-    if (now != null) {
-      admission.hold(limiter.name(), now);
-      return null;
+    RequestCost cost = limiter.cost();
+    if (cost.one()) {
+      // the common case, a free permit and nobody waiting: no future, no lambda (a global
+      // limiter has no such shortcut: it always asks the store, and answers null here)
+      Permit now = limiter.limiter().acquireIfFree();
+      if (now != null) {
+        admission.hold(limiter.name(), now);
+        return null;
+      }
     }
     Caller caller = caller(ctx, limiter);
+    if (!cost.one()) {
+      caller = withCost(ctx, limiter, cost, caller);
+    }
     if (budget > 0) {
       caller = caller.withTimeout(Duration.ofNanos(budget)); // the shorter of it and queue-timeout
     }
@@ -210,6 +220,7 @@ final class Gate {
         throw rejected(ctx, refusal(failure));
       }
       admission.hold(limiter.name(), acquired.getNow(null));
+      costClockStarts(ctx);
       return null;
     }
     admission.park(acquired);
@@ -223,8 +234,35 @@ final class Gate {
         throw rejected(ctx, refusal(failed));
       }
       admission.hold(limiter.name(), permit);
+      costClockStarts(ctx);
       return null;
     });
+  }
+
+  /** A request under a learned cost holds its permit: its service time starts now. */
+  private void costClockStarts(Context ctx) {
+    CostSample sample = ctx.attribute(CostSample.ATTRIBUTE);
+    if (sample != null) {
+      sample.admittedNanos = clock.nanoTime();
+    }
+  }
+
+  /**
+   * {@code caller} with the request's cost; for a learned cost, remembers the request's group and
+   * admission time so that {@link #after} can teach the cost its service time.
+   */
+  private Caller withCost(Context ctx, LimiterEntry limiter, RequestCost cost, Caller caller) {
+    ContextRequestInfo info = new ContextRequestInfo(ctx, path(ctx), settings);
+    int units;
+    try {
+      units = cost.of(info, ctx::queryParam);
+    } catch (RequestCost.BadCost e) {
+      throw rejected(ctx, answers.badRequest(e.getMessage()));
+    }
+    if (cost.learns()) {
+      ctx.attribute(CostSample.ATTRIBUTE, new CostSample(cost, cost.group(info)));
+    }
+    return units == 1 ? caller : caller.withCost(units);
   }
 
   /**

@@ -17,6 +17,7 @@ final class LimiterEntry {
   private final ConcurrencyLimiter limiter;
   private final QueueCallers callers;
   private volatile LimiterConfig config;
+  private volatile RequestCost cost;
 
   LimiterEntry(String name, Optional<ResourcePattern> pattern, ConcurrencyLimiter limiter,
       LimiterConfig config, QueueCallers callers) {
@@ -25,6 +26,12 @@ final class LimiterEntry {
     this.limiter = limiter;
     this.config = config;
     this.callers = callers;
+    this.cost = RequestCost.of(config.get(LimiterKeys.COST), QueueSettings.of(config));
+  }
+
+  /** How many units of the limit a request takes. */
+  RequestCost cost() {
+    return cost;
   }
 
   String name() {
@@ -49,7 +56,12 @@ final class LimiterEntry {
   }
 
   void inForce(LimiterConfig next) {
+    LimiterConfig before = this.config;
     this.config = next;
+    if (!before.get(LimiterKeys.COST).equals(next.get(LimiterKeys.COST))
+        || !QueueSettings.of(before).equals(QueueSettings.of(next))) {
+      this.cost = RequestCost.of(next.get(LimiterKeys.COST), QueueSettings.of(next));
+    }
   }
 
   boolean guards(String path) {

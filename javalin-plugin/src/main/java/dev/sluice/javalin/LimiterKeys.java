@@ -112,10 +112,16 @@ final class LimiterKeys {
           + " already spent is answered 504 `deadline_exceeded` at once, a malformed one is"
           + " ignored and counted; reloadable");
 
+  static final Key<String> COST = Key.of("cost", "1",
+      ValueParser.of(RequestCost::check, "a whole number >= 1, header:NAME, query:NAME, learned"),
+      "units of the limit a request takes: a number, declared by the client (`header:NAME`,"
+          + " `query:NAME`; missing: 1; not a whole number >= 1: 400), or `learned` from service"
+          + " times per queue key (or path); more than the limit runs alone; reloadable");
+
   /** Every limiter key, in the README's order. */
   static final List<Key<?>> ALL = List.of(PATH, MAX_CONCURRENCY, MAX_QUEUE, QUEUE_TIMEOUT, SCOPE,
       LIMIT, TARGET_CPU, CPU_SOURCE, MIN_CONCURRENCY, REJECT_EARLY, QUEUE, QUEUE_KEY,
-      MAX_QUEUE_PER_KEY, PRIORITY_HEADER, QUEUE_DELAY_TARGET, DEADLINE_HEADER);
+      MAX_QUEUE_PER_KEY, PRIORITY_HEADER, QUEUE_DELAY_TARGET, DEADLINE_HEADER, COST);
 
   private LimiterKeys() {}
 

@@ -19,6 +19,8 @@ final class Rejection extends RuntimeException {
     QUEUE_TIMEOUT("queue-timeout", "Timed out in queue"),
     RATE_LIMITED("rate-limited", "Rate limit exceeded"),
     SHUTTING_DOWN("shutting-down", "Shutting down"),
+    /** A value the request declares (its cost) is not valid. */
+    BAD_REQUEST("bad-request", "Bad request"),
     /** The request's own deadline (its deadline header) was spent on arrival. */
     DEADLINE_EXCEEDED("deadline-exceeded", "Deadline exceeded"),
     /** The client went away while queued: nobody reads the answer; counted apart from timeouts. */

@@ -1,0 +1,179 @@
+package dev.sluice.javalin;
+
+import dev.sluice.request.Actor;
+import dev.sluice.request.RequestInfo;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * How many units of its limiter a request takes, as a limiter's {@code cost} says: a constant
+ * ({@code 1}, the default), declared by the client ({@code header:NAME}, {@code query:NAME}), or
+ * {@code learned} from the service times of earlier requests of the same kind.
+ *
+ * <p><b>Learned.</b> Requests are grouped by the limiter's queue key (a fair queue's tenant), or by
+ * path when it has none. Each group keeps an exponentially weighted mean of its service time (weight
+ * {@value #WEIGHT}: about the last 10 jobs), and so does the whole limiter; a request costs its
+ * group's mean over the limiter's, rounded, at least 1: the typical job costs 1, one that takes
+ * four times as long costs 4. A group not seen yet costs 1. At most {@value #MAX_GROUPS} groups are
+ * remembered (client-chosen keys must not grow memory without bound): beyond that a new group
+ * costs 1 and is not learned.
+ */
+final class RequestCost {
+
+  /** Weight of the newest service time in the means. */
+  static final double WEIGHT = 0.1;
+
+  static final int MAX_GROUPS = 10_000;
+
+  /** A declared cost that is not a whole number >= 1: answered 400 naming it. */
+  static final class BadCost extends RuntimeException {
+    BadCost(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private final int constant; // > 0: every request costs this
+  private final String header;
+  private final String query;
+  private final boolean learned;
+  private final Function<RequestInfo, String> groupKey; // learned: null means by path
+  private final Map<String, double[]> groups = new ConcurrentHashMap<>();
+  private volatile double typicalNanos = Double.NaN;
+
+  private RequestCost(int constant, String header, String query, boolean learned,
+      Function<RequestInfo, String> groupKey) {
+    this.constant = constant;
+    this.header = header;
+    this.query = query;
+    this.learned = learned;
+    this.groupKey = groupKey;
+  }
+
+  /** The cost of {@code spec} ({@code cost}'s value, checked when parsed). */
+  static RequestCost of(String spec, QueueSettings queue) {
+    String v = spec.trim();
+    String lower = v.toLowerCase(Locale.ROOT);
+    if (lower.startsWith("header:")) {
+      return new RequestCost(0, v.substring("header:".length()).trim(), null, false, null);
+    }
+    if (lower.startsWith("query:")) {
+      return new RequestCost(0, null, v.substring("query:".length()).trim(), false, null);
+    }
+    if (lower.equals("learned")) {
+      return new RequestCost(0, null, null, true, queue.key().map(Actor::keyOf).orElse(null));
+    }
+    return new RequestCost(Integer.parseInt(v), null, null, false, null);
+  }
+
+  /** Checks a {@code cost} property: a whole number >= 1, header:NAME, query:NAME or learned. */
+  static String check(String raw) {
+    String v = raw.trim();
+    String lower = v.toLowerCase(Locale.ROOT);
+    if (lower.equals("learned")) {
+      return "learned";
+    }
+    if (lower.startsWith("header:")) {
+      String name = v.substring("header:".length()).trim();
+      ValueParser.headerName().check(name);
+      return "header:" + name;
+    }
+    if (lower.startsWith("query:")) {
+      String name = v.substring("query:".length()).trim();
+      if (name.isEmpty()) {
+        throw new IllegalArgumentException("query: needs a parameter name");
+      }
+      return "query:" + name;
+    }
+    try {
+      if (Integer.parseInt(v) >= 1) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // falls through to the message
+    }
+    throw new IllegalArgumentException("allowed: a whole number >= 1, header:NAME, query:NAME,"
+        + " learned");
+  }
+
+  /** Whether every request costs 1 (nothing to work out per request). */
+  boolean one() {
+    return constant == 1;
+  }
+
+  /** Whether service times must be reported back ({@link #served}). */
+  boolean learns() {
+    return learned;
+  }
+
+  /**
+   * The cost of {@code request}. A declared cost that is missing costs 1.
+   *
+   * @throws BadCost when a declared cost is not a whole number >= 1
+   */
+  int of(RequestInfo request, Function<String, String> queryParam) {
+    if (constant > 0) {
+      return constant;
+    }
+    if (learned) {
+      return learnedCost(group(request));
+    }
+    String raw = header != null ? request.header(header).orElse(null) : queryParam.apply(query);
+    if (raw == null || raw.isBlank()) {
+      return 1;
+    }
+    try {
+      int cost = Integer.parseInt(raw.trim());
+      if (cost >= 1) {
+        return cost; // the limiter takes at most its whole limit
+      }
+    } catch (NumberFormatException e) {
+      // answered below
+    }
+    throw new BadCost((header != null ? "header " + header : "query parameter " + query)
+        + " must be a whole number >= 1 (the request's cost) but was '" + shorten(raw) + "'");
+  }
+
+  /** A learned group's key: the queue key, or the path. */
+  String group(RequestInfo request) {
+    if (groupKey != null) {
+      String key = groupKey.apply(request);
+      return key == null ? "unknown" : key;
+    }
+    return request.path();
+  }
+
+  /** A request of {@code group} was served in {@code nanos}: learn from it. */
+  void served(String group, long nanos) {
+    if (!learned || nanos <= 0) {
+      return;
+    }
+    double typical = typicalNanos;
+    typicalNanos = Double.isNaN(typical) ? nanos : typical + WEIGHT * (nanos - typical);
+    double[] mean = groups.get(group);
+    if (mean == null) {
+      if (groups.size() >= MAX_GROUPS) {
+        return;
+      }
+      mean = groups.computeIfAbsent(group, g -> new double[] {Double.NaN});
+    }
+    // racy by design, as the core's recent service time: a lost update moves a mean of ten jobs
+    // by a tenth of one at most
+    double m = mean[0];
+    mean[0] = Double.isNaN(m) ? nanos : m + WEIGHT * (nanos - m);
+  }
+
+  private int learnedCost(String group) {
+    double[] mean = groups.get(group);
+    double typical = typicalNanos;
+    if (mean == null || Double.isNaN(mean[0]) || !(typical > 0)) {
+      return 1;
+    }
+    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.round(mean[0] / typical)));
+  }
+
+  private static String shorten(String raw) {
+    return raw.length() <= 32 ? raw : raw.substring(0, 32) + "...";
+  }
+}
