@@ -185,13 +185,15 @@ public final class TranscodeService implements AutoCloseable {
 
   /**
    * Stops as the plugin drains: no new admissions, queued jobs rejected, running ones given the
-   * drain deadline ({@code sluice.shutdown.drain-timeout}). Child processes are ended at 90% of it,
-   * so their requests can still be answered 503 inside the deadline; whatever still runs when the
+   * drain deadline ({@code sluice.shutdown.drain-timeout}). Child processes are ended a little
+   * before it (a tenth of it, at least a second), so their requests are still answered 503 and
+   * counted inside the deadline instead of being cut by the plugin; whatever still runs when the
    * server has stopped is ended too.
    */
   @Override
   public void close() {
-    long cutMillis = drain.toMillis() * 9 / 10;
+    long margin = Math.max(drain.toMillis() / 10, 1000);
+    long cutMillis = Math.max(0, drain.toMillis() - margin);
     CompletableFuture<Void> cut = CompletableFuture.runAsync(
         engine::close, CompletableFuture.delayedExecutor(cutMillis, TimeUnit.MILLISECONDS));
     try {
