@@ -80,7 +80,10 @@ final class FootageProbe {
     return fields;
   }
 
-  /** The last line ffprobe or ffmpeg wrote to stderr: the one that names the problem. */
+  /**
+   * The last line ffprobe or ffmpeg wrote to stderr: the one that names the problem, with the job
+   * folder's path taken out (a client has no business knowing the server's file system).
+   */
   static String lastLine(Path err) throws IOException {
     if (!Files.exists(err)) {
       return "";
@@ -88,7 +91,7 @@ final class FootageProbe {
     List<String> lines = Files.readAllLines(err, StandardCharsets.UTF_8);
     for (int i = lines.size() - 1; i >= 0; i--) {
       if (!lines.get(i).isBlank()) {
-        String line = lines.get(i).trim();
+        String line = lines.get(i).trim().replace(err.getParent() + java.io.File.separator, "");
         return line.length() > 200 ? line.substring(0, 200) + "..." : line;
       }
     }

@@ -37,9 +37,17 @@ class FfmpegEngineLifecycleTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
   private static final Duration SECONDS = Duration.ofSeconds(10);
+  /**
+   * How soon a hang-up or a stop must end a transcode: far less than the long clip takes to
+   * transcode (about 20 s on the 2-core machine, several on a fast one), so a job that merely ran
+   * to its end cannot pass for one that was ended.
+   */
+  private static final Duration PROMPTLY = Duration.ofSeconds(3);
 
   @TempDir static Path dir;
   private static byte[] clip;
+  /** Ten seconds to 720p with the slowest preset on one thread: a transcode that runs long. */
+  private static byte[] longClip;
 
   @TempDir Path jobs;
 
@@ -47,6 +55,7 @@ class FfmpegEngineLifecycleTest {
   static void makeClip() throws Exception {
     Ffmpeg.require();
     clip = Files.readAllBytes(Ffmpeg.clip(dir, 2, "640x360"));
+    longClip = Files.readAllBytes(Ffmpeg.clip(dir, 10, "640x360"));
   }
 
   /** One transcode at a time and one waiting place; ffmpeg's slowest preset, so a 720p job runs for seconds. */
@@ -88,15 +97,23 @@ class FfmpegEngineLifecycleTest {
   }
 
   private static CompletableFuture<HttpResponse<String>> send(TranscodeService service, String path) {
+    return send(service, path, clip);
+  }
+
+  private static CompletableFuture<HttpResponse<String>> send(TranscodeService service, String path, byte[] footage) {
     return CLIENT.sendAsync(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path))
             .header("Content-Type", "video/mp4")
-            .POST(HttpRequest.BodyPublishers.ofByteArray(clip)).build(),
+            .POST(HttpRequest.BodyPublishers.ofByteArray(footage)).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
   private void awaitNothingLeft(TranscodeService service) {
-    await().atMost(SECONDS).untilAsserted(() -> {
+    awaitNothingLeft(service, SECONDS);
+  }
+
+  private void awaitNothingLeft(TranscodeService service, Duration within) {
+    await().atMost(within).untilAsserted(() -> {
       assertThat(Ffmpeg.children()).isEmpty();
       assertThat(Ffmpeg.files(jobs)).isEmpty();
       assertThat(transcodeLimiter(service).get("inFlight").asInt()).isZero();
@@ -127,11 +144,11 @@ class FfmpegEngineLifecycleTest {
   @Test
   void aClientThatHangsUpDuringItsTranscodeLeavesNoProcessAndNoFile() throws Exception {
     try (TranscodeService service = start()) {
-      try (Socket client = upload(service, "/api/transcode?height=720", clip, clip.length)) {
+      try (Socket client = upload(service, "/api/transcode?height=720", longClip, longClip.length)) {
         await().atMost(SECONDS).until(Ffmpeg::anyFfmpegRunning);
         assertThat(Ffmpeg.files(jobs)).hasSize(1);
       } // hangs up while ffmpeg works
-      awaitNothingLeft(service);
+      awaitNothingLeft(service, PROMPTLY);
       // the permit came back: the next job runs
       HttpResponse<String> next = send(service, "/api/rescue?height=240").get();
       assertThat(next.statusCode()).as(next.body()).isEqualTo(200);
@@ -139,9 +156,20 @@ class FfmpegEngineLifecycleTest {
   }
 
   @Test
+  void aTranscodePastItsTimeoutIsKilledAndAnswered503() throws Exception {
+    try (TranscodeService service = start("demo.ffmpeg.timeout", "500ms")) {
+      HttpResponse<String> answer = send(service, "/api/transcode?height=720", longClip).get();
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(503);
+      assertThat(JSON.readTree(answer.body()).get("problem").asText()).isEqualTo("timed-out");
+      assertThat(JSON.readTree(answer.body()).get("detail").asText()).contains("demo.ffmpeg.timeout");
+      awaitNothingLeft(service);
+    }
+  }
+
+  @Test
   void stoppingTheServiceEndsARunningTranscodeWithinTheDrainDeadline() throws Exception {
     TranscodeService service = start("sluice.shutdown.drain-timeout", "2s");
-    CompletableFuture<HttpResponse<String>> running = send(service, "/api/transcode?height=720");
+    CompletableFuture<HttpResponse<String>> running = send(service, "/api/transcode?height=720", longClip);
     await().atMost(SECONDS).until(Ffmpeg::anyFfmpegRunning);
     ProcessHandle ffmpeg = Ffmpeg.children().get(0);
     CompletableFuture<Long> endedNanos = ffmpeg.onExit().thenApply(p -> System.nanoTime());
