@@ -1,6 +1,7 @@
 package dev.sluice.demo;
 
 import dev.sluice.javalin.SluicePlugin;
+import dev.sluice.time.DurationText;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -10,12 +11,11 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import dev.sluice.time.DurationText;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
