@@ -127,21 +127,29 @@ final class FfmpegJobs implements JobEngine {
     byte[] buffer = new byte[64 * 1024];
     long total = 0;
     try (InputStream in = ctx.req().getInputStream(); OutputStream out = Files.newOutputStream(file)) {
-      for (int n; (n = in.read(buffer)) >= 0; ) {
+      for (int n; (n = read(in, buffer)) >= 0; ) {
         total += n;
         if (total > settings.maxBytes()) {
           throw JobProblem.tooLarge(tooLarge("more than " + settings.maxBytes() + " bytes"));
         }
         out.write(buffer, 0, n);
       }
-    } catch (IOException e) {
-      // Jetty's EofException: the client closed the connection in the middle of its upload
-      throw JobProblem.clientGone();
+    } catch (IOException e) { // writing the job's folder: the service's fault, not the client's
+      throw new UncheckedIOException("cannot store the upload in " + file.getParent(), e);
     }
     if (total == 0) {
       throw JobProblem.noFootage();
     }
     return total;
+  }
+
+  /** A failed read of the body is the client's doing: Jetty's EofException when it hangs up mid-upload. */
+  private static int read(InputStream in, byte[] buffer) {
+    try {
+      return in.read(buffer);
+    } catch (IOException e) {
+      throw JobProblem.clientGone();
+    }
   }
 
   private void transcode(Path input, Path output, Rendition rendition, Path folder, HangUpWatch watch)
