@@ -71,11 +71,6 @@ final class ChildProcesses {
     running.forEach(ChildProcesses::kill);
   }
 
-  /** How many children run now. */
-  int count() {
-    return running.size();
-  }
-
   private Process start(ProcessBuilder builder) throws IOException {
     // one lock with endAll, so a child cannot start after the stop has killed the others
     synchronized (this) {

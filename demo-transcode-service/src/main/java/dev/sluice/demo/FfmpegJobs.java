@@ -197,8 +197,4 @@ final class FfmpegJobs implements JobEngine {
   public void close() {
     children.endAll();
   }
-
-  int runningChildren() {
-    return children.count();
-  }
 }
