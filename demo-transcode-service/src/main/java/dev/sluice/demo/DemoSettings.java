@@ -67,6 +67,9 @@ public final class DemoSettings {
     settings.port();
     settings.maxCpuMillis();
     settings.maxWaitMillis();
+    if (settings.engine() == Engine.FFMPEG) {
+      FfmpegSettings.from(settings);
+    }
     return settings;
   }
 
@@ -166,7 +169,13 @@ public final class DemoSettings {
     return properties;
   }
 
-  private int integer(String key, int min, int max) {
+  /** {@code demo.engine}, checked at load. */
+  Engine engine() {
+    return Engine.of(get(Engine.KEY).orElse("frames"));
+  }
+
+  /** A whole number in [min, max], or a message naming the key, the value and where it came from. */
+  int integer(String key, int min, int max) {
     String value = get(key).orElse(null);
     try {
       int n = Integer.parseInt(value);

@@ -2,15 +2,14 @@ package dev.sluice.demo;
 
 import io.javalin.http.Context;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** The handlers of the heavy jobs and of the light history lookups. */
-final class JobEndpoints {
+/** The heavy jobs of the {@code frames} engine: CPU burnt compressing generated frames in the JVM. */
+final class JobEndpoints implements JobEngine {
 
   /** Set by the first before-handler: when the request reached the service. */
   static final String RECEIVED = "demo.receivedNanos";
@@ -40,7 +39,8 @@ final class JobEndpoints {
    * Runs before the limiter: a bad {@code cpuMillis} or {@code waitMillis} is answered 400 without
    * taking a queue place or a permit from a valid job.
    */
-  void validate(Context ctx) {
+  @Override
+  public void validate(Context ctx) {
     ctx.attribute(CPU_MILLIS, JobMillis.CPU.parse(ctx.queryParam(JobMillis.CPU.parameter), maxCpuMillis));
     ctx.attribute(WAIT_MILLIS, JobMillis.WAIT.parse(ctx.queryParam(JobMillis.WAIT.parameter), maxWaitMillis));
   }
@@ -52,7 +52,8 @@ final class JobEndpoints {
    * job's would while it reads), and the CPU work then runs on Jetty's thread pool, where a job
    * without a wait runs it directly.
    */
-  void job(Context ctx, String endpoint) {
+  @Override
+  public void job(Context ctx, String endpoint) {
     long started = System.nanoTime();
     int cpu = parsed(ctx, CPU_MILLIS, JobMillis.CPU, maxCpuMillis);
     int wait = parsed(ctx, WAIT_MILLIS, JobMillis.WAIT, maxWaitMillis);
@@ -63,6 +64,11 @@ final class JobEndpoints {
     Executor afterWait = CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS, workers);
     ctx.future(() -> CompletableFuture.supplyAsync(() -> work(ctx, endpoint, started, cpu, wait), afterWait)
         .thenAccept(ctx::json));
+  }
+
+  @Override
+  public String describe() {
+    return String.format(Locale.ROOT, "frames (%.2f frames/ms calibrated)", transcoder.framesPerMilli());
   }
 
   private static int parsed(Context ctx, String attribute, JobMillis millis, int max) {
@@ -85,20 +91,5 @@ final class JobEndpoints {
         bytes,
         received == null ? 0 : (started - received) / 1e6,
         (finished - started) / 1e6);
-  }
-
-  /** A light lookup: what an archive index would answer about one piece of footage. */
-  void history(Context ctx) {
-    String id = ctx.pathParam("id");
-    if (id.length() > 64) {
-      throw new BadRequest("id", id.substring(0, 64) + "...", "must be at most 64 characters");
-    }
-    String account = ctx.header("X-Account-Id");
-    ctx.json(
-        Map.of(
-            "id", id,
-            "account", account == null ? "anonymous" : account,
-            "status", "archived",
-            "renditions", new String[] {"1080p", "720p", "480p"}));
   }
 }

@@ -31,6 +31,8 @@ final class RequestLog {
       case 504 -> "queue-timeout";
       case 503 -> "unavailable";
       case 400 -> "bad-request";
+      case 413, 415, 422 -> "bad-footage";
+      case JobProblem.CLIENT_GONE -> "client-gone";
       default -> status / 100 == 2 ? "ok" : "status-" + status;
     };
   }

@@ -1,6 +1,7 @@
 package dev.sluice.demo;
 
 import dev.sluice.javalin.SluicePlugin;
+import dev.sluice.time.DurationText;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -10,8 +11,11 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,10 +28,17 @@ public final class TranscodeService implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(TranscodeService.class);
 
-  private final Javalin app;
+  /** The plugin's default {@code sluice.shutdown.drain-timeout}. */
+  private static final Duration DEFAULT_DRAIN = Duration.ofSeconds(30);
 
-  private TranscodeService(Javalin app) {
+  private final Javalin app;
+  private final JobEngine engine;
+  private final Duration drain;
+
+  private TranscodeService(Javalin app, JobEngine engine, Duration drain) {
     this.app = app;
+    this.engine = engine;
+    this.drain = drain;
   }
 
   public static void main(String[] args) {
@@ -39,20 +50,39 @@ public final class TranscodeService implements AutoCloseable {
       System.exit(2);
       return;
     }
-    TranscodeService service = start(settings);
+    TranscodeService service;
+    try {
+      service = start(settings);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      System.err.println(e.getMessage()); // one line: demo.engine=ffmpeg without ffmpeg, a bad demo.ffmpeg.* value
+      System.exit(2);
+      return;
+    }
     Runtime.getRuntime().addShutdownHook(new Thread(service::close, "shutdown"));
   }
 
-  /** Starts on {@code server.port} (0: a free port, see {@link #port()}). */
+  /**
+   * Starts on {@code server.port} (0: a free port, see {@link #port()}).
+   *
+   * @throws IllegalStateException {@code demo.engine=ffmpeg} and ffmpeg is not on PATH
+   */
   public static TranscodeService start(DemoSettings settings) {
-    FrameTranscoder transcoder = FrameTranscoder.calibrated();
+    return start(settings, System.getenv("PATH"));
+  }
+
+  /** With the PATH where {@code demo.engine=ffmpeg} looks for ffmpeg and ffprobe. */
+  static TranscodeService start(DemoSettings settings, String path) {
+    JobEngine jobs = switch (settings.engine()) {
+      case FRAMES -> new JobEndpoints(
+          FrameTranscoder.calibrated(), settings.maxCpuMillis(), settings.maxWaitMillis());
+      case FFMPEG -> new FfmpegJobs(FfmpegTools.onPath(path), FfmpegSettings.from(settings));
+    };
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new ProcessorMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
-    JobEndpoints jobs = new JobEndpoints(transcoder, settings.maxCpuMillis(), settings.maxWaitMillis());
 
     // the demo's layered settings (jar, --config, env, -D) are the plugin's properties
     SluicePlugin sluice =
@@ -81,8 +111,11 @@ public final class TranscodeService implements AutoCloseable {
               config.routes.before("/api/rescue", jobs::validate);
               config.registerPlugin(sluice);
               // a job that waited (waitMillis) does its CPU work on Jetty's threads, like one that did not
-              config.jetty.modifyServer(server -> jobs.runOn(server.getThreadPool()));
+              if (jobs instanceof JobEndpoints frames) {
+                config.jetty.modifyServer(server -> frames.runOn(server.getThreadPool()));
+              }
               config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
+              config.routes.exception(JobProblem.class, (e, ctx) -> jobProblem(ctx, e));
               peer.install(config);
               limiterPeer.ifPresent(gate -> gate.install(config));
               partitionedPeer.ifPresent(p -> p.install(config));
@@ -91,7 +124,7 @@ public final class TranscodeService implements AutoCloseable {
               // sluice.enabled=false the same endpoints run unguarded
               config.routes.post("/api/transcode", ctx -> jobs.job(ctx, "transcode"));
               config.routes.post("/api/rescue", ctx -> jobs.job(ctx, "rescue"));
-              config.routes.get("/api/history/{id}", jobs::history);
+              config.routes.get("/api/history/{id}", HistoryEndpoint::history);
               // the light endpoint of the load test's overhead run: no limiter or rule by default
               config.routes.get(OverheadPeer.PATH, ctx -> ctx.result("pong"));
               // /health is in sluice.bypass-paths (the default list): never limited
@@ -106,16 +139,18 @@ public final class TranscodeService implements AutoCloseable {
             });
     app.start(settings.port());
     LOG.info(
-        "transcoding service on port {}: {} cores, {} frames/ms calibrated, virtual threads {}, "
+        "transcoding service on port {}: engine {}, {} cores, virtual threads {}, "
             + "overhead peer {}, limiter peer {}, {}",
         app.port(),
+        jobs.describe(),
         cores,
-        String.format(java.util.Locale.ROOT, "%.2f", transcoder.framesPerMilli()),
         Runtime.version().feature() >= 21 ? "on" : "off (JDK " + Runtime.version().feature() + ")",
         peer.name().toLowerCase(java.util.Locale.ROOT),
         settings.limiterPeer().id(),
         settings.sluice());
-    return new TranscodeService(app);
+    Duration drain = settings.get("sluice.shutdown.drain-timeout").map(DurationText::parse)
+        .orElse(DEFAULT_DRAIN);
+    return new TranscodeService(app, jobs, drain);
   }
 
   private static void badRequest(Context ctx, BadRequest e) {
@@ -132,12 +167,40 @@ public final class TranscodeService implements AutoCloseable {
     ctx.contentType("application/problem+json");
   }
 
+  private static void jobProblem(Context ctx, JobProblem e) {
+    ctx.status(e.status)
+        .json(
+            Map.of(
+                "type", "about:blank",
+                "title", e.title(),
+                "status", e.status,
+                "detail", e.getMessage(),
+                "problem", e.problem));
+    ctx.contentType("application/problem+json");
+  }
+
   public int port() {
     return app.port();
   }
 
+  /**
+   * Stops as the plugin drains: no new admissions, queued jobs rejected, running ones given the
+   * drain deadline ({@code sluice.shutdown.drain-timeout}). Child processes are ended a little
+   * before it (a tenth of it, at least a second), so their requests are still answered 503 and
+   * counted inside the deadline instead of being cut by the plugin; whatever still runs when the
+   * server has stopped is ended too.
+   */
   @Override
   public void close() {
-    app.stop();
+    long margin = Math.max(drain.toMillis() / 10, 1000);
+    long cutMillis = Math.max(0, drain.toMillis() - margin);
+    CompletableFuture<Void> cut = CompletableFuture.runAsync(
+        engine::close, CompletableFuture.delayedExecutor(cutMillis, TimeUnit.MILLISECONDS));
+    try {
+      app.stop();
+    } finally {
+      cut.cancel(false);
+      engine.close();
+    }
   }
 }

@@ -51,6 +51,8 @@ class JobInputTest {
     assertThat(RequestLog.outcome(429, true)).isEqualTo("rejected");
     assertThat(RequestLog.outcome(504, false)).isEqualTo("queue-timeout");
     assertThat(RequestLog.outcome(400, false)).isEqualTo("bad-request");
+    assertThat(RequestLog.outcome(422, false)).isEqualTo("bad-footage");
+    assertThat(RequestLog.outcome(499, false)).isEqualTo("client-gone");
     assertThat(RequestLog.outcome(500, false)).isEqualTo("status-500");
   }
 }
