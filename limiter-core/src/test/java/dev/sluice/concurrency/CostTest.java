@@ -117,4 +117,28 @@ class CostTest {
     assertThat(firstSix.stream().filter("light"::equals).count()).isEqualTo(4);
     assertThat(firstSix.stream().filter("heavy"::equals).count()).isEqualTo(2);
   }
+
+  @Test
+  void earlyRejectionPredictsInUnitsSoCostlyWorkAheadCounts() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("cost").clock(time).scheduler(time)
+        .executor(Runnable::run).spec(LimiterSpec.custom().maxConcurrency(2).maxQueue(10)
+            .queueTimeout(Duration.ofSeconds(1)).rejectEarly(true).build()).build();
+    for (int i = 0; i < 40; i++) { // 500 ms a unit
+      Permit p = limiter.acquire().join();
+      time.advance(Duration.ofMillis(500));
+      p.release();
+    }
+    limiter.acquire().join();
+    limiter.acquire().join();
+
+    CompletableFuture<Permit> a = limiter.acquire(Caller.DEFAULT.withCost(2)); // 2 units: 0.5 s
+    CompletableFuture<Permit> b = limiter.acquire(Caller.DEFAULT.withCost(2)); // 2 + 2: 1.0 s
+    CompletableFuture<Permit> c = limiter.acquire(); // 4 + 1 units: 1.25 s, past its 1 s
+
+    assertThat(a).isNotDone();
+    assertThat(b).isNotDone();
+    assertThat(c).isCompletedExceptionally();
+    assertThat(c.handle((p, e) -> ((ConcurrencyRejectedException) e).reason()).join())
+        .isEqualTo(RejectionReason.PREDICTED_WAIT);
+  }
 }

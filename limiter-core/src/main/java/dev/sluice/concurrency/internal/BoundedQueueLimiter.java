@@ -141,6 +141,12 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
    * Out of the queue but counted as queued; granted before anyone else.
    */
   private Waiter held;
+
+  /**
+   * Under the lock: the units the queued callers (held included) will take, so that a prediction
+   * counts work, not heads (one job of cost 4 ahead is four jobs of cost 1).
+   */
+  private long queuedUnits;
   private long queueSequence;
   private long grantSequence;
 
@@ -376,10 +382,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
           break;
         }
         if (early) {
-          waiter.aheadAtJoin = queue.ahead(waiter);
+          waiter.aheadAtJoin = queue.ahead(waiter) + (held != null ? 1 : 0);
           waiter.leftBeforeJoin = queueSequence - queuedNow;
           long wait = meanServiceNanos < 0 ? -1
-              : WaitPrediction.waitNanos(waiter.aheadAtJoin, exactLimit(), meanServiceNanos);
+              : WaitPrediction.waitNanos(unitsOf(waiter.aheadAtJoin, queuedNow),
+                  Math.min(units, limit.limit()), exactLimit(), meanServiceNanos);
           if (wait > timeoutNanos) {
             rejection = Outcome.QUEUE_FULL;
             reason = RejectionReason.PREDICTED_WAIT;
@@ -390,6 +397,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         // fails if a lock-free release changed the word since we read it: then look again
         if (STATE.compareAndSet(this, s, s + ONE_QUEUED)) {
           waiter.queueSequence = queueSequence++;
+          waiter.queuedUnits = Math.min(units, limit.limit());
+          queuedUnits += waiter.queuedUnits;
           if (queue.size() == 0) {
             nonEmptySince = waiter.enqueuedAtNanos; // the queue starts to form: not standing yet
           }
@@ -475,7 +484,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     long serviceNanos = -1;
     if (permit.timed()) {
       serviceNanos = clock.nanoTime() - permit.admittedAtNanos();
-      stats.timed(serviceNanos);
+      stats.timed(serviceNanos, permit.units);
       if (warmingUp && stats.timedCount.sum() >= TIME_EVERY_PERMIT_UNTIL) {
         warmingUp = false;
       }
@@ -546,6 +555,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         held = head;
         return first;
       }
+      queuedUnits -= head.queuedUnits;
       // a head whose fate is already decided (cancel, timeout) is leaving on its own: skip it
       boolean grant = head.decide(Outcome.ADMITTED);
       STATE.getAndAdd(this, grant ? units - ONE_QUEUED : -ONE_QUEUED);
@@ -611,10 +621,12 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       if (waiter == held) {
         held = null; // polled, but it did not fit: still counted as queued
         STATE.getAndAdd(this, -ONE_QUEUED);
+        queuedUnits -= waiter.queuedUnits;
         // it kept free units from the waiters behind it: they may fit now
         granted = drainLocked();
       } else if (queue.remove(waiter)) {
         STATE.getAndAdd(this, -ONE_QUEUED);
+        queuedUnits -= waiter.queuedUnits;
       }
       queuedNow = queued(state);
     } finally {
@@ -689,16 +701,19 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     long mean = early ? prediction.meanServiceNanos() : -1;
     if (mean >= 0 && remaining != Long.MAX_VALUE) {
       long left;
+      double aheadUnits;
       lock.lock();
       try {
-        left = queueSequence - queued(state);
+        int queuedNow = queued(state);
+        left = queueSequence - queuedNow;
+        // every departure since it joined counts as one fewer ahead, also those behind it: this
+        // can only predict too short a wait, so it never rejects a waiter that could have made it
+        int ahead = (int) Math.max(0, waiter.aheadAtJoin - (left - waiter.leftBeforeJoin));
+        aheadUnits = unitsOf(ahead, queuedNow);
       } finally {
         lock.unlock();
       }
-      // every departure since it joined counts as one fewer ahead, also those behind it: this can
-      // only predict too short a wait, so it never rejects a waiter that could have made it
-      int ahead = (int) Math.max(0, waiter.aheadAtJoin - (left - waiter.leftBeforeJoin));
-      long wait = WaitPrediction.waitNanos(ahead, exactLimit(), mean);
+      long wait = WaitPrediction.waitNanos(aheadUnits, waiter.queuedUnits, exactLimit(), mean);
       if (wait > remaining) {
         abandon(waiter, Outcome.QUEUE_FULL, RejectionReason.PREDICTED_WAIT, wait);
         return;
@@ -744,6 +759,14 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   }
 
   private static final long STANDING_INTERVAL_FLOOR_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  /**
+   * The units {@code ahead} of {@code queuedNow} queued callers will take, at the queue's mean
+   * cost (exact for FIFO, where everyone queued is ahead). Caller holds the lock.
+   */
+  private double unitsOf(int ahead, int queuedNow) {
+    return queuedNow <= 0 ? ahead : (double) ahead * queuedUnits / queuedNow;
+  }
 
   /** The limit as the controller means it: real-valued for an adaptive source. */
   private double exactLimit() {
@@ -917,6 +940,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       do {
         s = state;
       } while (s >= 0 && !STATE.compareAndSet(this, s, s | SHUT_DOWN));
+      queuedUnits = 0; // every waiter leaves below
       if (held != null) {
         Waiter waiter = held;
         held = null;

@@ -74,7 +74,7 @@ final class LimiterStats {
     }
   }
 
-  /** The recent service time (see {@link #recentServiceNanos}), NaN before the first. */
+  /** The recent service time per unit of cost (see {@link #recentServiceNanos}), NaN before the first. */
   double recentServiceNanos() {
     return recentServiceNanos;
   }
@@ -88,8 +88,14 @@ final class LimiterStats {
 
   /** A permit whose service time was measured was released (also count it with {@link #released}). */
   void timed(long nanos) {
+    timed(nanos, 1);
+  }
+
+  /** As {@link #timed(long)}, for a permit of {@code units}: the recent time is per unit. */
+  void timed(long nanos, int units) {
+    double perUnit = (double) nanos / Math.max(1, units);
     double recent = recentServiceNanos;
-    recentServiceNanos = Double.isNaN(recent) ? nanos : recent + RECENT_WEIGHT * (nanos - recent);
+    recentServiceNanos = Double.isNaN(recent) ? perUnit : recent + RECENT_WEIGHT * (perUnit - recent);
     timedCount.increment();
     timedTotal.add(nanos);
     serviceMax.accumulate(nanos);

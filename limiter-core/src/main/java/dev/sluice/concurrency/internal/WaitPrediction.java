@@ -40,9 +40,17 @@ final class WaitPrediction {
     return count < MIN_SAMPLES || Double.isNaN(recent) ? -1 : (long) recent;
   }
 
-  /** The predicted wait of a caller with {@code ahead} callers before it; saturates. */
+  /** The predicted wait of a caller of cost 1 with {@code ahead} callers of cost 1 before it. */
   static long waitNanos(int ahead, double limit, long meanServiceNanos) {
-    double wait = (ahead + 1.0) * meanServiceNanos / Math.max(1.0, limit);
+    return waitNanos(ahead, 1, limit, meanServiceNanos);
+  }
+
+  /**
+   * The predicted wait of a caller of {@code ownUnits} with {@code aheadUnits} units of work
+   * queued before it: the limit's units turn over once per unit's service time. Saturates.
+   */
+  static long waitNanos(double aheadUnits, int ownUnits, double limit, long unitServiceNanos) {
+    double wait = (aheadUnits + ownUnits) * unitServiceNanos / Math.max(1.0, limit);
     return wait >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) wait;
   }
 

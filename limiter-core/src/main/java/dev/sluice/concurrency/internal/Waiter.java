@@ -37,6 +37,9 @@ final class Waiter extends PendingPermit implements WaitQueue.Entry {
 
   long leftBeforeJoin;
 
+  /** Units counted in the limiter's queued units while it waits; under the lock. */
+  int queuedUnits = 1;
+
   /** Units granted (its cost, at most the limit then), set under the lock by the drain. */
   int units = 1;
 
