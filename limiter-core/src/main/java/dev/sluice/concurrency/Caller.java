@@ -53,7 +53,8 @@ public final class Caller {
   /**
    * The same caller with another cost, at least 1: the units of the limit its permit takes (a job
    * of cost 3 under a limit of 8 leaves 5 for the others; a cost above the whole limit runs alone)
-   * and what a fair queue charges its key for it.
+   * and what a fair queue charges its key for it. A global limiter charges the cost on its node's
+   * own stage (its share of the work); in the shared store each caller holds one lease.
    */
   public Caller withCost(int newCost) {
     return new Caller(key, priority, LimiterSpec.requireAtLeast("cost", newCost, 1), timeout);
