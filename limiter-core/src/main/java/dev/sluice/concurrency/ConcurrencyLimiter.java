@@ -389,6 +389,12 @@ public interface ConcurrencyLimiter {
     Builder rejectEarly(boolean on);
 
     /**
+     * Standing-queue control with this queue-delay target; {@link Duration#ZERO} (the default)
+     * is off. See {@link LimiterSpec.Builder#queueDelayTarget}.
+     */
+    Builder queueDelayTarget(Duration target);
+
+    /**
      * Makes the limit global: {@code maxConcurrency} permits shared by every node that builds a
      * limiter of the same name on the same store, each held as a lease. A caller queues on this
      * node (with this builder's queue bound, discipline and timeout) and then in the store's

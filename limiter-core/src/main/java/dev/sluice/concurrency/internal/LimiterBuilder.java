@@ -117,6 +117,12 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   }
 
   @Override
+  public LimiterBuilder queueDelayTarget(Duration target) {
+    spec.queueDelayTarget(target);
+    return this;
+  }
+
+  @Override
   public LimiterBuilder spec(LimiterSpec spec) {
     this.spec = LimiterSpec.from(Objects.requireNonNull(spec, "spec must not be null"));
     return this;

@@ -108,8 +108,27 @@ class ConcurrencyLimiterStressTest {
     return run(changeLimits, discipline, callers, false);
   }
 
+  /**
+   * Standing-queue control: newest-first grants and sheds race grants, cancels, timeouts, early
+   * rejections and costs; grants are not FIFO within a key then, so only the accounting is checked.
+   */
+  @Test
+  void standingQueueControlWithCostsLosesAndInventsNoPermit() throws Exception {
+    Result result = run(true,
+        () -> WaitQueue.prioritized(FairQueueConfig.builder().maxQueuePerKey(3).build()), true,
+        true, Duration.ofMillis(1));
+
+    assertThat(result.maxHolders).isLessThanOrEqualTo(6);
+    assertThat(result.snapshot.rejectedLate()).as("late answers were exercised").isPositive();
+  }
+
   private Result run(boolean changeLimits, Supplier<WaitQueue> discipline, boolean callers,
       boolean rejectEarly) throws Exception {
+    return run(changeLimits, discipline, callers, rejectEarly, Duration.ZERO);
+  }
+
+  private Result run(boolean changeLimits, Supplier<WaitQueue> discipline, boolean callers,
+      boolean rejectEarly, Duration delayTarget) throws Exception {
     long seed = Seeds.seed();
     VirtualTime time = new VirtualTime();
     ExecutorService executor = Executors.newFixedThreadPool(2);
@@ -117,11 +136,13 @@ class ConcurrencyLimiterStressTest {
         ConcurrencyLimiter.builder("stress")
             .maxConcurrency(4)
             .maxQueue(8)
-            .queueTimeout(Duration.ofMillis(5))
+            // with standing-queue control, long enough for the queue to stand (100 ms floor)
+            .queueTimeout(delayTarget.isZero() ? Duration.ofMillis(5) : Duration.ofMillis(300))
             .clock(time)
             .scheduler(time)
             .executor(executor)
             .rejectEarly(rejectEarly)
+            .queueDelayTarget(delayTarget)
             .waitQueue(discipline.get())
             .build();
 
@@ -194,11 +215,15 @@ class ConcurrencyLimiterStressTest {
             + snapshot.cancelled()
             + snapshot.rejectedShutdown();
     assertThat(decided).as("every attempt decided exactly once").isEqualTo(attempts.get());
-    assertThat(snapshot.rejectedQueueTimeout()).as("timeouts were exercised").isPositive();
+    if (delayTarget.isZero()) { // with standing-queue control waiters are shed before that
+      assertThat(snapshot.rejectedQueueTimeout()).as("timeouts were exercised").isPositive();
+    }
     assertThat(snapshot.cancelled()).as("cancellations were exercised").isPositive();
     assertThat(snapshot.queuedTotal()).isPositive();
 
-    assertFifoWithinKeyAndClass(allAttempts, seed);
+    if (delayTarget.isZero()) {
+      assertFifoWithinKeyAndClass(allAttempts, seed);
+    }
     QueueSnapshot queue = limiter.queueSnapshot();
     assertAnswersMatchCounts(allAttempts, queue, seed);
     Set<Permit> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -211,7 +236,7 @@ class ConcurrencyLimiterStressTest {
       assertThat(limiter.tryAcquire()).as("seed " + seed + ": permit " + i).isPresent();
     }
     assertThat(limiter.tryAcquire()).as("seed " + seed + ": a sixth permit").isEmpty();
-    return new Result(maxHolders.get(), queue);
+    return new Result(maxHolders.get(), queue, snapshot);
   }
 
   @SuppressWarnings("checkstyle:ParameterNumber")
@@ -365,5 +390,5 @@ class ConcurrencyLimiterStressTest {
 
   private record Attempt(Caller caller, CompletableFuture<Permit> future) {}
 
-  private record Result(int maxHolders, QueueSnapshot queue) {}
+  private record Result(int maxHolders, QueueSnapshot queue, ConcurrencySnapshot snapshot) {}
 }
