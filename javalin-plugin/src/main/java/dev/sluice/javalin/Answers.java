@@ -49,6 +49,24 @@ final class Answers {
     }
   }
 
+  /**
+   * A key at its cap: which key, and, for requests that carry none, that they all share one key
+   * (a caller without the header competes with every other caller without it).
+   */
+  Rejection keyCap(ConcurrencyRejectedException e, String key, String queueKey) {
+    Rejection plain = fromLimiter(e);
+    Map<String, Object> ext = new LinkedHashMap<>(plain.extensions);
+    ext.put("key", key);
+    String detail = "Requests queued under key '" + key + "' (" + queueKey + ") already hold the"
+        + " most places in limiter '" + e.limiterName() + "' that one key may hold.";
+    if (dev.sluice.concurrency.Caller.UNKNOWN_KEY.equals(key)) {
+      detail += " The request carries no " + queueKey + ": every request without one queues under"
+          + " the one shared key '" + key + "'.";
+    }
+    return new Rejection(plain.reason, plain.why, plain.status, detail, ext,
+        plain.retryAfterSeconds);
+  }
+
   private static String queueFullDetail(ConcurrencyRejectedException e) {
     String limiter = "limiter '" + e.limiterName() + "'";
     return switch (e.reason()) {

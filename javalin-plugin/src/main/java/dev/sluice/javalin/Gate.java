@@ -217,7 +217,7 @@ final class Gate {
     if (acquired.isDone()) {
       Throwable failure = failure(acquired);
       if (failure != null) {
-        throw rejected(ctx, refusal(failure));
+        throw rejected(ctx, refusal(failure, limiter, caller));
       }
       admission.hold(limiter.name(), acquired.getNow(null));
       costClockStarts(ctx);
@@ -345,6 +345,16 @@ final class Gate {
       return answers.fromLimiter(e);
     }
     throw new CompletionException(cause);
+  }
+
+  /** At arrival: a key-cap answer names the key, and says when it is the shared unknown key. */
+  private Rejection refusal(Throwable failure, LimiterEntry limiter, Caller caller) {
+    Throwable cause = unwrap(failure);
+    if (cause instanceof ConcurrencyRejectedException e
+        && e.reason() == dev.sluice.concurrency.RejectionReason.KEY_CAP) {
+      return answers.keyCap(e, caller.key(), limiter.config().get(LimiterKeys.QUEUE_KEY));
+    }
+    return refusal(failure);
   }
 
   private static Throwable unwrap(Throwable failure) {

@@ -181,7 +181,9 @@ public final class SluiceProperties {
     try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       return read(reader, wanted);
     } catch (IOException e) {
-      throw new SluiceConfigException("properties file", file.toString(), "cannot be read: " + e);
+      throw new SluiceConfigException("properties file", file.toString(),
+          e instanceof java.nio.file.NoSuchFileException ? "does not exist"
+              : "cannot be read: " + e.getMessage());
     }
   }
 

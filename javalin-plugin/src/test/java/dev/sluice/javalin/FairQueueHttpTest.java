@@ -124,7 +124,9 @@ class FairQueueHttpTest {
     HttpResponse<String> secondAnonymous = server.get("/api/work");
 
     assertThat(secondAnonymous.statusCode()).as("both under 'unknown', cap 1").isEqualTo(429);
-    assertThat(secondAnonymous.body()).contains("\"reason\":\"key_cap\"");
+    assertThat(secondAnonymous.body()).contains("\"reason\":\"key_cap\"")
+        .contains("\"key\":\"unknown\"")
+        .contains("every request without one queues under the one shared key 'unknown'");
     assertThat(work().queueSnapshot().normal()).isEqualTo(1);
     release.countDown();
     assertThat(anonymous.join().statusCode()).isEqualTo(200);

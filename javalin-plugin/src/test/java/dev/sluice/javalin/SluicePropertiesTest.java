@@ -24,6 +24,18 @@ class SluicePropertiesTest {
   }
 
   @Test
+  void aMissingPropertiesFileIsOneLineNamingIt(@TempDir Path dir) {
+    Path missing = dir.resolve("nowhere.properties");
+
+    assertThatThrownBy(() -> SluiceProperties.load(missing))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining(missing.toString())
+        .hasMessageContaining("does not exist")
+        .hasMessageNotContaining("\n")
+        .hasMessageNotContaining("Exception");
+  }
+
+  @Test
   void environmentOverridesFileAndSystemPropertiesOverrideBoth() throws IOException {
     Path f = file("sluice.limiters.transcode.max-concurrency=2\n"
         + "sluice.limiters.transcode.max-queue=10\n"

@@ -234,13 +234,15 @@ public final class RulesReloader implements AutoCloseable {
 
   private synchronized void reportOnce(RulesFileException e, String version) {
     if (sources.firstReport(version)) {
-      log.log(Level.ERROR, "rules not reloaded, the rules in force stay: " + e.getMessage());
-      if (onError != null) {
-        try {
-          onError.accept(e);
-        } catch (RuntimeException ignored) {
-          // a failing error callback must not stop reloading
-        }
+      if (onError == null) {
+        log.log(Level.ERROR, "rules not reloaded, the rules in force stay: " + e.getMessage());
+        return;
+      }
+      // with a handler the handler reports it: one report per bad version, in one format
+      try {
+        onError.accept(e);
+      } catch (RuntimeException ignored) {
+        // a failing error callback must not stop reloading
       }
     }
   }

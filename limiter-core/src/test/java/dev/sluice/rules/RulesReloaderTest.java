@@ -148,6 +148,19 @@ class RulesReloaderTest {
   }
 
   @Test
+  void withoutAHandlerAnInvalidNewFileIsLoggedOncePerVersion() throws Exception {
+    reloader = RulesReloader.builder().target(engine).file(file).interval(INTERVAL)
+        .scheduler(time).logger(log).build();
+    reloader.start();
+    write("rules:\n  - {resource: /a, limit: 2, unit: minute, algorithm: magic}\n");
+    time.advance(INTERVAL.multipliedBy(4));
+
+    assertThat(ids()).containsExactly("a");
+    assertThat(log.messages).filteredOn(m -> m.startsWith("ERROR")).singleElement()
+        .satisfies(m -> assertThat(m).contains("ratelimits.yaml:2: rules[0].algorithm"));
+  }
+
+  @Test
   void invalidNewFileKeepsTheOldRulesAndIsReportedOncePerVersion() throws Exception {
     reloader = reloader().build();
     reloader.start();
@@ -159,8 +172,8 @@ class RulesReloaderTest {
       assertThat(e.field()).isEqualTo("rules[0].algorithm");
       assertThat(e.source()).endsWith("ratelimits.yaml");
     });
-    assertThat(log.messages).filteredOn(m -> m.startsWith("ERROR")).singleElement()
-        .satisfies(m -> assertThat(m).contains("ratelimits.yaml:2: rules[0].algorithm"));
+    // the handler reports it: not logged a second time, in another format
+    assertThat(log.messages).noneMatch(m -> m.startsWith("ERROR"));
 
     write("rules:\n  - {resource: /a, limit: 0, unit: minute}\n");
     time.advance(INTERVAL.multipliedBy(3));
