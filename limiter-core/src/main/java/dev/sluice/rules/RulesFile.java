@@ -108,6 +108,7 @@ public final class RulesFile {
     }
     RuleNodes nodes = new RuleNodes(sourceName);
     List<Rule> rules = new ArrayList<>();
+    List<RulesFileException> problems = new ArrayList<>();
     Map<String, Integer> firstLine = new HashMap<>();
     LyftDescriptors.Sink sink = (rule, item, path) -> {
       Integer earlier = firstLine.putIfAbsent(rule.id(), RuleNodes.line(item));
@@ -139,11 +140,19 @@ public final class RulesFile {
       ResourcePattern dianaResource =
           diana ? nodes.dianaUrl(fields.containsKey("Url") ? fields.get("Url") : fields.get("url"))
               : null;
+      int index = 0;
       for (Node item : sequence.getValue()) {
-        String path = "rules[" + rules.size() + "]";
-        sink.add(diana ? nodes.dianaRule(item, path, dianaResource) : nodes.rule(item, path),
-            item, path);
+        String path = "rules[" + index++ + "]";
+        try {
+          sink.add(diana ? nodes.dianaRule(item, path, dianaResource) : nodes.rule(item, path),
+              item, path);
+        } catch (RulesFileException e) {
+          problems.add(e); // every rule is read: a file with three mistakes is one run, not three
+        }
       }
+    }
+    if (!problems.isEmpty()) {
+      throw RulesFileException.all(problems);
     }
     return RuleSet.of(rules);
   }

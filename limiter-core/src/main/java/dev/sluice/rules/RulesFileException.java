@@ -12,6 +12,7 @@ public final class RulesFileException extends Exception {
   private final int line;
   private final String field;
   private final String problem;
+  private final java.util.List<RulesFileException> all;
 
   /**
    * @param source the file name or URL
@@ -20,11 +21,41 @@ public final class RulesFileException extends Exception {
    * @param problem what is wrong, naming the value
    */
   public RulesFileException(String source, int line, String field, String problem) {
-    super(source + (line > 0 ? ":" + line : "") + ": " + field + ": " + problem);
+    this(source + (line > 0 ? ":" + line : "") + ": " + field + ": " + problem, source, line,
+        field, problem, null);
+  }
+
+  private RulesFileException(String message, String source, int line, String field,
+      String problem, java.util.List<RulesFileException> all) {
+    super(message);
     this.source = source;
     this.line = line;
     this.field = field;
     this.problem = problem;
+    this.all = all == null ? java.util.List.of(this) : java.util.List.copyOf(all);
+  }
+
+  /**
+   * Several problems of one file as one exception: the first's location, and a message that
+   * lists every one ({@code ratelimits.yaml:3: rules[0].limit: ...; and 2 more: ...:7: ...}).
+   */
+  static RulesFileException all(java.util.List<RulesFileException> problems) {
+    RulesFileException first = problems.get(0);
+    if (problems.size() == 1) {
+      return first;
+    }
+    StringBuilder message = new StringBuilder(first.getMessage())
+        .append("; and ").append(problems.size() - 1).append(" more: ");
+    for (int i = 1; i < problems.size(); i++) {
+      message.append(i > 1 ? "; " : "").append(problems.get(i).getMessage());
+    }
+    return new RulesFileException(message.toString(), first.source, first.line, first.field,
+        first.problem, problems);
+  }
+
+  /** Every problem found in the file, this one first (one element for a single problem). */
+  public java.util.List<RulesFileException> all() {
+    return all;
   }
 
   /** The file name or URL. */

@@ -40,6 +40,24 @@ class RulesFileTest {
   }
 
   @Test
+  void everyMistakeOfAFileIsReportedInOneRun() {
+    RulesFileException e = error("""
+        rules:
+          - {resource: /a, limit: 0, unit: second}
+          - {resource: /b, limit: 5, unit: second}
+          - {resource: /c, limit: 5, unit: fortnight}
+          - {resource: /d, limit: 5, unit: second, algorithm: magic}
+        """);
+
+    assertThat(e.all()).extracting(RulesFileException::line).containsExactly(2, 4, 5);
+    assertThat(e.all()).extracting(RulesFileException::field)
+        .containsExactly("rules[0].limit", "rules[2].unit", "rules[3].algorithm");
+    assertThat(e.getMessage()).startsWith("rules.yaml:2: rules[0].limit")
+        .contains("and 2 more").contains("rules.yaml:4: rules[2].unit")
+        .contains("rules.yaml:5: rules[3].algorithm");
+  }
+
+  @Test
   void readsTheContractLayout() throws Exception {
     RuleSet set = RulesFile.parse("rules.yaml", CONTRACT);
     Rule history = set.rules().get(0);
