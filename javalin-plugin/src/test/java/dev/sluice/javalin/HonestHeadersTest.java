@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Issue 14, point 5: headers that tell the client what is true. */
+/** Headers that tell the client what is true. */
 class HonestHeadersTest {
 
   private final VirtualTime time = new VirtualTime();

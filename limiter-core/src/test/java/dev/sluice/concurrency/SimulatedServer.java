@@ -29,7 +29,7 @@ public final class SimulatedServer {
   /** What one job costs: CPU first, then a wait that uses no CPU. */
   public record Job(long cpuNanos, long waitNanos) {}
 
-  /** The job mixes of issue 9. */
+  /** The job mixes of the adaptive-limit experiments. */
   public enum Mix {
     /** 200 ms of CPU each. */
     CPU,

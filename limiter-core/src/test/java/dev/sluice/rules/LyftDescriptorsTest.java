@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /** envoy/ratelimit's descriptor layout, mapped onto Sluice rules. */
 class LyftDescriptorsTest {
 
-  /** The example of issue 14, verbatim. */
+  /** An envoy/ratelimit configuration as users write it, verbatim. */
   static final String HISTORY = """
       domain: sluice
       descriptors:
