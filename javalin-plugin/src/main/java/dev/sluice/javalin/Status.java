@@ -111,6 +111,8 @@ final class Status {
         .member("late", s.rejectedLate())
         // queue-full answers with a finer reason, also counted in queueFull
         .member("keyCap", queue.rejectedKeyCap())
+        .member("predictedWait", s.rejectedPredictedWait())
+        .member("standingQueue", s.rejectedStandingQueue())
         .member("displaced", queue.displaced())
         .endObject();
     double p99 = waits == null ? -1 : waits.p99Millis(s.name());

@@ -39,6 +39,8 @@ public final class ConcurrencySnapshot {
   private final long serviceTotalNanos;
   private final long serviceMaxNanos;
   private final long rejectedLate;
+  private final long rejectedPredictedWait;
+  private final long rejectedStandingQueue;
 
   private ConcurrencySnapshot(Builder b) {
     this.name = b.name;
@@ -60,6 +62,8 @@ public final class ConcurrencySnapshot {
     this.serviceTotalNanos = b.serviceTotalNanos;
     this.serviceMaxNanos = b.serviceMaxNanos;
     this.rejectedLate = b.rejectedLate;
+    this.rejectedPredictedWait = b.rejectedPredictedWait;
+    this.rejectedStandingQueue = b.rejectedStandingQueue;
   }
 
   /** For implementations of {@link ConcurrencyLimiter}: a snapshot of {@code spec}. */
@@ -150,6 +154,16 @@ public final class ConcurrencySnapshot {
     return rejectedLate;
   }
 
+  /** Of {@link #rejectedQueueFull()}, those whose predicted wait passed their timeout. */
+  public long rejectedPredictedWait() {
+    return rejectedPredictedWait;
+  }
+
+  /** Of {@link #rejectedQueueFull()}, those shed from a standing queue. */
+  public long rejectedStandingQueue() {
+    return rejectedStandingQueue;
+  }
+
   /** Callers that left the queue, whatever the outcome. */
   public long queueWaitCount() {
     return queueWaitCount;
@@ -207,6 +221,8 @@ public final class ConcurrencySnapshot {
     private long serviceTotalNanos;
     private long serviceMaxNanos;
     private long rejectedLate;
+    private long rejectedPredictedWait;
+    private long rejectedStandingQueue;
 
     private Builder(String name, LimiterSpec spec, LimitState limitState) {
       this.name = Objects.requireNonNull(name, "name must not be null");
@@ -253,6 +269,13 @@ public final class ConcurrencySnapshot {
     /** Queue-full answers given after queueing. */
     public Builder late(long rejectedLate) {
       this.rejectedLate = rejectedLate;
+      return this;
+    }
+
+    /** Queue-full answers by predicted wait and from a standing queue. */
+    public Builder reasons(long predictedWait, long standingQueue) {
+      this.rejectedPredictedWait = predictedWait;
+      this.rejectedStandingQueue = standingQueue;
       return this;
     }
 

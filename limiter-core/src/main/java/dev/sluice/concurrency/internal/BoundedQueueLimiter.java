@@ -1037,6 +1037,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         .service(released, LimiterStats.serviceTotal(released, timed, timedTotal),
             stats.serviceMax.get())
         .late(stats.rejectedLate.sum())
+        .reasons(stats.predictedWait.sum(), stats.standingQueue.sum())
         .build();
   }
 

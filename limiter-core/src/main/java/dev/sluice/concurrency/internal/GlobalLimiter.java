@@ -499,6 +499,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
         .service(released, LimiterStats.serviceTotal(released, timed, stats.timedTotal.sum()),
             stats.serviceMax.get())
         .late(stats.rejectedLate.sum())
+        .reasons(l.rejectedPredictedWait(), l.rejectedStandingQueue())
         .build();
   }
 

@@ -30,6 +30,8 @@ final class LimiterStats {
   final LongAdder displaced = new LongAdder();
   /** Queue-full answers given after the caller had queued (displaced, predicted wait, shed). */
   final LongAdder rejectedLate = new LongAdder();
+  final LongAdder predictedWait = new LongAdder();
+  final LongAdder standingQueue = new LongAdder();
 
   /**
    * Service time weighted toward recent permits (weight {@value #RECENT_WEIGHT} per sample, so
@@ -71,6 +73,10 @@ final class LimiterStats {
       rejectedKeyCap.increment();
     } else if (reason == RejectionReason.DISPLACED) {
       displaced.increment();
+    } else if (reason == RejectionReason.PREDICTED_WAIT) {
+      predictedWait.increment();
+    } else if (reason == RejectionReason.STANDING_QUEUE) {
+      standingQueue.increment();
     }
   }
 
