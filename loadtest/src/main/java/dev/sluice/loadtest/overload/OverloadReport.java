@@ -40,7 +40,12 @@ final class OverloadReport {
             + "not apply there.</p>\n<p>")
         .append(durationSeconds).append(" s of arrivals per run, JDK ").append(Runtime.version().feature())
         .append(", load generator on the same machine. Load average (1 / 5 / 15 min) before the first run ")
-        .append(esc(loadBefore)).append(", after the last ").append(esc(loadAfter)).append(".</p>\n");
+        .append(esc(loadBefore)).append(", after the last ").append(esc(loadAfter)).append(".</p>\n")
+        .append("<p>Targets:</p>\n<ul>\n");
+    for (OverloadTarget t : OverloadTarget.values()) {
+      html.append("<li>").append(esc(t.aim())).append("</li>\n");
+    }
+    html.append("</ul>\n");
     for (Map.Entry<String, Capacity> kind : capacities.entrySet()) {
       html.append("<h2>").append(esc(kind.getKey())).append(" jobs</h2>\n");
       capacity(html, kind.getValue());
@@ -199,7 +204,7 @@ final class OverloadReport {
   }
 
   private static String target(String caption, OverloadTarget t) {
-    return "<th>" + esc(caption) + "<small>aim: " + esc(t.aim()) + "</small></th>";
+    return "<th>" + esc(caption) + "<small>aim " + esc(t.shortAim()) + "</small></th>";
   }
 
   private static void cell(StringBuilder html, String value, Optional<Boolean> met) {
