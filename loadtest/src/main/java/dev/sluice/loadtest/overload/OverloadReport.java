@@ -28,7 +28,8 @@ final class OverloadReport {
         .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
         .append("th{vertical-align:bottom}th small{font-weight:normal;color:#555;display:block}")
         .append("th:first-child,td:first-child{text-align:left}")
-        .append(".miss{background:#fde0dc}.met{background:#e3f4e1}.why{text-align:left;font-size:90%}")
+        .append("td{white-space:nowrap}.miss{background:#fde0dc}.met{background:#e3f4e1}")
+        .append(".why{text-align:left;font-size:90%;white-space:normal;min-width:12em}")
         .append(".grid{display:grid;grid-template-columns:repeat(2,660px);gap:8px}h4{margin:4px 0}")
         .append("</style></head><body>\n<h1>Sluice load test: overload</h1>\n<p>")
         .append("Each row is one run against a fresh demo service: the 32 maintenance hosts send one kind "
@@ -52,6 +53,12 @@ final class OverloadReport {
       Map<String, List<SweepResult>> byVariant = sweep.stream()
           .filter(r -> r.kind().equals(kind.getKey()))
           .collect(Collectors.groupingBy(SweepResult::variant, LinkedHashMap::new, Collectors.toList()));
+      List<SweepResult> kindRuns = byVariant.values().stream().flatMap(List::stream).toList();
+      if (!kindRuns.isEmpty()) {
+        html.append("<div class=\"grid\"><div><h4>Goodput against offered load</h4>")
+            .append(SweepChart.goodput(kindRuns)).append("</div><div><h4>Admitted p99 against offered load</h4>")
+            .append(SweepChart.admittedP99(kindRuns)).append("</div></div>\n");
+      }
       byVariant.forEach((variant, rows) -> {
         html.append("<h3>").append(esc(variant)).append(": ").append(esc(rows.get(0).description()))
             .append("</h3>\n");
@@ -100,7 +107,7 @@ final class OverloadReport {
       cell(html, pct(f.goodputOfTarget()), OverloadTarget.GOODPUT.judge(r));
       cell(html, num(f.admitted().p50()), Optional.empty());
       cell(html, num(f.admitted().p99()), Optional.empty());
-      cell(html, num(f.admittedP99OverUnloaded()) + "x", OverloadTarget.ADMITTED_P99.judge(r));
+      cell(html, times(f.admittedP99OverUnloaded()), OverloadTarget.ADMITTED_P99.judge(r));
       cell(html, f.admittedP99BySize().entrySet().stream()
           .map(e -> e.getKey() + " " + num(e.getValue())).collect(Collectors.joining(", ")), Optional.empty());
       cell(html, num(f.rejectedP50Millis()), Optional.empty());
@@ -214,6 +221,10 @@ final class OverloadReport {
 
   static String num(double v) {
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, Math.abs(v) >= 100 ? "%.0f" : "%.1f", v);
+  }
+
+  private static String times(double ratio) {
+    return Double.isNaN(ratio) ? "-" : num(ratio) + "x";
   }
 
   private static String pct(double share) {

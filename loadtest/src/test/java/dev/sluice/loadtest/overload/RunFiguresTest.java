@@ -134,6 +134,7 @@ class RunFiguresTest {
         .contains("<td class=\"met\">1.8x</td>")
         .contains("not run: the service does not know [x]")
         .contains("before the first run 1.0 / 2.0 / 3.0, after the last 4.0 / 5.0 / 6.0")
-        .contains("Capacity 100 jobs/s (measured");
+        .contains("Capacity 100 jobs/s (measured")
+        .contains("<h4>Goodput against offered load</h4><svg");
   }
 }
