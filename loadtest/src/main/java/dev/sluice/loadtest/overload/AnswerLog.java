@@ -59,7 +59,13 @@ final class AnswerLog {
   /** Every try so far, timed from the recovered start of the run. */
   List<Answer> answers() {
     List<Try> all = new ArrayList<>(tries);
-    long start = all.stream().mapToLong(t -> t.sentNanos - t.offsetNanos).min().orElse(0);
+    if (all.isEmpty()) {
+      return List.of();
+    }
+    // the earliest sent - offset, compared by difference from the first: nanoTime may wrap
+    long first = all.get(0).sentNanos - all.get(0).offsetNanos;
+    long earliest = all.stream().mapToLong(t -> t.sentNanos - t.offsetNanos - first).min().orElseThrow();
+    long start = first + earliest;
     return all.stream().map(t -> new Answer(t.size, t.offsetNanos / 1e9,
         (t.answeredNanos - start) / 1e9, t.status, t.reason)).toList();
   }
