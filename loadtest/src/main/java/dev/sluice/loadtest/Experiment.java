@@ -1,6 +1,7 @@
 package dev.sluice.loadtest;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Set;
 
 /**
@@ -20,6 +21,11 @@ public interface Experiment {
    */
   default Set<String> ownOptions() {
     return Set.of();
+  }
+
+  /** How long arrivals are sent when {@code --duration} is not given (per run, for a comparison). */
+  default Duration defaultDuration() {
+    return Duration.ofSeconds(60);
   }
 
   /**

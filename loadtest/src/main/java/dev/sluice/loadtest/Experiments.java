@@ -3,6 +3,7 @@ package dev.sluice.loadtest;
 import dev.sluice.loadtest.adaptive.AdaptiveRun;
 import dev.sluice.loadtest.ingest.IngestRun;
 import dev.sluice.loadtest.overhead.OverheadRun;
+import dev.sluice.loadtest.overload.OverloadRun;
 import dev.sluice.loadtest.scenario.Scenario;
 import dev.sluice.loadtest.tenants.TenantScenario;
 import java.util.List;
@@ -19,6 +20,7 @@ final class Experiments {
       TenantScenario.GREEDY_HOST,
       TenantScenario.PRIORITY,
       new AdaptiveRun(),
+      new OverloadRun(),
       new IngestRun(),
       new OverheadRun());
 

@@ -2,6 +2,8 @@ package dev.sluice.loadtest;
 
 import dev.sluice.loadtest.adaptive.AdaptiveVariant;
 import dev.sluice.loadtest.adaptive.JobMix;
+import dev.sluice.loadtest.overload.JobKind;
+import dev.sluice.loadtest.overload.OverloadOptions;
 import dev.sluice.time.DurationText;
 import java.net.URI;
 import java.nio.file.Path;
@@ -31,7 +33,9 @@ import java.util.Set;
  * @param variants {@code NAME} or {@code NAME:key=value}: the set-ups greedy-host and priority compare
  * @param mixes job mixes of {@code --scenario adaptive}
  * @param overloads offered loads of {@code --scenario adaptive}, as multiples of the capacity
- * @param adaptiveVariants comma list of the limit variants of {@code --scenario adaptive}
+ * @param variantList {@code --variants} as given: the variants of {@code --scenario adaptive} or
+ *     {@code overload} (each checks the names it knows), or empty for the scenario's own defaults
+ * @param overload the sweep points, job kinds and step test of {@code --scenario overload}
  */
 public record Options(
     Optional<URI> target,
@@ -49,7 +53,8 @@ public record Options(
     List<String> variants,
     List<JobMix> mixes,
     List<Double> overloads,
-    String adaptiveVariants) {
+    Optional<String> variantList,
+    OverloadOptions overload) {
 
   static final String USAGE =
       String.join(
@@ -60,7 +65,7 @@ public record Options(
           "  --port N             with --embedded: the service's port instead of a free one",
           "                       (not with --scenario overhead, which starts several)",
           "  --scenario NAME      monday-maintenance (default) | steady | spike | greedy-host | priority",
-          "                       | adaptive | ingest | overhead",
+          "                       | adaptive | overload | ingest | overhead",
           "                       ingest: naive against paced client, 10,000 records into 2,000/s;",
           "                       needs --embedded; --rate R sets the service's limit, records = 5 x R",
           "                       overhead: server CPU per request (and throughput) of GET /api/ping",
@@ -82,11 +87,23 @@ public record Options(
           "  --variant NAME[:K=V] greedy-host, priority: compare this set-up (fifo, fair, classes,",
           "                       netflix-partitioned, or a new name); :K=V adds a property to it",
           "                       (repeatable; default: the scenario's own variants)",
+          "  --scenario overload  the overload sweep: offered load at --points multiples of the",
+          "                       capacity measured unloaded, for --jobs, each --variants variant",
+          "                       on a fresh demo (needs --embedded; --duration per point, default 20s)",
           "  --mix M              adaptive: cpu | sizes | io | all, or a comma list (default all)",
           "  --overload X         adaptive: offered load as multiples of capacity (default 2,5)",
           "  --variants V         adaptive: comma list of fixed, cpu, cpu-machine, latency,",
           "                       netflix-gradient2, netflix-vegas",
           "                       (default " + AdaptiveVariant.DEFAULT_NAMES + ")",
+          "                       overload: comma list of fifo, standing, cost-declared,",
+          "                       cost-learned, netflix-gradient2, netflix-vegas (default per job",
+          "                       kind: fifo,standing,netflix-gradient2 for one size,",
+          "                       fifo,cost-declared,cost-learned,netflix-gradient2 for sizes)",
+          "  --points X           overload: multiples of the capacity, a comma list or none",
+          "                       (default 1,2,5,10)",
+          "  --jobs K             overload: comma list of short (20 ms), long (200 ms), sizes",
+          "                       (both, half each) (default short,long,sizes)",
+          "  --step               overload: also run the step test (1x, 10x, 1x, a third each)",
           "  --help               this text");
 
   /** Whether the arguments ask for the usage ({@code --help} or {@code -h}) instead of a run. */
@@ -112,7 +129,8 @@ public record Options(
     List<String> variants = new ArrayList<>();
     List<JobMix> mixes = List.of(JobMix.values());
     List<Double> overloads = List.of(2.0, 5.0);
-    String adaptiveVariants = AdaptiveVariant.DEFAULT_NAMES;
+    Optional<String> variantList = Optional.empty();
+    OverloadOptions overload = OverloadOptions.DEFAULTS;
     int port = 0;
     Set<String> given = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
@@ -158,10 +176,11 @@ public record Options(
         case "--variant" -> variants.add(value(args, ++i, option));
         case "--mix" -> mixes = JobMix.parse(option, value(args, ++i, option));
         case "--overload" -> overloads = overloads(option, value(args, ++i, option));
-        case "--variants" -> {
-          adaptiveVariants = value(args, ++i, option);
-          AdaptiveVariant.parse(option, adaptiveVariants, 1); // fail now, naming the bad one
-        }
+        // checked by the scenario that reads it (adaptive and overload know different names)
+        case "--variants" -> variantList = Optional.of(value(args, ++i, option));
+        case "--points" -> overload = overload.withPoints(OverloadOptions.points(option, value(args, ++i, option)));
+        case "--jobs" -> overload = overload.withJobs(JobKind.parse(option, value(args, ++i, option)));
+        case "--step" -> overload = overload.withStep();
         default -> throw new IllegalArgumentException("unknown option '" + option + "'\n" + USAGE);
       }
     }
@@ -170,6 +189,9 @@ public record Options(
     }
     if (experiment == null) {
       experiment = Experiments.DEFAULT;
+    }
+    if (!given.contains("--duration")) {
+      duration = experiment.defaultDuration();
     }
     for (String option : given) {
       List<String> readers = Experiments.reading(option);
@@ -191,9 +213,15 @@ public record Options(
         List.copyOf(variants),
         mixes,
         overloads,
-        adaptiveVariants);
+        variantList,
+        overload);
     experiment.check(options);
     return options;
+  }
+
+  /** The variants of {@code --scenario adaptive}: {@code --variants}, or its default list. */
+  public String adaptiveVariants() {
+    return variantList.orElse(AdaptiveVariant.DEFAULT_NAMES);
   }
 
   private static String value(String[] args, int i, String option) {

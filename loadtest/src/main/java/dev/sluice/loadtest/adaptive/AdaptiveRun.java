@@ -50,6 +50,7 @@ public final class AdaptiveRun implements Experiment {
       throw new IllegalArgumentException(
           "--scenario adaptive starts a service per variant, so it needs --embedded");
     }
+    AdaptiveVariant.parse("--variants", options.adaptiveVariants(), 1); // fail now, naming the bad one
   }
 
   /** Runs the comparison and returns the report's path. */
@@ -108,9 +109,7 @@ public final class AdaptiveRun implements Experiment {
    * without adaptive limits warns and keeps a fixed limit), so its figures would be a lie.
    */
   static List<String> ignoredKeys(String serviceLog, AdaptiveVariant variant) {
-    return variant.sluiceKeys().stream()
-        .filter(key -> serviceLog.contains("Unknown Sluice property '" + key + "'"))
-        .toList();
+    return DemoProcess.unknownKeys(serviceLog, variant.sluiceKeys());
   }
 
   /**

@@ -73,6 +73,15 @@ public final class DemoProcess implements AutoCloseable {
     return demo;
   }
 
+  /**
+   * The keys among {@code keys} that a service's log names as unknown: the service started, but
+   * without them, so it is not the set-up asked for and its figures would be a lie.
+   */
+  public static List<String> unknownKeys(String serviceLog, List<String> keys) {
+    return keys.stream().filter(key -> serviceLog.contains("Unknown Sluice property '" + key + "'"))
+        .toList();
+  }
+
   public URI uri() {
     return uri;
   }

@@ -164,7 +164,7 @@ class AdaptiveSummaryTest {
         .hasMessageContaining("--embedded");
     assertThatThrownBy(() -> Options.parse("--embedded", "--overload", "2,x"))
         .hasMessageContaining("--overload").hasMessageContaining("'x'");
-    assertThatThrownBy(() -> Options.parse("--embedded", "--variants", "bbr"))
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "adaptive", "--variants", "bbr"))
         .hasMessageContaining("--variants").hasMessageContaining("bbr");
   }
 }

@@ -1,0 +1,78 @@
+package dev.sluice.loadtest.overload;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.OptionalDouble;
+import java.util.TreeMap;
+import java.util.function.DoublePredicate;
+
+/**
+ * How long a series takes to settle after a step of the offered load: the time from the step to the
+ * first reading after which every reading up to the end of the phase is within the band (the
+ * settling time of control theory). A series that ends the phase outside the band never settled.
+ *
+ * <p>Every reading covers the second before it (the CPU over the sampler's last second, the
+ * requests sent in a second). A reading belongs to the phase its second began in: one that began
+ * before the step mostly shows the load before it, so the earliest settling time is one second, an
+ * upper bound at that resolution rather than a figure flattered by a sample taken just after the step.
+ */
+final class StepRecovery {
+
+  /** One reading: its time (seconds into the run; the end of the second it covers) and value. */
+  record Reading(double at, double value) {
+
+    /** When the second it covers began. */
+    double from() {
+      return at - 1;
+    }
+  }
+
+  private StepRecovery() {}
+
+  /**
+   * @param series readings in time order; NaN values are gaps and are skipped
+   * @param stepAt when the load stepped
+   * @param phaseEnd when the next step came (or the run ended)
+   * @param inBand whether a value is where it should be
+   * @return seconds from the step until the series stayed in the band, or empty when it did not
+   *     settle within the phase (or had no reading in it)
+   */
+  static OptionalDouble settle(List<Reading> series, double stepAt, double phaseEnd, DoublePredicate inBand) {
+    Double settledAt = null;
+    boolean any = false;
+    for (Reading r : series) {
+      if (r.from() < stepAt || r.from() >= phaseEnd || Double.isNaN(r.value())) {
+        continue;
+      }
+      any = true;
+      if (!inBand.test(r.value())) {
+        settledAt = null;
+      } else if (settledAt == null) {
+        settledAt = r.at();
+      }
+    }
+    return !any || settledAt == null ? OptionalDouble.empty() : OptionalDouble.of(settledAt - stepAt);
+  }
+
+  /**
+   * The p99 (nearest rank) of admitted latency per second of intended send: requests sent in
+   * {@code [k, k+1)} make the reading at {@code k + 1}, the time by which they were all sent (so a
+   * settling time read off it is never too short). Seconds without an admitted request have no
+   * reading.
+   */
+  static List<Reading> admittedP99PerSecond(List<Answer> answers) {
+    TreeMap<Integer, List<Double>> bySecond = new TreeMap<>();
+    for (Answer a : answers) {
+      if (a.admitted()) {
+        bySecond.computeIfAbsent((int) Math.floor(a.sentAt()), k -> new ArrayList<>()).add(a.latencyMillis());
+      }
+    }
+    List<Reading> series = new ArrayList<>();
+    bySecond.forEach((second, latencies) -> {
+      Collections.sort(latencies);
+      series.add(new Reading(second + 1, RunFigures.rank(latencies, 0.99)));
+    });
+    return series;
+  }
+}

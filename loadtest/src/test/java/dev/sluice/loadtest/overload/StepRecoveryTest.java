@@ -1,0 +1,88 @@
+package dev.sluice.loadtest.overload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.sluice.loadtest.overload.StepRecovery.Reading;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.DoublePredicate;
+import org.junit.jupiter.api.Test;
+
+/** Settling times after a step, from made-up series on a virtual timeline of seconds. */
+class StepRecoveryTest {
+
+  private static final DoublePredicate CPU_BAND = v -> Math.abs(v - 70) <= 5;
+
+  private static List<Reading> series(double first, double... values) {
+    List<Reading> series = new ArrayList<>();
+    for (int i = 0; i < values.length; i++) {
+      series.add(new Reading(first + i, values[i]));
+    }
+    return series;
+  }
+
+  @Test
+  void settlesAtTheFirstReadingAfterWhichEveryReadingOfThePhaseIsInTheBand() {
+    // step at 7 s; 7.01 covers mostly the second before it; from 8.01 to 13.01: out, in, out, in,
+    // in, in (13.01 covers a second that began in the phase)
+    List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, 99, 72, 90, 68, 71, 70, 40);
+
+    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble()).isCloseTo(4.01, within(1e-9));
+  }
+
+  @Test
+  void aSeriesInTheBandAtOnceSettlesAtItsFirstReadingAfterTheStep() {
+    List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, 71, 69, 70);
+
+    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble()).isCloseTo(1.01, within(1e-9));
+  }
+
+  @Test
+  void aSeriesOutOfTheBandAtTheEndOfThePhaseNeverSettled() {
+    List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, 71, 69, 70, 70, 70, 99);
+
+    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND)).isEmpty();
+    assertThat(StepRecovery.settle(List.of(), 7, 13, CPU_BAND)).isEmpty();
+  }
+
+  @Test
+  void gapsAreSkippedAndReadingsOutsideThePhaseIgnored() {
+    // 14.01 covers a second that began after the phase: not counted
+    List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, Double.NaN, 99, 70, Double.NaN, 70, 70, 10);
+
+    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble()).isCloseTo(3.01, within(1e-9));
+  }
+
+  @Test
+  void admittedP99IsReadPerSecondOfSendingAtTheEndOfThatSecond() {
+    List<Answer> answers = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      answers.add(new Answer("short", 3 + i / 100.0, 3 + i / 100.0 + (i == 99 ? 0.5 : 0.02), 200, null));
+      answers.add(new Answer("short", 4 + i / 100.0, 4 + i / 100.0 + 0.9, 429, "queue_full"));
+    }
+    answers.add(new Answer("short", 5.5, 5.53, 200, null));
+
+    List<Reading> p99 = StepRecovery.admittedP99PerSecond(answers);
+
+    // second 3: 99 in 20 ms and one in 500 ms: the 99th is 20 ms; second 4 has no admitted job
+    assertThat(p99).hasSize(2);
+    assertThat(p99.get(0).at()).isEqualTo(4);
+    assertThat(p99.get(0).value()).isCloseTo(20, within(1e-6));
+    assertThat(p99.get(1).at()).isEqualTo(6);
+    assertThat(p99.get(1).value()).isCloseTo(30, within(1e-6));
+  }
+
+  @Test
+  void theStepLoadIsTheBaseThenTenTimesThenTheBaseAThirdEachOnWholeSeconds() {
+    StepLoad load = StepLoad.thirds(92, 20);
+
+    assertThat(load.upAt()).isEqualTo(7);
+    assertThat(load.downAt()).isEqualTo(13);
+    assertThat(load.rate(6.99)).isEqualTo(92);
+    assertThat(load.rate(7)).isEqualTo(920);
+    assertThat(load.rate(12.99)).isEqualTo(920);
+    assertThat(load.rate(13)).isEqualTo(92);
+    assertThat(load.peakRate()).isEqualTo(920);
+  }
+}
