@@ -28,6 +28,7 @@ final class RedisLease implements PermitLease {
   private final String maxPermits;
   private final String leaseMicros;
   private final long renewEveryNanos;
+  private final long leaseNanos;
   // guards released + the sending of a renewal: a renewal sent after the release's ZREM would put
   // the lease back until it expires; under the lock the release is always the last word
   private final Object lock = new Object();
@@ -45,6 +46,7 @@ final class RedisLease implements PermitLease {
     this.maxPermits = Integer.toString(maxPermits);
     this.leaseMicros = Long.toString(leaseTime.toNanos() / 1_000);
     this.renewEveryNanos = Math.max(1, leaseTime.toNanos() / 3);
+    this.leaseNanos = leaseTime.toNanos();
   }
 
   /**
@@ -152,16 +154,22 @@ final class RedisLease implements PermitLease {
         renewal.cancel();
       }
       RedisScriptingAsyncCommands<String, String> redis = store.link().commands();
-      if (redis == null) {
-        return CompletableFuture.completedFuture(null); // it expires by itself
-      }
       try {
-        sent = store.releaseScript().runForLong(redis, new String[] {keys[0]}, id, channel);
+        sent = redis == null
+            ? CompletableFuture.failedFuture(new IllegalStateException("not connected"))
+            : store.releaseScript().runForLong(redis, new String[] {keys[0]}, id, channel);
       } catch (RuntimeException e) {
-        return CompletableFuture.completedFuture(null);
+        sent = CompletableFuture.failedFuture(e);
       }
     }
     return sent.orTimeout(store.timeoutNanos(), TimeUnit.NANOSECONDS)
-        .handle((removed, error) -> null);
+        .handle((removed, error) -> {
+          if (error != null) {
+            // kept and sent again when Redis answers: the job has ended, and a lease left to
+            // expire would keep a permit from every node for the rest of its lease time
+            store.owedReleases().owe(keys[0], id, channel, leaseNanos);
+          }
+          return null;
+        });
   }
 }

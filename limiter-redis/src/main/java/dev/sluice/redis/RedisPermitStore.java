@@ -43,6 +43,7 @@ final class RedisPermitStore implements PermitStore {
   private final AtomicLong sequence = new AtomicLong();
   private final Set<RedisLease> renewing = ConcurrentHashMap.newKeySet();
   private final LossWatch loss;
+  private final OwedReleases owedReleases;
 
   RedisPermitStore(Link link, Guard guard, FailurePolicy policy, int expectedNodes,
       Scheduler scheduler, LossWatch loss, long timeoutNanos) {
@@ -54,6 +55,7 @@ final class RedisPermitStore implements PermitStore {
     this.local = new LocalPermits(expectedNodes, news::freedLocally);
     this.scheduler = scheduler;
     this.timeoutNanos = timeoutNanos;
+    this.owedReleases = new OwedReleases(link, release, scheduler, timeoutNanos);
   }
 
   /** How long a waiting caller's ticket stays in the line unless asked about again. */
@@ -106,6 +108,7 @@ final class RedisPermitStore implements PermitStore {
               return degraded(limiter, maxPermits, leaseTime);
             }
             guard.succeeded(start);
+            owedReleases.retry();
             if (held == -1) {
               loss.ask(redis); // finds the loss (or that another reply found it) and learns
               return Optional.empty();
@@ -161,6 +164,7 @@ final class RedisPermitStore implements PermitStore {
     }
     try {
       adoptLocalPermits(redis);
+      owedReleases.retry();
       return count.runForLong(redis, new String[] {KeyLayout.permits(limiter)})
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .handle((n, error) -> error != null || n == null ? -1 : n.intValue());
@@ -227,6 +231,10 @@ final class RedisPermitStore implements PermitStore {
     return release;
   }
 
+  OwedReleases owedReleases() {
+    return owedReleases;
+  }
+
   Link link() {
     return link;
   }
@@ -250,6 +258,7 @@ final class RedisPermitStore implements PermitStore {
   @Override
   public void close() {
     news.close();
+    owedReleases.close();
     renewing.forEach(RedisLease::stopRenewing);
     renewing.clear();
   }
