@@ -15,7 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A loopback TCP proxy in front of a Redis that plays the network faults {@code tc netem} would
- * (not available in the test kernel): a fixed delay each way, a blackhole (bytes are held, nothing
+ * (not available in the test kernel): a longer round trip, a blackhole (bytes are held, nothing
  * is closed; after {@link #heal()} they flow again, as TCP retransmits after a partition), and a cut
  * (every connection reset, new ones closed at once until healed).
  */
@@ -42,10 +42,10 @@ final class FaultProxy implements AutoCloseable {
     return URI.create("redis://127.0.0.1:" + listener.getLocalPort());
   }
 
-  /** Every byte, each way, arrives {@code delay} after it was sent. */
-  void delay(Duration delay) {
+  /** Every round trip takes {@code roundTrip} longer: half of it each way. */
+  void delay(Duration roundTrip) {
     synchronized (lock) {
-      delayNanos = delay.toNanos();
+      delayNanos = roundTrip.toNanos() / 2;
       lock.notifyAll();
     }
   }

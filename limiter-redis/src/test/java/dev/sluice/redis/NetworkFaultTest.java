@@ -3,8 +3,14 @@ package dev.sluice.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.rate.Algorithm;
+import dev.sluice.rate.RateDecision;
+import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.PermitStore.PermitLease;
+import dev.sluice.store.RateRequest;
+import dev.sluice.time.Scheduler;
+import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -73,5 +79,106 @@ class NetworkFaultTest {
           take(node, limiter, 2);
           return leasesInRedis() == 1;
         });
+  }
+
+  /** Decisions on fresh keys until the node counts Redis as up (each one pays debts first). */
+  private static void awaitUp(RedisStores node) {
+    await("back on Redis").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+        .until(() -> {
+          Nodes.decide(node, new RateRequest("probe-" + UUID.randomUUID(), "p",
+              Algorithm.TOKEN_BUCKET, RateLimit.of(10, Duration.ofSeconds(1)), 1),
+              Duration.ofSeconds(1));
+          return node.state() == RedisState.UP;
+        });
+  }
+
+  /**
+   * One account at 4 a second, under a rule of 600 a minute (10 a second), on two nodes, through a
+   * 30 s outage (on the node's virtual clock). It never went beyond its rate, so when Redis answers
+   * again its next request passes: the charge adds only what is left of the backlog its
+   * admissions made, not 120 admissions dated now (12 s of a bucket that holds 1 s).
+   */
+  @Test
+  void anActorWithinItsRateIsNotRefusedAfterAnOutage() {
+    VirtualTime clock = new VirtualTime();
+    RedisStores node = nodes.open(Nodes.settings(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL,
+        clock), Scheduler.system());
+    RateRequest account = new RateRequest("history-" + UUID.randomUUID(), "account-42",
+        Algorithm.TOKEN_BUCKET, new RateLimit(600, Duration.ofMinutes(1), 10), 1);
+    assertThat(Nodes.decide(node, account, Duration.ofSeconds(2)).allowed()).isTrue();
+
+    proxy.cut();
+    int admitted = 0;
+    for (int i = 0; i < 120; i++) {
+      clock.advance(Duration.ofMillis(250));
+      admitted += Nodes.decide(node, account, Duration.ofSeconds(2)).allowed() ? 1 : 0;
+    }
+    assertThat(admitted).as("within the local share (5 a second)").isEqualTo(120);
+    assertThat(node.state()).isNotEqualTo(RedisState.UP);
+    proxy.heal();
+    awaitUp(node);
+
+    clock.advance(Duration.ofMillis(250));
+    RateDecision next = Nodes.decide(node, account, Duration.ofSeconds(2));
+    System.out.printf("after a 30 s outage at 4/s under 10/s: next request %s, %d remaining of "
+        + "10%n", next.allowed() ? "allowed" : "refused", next.remaining());
+    assertThat(next.allowed()).isTrue();
+    assertThat(next.remaining()).isGreaterThanOrEqualTo(7);
+  }
+
+  /**
+   * A charge sent while every answer comes too late (200 ms against the 50 ms timeout) runs in
+   * Redis, and is sent again: Redis counts it once. Three admissions on the local share under a
+   * rule of 60 per 10 minutes (one every 10 s, burst 6) owe 30 s of the bucket's 60 s; counted
+   * twice they would owe all of it and the next request would be refused.
+   */
+  @Test
+  void aChargeWhoseAnswerWasLostIsCountedOnce() {
+    VirtualTime clock = new VirtualTime();
+    RedisStores node = nodes.open(Nodes.settings(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL,
+        clock), Scheduler.system());
+    RateRequest account = new RateRequest("history-" + UUID.randomUUID(), "account-7",
+        Algorithm.TOKEN_BUCKET, new RateLimit(60, Duration.ofMinutes(10), 6), 1);
+    awaitUp(node);
+
+    proxy.cut();
+    for (int i = 0; i < 3; i++) {
+      assertThat(Nodes.decide(node, account, Duration.ofSeconds(2)).allowed()).isTrue();
+    }
+    assertThat(Nodes.decide(node, account, Duration.ofSeconds(2)).allowed())
+        .as("the local share's burst is 3").isFalse();
+    logEverything();
+    proxy.delay(Duration.ofMillis(200));
+    proxy.heal();
+    String state = KeyLayout.rate(account.ruleId(), account.key(), account.algorithm());
+    // every call times out; the probes among them send the charge again
+    await("the charge ran in Redis twice, unanswered").atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50)).until(() -> {
+          Nodes.decide(node, new RateRequest("probe-" + UUID.randomUUID(), "p",
+              Algorithm.TOKEN_BUCKET, RateLimit.of(10, Duration.ofSeconds(1)), 1),
+              Duration.ofSeconds(1));
+          return callsOn(state) >= 2;
+        });
+    proxy.delay(Duration.ZERO);
+    awaitUp(node);
+
+    RateDecision next = Nodes.decide(node, account, Duration.ofSeconds(2));
+    System.out.printf("a charge of 3 sent while answers came late: next request %s, %d "
+        + "remaining of 6%n", next.allowed() ? "allowed" : "refused", next.remaining());
+    assertThat(next.allowed()).isTrue();
+    assertThat(next.remaining()).isEqualTo(2);
+  }
+
+  /** How many commands Redis ran on {@code key} since the slow log was reset (see logEverything). */
+  private static long callsOn(String key) {
+    return REDIS.server().command("SLOWLOG", "GET", "100000").lines()
+        .filter(key::equals).count();
+  }
+
+  /** The slow log keeps every command with its arguments, so a test can count what ran. */
+  private static void logEverything() {
+    REDIS.server().command("CONFIG", "SET", "slowlog-log-slower-than", "0");
+    REDIS.server().command("CONFIG", "SET", "slowlog-max-len", "100000");
+    REDIS.server().command("SLOWLOG", "RESET");
   }
 }
