@@ -192,7 +192,12 @@ final class RedisPermitStore implements PermitStore {
       lease.adopt(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .whenComplete((written, error) -> {
             if (error != null || !Boolean.TRUE.equals(written)) {
-              held.adopted(null); // tried again after the next call that reaches Redis
+              held.adopted(null); // tried again, under a new id, after the next call to Redis
+              if (error != null) {
+                // the write may have run with its answer lost: that id is released (and sent
+                // again until answered), else it would stay as a lease nobody holds until it expires
+                lease.release();
+              }
             } else if (held.adopted(lease)) {
               renewing.add(lease);
               lease.startRenewing();

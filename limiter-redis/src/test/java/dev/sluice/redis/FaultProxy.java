@@ -23,12 +23,16 @@ final class FaultProxy implements AutoCloseable {
 
   private enum Mode { PASS, BLACKHOLE, CUT }
 
+  private static final long RETRANSMIT_NANOS = 200_000_000L;
+
   private final ServerSocket listener;
   private final int target;
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
   private Mode mode = Mode.PASS;
   private long delayNanos;
+  private double loss;
+  private final java.util.Random random = new java.util.Random(42);
 
   FaultProxy(int targetPort) throws IOException {
     this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -50,6 +54,16 @@ final class FaultProxy implements AutoCloseable {
     }
   }
 
+  /**
+   * A {@code fraction} of the chunks is lost once and retransmitted: it arrives a retransmission
+   * timeout (200 ms, Linux's minimum) late, and so does everything behind it on its connection.
+   */
+  void loss(double fraction) {
+    synchronized (lock) {
+      loss = fraction;
+    }
+  }
+
   /** Nothing gets through either way, and nothing is closed. */
   void blackhole() {
     synchronized (lock) {
@@ -65,10 +79,11 @@ final class FaultProxy implements AutoCloseable {
     closeAll();
   }
 
-  /** Back to passing bytes (after the delay in force); held bytes flow on. */
+  /** Back to passing bytes (after the delay in force, no loss); held bytes flow on. */
   void heal() {
     synchronized (lock) {
       mode = Mode.PASS;
+      loss = 0;
       lock.notifyAll();
     }
   }
@@ -107,7 +122,10 @@ final class FaultProxy implements AutoCloseable {
       try {
         for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
           synchronized (lock) {
-            queue.add(new Chunk(Arrays.copyOf(buffer, n), System.nanoTime()));
+            long at = System.nanoTime() + (random.nextDouble() < loss ? RETRANSMIT_NANOS : 0);
+            Chunk last = queue.peekLast();
+            // in order, as TCP delivers: a retransmitted chunk holds up the ones behind it
+            queue.add(new Chunk(Arrays.copyOf(buffer, n), last == null ? at : Math.max(at, last.at)));
             lock.notifyAll();
           }
         }

@@ -14,6 +14,11 @@ import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -79,6 +84,72 @@ class NetworkFaultTest {
           take(node, limiter, 2);
           return leasesInRedis() == 1;
         });
+  }
+
+  /**
+   * Jobs on one node of two (limit 2, local share 1): every 10 ms the node asks for a lease, and a
+   * job that gets one runs {@code jobMillis}. The leases Redis holds are counted every 5 ms beside the proxy.
+   * During the fault, {@code during} runs; afterwards jobs must start on Redis again within 2 s,
+   * Redis must never have held more than the limit plus one share, and every lease comes back.
+   */
+  private void jobsThrough(Consumer<FaultProxy> fault, String name, int jobMillis)
+      throws Exception {
+    RedisStores node = nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL);
+    ScheduledExecutorService load = Executors.newScheduledThreadPool(2);
+    AtomicLong most = new AtomicLong();
+    AtomicLong startedOnRedis = new AtomicLong();
+    try {
+      load.scheduleWithFixedDelay(() -> take(node, limiter, 2).ifPresent(lease -> {
+        if (lease instanceof RedisLease) {
+          startedOnRedis.incrementAndGet();
+        }
+        load.schedule(() -> lease.release(), jobMillis, TimeUnit.MILLISECONDS);
+      }), 0, 10, TimeUnit.MILLISECONDS);
+      load.scheduleWithFixedDelay(() -> most.accumulateAndGet(leasesInRedis(), Math::max),
+          0, 5, TimeUnit.MILLISECONDS);
+      await().atMost(Duration.ofSeconds(5)).until(() -> startedOnRedis.get() >= 10);
+
+      fault.accept(proxy);
+      await("the node degrades").atMost(Duration.ofSeconds(5))
+          .until(() -> node.state() != RedisState.UP);
+      long before = startedOnRedis.get();
+      await("jobs run on the local share").atMost(Duration.ofSeconds(5))
+          .until(() -> node.degradedDecisions() > 20);
+      proxy.delay(Duration.ZERO);
+      proxy.heal();
+      long healed = System.nanoTime();
+      await("jobs start on Redis again").atMost(Duration.ofSeconds(2))
+          .pollInterval(Duration.ofMillis(5)).until(() -> startedOnRedis.get() > before + 2);
+      long back = (System.nanoTime() - healed) / 1_000_000;
+      load.shutdown(); // the jobs running end (their releases are delayed tasks), no new ones
+      assertThat(load.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+      await("every lease comes back").atMost(Duration.ofSeconds(2))
+          .pollInterval(Duration.ofMillis(20)).until(() -> leasesInRedis() == 0);
+      System.out.printf("%s: jobs on Redis again %d ms after the fault ended; at most %d leases "
+          + "in Redis (limit 2, share 1)%n", name, back, most.get());
+      assertThat(most.get()).isLessThanOrEqualTo(3);
+    } finally {
+      load.shutdownNow();
+    }
+  }
+
+  @Test
+  void answersLaterThanTheTimeoutLeaveNoGhostLeases() throws Exception {
+    jobsThrough(p -> p.delay(Duration.ofMillis(200)), "200 ms round trip", 30);
+  }
+
+  @Test
+  void aBlackholeLeavesNoGhostLeases() throws Exception {
+    jobsThrough(FaultProxy::blackhole, "blackhole", 30);
+  }
+
+  /**
+   * Some calls answer in time and some do not: permits granted on the local share are written to
+   * Redis while they run, and a write whose answer was lost must not stay behind as a lease.
+   */
+  @Test
+  void twentyPercentLossLeavesNoGhostLeases() throws Exception {
+    jobsThrough(p -> p.loss(0.2), "20% loss", 300);
   }
 
   /** Decisions on fresh keys until the node counts Redis as up (each one pays debts first). */
