@@ -31,6 +31,10 @@ final class Guard {
   private final LongAdder degraded = new LongAdder();
   private volatile String lastError = "";
   private final java.util.List<Runnable> onDown = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.List<Runnable> onAnswer =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.List<Runnable> onTimeout =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   Guard(String where, FailurePolicy policy, int expectedNodes) {
     this.where = where;
@@ -59,6 +63,16 @@ final class Guard {
     onDown.add(action);
   }
 
+  /** Runs {@code action} each time a call is answered in time (keep it to a volatile read). */
+  void onAnswer(Runnable action) {
+    onAnswer.add(action);
+  }
+
+  /** Runs {@code action} each time a call gets no answer in time (not for other failures). */
+  void onTimeout(Runnable action) {
+    onTimeout.add(action);
+  }
+
   /** Whether a call may go to Redis now; if true, exactly one of succeeded/failed must follow. */
   boolean tryEnter() {
     return breaker.tryAcquirePermission();
@@ -66,6 +80,7 @@ final class Guard {
 
   void succeeded(long startNanos) {
     breaker.onSuccess(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+    onAnswer.forEach(Runnable::run);
   }
 
   void failed(long startNanos, Throwable error) {
@@ -74,6 +89,10 @@ final class Guard {
     lastError = cause.getClass().getSimpleName()
         + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
     breaker.onError(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS, cause);
+    if (cause instanceof java.util.concurrent.TimeoutException
+        || cause instanceof io.lettuce.core.RedisCommandTimeoutException) {
+      onTimeout.forEach(Runnable::run);
+    }
   }
 
   /** Counts Redis as down at once (it could not be reached at start-up). */

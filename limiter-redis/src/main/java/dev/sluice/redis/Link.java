@@ -45,6 +45,7 @@ final class Link implements AutoCloseable {
   private volatile RedisScriptingAsyncCommands<String, String> commands;
   private volatile boolean closed;
   private volatile Throwable lastConnectError;
+  private final Duration pingTimeout;
 
   Link(StoreSettings settings, UriOptions options) {
     this.cluster = options.cluster();
@@ -66,7 +67,25 @@ final class Link implements AutoCloseable {
         .connectTimeout(connectTimeout)
         .keepAlive(true)
         .build();
-    TimeoutOptions timeouts = TimeoutOptions.enabled(settings.timeout());
+    // a PING asked whether a connection whose calls time out is slow or dead (see StallCheck):
+    // it waits as long as a connect may, the decisions only as long as the decision timeout
+    long decisionNanos = settings.timeout().toNanos();
+    this.pingTimeout = connectTimeout;
+    long pingNanos = connectTimeout.toNanos();
+    TimeoutOptions timeouts = TimeoutOptions.builder()
+        .timeoutSource(new TimeoutOptions.TimeoutSource() {
+          @Override
+          public long getTimeout(io.lettuce.core.protocol.RedisCommand<?, ?, ?> command) {
+            return command.getType() == io.lettuce.core.protocol.CommandType.PING
+                ? pingNanos : decisionNanos;
+          }
+
+          @Override
+          public TimeUnit getTimeUnit() {
+            return TimeUnit.NANOSECONDS;
+          }
+        })
+        .build();
     if (cluster) {
       RedisClusterClient clusterClient = RedisClusterClient.create(resources, uri);
       clusterClient.setOptions(ClusterClientOptions.builder()
@@ -171,6 +190,45 @@ final class Link implements AutoCloseable {
       connect();
     }
     return current;
+  }
+
+  /** How long a PING may take before the connection counts as dead (the connect timeout). */
+  Duration pingTimeout() {
+    return pingTimeout;
+  }
+
+  /** The open connection, or {@code null}. */
+  StatefulConnection<String, String> current() {
+    return connection;
+  }
+
+  /** Sends a PING on {@code on}, bounded by {@link #pingTimeout()}. */
+  CompletableFuture<String> ping(StatefulConnection<String, String> on) {
+    try {
+      return (on instanceof StatefulRedisClusterConnection<String, String> c
+          ? c.async().ping() : ((StatefulRedisConnection<String, String>) on).async().ping())
+          .toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Closes {@code stuck} if it is still the connection, and opens a new one: with Sentinel the new
+   * one asks the sentinels where the master is now. Lettuce only reconnects a connection that
+   * closed; one whose peer froze or vanished behind a blackhole stays open, its commands timing
+   * out, for as long as TCP keeps retransmitting (many minutes).
+   */
+  void replace(StatefulConnection<String, String> stuck) {
+    synchronized (this) {
+      if (connection != stuck || closed) {
+        return;
+      }
+      connection = null;
+      commands = null;
+    }
+    stuck.closeAsync();
+    connect();
   }
 
   @Override

@@ -31,6 +31,7 @@ public final class RedisStores implements Stores {
 
   private final Link link;
   private final Guard guard;
+  private final StallCheck stall;
   private final RateScripts scripts = new RateScripts();
   private final RedisRateStore rates;
   private final RedisPermitStore permits;
@@ -49,6 +50,9 @@ public final class RedisStores implements Stores {
     UriOptions options = UriOptions.parse(settings.uri());
     this.link = new Link(settings, options);
     this.guard = new Guard(link.where(), settings.onFailure(), settings.expectedNodes());
+    this.stall = new StallCheck(link, settings.timeout());
+    guard.onTimeout(stall::timedOut);
+    guard.onAnswer(stall::answered);
     this.scheduler = scheduler;
     this.timeoutNanos = settings.timeout().toNanos();
     this.batches = options.batch() > 0 ? new Batches(options.batch()) : null;
@@ -188,9 +192,18 @@ public final class RedisStores implements Stores {
     return guard.degradedDecisions();
   }
 
-  /** E.g. {@code redis://127.0.0.1:6379 (up)}, or the failure policy in force while down. */
+  /**
+   * E.g. {@code redis://127.0.0.1:6379 (up)}, or the failure policy in force while down; with a
+   * note when Redis answers, but slower than the timeout (see {@link StallCheck}).
+   */
   public String describe() {
-    return loss.describe(guard.describe());
+    String advice = stall.advice();
+    return loss.describe(guard.describe()) + (advice.isEmpty() ? "" : " [" + advice + "]");
+  }
+
+  /** How many connections that stopped answering were replaced since opening. */
+  public long replacedConnections() {
+    return stall.replaced();
   }
 
   @Override

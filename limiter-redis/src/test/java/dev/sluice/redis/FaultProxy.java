@@ -28,6 +28,7 @@ final class FaultProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final int target;
   private final List<Socket> open = new CopyOnWriteArrayList<>();
+  private final java.util.Set<Socket> frozen = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final Object lock = new Object();
   private Mode mode = Mode.PASS;
   private long delayNanos;
@@ -68,6 +69,16 @@ final class FaultProxy implements AutoCloseable {
   void blackhole() {
     synchronized (lock) {
       mode = Mode.BLACKHOLE;
+    }
+  }
+
+  /**
+   * The connections open now go silent for good (their peer froze, or died behind a firewall that
+   * drops everything), nothing is closed; new connections pass.
+   */
+  void freezeOpen() {
+    synchronized (lock) {
+      frozen.addAll(open);
     }
   }
 
@@ -141,9 +152,10 @@ final class FaultProxy implements AutoCloseable {
           synchronized (lock) {
             next = queue.peek();
             long due = next == null ? 0 : next.at + delayNanos - System.nanoTime();
-            if (next == null || mode != Mode.PASS || due > 0) {
+            boolean held = mode != Mode.PASS || frozen.contains(from);
+            if (next == null || held || due > 0) {
               // waiting is the fault under test: a delay, or a blackhole until healed
-              lock.wait(next == null || mode != Mode.PASS ? 50 : Math.max(1, due / 1_000_000));
+              lock.wait(next == null || held ? 50 : Math.max(1, due / 1_000_000));
               continue;
             }
             queue.poll();

@@ -152,6 +152,62 @@ class NetworkFaultTest {
     jobsThrough(p -> p.loss(0.2), "20% loss", 300);
   }
 
+  /**
+   * The connection's peer goes silent without closing (a frozen Redis, a blackhole): the node
+   * counts Redis as down within a few timeouts, finds that a PING gets no answer either, and opens
+   * a new connection, which here reaches Redis again.
+   */
+  @Test
+  void aConnectionThatStopsAnsweringIsReplaced() {
+    RedisStores node = nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL);
+    awaitUp(node);
+
+    proxy.freezeOpen();
+    long frozen = System.nanoTime();
+    await("counted down").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
+        .until(() -> {
+          Nodes.decide(node, probe(), Duration.ofSeconds(1));
+          return node.state() != RedisState.UP;
+        });
+    long down = System.nanoTime();
+    awaitUp(node);
+    long up = System.nanoTime();
+
+    System.out.printf("a connection gone silent: down after %d ms, on a new connection after %d "
+        + "ms%n", (down - frozen) / 1_000_000, (up - frozen) / 1_000_000);
+    assertThat(node.replacedConnections()).isEqualTo(1);
+    assertThat(Duration.ofNanos(up - frozen)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  /**
+   * Redis answers, but each round trip (200 ms) is longer than the timeout (50 ms): every decision
+   * is made locally, and the node says the timeout, not Redis, is the problem.
+   */
+  @Test
+  void aSlowRedisIsToldApartFromADeadOne() {
+    RedisStores node = nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL);
+    awaitUp(node);
+
+    proxy.delay(Duration.ofMillis(200));
+    await("advice to raise the timeout").atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(20)).until(() -> {
+          Nodes.decide(node, probe(), Duration.ofSeconds(1));
+          return node.describe().contains("slow: a PING took");
+        });
+
+    System.out.println("a 200 ms round trip: " + node.describe());
+    assertThat(node.describe()).contains("sluice.redis.timeout is 50 ms");
+    assertThat(node.replacedConnections()).isZero();
+    proxy.delay(Duration.ZERO);
+    awaitUp(node);
+    assertThat(node.describe()).doesNotContain("slow");
+  }
+
+  private static RateRequest probe() {
+    return new RateRequest("probe-" + UUID.randomUUID(), "p", Algorithm.TOKEN_BUCKET,
+        RateLimit.of(10, Duration.ofSeconds(1)), 1);
+  }
+
   /** Decisions on fresh keys until the node counts Redis as up (each one pays debts first). */
   private static void awaitUp(RedisStores node) {
     await("back on Redis").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
