@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * goes out on the same connection, bounded by the connect timeout instead of the decision timeout:
  *
  * <ul>
- *   <li>it is answered: Redis is there but slower than {@code sluice.redis.timeout}, so decisions
+ *   <li>it is answered within the timeout: one late call, nothing to say;
+ *   <li>it is answered later: Redis is there but slower than {@code sluice.redis.timeout}, so decisions
  *       are made locally; the round trip is logged (once per change of advice) and shown in {@code
  *       describe()} with the timeout to raise;
  *   <li>it is not: the connection is replaced. A frozen (SIGSTOP) or blackholed Redis never closes
@@ -43,7 +44,9 @@ final class StallCheck {
     long start = System.nanoTime();
     link.ping(on).whenComplete((pong, error) -> {
       long millis = (System.nanoTime() - start) / 1_000_000;
-      if (error == null) {
+      if (error == null && millis <= timeout.toMillis()) {
+        advice = ""; // one late call (a reconnect, a pause of this JVM), not a slow Redis
+      } else if (error == null) {
         String slow = "slow: a PING took " + millis + " ms, sluice.redis.timeout is "
             + timeout.toMillis() + " ms; raise it above the round trip if Redis is this far";
         if (advice.isEmpty()) {
