@@ -36,6 +36,9 @@ final class Link implements AutoCloseable {
   private static final Delay RECONNECT_DELAY =
       Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
 
+  /** How often a Redis Cluster node re-reads the slot map (see the cluster options below). */
+  static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(2);
+
   private final RedisURI uri;
   private final boolean cluster;
   private final ClientResources resources;
@@ -95,6 +98,14 @@ final class Link implements AutoCloseable {
           // first call per master. Here commands wait in Lettuce's buffer instead, and the
           // command timeout (below) cancels them, so none runs after its caller got an answer.
           .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+          // without a refresh the slot map is the one read at start-up: after a failover the
+          // slots of a dead or frozen master keep going to it until it comes back. Adaptive
+          // triggers (MOVED, ASK, persistent reconnects, a failed node) react at once; the
+          // periodic refresh finds a promotion that sent none of them (a frozen master)
+          .topologyRefreshOptions(io.lettuce.core.cluster.ClusterTopologyRefreshOptions.builder()
+              .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+              .enableAllAdaptiveRefreshTriggers()
+              .build())
           .timeoutOptions(timeouts)
           .socketOptions(socket)
           .build());
