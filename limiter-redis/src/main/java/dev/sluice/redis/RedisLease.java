@@ -34,6 +34,8 @@ final class RedisLease implements PermitLease {
   private final Object lock = new Object();
   private boolean released;
   private Scheduler.Cancellable renewal;
+  /** Written for a permit granted on the local share, which counts it there already. */
+  private volatile boolean adopted;
 
   RedisLease(RedisPermitStore store, String limiter, String id, int maxPermits,
       Duration leaseTime) {
@@ -94,6 +96,19 @@ final class RedisLease implements PermitLease {
         LOG.debug("reclaiming lease {} failed; its renewal takes it again", id, error);
       }
     });
+  }
+
+  String limiter() {
+    return limiter;
+  }
+
+  /** Whether this lease's job was started on the local share (see {@link LocalPermits}). */
+  boolean adopted() {
+    return adopted;
+  }
+
+  void markAdopted() {
+    adopted = true;
   }
 
   void startRenewing() {

@@ -189,6 +189,7 @@ final class RedisPermitStore implements PermitStore {
       }
       RedisLease lease = new RedisLease(this, held.limiter,
           node + ':' + sequence.incrementAndGet(), held.maxPermits, held.leaseTime);
+      lease.markAdopted();
       lease.adopt(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .whenComplete((written, error) -> {
             if (error != null || !Boolean.TRUE.equals(written)) {
@@ -219,10 +220,25 @@ final class RedisPermitStore implements PermitStore {
     adoptLocalPermits(redis);
   }
 
+  /**
+   * The jobs of {@code limiter} running on this node under leases taken in Redis: they count
+   * against the local share when Redis goes away (without this, a node with its share running
+   * granted its share again: 3 running for a limit of 2 at the edges of a fault).
+   */
+  private int running(String limiter) {
+    int running = 0;
+    for (RedisLease lease : renewing) {
+      if (!lease.adopted() && lease.limiter().equals(limiter)) {
+        running++;
+      }
+    }
+    return running;
+  }
+
   private Optional<PermitLease> degraded(String limiter, int maxPermits, Duration leaseTime) {
     guard.degradedDecision();
     return switch (policy) {
-      case LOCAL -> local.tryAcquire(limiter, maxPermits, leaseTime);
+      case LOCAL -> local.tryAcquire(limiter, maxPermits, leaseTime, running(limiter));
       case ALLOW -> Optional.of(LocalPermits.NOTHING_HELD);
       case DENY -> Optional.empty();
     };
