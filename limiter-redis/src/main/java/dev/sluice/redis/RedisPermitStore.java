@@ -252,6 +252,11 @@ final class RedisPermitStore implements PermitStore {
     return release;
   }
 
+  /** Sends the releases still owed (Redis answered a probe). */
+  void retryOwed() {
+    owedReleases.retry();
+  }
+
   OwedReleases owedReleases() {
     return owedReleases;
   }

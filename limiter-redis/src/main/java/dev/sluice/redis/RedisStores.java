@@ -70,6 +70,7 @@ public final class RedisStores implements Stores {
     this.permits = new RedisPermitStore(link, guard, settings.onFailure(),
         settings.expectedNodes(), scheduler, loss, timeoutNanos);
     loss.startPolling(() -> guard.state() == RedisState.UP);
+    scheduleProbe();
     if (batches != null) {
       scheduleSync();
     }
@@ -79,6 +80,52 @@ public final class RedisStores implements Stores {
   private void lost(RedisScriptingAsyncCommands<String, String> redis) {
     rates.lostState(redis);
     permits.lostLeases(redis);
+  }
+
+  /**
+   * While Redis counts as down, the node probes it by itself every {@link Guard#OPEN_FOR}: an idle
+   * node (no request, so no call through the breaker) reported "down" long after Redis answered
+   * again, and its owed releases and charges waited for the next request.
+   */
+  private void scheduleProbe() {
+    scheduler.schedule(() -> {
+      if (closed) {
+        return;
+      }
+      try {
+        probe();
+      } finally {
+        scheduleProbe();
+      }
+    }, Guard.OPEN_FOR.toNanos());
+  }
+
+  /**
+   * One question through the breaker, bounded as a decision, and again at once while answered. It
+   * asks for the epoch (see {@link LossWatch}), so a Redis that came back empty is found here too,
+   * before any decision is made on it.
+   */
+  private void probe() {
+    // while settling after a loss the decisions keep off Redis and the breaker waits with them,
+    // so that "up" keeps meaning "decided in Redis"
+    if (closed || loss.settling() || guard.state() == RedisState.UP || !guard.tryEnter()) {
+      return;
+    }
+    long start = System.nanoTime();
+    RedisScriptingAsyncCommands<String, String> redis = link.commands();
+    if (redis == null) {
+      guard.failed(start, new IllegalStateException("not connected"));
+      return;
+    }
+    loss.ask(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((asked, error) -> {
+      if (error != null) {
+        guard.failed(start, error);
+        return;
+      }
+      guard.succeeded(start);
+      permits.retryOwed();
+      probe(); // the breaker closes after a few answered calls in a row
+    });
   }
 
   /** Batched mode: every batch-sync interval the permits parked on this node go back to Redis. */

@@ -179,6 +179,26 @@ class NetworkFaultTest {
     assertThat(Duration.ofNanos(up - frozen)).isLessThan(Duration.ofSeconds(5));
   }
 
+  /** A node that decides nothing still notices that Redis answers again, by its own probes. */
+  @Test
+  void anIdleNodeIsBackOnRedisWithoutARequest() {
+    RedisStores node = nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL);
+    awaitUp(node);
+    proxy.cut();
+    await("counted down").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
+        .until(() -> {
+          Nodes.decide(node, probe(), Duration.ofSeconds(1));
+          return node.state() != RedisState.UP;
+        });
+
+    proxy.heal();
+    long healed = System.nanoTime();
+    await("up with no request").atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(10))
+        .until(() -> node.state() == RedisState.UP);
+    System.out.printf("an idle node: up %d ms after the cut healed%n",
+        (System.nanoTime() - healed) / 1_000_000);
+  }
+
   /**
    * Redis answers, but each round trip (200 ms) is longer than the timeout (50 ms): every decision
    * is made locally, and the node says the timeout, not Redis, is the problem.
