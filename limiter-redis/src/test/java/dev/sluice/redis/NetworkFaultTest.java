@@ -179,6 +179,40 @@ class NetworkFaultTest {
     assertThat(Duration.ofNanos(up - frozen)).isLessThan(Duration.ofSeconds(5));
   }
 
+  /**
+   * A Redis that comes and goes (three cuts within seconds) gives one pair of warnings, and the
+   * node still follows it: down during each cut, up after each.
+   */
+  @Test
+  void aFlappingRedisLogsOnePairOfWarnings() {
+    RedisStores node = nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL);
+    awaitUp(node);
+    ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger)
+        org.slf4j.LoggerFactory.getLogger(RedisStores.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> events =
+        new ch.qos.logback.core.read.ListAppender<>();
+    events.start();
+    log.addAppender(events);
+    try {
+      for (int i = 0; i < 3; i++) {
+        proxy.cut();
+        await("counted down").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
+            .until(() -> {
+              Nodes.decide(node, probe(), Duration.ofSeconds(1));
+              return node.state() != RedisState.UP;
+            });
+        proxy.heal();
+        awaitUp(node);
+      }
+    } finally {
+      log.detachAppender(events);
+    }
+
+    assertThat(events.list).filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+        .extracting(e -> e.getFormattedMessage().contains("counts as down") ? "down" : "back")
+        .containsExactly("down", "back");
+  }
+
   /** A node that decides nothing still notices that Redis answers again, by its own probes. */
   @Test
   void anIdleNodeIsBackOnRedisWithoutARequest() {
