@@ -9,6 +9,8 @@ import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.PermitStore.PermitLease;
 import dev.sluice.store.RateRequest;
+import dev.sluice.store.StoreSettings;
+import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
@@ -17,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
@@ -211,6 +214,32 @@ class NetworkFaultTest {
     assertThat(events.list).filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
         .extracting(e -> e.getFormattedMessage().contains("counts as down") ? "down" : "back")
         .containsExactly("down", "back");
+  }
+
+  /**
+   * A node's first epoch question is read while the key is still missing, and answered (200 ms
+   * later) after a decision script wrote the epoch and the node learnt it: no loss.
+   */
+  @Test
+  void anEpochAnswerOlderThanWhatTheNodeLearntIsNoLoss() throws Exception {
+    StoreSettings settings = Nodes.settings(proxy.uri(), Duration.ofSeconds(1), 2,
+        FailurePolicy.LOCAL, NanoClock.system());
+    try (Link link = new Link(settings, UriOptions.parse(proxy.uri()))) {
+      link.connect().get(5, TimeUnit.SECONDS);
+      var redis = link.commands();
+      AtomicInteger charged = new AtomicInteger();
+      LossWatch loss = new LossWatch(link, NanoClock.system(), Scheduler.system(),
+          Duration.ofSeconds(1).toNanos(), true, r -> charged.incrementAndGet());
+      proxy.delay(Duration.ofMillis(200));
+
+      var asked = loss.ask(redis);
+      loss.scriptSaw("1700000000000001", redis); // a script's answer, learnt meanwhile
+      asked.get(5, TimeUnit.SECONDS);
+
+      assertThat(loss.losses()).isZero();
+      assertThat(charged.get()).isZero();
+      loss.close();
+    }
   }
 
   /** A node that decides nothing still notices that Redis answers again, by its own probes. */
