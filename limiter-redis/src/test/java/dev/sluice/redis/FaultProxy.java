@@ -136,7 +136,8 @@ final class FaultProxy implements AutoCloseable {
             long at = System.nanoTime() + (random.nextDouble() < loss ? RETRANSMIT_NANOS : 0);
             Chunk last = queue.peekLast();
             // in order, as TCP delivers: a retransmitted chunk holds up the ones behind it
-            queue.add(new Chunk(Arrays.copyOf(buffer, n), last == null ? at : Math.max(at, last.at)));
+            long due = last == null ? at : Math.max(at, last.at);
+            queue.add(new Chunk(Arrays.copyOf(buffer, n), due));
             lock.notifyAll();
           }
         }

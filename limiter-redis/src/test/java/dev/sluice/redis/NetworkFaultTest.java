@@ -91,7 +91,8 @@ class NetworkFaultTest {
 
   /**
    * Jobs on one node of two (limit 2, local share 1): every 10 ms the node asks for a lease, and a
-   * job that gets one runs {@code jobMillis}. The leases Redis holds are counted every 5 ms beside the proxy.
+   * job that gets one runs {@code jobMillis}. The leases Redis holds are counted every 5 ms,
+   * beside the proxy.
    * During the fault, {@code during} runs; afterwards jobs must start on Redis again within 2 s,
    * Redis must never have held more than the limit plus one share, and every lease comes back.
    */
@@ -379,7 +380,7 @@ class NetworkFaultTest {
     assertThat(next.remaining()).isEqualTo(2);
   }
 
-  /** How many commands Redis ran on {@code key} since the slow log was reset (see logEverything). */
+  /** How many commands Redis ran on {@code key} since the slow log was reset (logEverything). */
   private static long callsOn(String key) {
     return REDIS.server().command("SLOWLOG", "GET", "100000").lines()
         .filter(key::equals).count();

@@ -52,7 +52,8 @@ class SentinelTest {
   }
 
   private static boolean onPath(String binary) {
-    for (String folder : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+    String path = System.getenv().getOrDefault("PATH", "");
+    for (String folder : path.split(java.io.File.pathSeparator)) {
       if (Files.isExecutable(Path.of(folder, binary))) {
         return true;
       }
