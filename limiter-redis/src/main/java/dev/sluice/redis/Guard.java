@@ -25,12 +25,24 @@ final class Guard {
   /** How long Redis stays "down" before probes test it again. */
   static final Duration OPEN_FOR = Duration.ofMillis(500);
 
+  /** How long after "answers again" going down again is not warned about (see logTransition). */
+  static final Duration QUIET_FOR = Duration.ofSeconds(30);
+
   private final String where;
+  // guarded by this (state changes are rare)
+  private long quietUntil;
+  private int unlogged;
+  private boolean downLogged;
+  private boolean backLogged;
   private final String whileDown;
   private final CircuitBreaker breaker;
   private final LongAdder degraded = new LongAdder();
   private volatile String lastError = "";
   private final java.util.List<Runnable> onDown = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.List<Runnable> onAnswer =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.List<Runnable> onTimeout =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   Guard(String where, FailurePolicy policy, int expectedNodes) {
     this.where = where;
@@ -59,6 +71,16 @@ final class Guard {
     onDown.add(action);
   }
 
+  /** Runs {@code action} each time a call is answered in time (keep it to a volatile read). */
+  void onAnswer(Runnable action) {
+    onAnswer.add(action);
+  }
+
+  /** Runs {@code action} each time a call gets no answer in time (not for other failures). */
+  void onTimeout(Runnable action) {
+    onTimeout.add(action);
+  }
+
   /** Whether a call may go to Redis now; if true, exactly one of succeeded/failed must follow. */
   boolean tryEnter() {
     return breaker.tryAcquirePermission();
@@ -66,6 +88,7 @@ final class Guard {
 
   void succeeded(long startNanos) {
     breaker.onSuccess(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+    onAnswer.forEach(Runnable::run);
   }
 
   void failed(long startNanos, Throwable error) {
@@ -74,6 +97,10 @@ final class Guard {
     lastError = cause.getClass().getSimpleName()
         + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
     breaker.onError(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS, cause);
+    if (cause instanceof java.util.concurrent.TimeoutException
+        || cause instanceof io.lettuce.core.RedisCommandTimeoutException) {
+      onTimeout.forEach(Runnable::run);
+    }
   }
 
   /** Counts Redis as down at once (it could not be reached at start-up). */
@@ -111,14 +138,33 @@ final class Guard {
   /**
    * One warning when Redis goes down and one when it is back. The probe cycle in between (open,
    * half-open, open again every {@link #OPEN_FOR} during a long outage) logs at debug only, so an
-   * outage does not flood the log.
+   * outage does not flood the log. A Redis that comes and goes (a lossy link: 27 pairs of warnings
+   * in 40 s) logs one pair per {@link #QUIET_FOR}: going down again within that time of the last
+   * "answers again" is logged at debug and counted, and the next warning says how often.
    */
-  private void logTransition(CircuitBreaker.State from, CircuitBreaker.State to) {
+  private synchronized void logTransition(CircuitBreaker.State from, CircuitBreaker.State to) {
+    long now = System.nanoTime();
     if (from == CircuitBreaker.State.CLOSED) {
       onDown.forEach(Runnable::run);
-      LOG.warn("Redis at {} counts as down ({}): global rules are {}", where, lastError, whileDown);
+      if (backLogged && now - quietUntil < 0) {
+        unlogged++;
+        LOG.debug("Redis at {} counts as down again ({})", where, lastError);
+        return;
+      }
+      LOG.warn("Redis at {} counts as down ({}): global rules are {}{}", where, lastError,
+          whileDown, unlogged == 0 ? "" : "; it went down " + unlogged
+              + " more time(s) since the last warning");
+      unlogged = 0;
+      downLogged = true;
     } else if (to == CircuitBreaker.State.CLOSED) {
+      if (!downLogged) {
+        LOG.debug("Redis at {} answers again", where);
+        return;
+      }
       LOG.warn("Redis at {} answers again: global rules are enforced in Redis", where);
+      downLogged = false;
+      quietUntil = now + QUIET_FOR.toNanos();
+      backLogged = true;
     } else {
       LOG.debug("Redis at {}: {} -> {}", where, from, to);
     }

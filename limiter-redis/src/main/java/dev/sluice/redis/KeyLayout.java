@@ -7,6 +7,7 @@ import dev.sluice.rate.Algorithm;
  *
  * <pre>
  * sluice:rate:{&lt;rule&gt;:&lt;actor&gt;}:&lt;algorithm&gt;   rate state of one rule and actor
+ * sluice:rate:{&lt;rule&gt;:&lt;actor&gt;}:&lt;algorithm&gt;:charges   the charges it counted (ids)
  * sluice:permits:{&lt;limiter&gt;}                 concurrency leases of one global limiter
  * sluice:permits:{&lt;limiter&gt;}:line            its waiting tickets, by arrival
  * sluice:permits:{&lt;limiter&gt;}:line-ttl        when each ticket is forgotten
@@ -28,6 +29,11 @@ final class KeyLayout {
 
   static String rate(String ruleId, String actorKey, Algorithm algorithm) {
     return PREFIX + "rate:{" + escape(ruleId) + ':' + escape(actorKey) + "}:" + algorithm.id();
+  }
+
+  /** The ids of the charges counted for the rate state {@code state} (same slot). */
+  static String charges(String state) {
+    return state + ":charges";
   }
 
   static String permits(String limiter) {

@@ -36,6 +36,9 @@ final class Link implements AutoCloseable {
   private static final Delay RECONNECT_DELAY =
       Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
 
+  /** How often a Redis Cluster node re-reads the slot map (see the cluster options below). */
+  static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(2);
+
   private final RedisURI uri;
   private final boolean cluster;
   private final ClientResources resources;
@@ -45,6 +48,7 @@ final class Link implements AutoCloseable {
   private volatile RedisScriptingAsyncCommands<String, String> commands;
   private volatile boolean closed;
   private volatile Throwable lastConnectError;
+  private final Duration pingTimeout;
 
   Link(StoreSettings settings, UriOptions options) {
     this.cluster = options.cluster();
@@ -66,7 +70,25 @@ final class Link implements AutoCloseable {
         .connectTimeout(connectTimeout)
         .keepAlive(true)
         .build();
-    TimeoutOptions timeouts = TimeoutOptions.enabled(settings.timeout());
+    // a PING asked whether a connection whose calls time out is slow or dead (see StallCheck):
+    // it waits as long as a connect may, the decisions only as long as the decision timeout
+    long decisionNanos = settings.timeout().toNanos();
+    this.pingTimeout = connectTimeout;
+    long pingNanos = connectTimeout.toNanos();
+    TimeoutOptions timeouts = TimeoutOptions.builder()
+        .timeoutSource(new TimeoutOptions.TimeoutSource() {
+          @Override
+          public long getTimeout(io.lettuce.core.protocol.RedisCommand<?, ?, ?> command) {
+            return command.getType() == io.lettuce.core.protocol.CommandType.PING
+                ? pingNanos : decisionNanos;
+          }
+
+          @Override
+          public TimeUnit getTimeUnit() {
+            return TimeUnit.NANOSECONDS;
+          }
+        })
+        .build();
     if (cluster) {
       RedisClusterClient clusterClient = RedisClusterClient.create(resources, uri);
       clusterClient.setOptions(ClusterClientOptions.builder()
@@ -76,6 +98,14 @@ final class Link implements AutoCloseable {
           // first call per master. Here commands wait in Lettuce's buffer instead, and the
           // command timeout (below) cancels them, so none runs after its caller got an answer.
           .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+          // without a refresh the slot map is the one read at start-up: after a failover the
+          // slots of a dead or frozen master keep going to it until it comes back. Adaptive
+          // triggers (MOVED, ASK, persistent reconnects, a failed node) react at once; the
+          // periodic refresh finds a promotion that sent none of them (a frozen master)
+          .topologyRefreshOptions(io.lettuce.core.cluster.ClusterTopologyRefreshOptions.builder()
+              .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+              .enableAllAdaptiveRefreshTriggers()
+              .build())
           .timeoutOptions(timeouts)
           .socketOptions(socket)
           .build());
@@ -171,6 +201,45 @@ final class Link implements AutoCloseable {
       connect();
     }
     return current;
+  }
+
+  /** How long a PING may take before the connection counts as dead (the connect timeout). */
+  Duration pingTimeout() {
+    return pingTimeout;
+  }
+
+  /** The open connection, or {@code null}. */
+  StatefulConnection<String, String> current() {
+    return connection;
+  }
+
+  /** Sends a PING on {@code on}, bounded by {@link #pingTimeout()}. */
+  CompletableFuture<String> ping(StatefulConnection<String, String> on) {
+    try {
+      return (on instanceof StatefulRedisClusterConnection<String, String> c
+          ? c.async().ping() : ((StatefulRedisConnection<String, String>) on).async().ping())
+          .toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Closes {@code stuck} if it is still the connection, and opens a new one: with Sentinel the new
+   * one asks the sentinels where the master is now. Lettuce only reconnects a connection that
+   * closed; one whose peer froze or vanished behind a blackhole stays open, its commands timing
+   * out, for as long as TCP keeps retransmitting (many minutes).
+   */
+  void replace(StatefulConnection<String, String> stuck) {
+    synchronized (this) {
+      if (connection != stuck || closed) {
+        return;
+      }
+      connection = null;
+      commands = null;
+    }
+    stuck.closeAsync();
+    connect();
   }
 
   @Override

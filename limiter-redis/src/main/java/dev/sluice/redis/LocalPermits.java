@@ -35,8 +35,10 @@ final class LocalPermits {
     this.freed = freed;
   }
 
-  Optional<PermitLease> tryAcquire(String limiter, int maxPermits, Duration leaseTime) {
-    int share = Math.max(1, maxPermits / expectedNodes);
+  /** {@code running}: jobs of this limiter already running on this node under Redis leases. */
+  Optional<PermitLease> tryAcquire(String limiter, int maxPermits, Duration leaseTime,
+      int running) {
+    int share = Math.max(1, maxPermits / expectedNodes) - running;
     AtomicInteger count = held.computeIfAbsent(limiter, name -> new AtomicInteger());
     while (true) {
       int now = count.get();

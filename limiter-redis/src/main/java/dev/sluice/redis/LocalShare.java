@@ -28,7 +28,7 @@ final class LocalShare {
   private final int expectedNodes;
   private final NanoClock clock;
   private final Recent recent;
-  private final Recent debts = new Recent();
+  private final Debts debts = new Debts();
   private volatile ConcurrentMap<Share, RateLimiter> limiters = new ConcurrentHashMap<>();
   private volatile Set<Recent.Key> seeded = ConcurrentHashMap.newKeySet();
   private final ReentrantReadWriteLock swapping = new ReentrantReadWriteLock();
@@ -103,14 +103,26 @@ final class LocalShare {
     recent.subtract(request, now);
   }
 
-  /** What was admitted locally since the last sync, to charge to Redis; forgotten here. */
-  java.util.List<RateRequest> takeDebts() {
-    return debts.isEmpty() ? java.util.List.of() : debts.charges(clock.nanoTime(), true);
+  /**
+   * What to charge Redis with now: the charges not answered before and what was admitted locally
+   * since the last call (see {@link Debts}).
+   */
+  java.util.List<Debts.Charge> takeDebts() {
+    return debts.isEmpty() ? java.util.List.of() : debts.take(clock.nanoTime());
   }
 
-  /** A charge that did not reach Redis: owed again. */
-  void stillOwed(RateRequest charge) {
-    debts.add(charge, clock.nanoTime());
+  /** A charge whose answer did not come: sent again, unchanged, with the next ones. */
+  void unanswered(Debts.Charge charge) {
+    debts.unanswered(charge);
+  }
+
+  /** Redis lost its state: the debts are part of what is charged again (see {@link Recent}). */
+  void forgetDebts() {
+    debts.clear(clock.nanoTime());
+  }
+
+  long nanoTime() {
+    return clock.nanoTime();
   }
 
   private RateLimiter seededLimiterFor(RateRequest request) {

@@ -154,6 +154,7 @@ final class LossWatch {
     }
     RedisStringAsyncCommands<String, String> strings = (RedisStringAsyncCommands<String, String>) redis;
     CompletableFuture<String> asked;
+    String before = epoch.get();
     try {
       asked = strings.get(EPOCH_KEY).toCompletableFuture();
     } catch (RuntimeException e) {
@@ -161,6 +162,12 @@ final class LossWatch {
     }
     return asked.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).thenCompose(current -> {
       String known = epoch.get();
+      if (!java.util.Objects.equals(known, before)) {
+        // a script answered while this GET was under way: the node learnt (or found a loss)
+        // from an answer newer than this one. A fresh node's first GET, read before its first
+        // script wrote the epoch and answered after it, was taken for a loss
+        return CompletableFuture.completedFuture(null);
+      }
       if (current == null) {
         // gone: charge at once (before the new value is even written), then write one
         if (known != null && !known.equals(LOST) && epoch.compareAndSet(known, LOST)) {

@@ -52,6 +52,15 @@ final class LuaScript {
     return new LuaScript(name, load(prelude).body + "\n" + load(name).body);
   }
 
+  /** Loads {@code <name>.lua} with the preludes in front of it, in order (see above). */
+  static LuaScript withPreludes(String name, String... preludes) {
+    StringBuilder body = new StringBuilder();
+    for (String prelude : preludes) {
+      body.append(load(prelude).body).append('\n');
+    }
+    return new LuaScript(name, body.append(load(name).body).toString());
+  }
+
   String name() {
     return name;
   }

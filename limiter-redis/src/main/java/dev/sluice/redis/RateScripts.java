@@ -15,13 +15,18 @@ import java.util.concurrent.CompletableFuture;
 final class RateScripts {
 
   // each behind epoch_check.lua: a decision sent with the epoch it knows is not made on state
-  // Redis lost (see LossWatch); charges and refunds send no epoch and are not checked
-  private final LuaScript tat = LuaScript.load(EPOCH_CHECK, "tat");
-  private final LuaScript fixedWindow = LuaScript.load(EPOCH_CHECK, "fixed_window");
-  private final LuaScript slidingWindow = LuaScript.load(EPOCH_CHECK, "sliding_window");
-  private final LuaScript slidingLog = LuaScript.load(EPOCH_CHECK, "sliding_log");
+  // Redis lost (see LossWatch); charges and refunds send no epoch and are not checked. Then
+  // charge_once.lua: a charge sent again after its answer was lost is not counted twice
+  private final LuaScript tat = LuaScript.withPreludes("tat", EPOCH_CHECK, CHARGE_ONCE);
+  private final LuaScript fixedWindow =
+      LuaScript.withPreludes("fixed_window", EPOCH_CHECK, CHARGE_ONCE);
+  private final LuaScript slidingWindow =
+      LuaScript.withPreludes("sliding_window", EPOCH_CHECK, CHARGE_ONCE);
+  private final LuaScript slidingLog =
+      LuaScript.withPreludes("sliding_log", EPOCH_CHECK, CHARGE_ONCE);
 
   private static final String EPOCH_CHECK = "epoch_check";
+  private static final String CHARGE_ONCE = "charge_once";
 
   /**
    * Decides {@code request}. {@code epoch}: the epoch this node knows ({@code ""} for none yet),
@@ -50,10 +55,22 @@ final class RateScripts {
     return null;
   }
 
-  /** Reconcile: counts {@code request}'s cost whatever the state (see the scripts' mode 2). */
+  /**
+   * Reconcile: counts {@code charge} whatever the state (see the scripts' mode 2), once however
+   * often it is sent; the bucket scripts add what is left at {@code now} of its backlog.
+   */
   CompletableFuture<List<Object>> charge(
-      RedisScriptingAsyncCommands<String, String> redis, RateRequest request) {
-    return run(redis, request, request.cost(), "2", null);
+      RedisScriptingAsyncCommands<String, String> redis, Debts.Charge charge, long now) {
+    RateRequest request = charge.request();
+    String state = KeyLayout.rate(request.ruleId(), request.key(), request.algorithm());
+    long periodMicros = Math.max(1, request.limit().period().toNanos() / 1_000);
+    long backlogMicros = charge.backlogMicros(now);
+    // the node sends it until it is moot (see Debts.Charge.moot): remembered at least as long
+    long rememberMicros = Math.max(periodMicros, backlogMicros) + 1_000_000;
+    return script(request).run(redis, new String[] {state, KeyLayout.charges(state)},
+        Long.toString(request.limit().limit()), Long.toString(periodMicros),
+        Long.toString(request.limit().burst()), Long.toString(request.cost()), "0", "2", "",
+        Long.toString(backlogMicros), charge.id(), Long.toString(rememberMicros));
   }
 
   CompletableFuture<List<Object>> refund(
@@ -68,16 +85,20 @@ final class RateScripts {
     String state = KeyLayout.rate(request.ruleId(), request.key(), request.algorithm());
     String[] keys = epoch == null ? new String[] {state} : new String[] {state, LossWatch.EPOCH_KEY};
     String periodMicros = Long.toString(Math.max(1, limit.period().toNanos() / 1_000));
-    LuaScript script = switch (request.algorithm()) {
+    LuaScript script = script(request);
+    String shaper = request.algorithm() == dev.sluice.rate.Algorithm.LEAKY_BUCKET_SHAPER ? "1" : "0";
+    return script.run(redis, keys, Long.toString(limit.limit()), periodMicros,
+        Long.toString(limit.burst()), Long.toString(cost), shaper, takeUpTo,
+        epoch == null ? "" : epoch);
+  }
+
+  private LuaScript script(RateRequest request) {
+    return switch (request.algorithm()) {
       case TOKEN_BUCKET, GCRA, LEAKY_BUCKET, LEAKY_BUCKET_SHAPER -> tat;
       case FIXED_WINDOW -> fixedWindow;
       case SLIDING_WINDOW -> slidingWindow;
       case SLIDING_LOG -> slidingLog;
     };
-    String shaper = request.algorithm() == dev.sluice.rate.Algorithm.LEAKY_BUCKET_SHAPER ? "1" : "0";
-    return script.run(redis, keys, Long.toString(limit.limit()), periodMicros,
-        Long.toString(limit.burst()), Long.toString(cost), shaper, takeUpTo,
-        epoch == null ? "" : epoch);
   }
 
   /** {allowed, remaining, retry_after_us, reset_after_us, delay_us}; a retry of -1 means never. */

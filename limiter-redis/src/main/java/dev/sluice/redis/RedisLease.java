@@ -28,11 +28,14 @@ final class RedisLease implements PermitLease {
   private final String maxPermits;
   private final String leaseMicros;
   private final long renewEveryNanos;
+  private final long leaseNanos;
   // guards released + the sending of a renewal: a renewal sent after the release's ZREM would put
   // the lease back until it expires; under the lock the release is always the last word
   private final Object lock = new Object();
   private boolean released;
   private Scheduler.Cancellable renewal;
+  /** Written for a permit granted on the local share, which counts it there already. */
+  private volatile boolean adopted;
 
   RedisLease(RedisPermitStore store, String limiter, String id, int maxPermits,
       Duration leaseTime) {
@@ -45,6 +48,7 @@ final class RedisLease implements PermitLease {
     this.maxPermits = Integer.toString(maxPermits);
     this.leaseMicros = Long.toString(leaseTime.toNanos() / 1_000);
     this.renewEveryNanos = Math.max(1, leaseTime.toNanos() / 3);
+    this.leaseNanos = leaseTime.toNanos();
   }
 
   /**
@@ -92,6 +96,19 @@ final class RedisLease implements PermitLease {
         LOG.debug("reclaiming lease {} failed; its renewal takes it again", id, error);
       }
     });
+  }
+
+  String limiter() {
+    return limiter;
+  }
+
+  /** Whether this lease's job was started on the local share (see {@link LocalPermits}). */
+  boolean adopted() {
+    return adopted;
+  }
+
+  void markAdopted() {
+    adopted = true;
   }
 
   void startRenewing() {
@@ -152,16 +169,22 @@ final class RedisLease implements PermitLease {
         renewal.cancel();
       }
       RedisScriptingAsyncCommands<String, String> redis = store.link().commands();
-      if (redis == null) {
-        return CompletableFuture.completedFuture(null); // it expires by itself
-      }
       try {
-        sent = store.releaseScript().runForLong(redis, new String[] {keys[0]}, id, channel);
+        sent = redis == null
+            ? CompletableFuture.failedFuture(new IllegalStateException("not connected"))
+            : store.releaseScript().runForLong(redis, new String[] {keys[0]}, id, channel);
       } catch (RuntimeException e) {
-        return CompletableFuture.completedFuture(null);
+        sent = CompletableFuture.failedFuture(e);
       }
     }
     return sent.orTimeout(store.timeoutNanos(), TimeUnit.NANOSECONDS)
-        .handle((removed, error) -> null);
+        .handle((removed, error) -> {
+          if (error != null) {
+            // kept and sent again when Redis answers: the job has ended, and a lease left to
+            // expire would keep a permit from every node for the rest of its lease time
+            store.owedReleases().owe(keys[0], id, channel, leaseNanos);
+          }
+          return null;
+        });
   }
 }

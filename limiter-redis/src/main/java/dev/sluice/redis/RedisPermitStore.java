@@ -43,6 +43,7 @@ final class RedisPermitStore implements PermitStore {
   private final AtomicLong sequence = new AtomicLong();
   private final Set<RedisLease> renewing = ConcurrentHashMap.newKeySet();
   private final LossWatch loss;
+  private final OwedReleases owedReleases;
 
   RedisPermitStore(Link link, Guard guard, FailurePolicy policy, int expectedNodes,
       Scheduler scheduler, LossWatch loss, long timeoutNanos) {
@@ -54,6 +55,7 @@ final class RedisPermitStore implements PermitStore {
     this.local = new LocalPermits(expectedNodes, news::freedLocally);
     this.scheduler = scheduler;
     this.timeoutNanos = timeoutNanos;
+    this.owedReleases = new OwedReleases(link, release, scheduler, timeoutNanos);
   }
 
   /** How long a waiting caller's ticket stays in the line unless asked about again. */
@@ -106,6 +108,7 @@ final class RedisPermitStore implements PermitStore {
               return degraded(limiter, maxPermits, leaseTime);
             }
             guard.succeeded(start);
+            owedReleases.retry();
             if (held == -1) {
               loss.ask(redis); // finds the loss (or that another reply found it) and learns
               return Optional.empty();
@@ -161,6 +164,7 @@ final class RedisPermitStore implements PermitStore {
     }
     try {
       adoptLocalPermits(redis);
+      owedReleases.retry();
       return count.runForLong(redis, new String[] {KeyLayout.permits(limiter)})
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .handle((n, error) -> error != null || n == null ? -1 : n.intValue());
@@ -185,10 +189,16 @@ final class RedisPermitStore implements PermitStore {
       }
       RedisLease lease = new RedisLease(this, held.limiter,
           node + ':' + sequence.incrementAndGet(), held.maxPermits, held.leaseTime);
+      lease.markAdopted();
       lease.adopt(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .whenComplete((written, error) -> {
             if (error != null || !Boolean.TRUE.equals(written)) {
-              held.adopted(null); // tried again after the next call that reaches Redis
+              held.adopted(null); // tried again, under a new id, after the next call to Redis
+              if (error != null) {
+                // the write may have run with its answer lost: that id is released (and sent
+                // again until answered), else it would stay as a lease nobody holds until it expires
+                lease.release();
+              }
             } else if (held.adopted(lease)) {
               renewing.add(lease);
               lease.startRenewing();
@@ -210,10 +220,25 @@ final class RedisPermitStore implements PermitStore {
     adoptLocalPermits(redis);
   }
 
+  /**
+   * The jobs of {@code limiter} running on this node under leases taken in Redis: they count
+   * against the local share when Redis goes away (without this, a node with its share running
+   * granted its share again: 3 running for a limit of 2 at the edges of a fault).
+   */
+  private int running(String limiter) {
+    int running = 0;
+    for (RedisLease lease : renewing) {
+      if (!lease.adopted() && lease.limiter().equals(limiter)) {
+        running++;
+      }
+    }
+    return running;
+  }
+
   private Optional<PermitLease> degraded(String limiter, int maxPermits, Duration leaseTime) {
     guard.degradedDecision();
     return switch (policy) {
-      case LOCAL -> local.tryAcquire(limiter, maxPermits, leaseTime);
+      case LOCAL -> local.tryAcquire(limiter, maxPermits, leaseTime, running(limiter));
       case ALLOW -> Optional.of(LocalPermits.NOTHING_HELD);
       case DENY -> Optional.empty();
     };
@@ -225,6 +250,15 @@ final class RedisPermitStore implements PermitStore {
 
   LuaScript releaseScript() {
     return release;
+  }
+
+  /** Sends the releases still owed (Redis answered a probe). */
+  void retryOwed() {
+    owedReleases.retry();
+  }
+
+  OwedReleases owedReleases() {
+    return owedReleases;
   }
 
   Link link() {
@@ -250,6 +284,7 @@ final class RedisPermitStore implements PermitStore {
   @Override
   public void close() {
     news.close();
+    owedReleases.close();
     renewing.forEach(RedisLease::stopRenewing);
     renewing.clear();
   }

@@ -220,26 +220,28 @@ final class RedisRateStore implements RateStore {
 
   /**
    * Compensate: what this node admitted on its own while Redis was down is charged to Redis now,
-   * ahead of this request, so the nodes together do not admit it a second time.
+   * ahead of this request, so the nodes together do not admit it a second time; a charge not
+   * answered before goes again, with the same id and the time of its admissions (see {@link
+   * Debts}).
    */
   private void payDebts(RedisScriptingAsyncCommands<String, String> redis) {
-    for (RateRequest owed : local.takeDebts()) {
+    for (Debts.Charge owed : local.takeDebts()) {
       charge(redis, owed);
     }
   }
 
-  /** Counts {@code owed} in Redis; owed again if that fails. */
-  private void charge(RedisScriptingAsyncCommands<String, String> redis, RateRequest owed) {
+  /** Counts {@code owed} in Redis; sent again, unchanged, if no answer comes. */
+  private void charge(RedisScriptingAsyncCommands<String, String> redis, Debts.Charge owed) {
     try {
-      scripts.charge(redis, owed).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+      scripts.charge(redis, owed, clock.nanoTime()).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .whenComplete((reply, error) -> {
             if (error != null) {
-              local.stillOwed(owed);
+              local.unanswered(owed);
             }
           });
     } catch (RuntimeException e) {
-      LOG.debug("charging {} failed", owed.ruleId(), e);
-      local.stillOwed(owed);
+      LOG.debug("charging {} failed", owed.request().ruleId(), e);
+      local.unanswered(owed);
     }
   }
 
@@ -250,12 +252,13 @@ final class RedisRateStore implements RateStore {
    */
   void lostState(RedisScriptingAsyncCommands<String, String> redis) {
     local.outageStarted();
-    local.takeDebts();
-    var charges = recent.charges(clock.nanoTime(), false);
+    local.forgetDebts();
+    long now = clock.nanoTime();
+    var charges = recent.charges(now, false);
     LOG.info("charging Redis at {} again with the {} rule and actor pair(s) this node used in the "
         + "last period", link.where(), charges.size());
     for (RateRequest charge : charges) {
-      charge(redis, charge);
+      charge(redis, Debts.recentCharge(charge, now));
     }
   }
 

@@ -31,6 +31,7 @@ public final class RedisStores implements Stores {
 
   private final Link link;
   private final Guard guard;
+  private final StallCheck stall;
   private final RateScripts scripts = new RateScripts();
   private final RedisRateStore rates;
   private final RedisPermitStore permits;
@@ -49,6 +50,9 @@ public final class RedisStores implements Stores {
     UriOptions options = UriOptions.parse(settings.uri());
     this.link = new Link(settings, options);
     this.guard = new Guard(link.where(), settings.onFailure(), settings.expectedNodes());
+    this.stall = new StallCheck(link, settings.timeout());
+    guard.onTimeout(stall::timedOut);
+    guard.onAnswer(stall::answered);
     this.scheduler = scheduler;
     this.timeoutNanos = settings.timeout().toNanos();
     this.batches = options.batch() > 0 ? new Batches(options.batch()) : null;
@@ -66,6 +70,7 @@ public final class RedisStores implements Stores {
     this.permits = new RedisPermitStore(link, guard, settings.onFailure(),
         settings.expectedNodes(), scheduler, loss, timeoutNanos);
     loss.startPolling(() -> guard.state() == RedisState.UP);
+    scheduleProbe();
     if (batches != null) {
       scheduleSync();
     }
@@ -75,6 +80,52 @@ public final class RedisStores implements Stores {
   private void lost(RedisScriptingAsyncCommands<String, String> redis) {
     rates.lostState(redis);
     permits.lostLeases(redis);
+  }
+
+  /**
+   * While Redis counts as down, the node probes it by itself every {@link Guard#OPEN_FOR}: an idle
+   * node (no request, so no call through the breaker) reported "down" long after Redis answered
+   * again, and its owed releases and charges waited for the next request.
+   */
+  private void scheduleProbe() {
+    scheduler.schedule(() -> {
+      if (closed) {
+        return;
+      }
+      try {
+        probe();
+      } finally {
+        scheduleProbe();
+      }
+    }, Guard.OPEN_FOR.toNanos());
+  }
+
+  /**
+   * One question through the breaker, bounded as a decision, and again at once while answered. It
+   * asks for the epoch (see {@link LossWatch}), so a Redis that came back empty is found here too,
+   * before any decision is made on it.
+   */
+  private void probe() {
+    // while settling after a loss the decisions keep off Redis and the breaker waits with them,
+    // so that "up" keeps meaning "decided in Redis"
+    if (closed || loss.settling() || guard.state() == RedisState.UP || !guard.tryEnter()) {
+      return;
+    }
+    long start = System.nanoTime();
+    RedisScriptingAsyncCommands<String, String> redis = link.commands();
+    if (redis == null) {
+      guard.failed(start, new IllegalStateException("not connected"));
+      return;
+    }
+    loss.ask(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((asked, error) -> {
+      if (error != null) {
+        guard.failed(start, error);
+        return;
+      }
+      guard.succeeded(start);
+      permits.retryOwed();
+      probe(); // the breaker closes after a few answered calls in a row
+    });
   }
 
   /** Batched mode: every batch-sync interval the permits parked on this node go back to Redis. */
@@ -188,9 +239,18 @@ public final class RedisStores implements Stores {
     return guard.degradedDecisions();
   }
 
-  /** E.g. {@code redis://127.0.0.1:6379 (up)}, or the failure policy in force while down. */
+  /**
+   * E.g. {@code redis://127.0.0.1:6379 (up)}, or the failure policy in force while down; with a
+   * note when Redis answers, but slower than the timeout (see {@link StallCheck}).
+   */
   public String describe() {
-    return loss.describe(guard.describe());
+    String advice = stall.advice();
+    return loss.describe(guard.describe()) + (advice.isEmpty() ? "" : " [" + advice + "]");
+  }
+
+  /** How many connections that stopped answering were replaced since opening. */
+  public long replacedConnections() {
+    return stall.replaced();
   }
 
   @Override

@@ -5,11 +5,11 @@
 -- nothing is decided on the emptied state, the caller is told the current value and charges what
 -- it admitted recently before it decides here again.
 --
--- KEYS[2]  the epoch key (absent: no check)
+-- KEYS[2]  the epoch key (absent: no check; a charge, ARGV[6] = '2', is never checked)
 -- ARGV[7]  the epoch the caller knows; '' when it knows none yet (it learns the value and asks
 --          again: so every count a node holds in Redis was made under an epoch it knows)
 -- returns  {-1, epoch} when the caller's epoch is not the current one; else the script's own reply
-if KEYS[2] then
+if KEYS[2] and ARGV[6] ~= '2' then
   local epoch = redis.call('GET', KEYS[2])
   if not epoch then
     local t = redis.call('TIME')

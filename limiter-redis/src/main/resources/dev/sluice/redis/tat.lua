@@ -10,6 +10,8 @@
 -- ARGV[5]  1 for the shaper (admit with a delay until the caller's turn), else 0
 -- ARGV[6]  1 to take up to `cost` permits, as many as are there (batched mode); 2 to charge `cost`
 --          whatever the state (reconcile: what a node admitted while Redis did not count); else 0
+-- ARGV[8]  a charge's backlog in microseconds: what is left, when it reaches Redis, of the backlog
+--          its node's admissions left in a bucket of this rate ('' or absent: cost intervals)
 -- returns  {allowed, remaining, retry_after_us, reset_after_us, delay_us, taken}; retry -1 = never
 --
 -- Time is Redis's TIME, never the caller's clock, counted from 2023-11-14 so that a double keeps
@@ -42,9 +44,17 @@ if cost < 0 then
 end
 
 if ARGV[6] == '2' then
-  local charged = math.min(tat + cost * interval, now + tolerance + limit * interval)
-  redis.call('SET', KEYS[1], charged, 'PX', math.ceil((charged - now) / 1000) + 1)
-  return {1, 0, 0, math.ceil(charged - now), 0, cost}
+  local owed = cost * interval
+  if ARGV[8] and ARGV[8] ~= '' then
+    -- admissions made at their rate while Redis did not count have drained by now: only what is
+    -- left of their backlog is added, never the whole count dated now
+    owed = tonumber(ARGV[8])
+  end
+  local charged = math.min(tat + owed, now + tolerance + limit * interval)
+  if charged > now then
+    redis.call('SET', KEYS[1], charged, 'PX', math.ceil((charged - now) / 1000) + 1)
+  end
+  return {1, 0, 0, math.max(0, math.ceil(charged - now)), 0, cost}
 end
 
 if ARGV[6] == '1' then

@@ -109,7 +109,8 @@ class EpochCheckTest {
   void chargesAndRefundsAreNotChecked(Algorithm algorithm) throws Exception {
     RateRequest request = request(algorithm);
 
-    scripts.charge(redis, request).get(5, TimeUnit.SECONDS);
+    scripts.charge(redis, Debts.recentCharge(request, System.nanoTime()), System.nanoTime())
+        .get(5, TimeUnit.SECONDS);
 
     assertThat(REDIS.server().command("EXISTS", stateKey(request))).isEqualTo("1");
     assertThat(REDIS.server().command("EXISTS", LossWatch.EPOCH_KEY)).isEqualTo("0");

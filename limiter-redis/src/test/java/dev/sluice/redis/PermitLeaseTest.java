@@ -169,6 +169,23 @@ class PermitLeaseTest {
   }
 
   @Test
+  void jobsRunningUnderRedisLeasesCountAgainstTheLocalShare() {
+    RedisStores node = nodes.open(REDIS.server().uri(), Duration.ofMillis(50), 2,
+        FailurePolicy.LOCAL);
+    PermitLease running = take(node, limiter, 2, Duration.ofSeconds(30)).orElseThrow();
+    REDIS.server().kill();
+    try {
+      assertThat(take(node, limiter, 2, Duration.ofSeconds(30)))
+          .as("the share (1 of 2) is taken by the job already running").isEmpty();
+
+      running.release().toCompletableFuture().join();
+      assertThat(take(node, limiter, 2, Duration.ofSeconds(30))).isPresent();
+    } finally {
+      REDIS.server().restart();
+    }
+  }
+
+  @Test
   void aPermitGrantedWhileRedisWasDownIsWrittenToRedisWhenItAnswersAgain() {
     RedisStores node = nodes.open(REDIS.server().uri(), Duration.ofMillis(200), 3,
         FailurePolicy.LOCAL);

@@ -113,8 +113,39 @@ public final class RedisServer implements AutoCloseable {
     launch();
   }
 
+  /** Stops the process (SIGSTOP): it answers nothing and closes nothing, as a frozen host. */
+  void pause() {
+    signal("STOP");
+  }
+
+  /** Lets a paused process run on (SIGCONT). */
+  void resume() {
+    signal("CONT");
+  }
+
+  private void signal(String name) {
+    if (process == null) {
+      return; // killed already
+    }
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot signal redis-server", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Sends one command over a plain socket and returns the raw reply's first line. */
   public String command(String... args) {
+    return command(port, args);
+  }
+
+  /** {@link #command(String...)} to whatever listens on {@code port} (a sentinel, say). */
+  static String command(int port, String... args) {
     StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
     for (String arg : args) {
       request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
