@@ -101,7 +101,7 @@ class OpsMetricsScrapeTest {
       // one permit, one place in the queue, no reject-early: queue_full and queue_timeout
       props.put("sluice.limiters.rescue.max-concurrency", "1");
       props.put("sluice.limiters.rescue.max-queue", "1");
-      props.put("sluice.limiters.rescue.queue-timeout", "1500ms");
+      props.put("sluice.limiters.rescue.queue-timeout", "3s");
       // a global limiter: permits as leases in Redis (the cluster's leases gauge)
       props.put("sluice.limiters.history.path", "/api/history/*");
       props.put("sluice.limiters.history.scope", "global");
@@ -119,14 +119,21 @@ class OpsMetricsScrapeTest {
   }
 
   private static void load(DemoClient http) throws Exception {
-    // rate rules: the account's burst of 20 runs out; the shadow rule would reject from the 2nd
-    for (int i = 0; i < 30; i++) {
-      http.send("GET", "/api/history/" + i, "X-Account-Id", "ops");
+    // rate rules: quick requests until the account's burst of 20 runs out (on a slow machine the
+    // bucket refills meanwhile, so a fixed count may never get there); the shadow rule of 1/s
+    // would reject the 2nd
+    int rejected = 0;
+    for (int i = 0; i < 1000 && rejected == 0; i++) {
+      if (http.send("GET", "/api/history/" + i, "X-Account-Id", "ops").statusCode() == 429) {
+        rejected++;
+      }
     }
+    assertThat(rejected).as("a request over the account's rate").isOne();
 
-    // rescue: one running, one waiting past its timeout (504), one finding the queue full (429)
+    // rescue: one running, one waiting past its timeout (504), one finding the queue full (429);
+    // the 3 s timeout leaves a loaded machine time to send the third while the second still waits
     CompletableFuture<HttpResponse<String>> running =
-        http.sendAsync("POST", "/api/rescue?cpuMillis=1&waitMillis=5000");
+        http.sendAsync("POST", "/api/rescue?cpuMillis=1&waitMillis=6000");
     awaitLimiter(http, "rescue", "inFlight", 1);
     CompletableFuture<HttpResponse<String>> waiting =
         http.sendAsync("POST", "/api/rescue?cpuMillis=1");
