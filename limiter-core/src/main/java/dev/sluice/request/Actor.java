@@ -8,7 +8,7 @@ import java.util.Objects;
  * separately. In rules files: {@code all | ip | account | device | header:NAME | custom:NAME}.
  *
  * <p>A custom actor names an extractor registered in code with {@link
- * RateRules.Builder#customActor}; the file only refers to it.
+ * dev.sluice.rules.RateRules.Builder#customActor}; the file only refers to it.
  */
 public sealed interface Actor {
 

@@ -7,17 +7,18 @@ import java.util.Map;
 
 /**
  * Fair across keys by deficit round robin (Shreedhar and Varghese): see {@link
- * WaitQueue#fair(FairQueueConfig)}. Takes only the limiter's own entries ({@link Waiter}).
+ * dev.sluice.concurrency.WaitQueue#fair(FairQueueConfig)}. Takes only the limiter's own entries
+ * ({@link Waiter}).
  *
  * <p>Each key with waiters has a {@link Flow}: its waiters in arrival order (intrusive, through
  * {@link Waiter#prev}/{@link Waiter#next}), its weight and its deficit. The flows with waiters form
  * a ring; {@link #current} is the one being served. Visiting a flow credits it its weight once;
- * it is served while its head's cost ({@link Caller#cost()}) fits in the deficit, then the ring
- * moves on. A flow whose last waiter leaves is unlinked and dropped from the map at once, deficit
- * and all, so idle keys cost nothing and a returning key starts a new round at the ring's end
- * (standard DRR: credit is not saved up while idle). Every waiter is also on one arrival-order list
- * ({@link Waiter#older}/{@link Waiter#newer}, no head kept: only the newest end is ever needed),
- * so the newest can be displaced in O(1).
+ * it is served while its head's cost ({@link dev.sluice.concurrency.Caller#cost()}) fits in the
+ * deficit, then the ring moves on. A flow whose last waiter leaves is unlinked and dropped from the
+ * map at once, deficit and all, so idle keys cost nothing and a returning key starts a new round at
+ * the ring's end (standard DRR: credit is not saved up while idle). Every waiter is also on one
+ * arrival-order list ({@link Waiter#older}/{@link Waiter#newer}, no head kept: only the newest end
+ * is ever needed), so the newest can be displaced in O(1).
  *
  * <p>With unit costs (the plugin's case) a poll is O(1). A head costing more than its flow's weight
  * takes several turns of the ring to save up for, as DRR prescribes.

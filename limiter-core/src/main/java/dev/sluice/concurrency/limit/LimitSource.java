@@ -5,10 +5,11 @@ import dev.sluice.time.Scheduler;
 
 /**
  * Where the number of permits comes from: a public strategy, set with {@link
- * ConcurrencyLimiter.Builder#limitSource}. {@link #fixed(int)} is the default: the limit changes
- * only through {@link ConcurrencyLimiter#setMaxConcurrency}. An adaptive source (CPU target, latency
- * gradient) learns from {@link #onSample} and from its own signals, and changes its limit from a
- * task on the limiter's {@link Scheduler}, never on the request path.
+ * dev.sluice.concurrency.ConcurrencyLimiter.Builder#limitSource}. {@link #fixed(int)} is the
+ * default: the limit changes only through {@link
+ * dev.sluice.concurrency.ConcurrencyLimiter#setMaxConcurrency}. An adaptive source (CPU target,
+ * latency gradient) learns from {@link #onSample} and from its own signals, and changes its limit
+ * from a task on the limiter's {@link Scheduler}, never on the request path.
  *
  * <p>One instance serves one limiter; do not share it.
  */
@@ -77,8 +78,9 @@ public interface LimitSource {
   }
 
   /**
-   * Sets the limit from configuration or an operator ({@link ConcurrencyLimiter#setMaxConcurrency}),
-   * at least 1. For a fixed source this is the limit; for an adaptive one the ceiling.
+   * Sets the limit from configuration or an operator ({@link
+   * dev.sluice.concurrency.ConcurrencyLimiter#setMaxConcurrency}), at least 1. For a fixed source
+   * this is the limit; for an adaptive one the ceiling.
    */
   void setLimit(int limit);
 
@@ -93,13 +95,14 @@ public interface LimitSource {
 
   /**
    * Called once when the limiter shuts down, or when the limiter moves to another source ({@link
-   * ConcurrencyLimiter#setLimitSource}): stop any scheduled work.
+   * dev.sluice.concurrency.ConcurrencyLimiter#setLimitSource}): stop any scheduled work.
    */
   default void stop() {}
 
   /**
    * What the limit is and, for an adaptive source, what it decides from (measured CPU or service
-   * time, and the target), for {@link ConcurrencySnapshot#limitState()}, dashboards and gauges.
+   * time, and the target), for {@link dev.sluice.concurrency.ConcurrencySnapshot#limitState()},
+   * dashboards and gauges.
    * Not on the request path; may allocate.
    */
   default LimitState state() {
