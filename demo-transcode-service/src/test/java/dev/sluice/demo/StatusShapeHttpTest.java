@@ -68,7 +68,8 @@ class StatusShapeHttpTest {
           "maxConcurrency", "rejected", "queueWaitP99Millis", "cpu", "limitSource", "waiting",
           "clusterLeases", "serviceMaxMillis");
       assertThat(transcode.get("rejected").fieldNames()).toIterable().containsExactly(
-          "queueFull", "queueTimeout", "cancelled", "shutdown", "keyCap", "displaced");
+          "queueFull", "queueTimeout", "cancelled", "shutdown", "late", "keyCap", "predictedWait",
+          "standingQueue", "displaced");
     }
   }
 
