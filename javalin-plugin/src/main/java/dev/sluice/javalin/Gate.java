@@ -206,9 +206,14 @@ final class Gate {
         return null;
       }
     }
-    Caller caller = caller(ctx, limiter);
+    QueueCallers callers = limiter.callers();
+    // who asks, for the queue discipline (key, class) and the cost: built at most once, and not at
+    // all for a plain FIFO limiter at cost 1
+    ContextRequestInfo info = callers.needed() || !cost.one()
+        ? new ContextRequestInfo(ctx, path(ctx), settings) : null;
+    Caller caller = callers.needed() ? callers.of(info) : Caller.DEFAULT;
     if (!cost.one()) {
-      caller = withCost(ctx, limiter, cost, caller);
+      caller = withCost(ctx, info, cost, caller);
     }
     if (budget > 0) {
       caller = caller.withTimeout(Duration.ofNanos(budget)); // the shorter of it and queue-timeout
@@ -251,8 +256,7 @@ final class Gate {
    * {@code caller} with the request's cost; for a learned cost, remembers the request's group and
    * admission time so that {@link #after} can teach the cost its service time.
    */
-  private Caller withCost(Context ctx, LimiterEntry limiter, RequestCost cost, Caller caller) {
-    ContextRequestInfo info = new ContextRequestInfo(ctx, path(ctx), settings);
+  private Caller withCost(Context ctx, ContextRequestInfo info, RequestCost cost, Caller caller) {
     int units;
     try {
       units = cost.of(info, ctx::queryParam);
@@ -272,7 +276,7 @@ final class Gate {
    * SluicePlugin#remainingBudget}.
    */
   private long budgetNanos(Context ctx, LimiterEntry limiter) {
-    String header = limiter.config().get(LimiterKeys.DEADLINE_HEADER);
+    String header = limiter.deadlineHeader();
     if (header == null) {
       return 0;
     }
@@ -293,15 +297,7 @@ final class Gate {
     return budget;
   }
 
-  /**
-   * Who asks for the permit, for the limiter's queue discipline (key, priority class): built only
-   * when the limiter is fair or has classes; plain FIFO costs nothing here.
-   */
-  private Caller caller(Context ctx, LimiterEntry limiter) {
-    QueueCallers callers = limiter.callers();
-    return callers.needed()
-        ? callers.of(new ContextRequestInfo(ctx, path(ctx), settings)) : Caller.DEFAULT;
-  }
+
 
   /** {@link #admit} from a stage that runs after the request was suspended. */
   private CompletableFuture<Void> admitSuspended(Context ctx, LimiterEntry limiter) {

@@ -18,6 +18,8 @@ final class LimiterEntry {
   private final QueueCallers callers;
   private volatile LimiterConfig config;
   private volatile RequestCost cost;
+  /** The {@code deadline-header} in force, or null: read per request, so kept out of the map. */
+  private volatile String deadlineHeader;
 
   LimiterEntry(String name, Optional<ResourcePattern> pattern, ConcurrencyLimiter limiter,
       LimiterConfig config, QueueCallers callers) {
@@ -27,6 +29,12 @@ final class LimiterEntry {
     this.config = config;
     this.callers = callers;
     this.cost = RequestCost.of(config.get(LimiterKeys.COST), QueueSettings.of(config));
+    this.deadlineHeader = config.get(LimiterKeys.DEADLINE_HEADER);
+  }
+
+  /** The header carrying a request's own deadline, or null when the limiter reads none. */
+  String deadlineHeader() {
+    return deadlineHeader;
   }
 
   /** How many units of the limit a request takes. */
@@ -58,6 +66,7 @@ final class LimiterEntry {
   void inForce(LimiterConfig next) {
     LimiterConfig before = this.config;
     this.config = next;
+    this.deadlineHeader = next.get(LimiterKeys.DEADLINE_HEADER);
     if (!before.get(LimiterKeys.COST).equals(next.get(LimiterKeys.COST))
         || !QueueSettings.of(before).equals(QueueSettings.of(next))) {
       this.cost = RequestCost.of(next.get(LimiterKeys.COST), QueueSettings.of(next));
