@@ -1,13 +1,8 @@
 package dev.sluice.client;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.sluice.testing.ModuleJar;
 import java.io.IOException;
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleFinder;
-import java.lang.module.ModuleReference;
 import java.nio.file.Path;
-import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,24 +13,15 @@ class AutomaticModuleNameIT {
 
   private static final String NAME = "dev.sluice.client";
 
-  private final Path jar = Path.of(System.getProperty("sluice.jar"));
+  private final Path jar = ModuleJar.packaged();
 
   @Test
   void manifestNamesTheModule() throws IOException {
-    try (JarFile file = new JarFile(jar.toFile())) {
-      assertThat(file.getManifest().getMainAttributes().getValue("Automatic-Module-Name"))
-          .isEqualTo(NAME);
-    }
+    ModuleJar.manifestNames(jar, NAME);
   }
 
   @Test
   void moduleSystemReadsTheJarUnderThatName() {
-    ModuleDescriptor module =
-        ModuleFinder.of(jar).findAll().stream()
-            .map(ModuleReference::descriptor)
-            .findFirst()
-            .orElseThrow();
-    assertThat(module.name()).isEqualTo(NAME);
-    assertThat(module.isAutomatic()).isTrue();
+    ModuleJar.moduleSystemReads(jar, NAME);
   }
 }
