@@ -150,7 +150,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   private long queueSequence;
   private long grantSequence;
 
-  BoundedQueueLimiter(LimiterBuilder config, LimitSource limit, WaitQueue queue) {
+  BoundedQueueLimiter(LimiterBuilder config, LimiterSpec spec, LimitSource limit, WaitQueue queue) {
     this.name = config.name;
     this.clock = config.clock;
     this.scheduler = config.scheduler;
@@ -158,7 +158,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     this.listener =
         config.listener == null ? null : new GuardedListener(config.name, config.listener);
     this.timeEveryPermit = config.listener != null;
-    this.spec = config.spec();
+    this.spec = spec;
     this.queueTimeoutNanos = saturatedNanos(spec.queueTimeout());
     this.maxQueue = spec.maxQueue();
     this.limit = limit;

@@ -90,18 +90,18 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   private volatile Scheduler.Cancellable poll;
   private final PermitStore.Watch watch;
 
-  GlobalLimiter(LimiterBuilder config, LimitSource limit, WaitQueue queue) {
+  GlobalLimiter(LimiterBuilder config, LimiterSpec spec, LimitSource limit, WaitQueue queue) {
     this.name = config.name;
     this.store = config.permitStore;
-    this.leaseTime = config.spec().leaseTime();
+    this.leaseTime = spec.leaseTime();
     this.clock = config.clock;
     this.scheduler = config.scheduler;
     this.executor = config.executor;
     this.listener =
         config.listener == null ? null : new GuardedListener(config.name, config.listener);
-    this.queueTimeoutNanos = config.queueTimeoutNanos();
+    this.queueTimeoutNanos = BoundedQueueLimiter.saturatedNanos(spec.queueTimeout());
     // the local stage reports nothing itself: admission means holding a lease, counted here
-    this.local = new BoundedQueueLimiter(config.withoutListener(), limit, queue);
+    this.local = new BoundedQueueLimiter(config.withoutListener(), spec, limit, queue);
     this.watch = store.watch(name, this::wake);
     schedulePoll();
   }

@@ -26,8 +26,6 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   ConcurrencyListener listener;
   /** Null: a local limiter; else permits are leases in this store, shared by every node. */
   PermitStore permitStore;
-  /** The spec built by {@link #build()}; the engines read it. */
-  private LimiterSpec built;
 
   public LimiterBuilder(String name) {
     if (name == null || name.isBlank()) {
@@ -133,31 +131,18 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
     LimiterSpec s = spec.build();
     LimitSource source = s.limit().newSource(s.maxConcurrency(), 0);
     WaitQueue queue = s.queue().newQueue();
-    built = s;
     if (permitStore != null) {
-      return new GlobalLimiter(this, source, queue);
+      return new GlobalLimiter(this, s, source, queue);
     }
-    return new BoundedQueueLimiter(this, source, queue);
+    return new BoundedQueueLimiter(this, s, source, queue);
   }
 
-  /** The spec being built, for the engine's constructor. */
-  LimiterSpec spec() {
-    return built != null ? built : spec.build();
-  }
-
-  /** The same settings without the listener: the local stage of a {@link GlobalLimiter}. */
+  /** The same runtime pieces without the listener: the local stage of a {@link GlobalLimiter}. */
   LimiterBuilder withoutListener() {
     LimiterBuilder copy = new LimiterBuilder(name);
-    copy.built = spec();
-    copy.spec = LimiterSpec.from(copy.built);
     copy.clock = clock;
     copy.scheduler = scheduler;
     copy.executor = executor;
     return copy;
-  }
-
-  /** {@code queueTimeout} in nanoseconds, saturated: a timeout of centuries means "never". */
-  long queueTimeoutNanos() {
-    return BoundedQueueLimiter.saturatedNanos(spec().queueTimeout());
   }
 }
