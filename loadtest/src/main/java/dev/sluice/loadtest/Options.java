@@ -34,8 +34,11 @@ import java.util.Set;
  * @param mixes job mixes of {@code --scenario adaptive}
  * @param overloads offered loads of {@code --scenario adaptive}, as multiples of the capacity
  * @param variantList {@code --variants} as given: the variants of {@code --scenario adaptive} or
- *     {@code overload} (each checks the names it knows), or empty for the scenario's own defaults
+ *     {@code overload} or {@code overhead} (each checks the names it knows), or empty for the
+ *     scenario's own defaults
  * @param overload the sweep points, job kinds and step test of {@code --scenario overload}
+ * @param beforeJar {@code --scenario overhead}: an earlier build's loadtest jar whose Sluice
+ *     variants run beside this build's in the same rounds, or empty
  */
 public record Options(
     Optional<URI> target,
@@ -54,7 +57,8 @@ public record Options(
     List<JobMix> mixes,
     List<Double> overloads,
     Optional<String> variantList,
-    OverloadOptions overload) {
+    OverloadOptions overload,
+    Optional<Path> beforeJar) {
 
   static final String USAGE =
       String.join(
@@ -68,11 +72,11 @@ public record Options(
           "                       | adaptive | overload | ingest | overhead",
           "                       ingest: naive against paced client, 10,000 records into 2,000/s;",
           "                       needs --embedded; --rate R sets the service's limit, records = 5 x R",
-          "                       overhead: server CPU per request (and throughput) of GET /api/ping",
-          "                       with no limiter, Sluice (limiter, IP rate rule), Javalin",
-          "                       RateLimitPlugin and Jetty QoSHandler, driven by wrk when on PATH",
-          "                       (needs --embedded; --duration is the measured time per service,",
-          "                       in 5 rounds)",
+          "                       overhead: server CPU and bytes allocated per request (and",
+          "                       throughput) of GET /api/ping with no limiter, Sluice (limiter, IP",
+          "                       rate rule), Javalin RateLimitPlugin and Jetty QoSHandler, driven by",
+          "                       wrk when on PATH (needs --embedded; --duration is the measured time",
+          "                       per service, in 7 rounds)",
           "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
           "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
           "  --cpu-millis N       CPU per transcode job (default 200)",
@@ -99,11 +103,15 @@ public record Options(
           "                       cost-learned, netflix-gradient2, netflix-vegas (default per job",
           "                       kind: fifo,standing,netflix-gradient2 for one size,",
           "                       fifo,cost-declared,cost-learned,netflix-gradient2 for sizes)",
+          "                       overhead: comma list of sluice-limiter, sluice-rate,",
+          "                       ratelimitplugin, qos (default all; none is always measured)",
           "  --points X           overload: multiples of the capacity, a comma list or none",
           "                       (default 1,2,5,10)",
           "  --jobs K             overload: comma list of short (20 ms), long (200 ms), sizes",
           "                       (both, half each) (default short,long,sizes)",
           "  --step               overload: also run the step test (1x, 10x, 1x, a third each)",
+          "  --before-jar JAR     overhead: also run each Sluice variant from JAR, an earlier",
+          "                       build's loadtest.jar, in the same rounds (NAME@before)",
           "  --help               this text");
 
   /** Whether the arguments ask for the usage ({@code --help} or {@code -h}) instead of a run. */
@@ -131,6 +139,7 @@ public record Options(
     List<Double> overloads = List.of(2.0, 5.0);
     Optional<String> variantList = Optional.empty();
     OverloadOptions overload = OverloadOptions.DEFAULTS;
+    Optional<Path> beforeJar = Optional.empty();
     int port = 0;
     Set<String> given = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
@@ -181,6 +190,7 @@ public record Options(
         case "--points" -> overload = overload.withPoints(OverloadOptions.points(option, value(args, ++i, option)));
         case "--jobs" -> overload = overload.withJobs(JobKind.parse(option, value(args, ++i, option)));
         case "--step" -> overload = overload.withStep();
+        case "--before-jar" -> beforeJar = Optional.of(Path.of(value(args, ++i, option)));
         default -> throw new IllegalArgumentException("unknown option '" + option + "'\n" + USAGE);
       }
     }
@@ -214,7 +224,8 @@ public record Options(
         mixes,
         overloads,
         variantList,
-        overload);
+        overload,
+        beforeJar);
     experiment.check(options);
     return options;
   }

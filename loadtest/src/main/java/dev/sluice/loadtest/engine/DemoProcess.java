@@ -39,6 +39,19 @@ public final class DemoProcess implements AutoCloseable {
    * @param log where the service's output goes
    */
   public static DemoProcess start(List<String> properties, Path log) throws IOException, InterruptedException {
+    return start(properties, log, System.getProperty("java.class.path"));
+  }
+
+  /**
+   * Starts the service from another class path, for example an earlier build of the loadtest jar
+   * (which carries the demo), to compare two builds in one run.
+   *
+   * @param properties {@code key=value} system properties for the service
+   * @param log where the service's output goes
+   * @param classPath the child JVM's class path
+   */
+  public static DemoProcess start(List<String> properties, Path log, String classPath)
+      throws IOException, InterruptedException {
     int port = properties.stream().filter(p -> p.startsWith("server.port="))
         .map(p -> Integer.parseInt(p.substring("server.port=".length()))).reduce((a, b) -> b)
         .orElse(0);
@@ -48,6 +61,8 @@ public final class DemoProcess implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx512m");
+    // JIT threads that never end, so that ProcessCpu can leave their time out of the process's
+    command.add("-XX:-UseDynamicNumberOfCompilerThreads");
     command.add("-Dserver.port=" + port);
     for (String property : properties) {
       if (!property.startsWith("server.port=")) {
@@ -55,7 +70,7 @@ public final class DemoProcess implements AutoCloseable {
       }
     }
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath);
     command.add(MAIN_CLASS);
     Files.createDirectories(log.toAbsolutePath().getParent());
     Process process =

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * What a limiter costs a light request: the same trivial endpoint on several services (no limiter,
  * Sluice, its peers; see {@link OverheadVariant}), all up at once, each in its own JVM. The judge is
  * the <em>server's own CPU time per request</em>, read from the server process ({@link ProcessCpu}),
- * so the load generator's share of the machine does not enter; throughput is reported beside it.
+ * so the load generator's share of the machine does not enter; throughput is reported beside it,
+ * and the <em>bytes the server allocates per request</em> ({@link ServerAllocation}), the steady
+ * figure that explains the CPU one: it hardly moves with the machine's load.
  *
  * <p>The load comes from {@code wrk} when it is on the PATH (an external generator, as a user
  * comparing limiters would use: {@code wrk -t1 -c16}), else from a built-in closed loop of
@@ -36,8 +38,10 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class OverheadRun implements Experiment {
 
   static final int CONNECTIONS = 16;
-  static final int ROUNDS = 5;
+  /** Enough rounds that the medians' spread can be stated beside them. */
+  static final int ROUNDS = 7;
   static final int WARM_UP_MAX = 8;
+  static final String RULES = "overhead-ping-rules.yaml";
 
   /**
    * One service's figures, medians over its rounds.
@@ -52,10 +56,18 @@ public final class OverheadRun implements Experiment {
    * @param p99Millis 99th percentile latency
    * @param non2xx responses that were not 2xx, over all rounds (a limiter set never to reject: 0)
    * @param cpuPerRound cpuMicrosPerRequest of each round, in round order
+   * @param cpuRatioLow the lowest of the rounds' CPU ratios, each round's CPU per request against
+   *     the baseline's median (with cpuRatioHigh: the spread of the rounds)
+   * @param cpuRatioHigh the highest of them
+   * @param bytesPerRequest bytes the server allocated per completed request, all threads, median
+   *     over the rounds (NaN: not readable)
+   * @param bytesOverBaseline bytesPerRequest minus the baseline's: what the limiter adds
+   * @param bytesPerRound bytesPerRequest of each round, in round order
    */
   record Side(String variant, String description, double cpuMicrosPerRequest, double cpuRatio,
       double requestsPerSecond, double throughputRatio, double p50Millis, double p99Millis,
-      long non2xx, List<Double> cpuPerRound) {}
+      long non2xx, List<Double> cpuPerRound, double cpuRatioLow, double cpuRatioHigh,
+      double bytesPerRequest, double bytesOverBaseline, List<Double> bytesPerRound) {}
 
   /**
    * @param endpoint what was called
@@ -69,8 +81,20 @@ public final class OverheadRun implements Experiment {
   record Result(String endpoint, String generator, int rounds, double secondsPerRound,
       double loadAverageBefore, double loadAverageAfter, List<Side> sides) {}
 
-  /** One service under test: where it answers and its process, for CPU time. */
-  record Service(URI uri, long pid) {}
+  /**
+   * One service under test: where it answers, its process (for CPU time) and how to read the bytes
+   * it has allocated so far (-1: unknown).
+   */
+  record Service(URI uri, long pid, java.util.function.LongUnaryOperator allocatedBytes) {
+
+    Service(URI uri, long pid) {
+      this(uri, pid, p -> -1);
+    }
+
+    long allocated() {
+      return allocatedBytes.applyAsLong(pid);
+    }
+  }
 
   /** What one round of load on one service gave. */
   record Round(long requests, long non2xx, double seconds, double p50Millis, double p99Millis) {}
@@ -88,6 +112,11 @@ public final class OverheadRun implements Experiment {
   }
 
   @Override
+  public java.util.Set<String> ownOptions() {
+    return java.util.Set.of("--variants", "--before-jar");
+  }
+
+  @Override
   public void check(Options options) {
     if (!options.embedded()) {
       throw new IllegalArgumentException(
@@ -97,23 +126,31 @@ public final class OverheadRun implements Experiment {
       throw new IllegalArgumentException("--port cannot be used with --scenario overhead"
           + " (--overhead), which starts several services at once");
     }
+    OverheadVariant.select(OverheadVariant.all(options.out().resolve(RULES)),
+        options.variantList(), options.beforeJar());
   }
 
   /** The whole run: start the services, measure, write {@code overhead.json} and return it. */
   @Override
   public Path run(Options options) throws Exception {
-    List<OverheadVariant> variants =
-        OverheadVariant.all(options.out().resolve("overhead-ping-rules.yaml"));
+    Files.createDirectories(options.out());
+    OverheadVariant.writeRules(options.out().resolve(RULES));
+    List<OverheadVariant> variants = OverheadVariant.select(
+        OverheadVariant.all(options.out().resolve(RULES)),
+        options.variantList(), options.beforeJar());
     List<DemoProcess> started = new ArrayList<>();
-    try {
+    try (ServerAllocation allocation = new ServerAllocation()) {
       // all up at once, so they share the machine alike for the whole run
       for (OverheadVariant variant : variants) {
         List<String> properties = new ArrayList<>(options.serverProperties());
         properties.addAll(variant.serverProperties());
-        started.add(DemoProcess.start(
-            properties, options.out().resolve("server-overhead-" + variant.name() + ".log")));
+        started.add(DemoProcess.start(properties,
+            options.out().resolve("server-overhead-" + variant.name() + ".log"),
+            variant.classPath().map(Path::toString)
+                .orElse(System.getProperty("java.class.path"))));
       }
-      List<Service> services = started.stream().map(d -> new Service(d.uri(), d.pid())).toList();
+      List<Service> services = started.stream()
+          .map(d -> new Service(d.uri(), d.pid(), allocation::bytes)).toList();
       Result result = run(variants, services, generator(), ROUNDS,
           options.duration().dividedBy(ROUNDS));
       Path file = options.out().resolve("overhead.json");
@@ -156,24 +193,32 @@ public final class OverheadRun implements Experiment {
     for (int r = 0; r < rounds; r++) {
       for (int v : order(r, services.size())) {
         Service service = services.get(v);
+        long allocatedBefore = service.allocated();
         long cpuBefore = ProcessCpu.nanos(service.pid());
         Round done = generator.drive(service.uri(), round);
         double cpuMicros = cpuMicros(done, cpuBefore, ProcessCpu.nanos(service.pid()));
+        double bytes =
+            ServerAllocation.perRequest(allocatedBefore, service.allocated(), done.requests());
         measured.get(v).add(new double[] {cpuMicros, done.requests() / done.seconds(),
-            done.p50Millis(), done.p99Millis()});
+            done.p50Millis(), done.p99Millis(), bytes});
         non2xx[v] += done.non2xx();
       }
     }
     double baseCpu = median(measured.get(0), 0);
     double baseRate = median(measured.get(0), 1);
+    double baseBytes = median(measured.get(0), 4);
     List<Side> sides = new ArrayList<>();
     for (int v = 0; v < variants.size(); v++) {
       List<double[]> m = measured.get(v);
       double cpu = median(m, 0);
       double rate = median(m, 1);
+      double bytes = median(m, 4);
+      java.util.DoubleSummaryStatistics ratios =
+          m.stream().mapToDouble(x -> x[0] / baseCpu).summaryStatistics();
       sides.add(new Side(variants.get(v).name(), variants.get(v).description(), cpu,
           cpu / baseCpu, rate, rate / baseRate, median(m, 2), median(m, 3), non2xx[v],
-          m.stream().map(x -> x[0]).toList()));
+          m.stream().map(x -> x[0]).toList(), ratios.getMin(), ratios.getMax(), bytes,
+          bytes - baseBytes, m.stream().map(x -> x[4]).toList()));
     }
     return new Result("GET " + OverheadVariant.ENDPOINT, generator.describe(), rounds,
         round.toMillis() / 1000.0, loadBefore, loadAverage(), sides);
@@ -202,12 +247,15 @@ public final class OverheadRun implements Experiment {
         "overhead on %s, %s, %d rounds of %.1f s per service, load average %.2f -> %.2f%n",
         result.endpoint(), result.generator(), result.rounds(), result.secondsPerRound(),
         result.loadAverageBefore(), result.loadAverageAfter()));
-    out.append(String.format(Locale.ROOT, "  %-16s %12s %9s %10s %9s %8s %8s %7s%n", "variant",
-        "CPU us/req", "CPU ratio", "req/s", "rate ratio", "p50 ms", "p99 ms", "non-2xx"));
+    out.append(String.format(Locale.ROOT, "  %-23s %10s %9s %13s %10s %9s %8s %9s %8s %7s%n",
+        "variant", "CPU us/req", "CPU ratio", "rounds' range", "B/req", "B over", "req/s",
+        "rate ratio", "p99 ms", "non-2xx"));
     for (Side s : result.sides()) {
-      out.append(String.format(Locale.ROOT, "  %-16s %12.1f %9.3f %10.0f %9.3f %8.2f %8.2f %7d%n",
-          s.variant(), s.cpuMicrosPerRequest(), s.cpuRatio(), s.requestsPerSecond(),
-          s.throughputRatio(), s.p50Millis(), s.p99Millis(), s.non2xx()));
+      out.append(String.format(Locale.ROOT,
+          "  %-23s %10.1f %9.3f   %5.3f-%5.3f %10.0f %9.0f %8.0f %9.3f %8.2f %7d%n",
+          s.variant(), s.cpuMicrosPerRequest(), s.cpuRatio(), s.cpuRatioLow(), s.cpuRatioHigh(),
+          s.bytesPerRequest(), s.bytesOverBaseline(), s.requestsPerSecond(), s.throughputRatio(),
+          s.p99Millis(), s.non2xx()));
     }
     return out.toString();
   }
@@ -225,7 +273,8 @@ public final class OverheadRun implements Experiment {
   }
 
   static double median(List<double[]> rows, int column) {
-    double[] values = rows.stream().mapToDouble(r -> r[column]).sorted().toArray();
+    double[] values = rows.stream().mapToDouble(r -> r[column]).filter(d -> !Double.isNaN(d))
+        .sorted().toArray();
     if (values.length == 0) {
       return Double.NaN;
     }

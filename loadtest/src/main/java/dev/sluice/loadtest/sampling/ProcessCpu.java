@@ -6,12 +6,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * The CPU time (user + system) a server process has spent serving, read per thread from {@code
- * /proc/<pid>/task/<tid>/stat} on Linux (fields 14 and 15, in clock ticks of 1/100 s: USER_HZ is
- * 100 on every Linux ABI the JDK runs on), leaving out the JIT compiler threads: compiling is a
- * warm-up cost that lingers for minutes on a loaded machine and would be charged to whichever
- * service compiled most during a round. Garbage collection stays in: allocation is a real cost of
- * a request. Elsewhere, {@link ProcessHandle.Info#totalCpuDuration()} (the whole process).
+ * The CPU time (user + system) a server process has spent serving, on Linux: the whole process from
+ * {@code /proc/<pid>/stat} (fields 14 and 15, in clock ticks of 1/100 s: USER_HZ is 100 on every
+ * Linux ABI the JDK runs on; threads that have ended are included, as they must be: a server's pool
+ * retires idle threads, and a sum over the live threads would drop their time and could even
+ * shrink), less the JIT compiler threads read per thread from {@code /proc/<pid>/task/<tid>/stat}:
+ * compiling is a warm-up cost that lingers for minutes on a loaded machine and would be charged to
+ * whichever service compiled most during a round. (A compiler thread that ends takes its time into
+ * the total: the load test starts its services with {@code -XX:-UseDynamicNumberOfCompilerThreads}
+ * so that none does.) Garbage collection stays in: allocation is a real cost of a request.
+ * Elsewhere, {@link ProcessHandle.Info#totalCpuDuration()} (the whole process).
  */
 public final class ProcessCpu {
 
@@ -21,10 +25,11 @@ public final class ProcessCpu {
 
   /** CPU nanoseconds used by process {@code pid} so far; -1 when it cannot be read. */
   public static long nanos(long pid) {
-    Path tasks = Path.of("/proc", Long.toString(pid), "task");
+    Path process = Path.of("/proc", Long.toString(pid));
+    Path tasks = process.resolve("task");
     if (Files.isDirectory(tasks)) {
       try (java.util.stream.Stream<Path> threads = Files.list(tasks)) {
-        long total = 0;
+        long compiling = 0;
         for (Path thread : (Iterable<Path>) threads::iterator) {
           String line;
           try {
@@ -32,11 +37,11 @@ public final class ProcessCpu {
           } catch (IOException gone) {
             continue; // the thread ended between the listing and the read
           }
-          if (!isCompiler(line)) {
-            total += fromStat(line);
+          if (isCompiler(line)) {
+            compiling += fromStat(line);
           }
         }
-        return total;
+        return fromStat(Files.readString(process.resolve("stat"))) - compiling;
       } catch (IOException | RuntimeException e) {
         // fall through to the portable reading
       }

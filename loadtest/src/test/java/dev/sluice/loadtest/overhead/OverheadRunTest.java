@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,7 @@ class OverheadRunTest {
   @Test
   void theVariantsStartWithTheBaselineAndTheRateVariantReadsTheRuleWrittenForIt() throws IOException {
     Path rules = dir.resolve("rules.yaml");
+    OverheadVariant.writeRules(rules);
     List<OverheadVariant> variants = OverheadVariant.all(rules);
     assertThat(variants).extracting(OverheadVariant::name)
         .containsExactly("none", "sluice-limiter", "sluice-rate", "ratelimitplugin", "qos");
@@ -50,12 +52,83 @@ class OverheadRunTest {
   }
 
   @Test
-  void aServiceListThatDoesNotMatchTheVariantsIsRefused() throws IOException {
+  void aServiceListThatDoesNotMatchTheVariantsIsRefused() {
     List<OverheadVariant> variants = OverheadVariant.all(dir.resolve("rules.yaml"));
     assertThatThrownBy(() -> OverheadRun.run(variants,
         List.of(new OverheadRun.Service(URI.create("http://127.0.0.1:1/"), 1)),
         OverheadRun.generator(), 1, Duration.ofMillis(10)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("5 variants, 1 services");
+  }
+
+  @Test
+  void variantsPicksASubsetAfterTheBaselineAndRefusesAnUnknownNameListingTheKnownOnes() {
+    List<OverheadVariant> all = OverheadVariant.all(dir.resolve("rules.yaml"));
+    assertThat(OverheadVariant.select(all, Optional.of("sluice-rate, qos,sluice-rate"),
+        Optional.empty())).extracting(OverheadVariant::name)
+        .containsExactly("none", "sluice-rate", "qos");
+    assertThat(OverheadVariant.select(all, Optional.of("none"), Optional.empty()))
+        .extracting(OverheadVariant::name).containsExactly("none");
+    assertThat(OverheadVariant.select(all, Optional.empty(), Optional.empty())).isEqualTo(all);
+    assertThatThrownBy(() -> OverheadVariant.select(all, Optional.of("sluice,qos"), Optional.empty()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'sluice'").hasMessageContaining("sluice-limiter, sluice-rate");
+  }
+
+  @Test
+  void anEarlierBuildRunsEachSluiceVariantAgainFromItsJarAndNoPeer() throws IOException {
+    List<OverheadVariant> all = OverheadVariant.all(dir.resolve("rules.yaml"));
+    Path jar = Files.writeString(dir.resolve("loadtest-before.jar"), "not really a jar");
+    List<OverheadVariant> chosen =
+        OverheadVariant.select(all, Optional.of("sluice-limiter,qos"), Optional.of(jar));
+    assertThat(chosen).extracting(OverheadVariant::name)
+        .containsExactly("none", "sluice-limiter", "qos", "sluice-limiter@before");
+    assertThat(chosen.get(3).classPath()).contains(jar.toAbsolutePath());
+    assertThat(chosen.get(3).serverProperties()).isEqualTo(chosen.get(1).serverProperties());
+    assertThat(chosen.subList(0, 3)).allSatisfy(v -> assertThat(v.classPath()).isEmpty());
+    assertThatThrownBy(() -> OverheadVariant.select(all, Optional.empty(),
+        Optional.of(dir.resolve("missing.jar"))))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--before-jar")
+        .hasMessageContaining("missing.jar");
+  }
+
+  @Test
+  void bytesPerRequestNeedBothReadingsAndARequest() {
+    assertThat(ServerAllocation.perRequest(1_000, 41_000, 10)).isEqualTo(4_000);
+    assertThat(ServerAllocation.perRequest(-1, 41_000, 10)).isNaN();
+    assertThat(ServerAllocation.perRequest(1_000, -1, 10)).isNaN();
+    assertThat(ServerAllocation.perRequest(1_000, 41_000, 0)).isNaN();
+    assertThat(ServerAllocation.perRequest(41_000, 1_000, 10)).isNaN();
+  }
+
+  @Test
+  void theServerAllocationOfAJvmIsReadOverItsManagementAgent() throws Exception {
+    // this test's own JVM cannot attach to itself, so a child JVM stands in for the server
+    Process child = new ProcessBuilder(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), Sleeper.class.getName()).start();
+    try (ServerAllocation allocation = new ServerAllocation()) {
+      long first = allocation.bytes(child.pid());
+      long second = allocation.bytes(child.pid());
+      assertThat(first).isPositive();
+      assertThat(second).isGreaterThanOrEqualTo(first);
+      assertThat(allocation.bytes(Long.MAX_VALUE)).isEqualTo(-1);
+    } finally {
+      child.destroyForcibly().waitFor();
+    }
+  }
+
+  /** The child JVM of the test above: waits to be killed. */
+  static final class Sleeper {
+    public static void main(String[] args) throws InterruptedException {
+      Thread.sleep(120_000);
+    }
+  }
+
+  @Test
+  void aMedianLeavesOutRoundsWithoutAFigure() {
+    assertThat(OverheadRun.median(List.of(new double[] {Double.NaN}, new double[] {1},
+        new double[] {3}), 0)).isEqualTo(2);
+    assertThat(OverheadRun.median(List.of(new double[] {Double.NaN}), 0)).isNaN();
   }
 
   @Test

@@ -26,4 +26,25 @@ class CpuReadingTest {
     assertThat(ProcessCpu.isCompiler("79 (qtp12345-31) S 1 2")).isFalse();
     assertThat(ProcessCpu.isCompiler("80 (GC Thread#0) S 1 2")).isFalse();
   }
+
+  @Test
+  void theTimeOfAThreadThatHasEndedStaysInTheProcesssCpu() throws InterruptedException {
+    long before = ProcessCpu.nanos(ProcessHandle.current().pid());
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    long[] burned = new long[1];
+    Thread worker = new Thread(() -> {
+      long sink = 0;
+      while (threads.getCurrentThreadCpuTime() < 300_000_000L) { // CPU time, not wall time
+        sink += System.nanoTime() % 7;
+      }
+      burned[0] = sink;
+    });
+    worker.start();
+    worker.join();
+    assertThat(burned[0]).isNotNegative();
+    // the worker is gone from /proc/<pid>/task; a sum over the live threads would lose its 300 ms
+    assertThat(ProcessCpu.nanos(ProcessHandle.current().pid()) - before)
+        .isGreaterThanOrEqualTo(250_000_000L);
+  }
 }
