@@ -68,7 +68,6 @@ public final class ResourcePattern {
     return new ResourcePattern(pattern, fixed, subtree);
   }
 
-  /** A pattern for {@code prefix} and everything below it (the Diana layout's {@code Url}). */
   /** {@code prefix} and every path below it (the Diana layout's {@code Url}). */
   public static ResourcePattern subtreeOf(String prefix) {
     String base = prefix == null ? null : prefix.endsWith("/") ? prefix : prefix + "/";
@@ -117,19 +116,16 @@ public final class ResourcePattern {
     return subtree;
   }
 
-  /** Literal (non-wildcard) segments, for ordering: among equal depths, wildcards are broader. */
   /** How many segments are literal (not wildcards): the more, the narrower. */
   public int literalSegments() {
     return literals;
   }
 
   /** The segments before any trailing {@code **}; {@code *} stands for one segment. */
-  /** The literal segments before the first wildcard, for indexing. */
   public List<String> fixedSegments() {
     return segments;
   }
 
-  /** Splits a path into its non-empty segments. */
   /** The non-empty segments of {@code path}. */
   public static List<String> segments(String path) {
     List<String> parts = new ArrayList<>();

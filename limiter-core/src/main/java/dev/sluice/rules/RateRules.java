@@ -156,6 +156,17 @@ public final class RateRules {
     if (matches.length == 0) {
       return RateVerdict.noRules();
     }
+    if (matches.length == 1) { // the usual case: no list to grow, nothing to refund
+      ActiveRules.Counted counted = rules.counted[matches[0]];
+      String key = counted.key.apply(request);
+      if (key == null) { // the request does not carry what the rule counts by
+        return RateVerdict.noRules();
+      }
+      RuleDecision decision =
+          new RuleDecision(counted.rule, counted.local.tryAcquire(key, 1), key);
+      return finish(List.of(decision),
+          decision.rejects() ? Optional.of(decision) : Optional.empty());
+    }
     List<RuleDecision> decisions = new ArrayList<>(matches.length);
     for (int position : matches) {
       ActiveRules.Counted counted = rules.counted[position];
@@ -219,7 +230,8 @@ public final class RateRules {
 
   /** Gives back what the local rules granted to a request that was then rejected. */
   private static void refundLocal(ActiveRules rules, List<RuleDecision> decisions) {
-    for (RuleDecision decision : decisions) {
+    for (int i = 0; i < decisions.size(); i++) {
+      RuleDecision decision = decisions.get(i);
       ActiveRules.Counted counted = rules.byId.get(decision.rule().id());
       if (decision.decision().allowed() && counted != null && counted.local != null) {
         counted.local.refund(decision.actorKey(), 1);
@@ -230,9 +242,10 @@ public final class RateRules {
   private RateVerdict finish(List<RuleDecision> decisions, Optional<RuleDecision> rejectedBy) {
     RateVerdict verdict = new RateVerdict(rejectedBy.isEmpty(), decisions, rejectedBy);
     if (listener != null) {
-      for (RuleDecision decision : verdict.decisions()) {
+      List<RuleDecision> decided = verdict.decisions();
+      for (int i = 0; i < decided.size(); i++) { // indexed: no iterator per request
         try {
-          listener.onDecision(decision);
+          listener.onDecision(decided.get(i));
         } catch (RuntimeException ignored) {
           // metrics must never fail a request
         }

@@ -35,23 +35,34 @@ public record RateVerdict(
    * fewest remaining permits.
    */
   public Optional<RuleDecision> mostRestrictive() {
+    return rejectedBy.isPresent() ? rejectedBy : Optional.ofNullable(mostRestrictiveOrNull());
+  }
+
+  /**
+   * {@link #mostRestrictive()} without the {@code Optional}, for code that runs on every request:
+   * null when no enforced rule decided.
+   */
+  public RuleDecision mostRestrictiveOrNull() {
     if (rejectedBy.isPresent()) {
-      return rejectedBy;
+      return rejectedBy.get();
     }
-    RuleDecision fewest = null; // a loop, not a stream: response headers ask on every request
-    for (RuleDecision d : decisions) {
+    // indexed loops, not iterators or streams: response headers ask on every request
+    RuleDecision fewest = null;
+    for (int i = 0; i < decisions.size(); i++) {
+      RuleDecision d = decisions.get(i);
       if (!d.rule().shadow()
           && (fewest == null || d.decision().remaining() < fewest.decision().remaining())) {
         fewest = d;
       }
     }
-    return Optional.ofNullable(fewest);
+    return fewest;
   }
 
   /** How long the caller should wait before proceeding (the leaky-bucket shaper); 0 usually. */
   public long delayNanos() {
     long delay = 0;
-    for (RuleDecision d : decisions) {
+    for (int i = 0; i < decisions.size(); i++) {
+      RuleDecision d = decisions.get(i);
       if (!d.rule().shadow()) {
         delay = Math.max(delay, d.decision().delayNanos());
       }

@@ -1,8 +1,6 @@
 package dev.sluice.rules;
 
-import dev.sluice.request.ResourcePattern;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
@@ -21,6 +19,7 @@ import java.util.Set;
  */
 public final class RuleSet {
 
+  private static final int[] NONE = new int[0];
   private static final RuleSet EMPTY = new RuleSet(List.of());
 
   private static final Comparator<Rule> BROADEST_FIRST =
@@ -32,6 +31,7 @@ public final class RuleSet {
   private final List<Rule> rules;
   private final List<Rule> ordered;
   private final PathIndex index;
+  private final String[] methods; // by position in ordered; null: every method
 
   private RuleSet(List<Rule> given) {
     this.rules = List.copyOf(given);
@@ -39,6 +39,7 @@ public final class RuleSet {
     sorted.sort(BROADEST_FIRST); // stable: ties keep the given order
     this.ordered = List.copyOf(sorted);
     this.index = new PathIndex(ordered);
+    this.methods = ordered.stream().map(r -> r.method().orElse(null)).toArray(String[]::new);
   }
 
   /**
@@ -83,22 +84,38 @@ public final class RuleSet {
     return ordered;
   }
 
-  /** Positions in {@link #ordered()} of the rules matching the request, ascending. */
+  /**
+   * Positions in {@link #ordered()} of the rules matching the request, ascending. The array may be
+   * shared with other calls (a request whose rules all match its method allocates nothing): read
+   * it, never write it.
+   */
   int[] match(String method, String path) {
     if (ordered.isEmpty() || path == null) {
-      return new int[0];
+      return NONE;
     }
-    int[] candidates = index.candidates(ResourcePattern.segments(path));
+    int[] candidates = index.candidates(path);
     int kept = 0;
     for (int candidate : candidates) {
-      Optional<String> only = ordered.get(candidate).method();
-      if (only.isEmpty() || only.get().equalsIgnoreCase(method)) {
-        candidates[kept++] = candidate;
+      if (forMethod(candidate, method)) {
+        kept++;
       }
     }
-    int[] result = Arrays.copyOf(candidates, kept);
-    Arrays.sort(result);
+    if (kept == candidates.length) {
+      return candidates;
+    }
+    int[] result = new int[kept];
+    kept = 0;
+    for (int candidate : candidates) {
+      if (forMethod(candidate, method)) {
+        result[kept++] = candidate;
+      }
+    }
     return result;
+  }
+
+  private boolean forMethod(int position, String method) {
+    String only = methods[position];
+    return only == null || only.equalsIgnoreCase(method);
   }
 
   /** The rule with this id, if any. */

@@ -86,4 +86,59 @@ class RuleSetTest {
           .as("%s %s", method, requestPath).containsExactlyElementsOf(scanned);
     }
   }
+
+  @Test
+  void smallSetsWithAndWithoutWildcardsAnswerWhatAScanAnswersWhateverTheSlashes() {
+    Random random = new Random(7);
+    // "Aa" and "BB" have the same String hash: a lookup must still tell them apart
+    String[] words = {"Aa", "BB", "api", "v1", "ping", "x"};
+    String[] methods = {null, null, "GET", "POST"};
+    for (int set = 0; set < 300; set++) {
+      boolean wildcards = set % 3 == 0;
+      List<Rule> rules = new ArrayList<>();
+      int count = 1 + random.nextInt(12);
+      for (int i = 0; i < count; i++) {
+        StringBuilder pattern = new StringBuilder();
+        int depth = random.nextInt(4);
+        for (int d = 0; d < depth; d++) {
+          pattern.append('/').append(wildcards && random.nextInt(4) == 0
+              ? "*" : words[random.nextInt(words.length)]);
+        }
+        if (random.nextInt(3) == 0) {
+          pattern.append("/**");
+        }
+        rules.add(rule("r" + i, pattern.length() == 0 ? "/" : pattern.toString(),
+            methods[random.nextInt(methods.length)]));
+      }
+      RuleSet rulesSet = RuleSet.of(rules);
+      for (int i = 0; i < 100; i++) {
+        StringBuilder path = new StringBuilder();
+        int depth = random.nextInt(5);
+        for (int d = 0; d < depth; d++) {
+          path.append(random.nextInt(6) == 0 ? "//" : "/").append(words[random.nextInt(words.length)]);
+        }
+        if (random.nextInt(4) == 0) {
+          path.append('/');
+        }
+        String requestPath = path.length() == 0 ? "/" : path.toString();
+        String method = random.nextBoolean() ? "GET" : "POST";
+        List<String> scanned = rulesSet.ordered().stream()
+            .filter(r -> r.matches(method, requestPath)).map(Rule::id).toList();
+        assertThat(rulesSet.matching(method, requestPath)).extracting(Rule::id)
+            .as("%s %s in %s", method, requestPath, rules).containsExactlyElementsOf(scanned);
+      }
+    }
+  }
+
+  @Test
+  void aPathWithoutWildcardsOnItsWayIsAnsweredFromTheIndexWithoutANewArray() {
+    RuleSet set = RuleSet.of(List.of(rule("all", "/**", null), rule("api", "/api/**", null),
+        rule("ping", "/api/ping", "GET"), rule("admin", "/admin/*", null)));
+    int[] first = set.match("GET", "/api/ping");
+    assertThat(first).containsExactly(0, 1, 3); // "/admin/*" is broader than "/api/ping": 2
+    assertThat(set.match("GET", "//api/ping/")).isSameAs(first); // the same array: nothing built
+    assertThat(set.match("POST", "/api/ping")).containsExactly(0, 1); // a method filtered out
+    assertThat(set.match("GET", "/elsewhere")).containsExactly(0)
+        .isSameAs(set.match("GET", "/elsewhere/deeper"));
+  }
 }
