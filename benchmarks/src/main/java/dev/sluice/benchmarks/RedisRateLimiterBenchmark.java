@@ -14,11 +14,17 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -44,6 +50,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * threads would be; the limit is far above what the run can reach, so every decision is an
  * "allowed" that writes state, for both.
  *
+ * <p>{@code ceiling} is what Sluice's decisions could reach at most over one connection from this
+ * JVM: the same script (the same digest, keys and arguments, {@code SCRIPT LOAD}ed from the jar's
+ * resources) sent with EVALSHA in a tight loop of Lettuce's synchronous API, with nothing of
+ * Sluice around it. (The server's own ceiling, without a JVM client, is {@code redis-benchmark}
+ * running the same EVALSHA: see the README.)
+ *
  * <p>Run with {@code -t 1}, {@code -t 16} and {@code -t 64}; throughput is decisions per
  * microsecond (x 10^6 = per second), sample time gives the p99 latency in microseconds. Needs a redis-server at {@code redisUri} (default 127.0.0.1:6379).
  */
@@ -67,6 +79,10 @@ public class RedisRateLimiterBenchmark {
   private StatefulRedisConnection<String, byte[]> bucket4jConnection;
   private LettuceBasedProxyManager<String> bucket4j;
   private BucketConfiguration bucket4jConfig;
+  private RedisClient ceilingClient;
+  private StatefulRedisConnection<String, String> ceilingConnection;
+  private String tatSha;
+  private String epoch;
 
   @Setup(Level.Trial)
   public void open() {
@@ -89,10 +105,36 @@ public class RedisRateLimiterBenchmark {
     bucket4jConfig = BucketConfiguration.builder()
         .addLimit(bandwidth -> bandwidth.capacity(HUGE).refillGreedy(HUGE, Duration.ofSeconds(1)))
         .build();
+
+    ceilingClient = RedisClient.create(redisUri);
+    ceilingConnection = ceilingClient.connect();
+    // the body limiter-redis sends for a token bucket: its two preludes, then the script
+    tatSha = ceilingConnection.sync().scriptLoad(
+        script("epoch_check") + "\n" + script("charge_once") + "\n" + script("tat"));
+    sluice.rates().tryAcquire(List.of(new RateRequest("bench", "warm", Algorithm.TOKEN_BUCKET,
+        limit, 1))).toCompletableFuture().join(); // sets the epoch key
+    epoch = ceilingConnection.sync().get("sluice:epoch");
+    if (epoch == null) {
+      throw new IllegalStateException("no sluice:epoch key after a Sluice decision");
+    }
+  }
+
+  private static String script(String name) {
+    String resource = "/dev/sluice/redis/" + name + ".lua";
+    try (InputStream in = RedisStores.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(resource + " is not in limiter-redis's jar");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @TearDown(Level.Trial)
   public void close() {
+    ceilingConnection.close();
+    ceilingClient.shutdown();
     long degraded = sluice.degradedDecisions() + sluiceBatched.degradedDecisions();
     sluice.close();
     sluiceBatched.close();
@@ -109,12 +151,20 @@ public class RedisRateLimiterBenchmark {
   public static class Actor {
     RateRequest sluiceRequest;
     BucketProxy bucket4jBucket;
+    String[] ceilingKeys;
+    String[] ceilingArgs;
 
     @Setup(Level.Trial)
     public void open(RedisRateLimiterBenchmark benchmark) {
       String actor = "bench-" + UUID.randomUUID();
       sluiceRequest = new RateRequest("bench", actor, Algorithm.TOKEN_BUCKET, benchmark.limit, 1);
       bucket4jBucket = benchmark.bucket4j.builder().build(actor, benchmark.bucket4jConfig);
+      // what limiter-redis sends for this request (seen with MONITOR): the state key, the epoch
+      // key; limit, period in µs, burst, cost, shaper, mode, the node's epoch
+      ceilingKeys = new String[] {"sluice:rate:{bench:ceiling-" + actor + "}:token-bucket",
+          "sluice:epoch"};
+      ceilingArgs = new String[] {Long.toString(HUGE), "1000000", Long.toString(HUGE), "1", "0",
+          "0", benchmark.epoch};
     }
   }
 
@@ -131,6 +181,15 @@ public class RedisRateLimiterBenchmark {
     List<RateDecision> decisions =
         sluiceBatched.rates().tryAcquire(List.of(actor.sluiceRequest)).toCompletableFuture().join();
     return decisions.get(0).allowed();
+  }
+
+  /** The ceiling: the same EVALSHA over one connection, nothing of Sluice around it. */
+  @Benchmark
+  public Object ceiling(Actor actor) {
+    RedisCommands<String, String> redis = ceilingConnection.sync();
+    List<Object> answer = redis.evalsha(tatSha, ScriptOutputType.MULTI, actor.ceilingKeys,
+        actor.ceilingArgs);
+    return answer.get(0);
   }
 
   @Benchmark

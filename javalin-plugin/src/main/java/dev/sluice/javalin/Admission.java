@@ -45,7 +45,6 @@ final class Admission {
     return parkedOn;
   }
 
-  /** Still waiting for a permit (the request resumed some other way, e.g. an async timeout). */
   /** The client hung up (or the request failed) while this request was queued. */
   void clientGone() {
     clientGone = true;
@@ -55,6 +54,7 @@ final class Admission {
     return clientGone;
   }
 
+  /** Still waiting for a permit (the request resumed some other way, e.g. an async timeout). */
   boolean isParked() {
     return parked;
   }

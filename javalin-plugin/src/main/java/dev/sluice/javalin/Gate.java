@@ -78,7 +78,7 @@ final class Gate {
     if (stopping) {
       throw rejected(ctx, answers.shuttingDown());
     }
-    LimiterEntry limiter = limiters.forPath(path).orElse(null);
+    LimiterEntry limiter = limiters.forPath(path);
     if (rules != null) {
       ContextRequestInfo request = new ContextRequestInfo(ctx, path, settings);
       RateVerdict verdict = checkRulesNow(request);

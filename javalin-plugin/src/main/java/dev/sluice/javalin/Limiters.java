@@ -73,13 +73,15 @@ final class Limiters {
     return new Limiters(entries, cpu);
   }
 
-  Optional<LimiterEntry> forPath(String path) {
-    for (LimiterEntry e : entries) {
+  /** The limiter guarding {@code path}, or null (asked on every request: no Optional, no iterator). */
+  LimiterEntry forPath(String path) {
+    for (int i = 0; i < entries.size(); i++) {
+      LimiterEntry e = entries.get(i);
       if (e.guards(path)) {
-        return Optional.of(e);
+        return e;
       }
     }
-    return Optional.empty();
+    return null;
   }
 
   Optional<LimiterEntry> byName(String name) {

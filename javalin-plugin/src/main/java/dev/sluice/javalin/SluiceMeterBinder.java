@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -71,6 +72,8 @@ public final class SluiceMeterBinder implements MeterBinder {
   private final Map<String, HotMeters> hot = new ConcurrentHashMap<>();
   private final Map<String, RuleMeters> rules = new ConcurrentHashMap<>();
   private final List<MeterRegistry> bound = new CopyOnWriteArrayList<>();
+  // bumped by every bind: hot meters of an older generation lack the new registry's timers
+  private volatile int generation;
 
   SluiceMeterBinder() {}
 
@@ -79,6 +82,12 @@ public final class SluiceMeterBinder implements MeterBinder {
     if (!bound.contains(registry)) {
       bound.add(registry);
       composite.add(registry);
+      // the hot meters hold the bound registries' own timers: find them again, with this one
+      generation++;
+      for (String limiter : List.copyOf(hot.keySet())) {
+        hot.remove(limiter);
+        hot(limiter);
+      }
     }
   }
 
@@ -186,7 +195,7 @@ public final class SluiceMeterBinder implements MeterBinder {
 
       private HotMeters meters(String limiter) {
         HotMeters m = last;
-        if (m == null || m.limiter != limiter) {
+        if (m == null || m.limiter != limiter || m.generation != generation) {
           m = hot(limiter);
           last = m;
         }
@@ -219,7 +228,12 @@ public final class SluiceMeterBinder implements MeterBinder {
 
       @Override
       public void onReleased(String limiter, long serviceNanos) {
-        meters(limiter).serviceTime.record(serviceNanos, TimeUnit.NANOSECONDS);
+        // straight to each bound registry's timer: the composite's record walks its children with
+        // an iterator, an allocation on every request
+        Timer[] timers = meters(limiter).serviceTimes;
+        for (int i = 0; i < timers.length; i++) {
+          timers[i].record(serviceNanos, TimeUnit.NANOSECONDS);
+        }
       }
     };
   }
@@ -233,7 +247,7 @@ public final class SluiceMeterBinder implements MeterBinder {
         if (meters == null) {
           meters = rules.computeIfAbsent(id, RuleMeters::new);
         }
-        meters.counter(d.decision().allowed() ? 0 : d.rule().shadow() ? 2 : 1).increment();
+        meters.count(d.decision().allowed() ? 0 : d.rule().shadow() ? 2 : 1);
       }
     };
   }
@@ -261,25 +275,37 @@ public final class SluiceMeterBinder implements MeterBinder {
         .register(composite)).increment();
   }
 
-  /** One rule's decision counters, registered on first use of each outcome. */
+  /**
+   * One rule's decision counts, each registered on first use of its outcome as a function counter
+   * over an adder: a decision is one adder increment (a composite counter's increment walks its
+   * registries with an iterator, an allocation on every request).
+   */
   private final class RuleMeters {
     private static final String[] OUTCOMES = {"allowed", "rejected", "shadow-rejected"};
     private final String rule;
-    private final Counter[] byOutcome = new Counter[OUTCOMES.length];
+    private final LongAdder[] byOutcome = new LongAdder[OUTCOMES.length];
 
     RuleMeters(String rule) {
       this.rule = rule;
     }
 
-    Counter counter(int outcome) {
-      Counter c = byOutcome[outcome];
+    void count(int outcome) {
+      LongAdder c = byOutcome[outcome];
       if (c == null) {
-        // registering twice is harmless: the registry answers the same counter for the same id
-        c = Counter.builder(RATE_DECISIONS)
+        c = registered(outcome);
+      }
+      c.increment();
+    }
+
+    private synchronized LongAdder registered(int outcome) {
+      LongAdder c = byOutcome[outcome];
+      if (c == null) {
+        c = new LongAdder();
+        FunctionCounter.builder(RATE_DECISIONS, c, LongAdder::sum)
             .description("rate rule decisions")
             .tag("rule", rule)
             .tag("outcome", OUTCOMES[outcome])
-            .register(composite);
+            .register(composite); // weakly held by Micrometer: this array holds the adder
         byOutcome[outcome] = c;
       }
       return c;
@@ -298,12 +324,27 @@ public final class SluiceMeterBinder implements MeterBinder {
     return meters != null ? meters : hot.computeIfAbsent(limiter, name -> new HotMeters(name,
         counter(REQUESTS, name, "admitted", "queued"),
         timer(QUEUE_WAIT, name, "admitted"),
-        timer(SERVICE_TIME, name, null)));
+        children(timer(SERVICE_TIME, name, null)), generation));
   }
 
-  /** The meters of one limiter's common path; the same instances the generic lookups return. */
+  /** The timers the composite's {@code timer} records into: one per bound registry. */
+  private Timer[] children(Timer timer) {
+    List<Timer> found = new java.util.ArrayList<>();
+    for (MeterRegistry registry : bound) {
+      Timer child = registry.find(timer.getId().getName()).tags(timer.getId().getTags()).timer();
+      if (child != null) {
+        found.add(child);
+      }
+    }
+    return found.toArray(new Timer[0]);
+  }
+
+  /**
+   * The meters of one limiter's common path; the same instances the generic lookups return, and
+   * the service-time timers of the bound registries themselves.
+   */
   private record HotMeters(String limiter,
-      Counter admittedQueued, Timer queueWaitAdmitted, Timer serviceTime) {}
+      Counter admittedQueued, Timer queueWaitAdmitted, Timer[] serviceTimes, int generation) {}
 
   private Counter counter(String name, String limiter, String outcome, String reason) {
     String key = name + '|' + limiter + '|' + outcome + '|' + reason;

@@ -205,7 +205,6 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
         : limiters.all().stream().map(e -> e.limiter().snapshot()).toList();
   }
 
-  /** Every rate rule in force with what it decided (allowed, rejected, shadow-rejected). */
   /**
    * The shared store's health (up, down, probing, or settling after it lost its state; decisions
    * made without it), or empty without global scope ({@code sluice.redis.uri}).
@@ -215,6 +214,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     return open == null ? Optional.empty() : Optional.of(open.health());
   }
 
+  /** Every rate rule in force with what it decided (allowed, rejected, shadow-rejected). */
   public List<RuleSnapshot> ruleSnapshots() {
     return rules == null ? List.of()
         : rules.rules().rules().stream().map(ruleCounters::snapshot).toList();

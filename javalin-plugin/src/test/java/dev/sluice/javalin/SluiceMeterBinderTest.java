@@ -73,9 +73,9 @@ class SluiceMeterBinderTest {
       assertThat(wait.count()).isEqualTo(1);
       assertThat(wait.max(TimeUnit.NANOSECONDS)).isPositive();
       await().until(() -> registry.get("sluice.concurrency.service.time").tag("limiter", "work").timer().count() == 2);
-      assertThat(registry.get("sluice.rate.decisions").tags("rule", "light", "outcome", "allowed").counter().count()).isEqualTo(1);
-      assertThat(registry.get("sluice.rate.decisions").tags("rule", "light", "outcome", "rejected").counter().count()).isEqualTo(1);
-      assertThat(registry.get("sluice.rate.decisions").tags("rule", "light-shadow", "outcome", "shadow-rejected").counter().count()).isEqualTo(1);
+      assertThat(registry.get("sluice.rate.decisions").tags("rule", "light", "outcome", "allowed").functionCounter().count()).isEqualTo(1);
+      assertThat(registry.get("sluice.rate.decisions").tags("rule", "light", "outcome", "rejected").functionCounter().count()).isEqualTo(1);
+      assertThat(registry.get("sluice.rate.decisions").tags("rule", "light-shadow", "outcome", "shadow-rejected").functionCounter().count()).isEqualTo(1);
       assertThat(registry.get("sluice.http.rejections").tags("reason", "queue_full", "status", "429").counter().count()).isEqualTo(1);
       assertThat(registry.get("sluice.http.rejections").tags("reason", "rate_limited", "status", "429").counter().count()).isEqualTo(1);
       assertThat(registry.get("sluice.rate.rules").gauge().value()).isEqualTo(2);
