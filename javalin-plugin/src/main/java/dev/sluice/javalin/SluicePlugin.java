@@ -300,8 +300,9 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    */
   private void prepareJetty(Server jetty) {
     server.set(jetty);
-    if (jetty.getDescendant(GracefulHandler.class) == null) {
-      jetty.insertHandler(new GracefulHandler());
+    if (jetty.getDescendant(GracefulHandler.class) == null
+        && jetty.getDescendant(DrainHandler.class) == null) {
+      jetty.insertHandler(new DrainHandler());
     }
     jetty.setStopTimeout(Math.max(jetty.getStopTimeout(), settings.drainTimeout().toMillis()));
   }
@@ -397,17 +398,20 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   /** Waits until Jetty runs no request or the deadline passes; returns how many still run. */
   private long waitForJetty(long deadline) throws InterruptedException {
     Server jetty = server.get();
+    // the application's own GracefulHandler if it installed one, else the one Sluice inserted
     GracefulHandler graceful = jetty == null ? null : jetty.getDescendant(GracefulHandler.class);
-    if (graceful == null) {
+    DrainHandler drain = jetty == null ? null : jetty.getDescendant(DrainHandler.class);
+    if (graceful == null && drain == null) {
       return limiters.all().stream().mapToLong(e -> e.limiter().snapshot().inFlight()).sum();
     }
     // from here new requests get 503 from Jetty; the future completes when none runs
-    java.util.concurrent.CompletableFuture<Void> quiet = graceful.shutdown();
+    java.util.concurrent.CompletableFuture<Void> quiet =
+        graceful != null ? graceful.shutdown() : drain.shutdown();
     try {
       quiet.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       return 0;
     } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-      return graceful.getCurrentRequestCount();
+      return graceful != null ? graceful.getCurrentRequestCount() : drain.running();
     }
   }
 

@@ -1,0 +1,71 @@
+package dev.sluice.javalin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A stop waits for every request Jetty runs, not only those holding a permit, and answers new ones
+ * 503 meanwhile; with the handler Sluice inserts, or through a GracefulHandler the application
+ * installed.
+ */
+@Tag("integration")
+class DrainTest {
+
+  @Test
+  void aStopWaitsForARequestWithoutAPermitAndAnswersNewOnes503() {
+    stopWaitsForTheRunningRequest(false);
+  }
+
+  @Test
+  void anApplicationsOwnGracefulHandlerIsWaitedThrough() {
+    stopWaitsForTheRunningRequest(true);
+  }
+
+  private static void stopWaitsForTheRunningRequest(boolean ownGracefulHandler) {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch entered = new CountDownLatch(1);
+    SluiceProperties props = SluiceProperties.builder().env(Map.of()).system(Map.of(
+        "sluice.shutdown.drain-timeout", "20s",
+        "sluice.limiters.work.path", "/api/work",
+        "sluice.limiters.work.max-concurrency", "2")).build();
+    AtomicReference<Server> jetty = new AtomicReference<>();
+    TestServer server = TestServer.start(cfg -> cfg.properties(props), (app, plugin) -> {
+      app.jetty.modifyServer(s -> {
+        jetty.set(s);
+        if (ownGracefulHandler) {
+          s.insertHandler(new GracefulHandler());
+        }
+      });
+      app.routes.get("/api/unlimited", ctx -> {
+        entered.countDown();
+        release.await(30, TimeUnit.SECONDS);
+        ctx.result("done");
+      });
+      app.routes.get("/api/other", ctx -> ctx.result("other"));
+    });
+    CompletableFuture<HttpResponse<String>> running = server.getAsync("/api/unlimited");
+    await().until(() -> entered.getCount() == 0);
+    CompletableFuture<Void> stop = CompletableFuture.runAsync(server.app::stop);
+    // while the stop waits, a new request is turned away (by Sluice's gate or the drain handler)
+    await().untilAsserted(() -> assertThat(server.get("/api/other").statusCode()).isEqualTo(503));
+    assertThat(stop).isNotDone();
+    release.countDown();
+    // the stop waited for it: the request ends with its own answer, not cut
+    assertThat(running.orTimeout(10, TimeUnit.SECONDS).join().statusCode()).isEqualTo(200);
+    stop.orTimeout(10, TimeUnit.SECONDS).join();
+    if (!ownGracefulHandler) {
+      assertThat(jetty.get().getDescendants(DrainHandler.class)).hasSize(1);
+    }
+  }
+}
