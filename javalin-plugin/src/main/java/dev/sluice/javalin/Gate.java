@@ -79,7 +79,8 @@ final class Gate {
       throw rejected(ctx, answers.shuttingDown());
     }
     LimiterEntry limiter = limiters.forPath(path);
-    if (rules != null) {
+    // a path no rule guards (most, in many services) builds no request info and writes no header
+    if (rules != null && rules.guards(ctx.method().name(), path)) {
       ContextRequestInfo request = new ContextRequestInfo(ctx, path, settings);
       RateVerdict verdict = checkRulesNow(request);
       if (verdict == null) { // a rule counted in the shared store

@@ -142,6 +142,15 @@ public final class RateRules {
   }
 
   /**
+   * Whether some rule in force guards requests with this method and path. When none does, {@link
+   * #check} and {@link #checkNow} answer {@link RateVerdict#noRules()}: a caller can skip building
+   * the request's {@link RequestInfo} (no allocation: the lookup walks the path in place).
+   */
+  public boolean guards(String method, String path) {
+    return active.rules.match(method, path).length > 0;
+  }
+
+  /**
    * Decides a request without a future when no rule in force is counted in the shared store (the
    * usual case): the verdict, exactly as {@link #check} would complete with. Null when some rule
    * needs the store; then nothing was counted, and {@link #check} decides.

@@ -60,6 +60,19 @@ class RateRulesTest {
   }
 
   @Test
+  void guardsAnswersWhetherCheckWouldDecideAnythingAndFollowsAReplace() {
+    RateRules rules = engine(rule("history", "/api/history/*", "ip", 10).method("GET").build())
+        .build();
+    assertThat(rules.guards("GET", "/api/history/7")).isTrue();
+    assertThat(rules.guards("POST", "/api/history/7")).isFalse();
+    assertThat(rules.guards("GET", "/api/ping")).isFalse();
+    // where it says no, check decides nothing: the verdict of no rules
+    assertThat(check(rules, TestRequest.of("GET", "/api/ping"))).isEqualTo(RateVerdict.noRules());
+    rules.replace(RuleSet.of(List.of(rule("all", "/**", "all", 10).build())));
+    assertThat(rules.guards("POST", "/api/ping")).isTrue();
+  }
+
+  @Test
   void evaluationStopsAtTheFirstRejection() {
     RateRules rules = engine(
         rule("tight", "/**", "all", 1).build(),
