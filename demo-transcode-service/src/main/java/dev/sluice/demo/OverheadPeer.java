@@ -20,7 +20,12 @@ enum OverheadPeer {
   /** Javalin's bundled {@code RateLimitPlugin}: a fixed window per IP, method and path. */
   RATELIMITPLUGIN,
   /** Jetty 12's {@code QoSHandler} in front of the whole server (it runs before routing). */
-  QOS;
+  QOS,
+  /**
+   * Not a limiter: three empty handlers where a limiting plugin hooks in (before, before-matched,
+   * after, on every path), so the run shows what Javalin itself spends on any plugin's handlers.
+   */
+  HANDLERS;
 
   static final String KEY = "demo.overhead-peer";
   /** The light endpoint the peers guard; it answers a constant. */
@@ -56,6 +61,11 @@ enum OverheadPeer {
         QoSHandler qos = new QoSHandler();
         qos.setMaxRequestCount(NEVER_REACHED_CONCURRENCY);
         config.jetty.modifyServer(server -> server.insertHandler(qos));
+      }
+      case HANDLERS -> {
+        config.routes.before(ctx -> { });
+        config.routes.beforeMatched(ctx -> { });
+        config.routes.after(ctx -> { });
       }
     }
   }

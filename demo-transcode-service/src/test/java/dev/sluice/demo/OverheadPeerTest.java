@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class OverheadPeerTest {
 
   @ParameterizedTest
-  @ValueSource(strings = {"none", "ratelimitplugin", "QoS"})
+  @ValueSource(strings = {"none", "ratelimitplugin", "QoS", "handlers"})
   void eachPeerLetsThePingThroughWithSluiceOff(String peer) throws Exception {
     DemoSettings settings = DemoSettings.load(new String[0], Map.of(),
         Map.of("server.port", "0", "sluice.enabled", "false", OverheadPeer.KEY, peer), 2);

@@ -1,7 +1,7 @@
 package dev.sluice.javalin;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Handler;
@@ -71,14 +71,16 @@ final class DrainHandler extends Handler.Wrapper {
 
   /** The request's callback, counting the request out once when it completes either way. */
   private final class Counted extends Callback.Nested {
-    private final AtomicBoolean done = new AtomicBoolean();
+    private static final AtomicIntegerFieldUpdater<Counted> DONE =
+        AtomicIntegerFieldUpdater.newUpdater(Counted.class, "done");
+    private volatile int done; // a field, not an AtomicBoolean: one object per request, not two
 
     Counted(Callback callback) {
       super(callback);
     }
 
     void done() {
-      if (done.compareAndSet(false, true)) {
+      if (DONE.compareAndSet(this, 0, 1)) {
         running.decrement();
         checkQuiet();
       }

@@ -47,7 +47,8 @@ record OverheadVariant(String name, String description, List<String> serverPrope
   }
 
   /**
-   * The five set-ups, the baseline first.
+   * The six set-ups, the baseline first; the last is no limiter but the empty handlers a limiting
+   * plugin hooks in, Javalin's own share of any plugin's cost.
    *
    * @param rulesFile where {@link #writeRules} writes the rule the {@code sluice-rate} variant reads
    */
@@ -62,7 +63,10 @@ record OverheadVariant(String name, String description, List<String> serverPrope
         new OverheadVariant("ratelimitplugin", "Javalin RateLimitPlugin, 10^9 per minute",
             List.of("sluice.enabled=false", "demo.overhead-peer=ratelimitplugin")),
         new OverheadVariant("qos", "Jetty QoSHandler, maxRequestCount 10000",
-            List.of("sluice.enabled=false", "demo.overhead-peer=qos")));
+            List.of("sluice.enabled=false", "demo.overhead-peer=qos")),
+        new OverheadVariant("javalin-handlers",
+            "no limiter: three empty Javalin handlers (before, before-matched, after)",
+            List.of("sluice.enabled=false", "demo.overhead-peer=handlers")));
   }
 
   /**

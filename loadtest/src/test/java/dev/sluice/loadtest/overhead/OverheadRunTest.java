@@ -38,7 +38,8 @@ class OverheadRunTest {
     OverheadVariant.writeRules(rules);
     List<OverheadVariant> variants = OverheadVariant.all(rules);
     assertThat(variants).extracting(OverheadVariant::name)
-        .containsExactly("none", "sluice-limiter", "sluice-rate", "ratelimitplugin", "qos");
+        .containsExactly("none", "sluice-limiter", "sluice-rate", "ratelimitplugin", "qos",
+            "javalin-handlers");
     assertThat(variants.get(0).name()).isEqualTo(OverheadVariant.BASELINE);
     assertThat(variants.get(0).serverProperties()).containsExactly("sluice.enabled=false");
     assertThat(variants.get(2).serverProperties())
@@ -46,7 +47,7 @@ class OverheadRunTest {
     assertThat(Files.readString(rules)).contains("resource: " + OverheadVariant.ENDPOINT)
         .contains("actor: ip");
     // the peers run without Sluice, so each row measures one limiter
-    assertThat(variants.subList(3, 5)).allSatisfy(v ->
+    assertThat(variants.subList(3, 6)).allSatisfy(v ->
         assertThat(v.serverProperties()).contains("sluice.enabled=false")
             .anyMatch(p -> p.startsWith("demo.overhead-peer=")));
   }
@@ -57,7 +58,7 @@ class OverheadRunTest {
     assertThatThrownBy(() -> OverheadRun.run(variants,
         List.of(new OverheadRun.Service(URI.create("http://127.0.0.1:1/"), 1)),
         OverheadRun.generator(), 1, Duration.ofMillis(10)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("5 variants, 1 services");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("6 variants, 1 services");
   }
 
   @Test
