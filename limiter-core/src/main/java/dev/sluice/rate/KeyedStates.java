@@ -13,8 +13,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A lookup of a known key is a map read and nothing else: no access time, no read buffer, no
  * frequency count. The algorithm's own state already says when it will be full again, and a full
  * state decides exactly like no state, so it can be dropped whenever convenient; a sweep does that
- * on the calling thread, at most once per {@code sweepEveryNanos} of clock time and whenever {@link
- * #size()} is asked. A state that is not full is dropped only when the key bound forces it.
+ * on the calling thread, at most once per {@code sweepEveryNanos} of clock time (the idle expiry, or
+ * a second when that is shorter), when the bound is reached, and whenever {@link #size(long)} is
+ * asked. A state that is not full is dropped only when the key bound forces it.
  *
  * <p>The bound is a count of slots taken before a new state is published, so the map never holds
  * more than {@code maxKeys} states, even for a moment. When no slot is left, one eviction pass drops
@@ -30,6 +31,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class KeyedStates<S extends KeyState> {
 
   private static final int SAMPLE = 1_024;
+  /** Sweeps of a fast-refilling limit (a millisecond) would walk the map a thousand times a second. */
+  private static final long MIN_SWEEP_INTERVAL_NANOS = 1_000_000_000L;
 
   private final RateAlgorithm<S> arithmetic;
   private final long maxKeys;
@@ -56,7 +59,8 @@ final class KeyedStates<S extends KeyState> {
     this.maxKeys = maxKeys;
     this.idleNanos = idleNanos;
     this.graceNanos = idleNanos - arithmetic.nanosUntilFull();
-    this.sweepEveryNanos = idleNanos;
+    // interval + 3 x idle stays within the exact range: idle <= range / 4, and so is the floor
+    this.sweepEveryNanos = Math.max(idleNanos, Math.min(MIN_SWEEP_INTERVAL_NANOS, maxIdleNanos(arithmetic)));
     this.evictDownTo = maxKeys - Math.max(1, maxKeys / 16);
     this.sweptAt = now;
   }
@@ -65,7 +69,7 @@ final class KeyedStates<S extends KeyState> {
    * The longest idle expiry this store can honour for {@code arithmetic}. A state is judged by the
    * algorithm only while its age is within the algorithm's exact range; between two sweeps a state
    * can be up to {@code sweep interval + 3 x idle} old (see {@link #maintain}), and the interval is
-   * the idle expiry.
+   * the idle expiry or, when that is shorter, at most a quarter of the range too.
    */
   static long maxIdleNanos(RateAlgorithm<?> arithmetic) {
     return arithmetic.maxIdleNanos() / 4;

@@ -111,8 +111,8 @@ public interface RateLimiter {
      * and minimum: the time an untouched key takes to return to full capacity, so forgetting it
      * changes no decision. A state with nothing counted in it decides like a new key whenever it is
      * read and may be forgotten sooner; an expired state is dropped by a later sweep (at most this
-     * long after it expired, or at once by {@link RateLimiter#trackedKeys()}). At most a quarter of
-     * the span the algorithm's arithmetic is exact over (checked by {@link #build()}).
+     * long, or a second, after it expired; at once by {@link RateLimiter#trackedKeys()}). At most a
+     * quarter of the span the algorithm's arithmetic is exact over (checked by {@link #build()}).
      */
     Builder expireAfterIdle(Duration idle);
 
