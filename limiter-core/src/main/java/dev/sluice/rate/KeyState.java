@@ -30,7 +30,6 @@ abstract class KeyState {
     }
   }
 
-  @SuppressWarnings("unused") // accessed through MARK
   private volatile int mark;
 
   /**
@@ -38,6 +37,11 @@ abstract class KeyState {
    * in the map); false when the state was retired, so the decision must be made again.
    */
   final boolean live() {
+    // the common case in line, the race out of line: a decision's caller inlines this whole path
+    return mark == LIVE || liveAfterRace();
+  }
+
+  private boolean liveAfterRace() {
     while (true) {
       int current = (int) MARK.getVolatile(this);
       if (current == LIVE) {

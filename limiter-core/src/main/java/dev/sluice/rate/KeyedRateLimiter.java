@@ -38,15 +38,26 @@ final class KeyedRateLimiter<S extends KeyState> implements RateLimiter {
     checkCost(key, cost);
     long now = clock.nanoTime();
     states.maintain(now);
+    S state = states.getOrCreate(stored, now);
+    RateDecision decision = arithmetic.tryAcquire(state, now, cost);
+    // the retry is out of line: this method stays small enough to inline into the caller, so the
+    // decision it returns need not be allocated
+    return state.live() ? decision : decideAgain(stored, now, cost, state);
+  }
+
+  /**
+   * A sweep retired {@code retired} while a decision used it: whatever the decision took there is
+   * gone with it, so decide again on the key's current state.
+   */
+  private RateDecision decideAgain(String stored, long now, long cost, S retired) {
+    S state = retired;
     while (true) {
-      S state = states.getOrCreate(stored, now);
+      states.forget(stored, state);
+      state = states.getOrCreate(stored, now);
       RateDecision decision = arithmetic.tryAcquire(state, now, cost);
       if (state.live()) {
         return decision;
       }
-      // a sweep retired the state while this decision used it: whatever it took there is gone with
-      // it, so decide again on the key's current state
-      states.forget(stored, state);
     }
   }
 

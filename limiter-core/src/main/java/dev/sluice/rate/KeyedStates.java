@@ -82,11 +82,13 @@ final class KeyedStates<S extends KeyState> {
    * for the sweep, which drops every state at once.
    */
   void maintain(long now) {
-    long since = now - sweptAt;
-    if (since < sweepEveryNanos) {
-      return;
+    if (now - sweptAt >= sweepEveryNanos) {
+      sweepIfDue(now);
     }
-    if (since >= sweepEveryNanos + idleNanos) {
+  }
+
+  private void sweepIfDue(long now) {
+    if (now - sweptAt >= sweepEveryNanos + idleNanos) {
       maintenance.lock();
     } else if (!maintenance.tryLock()) {
       return;
@@ -108,9 +110,10 @@ final class KeyedStates<S extends KeyState> {
   /** The state of {@code key}, a new one (full at {@code now}) when it has none. */
   S getOrCreate(String key, long now) {
     S state = states.get(key);
-    if (state != null) {
-      return state;
-    }
+    return state != null ? state : create(key, now);
+  }
+
+  private S create(String key, long now) {
     takeSlot(now);
     S created = arithmetic.newState(now);
     S prior = states.putIfAbsent(key, created);
@@ -140,6 +143,14 @@ final class KeyedStates<S extends KeyState> {
   }
 
   private void takeSlot(long now) {
+    long taken = slots.get();
+    if (taken >= maxKeys || !slots.compareAndSet(taken, taken + 1)) {
+      // out of line: the lock and the eviction would bloat every caller this path is inlined into
+      takeSlotAfterEviction(now);
+    }
+  }
+
+  private void takeSlotAfterEviction(long now) {
     while (true) {
       long taken = slots.get();
       if (taken < maxKeys) {
