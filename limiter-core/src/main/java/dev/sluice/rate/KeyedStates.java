@@ -23,8 +23,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * drained key, the one a flood of new keys would want to reset, is the last to go) until a
  * sixteenth of the slots are free again, so the pass is amortized over that many new keys.
  *
- * <p>Sweeps and evictions take a lock; decisions never do. A decision made on a state that a sweep
- * removed meanwhile is made again on the key's current state (see {@link KeyState}).
+ * <p>Sweeps and evictions take a lock; a decision on a known key takes it only to run a due sweep
+ * (and waits for it only after a silence longer than the idle expiry). A decision made on a state
+ * that a sweep removed meanwhile is made again on the key's current state (see {@link KeyState}).
  *
  * @param <S> the algorithm's per-key state
  */
