@@ -152,6 +152,7 @@ public class RateLimiterBenchmark {
     return guava.tryAcquire();
   }
 
+  /** Sluice's keyed limiter: bounded (at twice the keys walked, so no eviction runs), idle expiry on. */
   @Benchmark
   @Threads(1)
   public boolean sluiceKeyed(Cursor cursor) {

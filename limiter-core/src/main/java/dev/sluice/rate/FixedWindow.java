@@ -1,7 +1,5 @@
 package dev.sluice.rate;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * Fixed window counter: one atomic counter per key and window, no lock.
  *
@@ -12,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * whole limit at the end of one window and again at the start of the next, up to twice the limit
  * within one period.
  */
-final class FixedWindow implements RateAlgorithm<AtomicLong> {
+final class FixedWindow implements RateAlgorithm<LongState> {
 
   static final long MAX_LIMIT = 0xFFFF_FFFFL;
   private static final long WINDOW_MASK = 0xFFFF_FFFFL;
@@ -32,12 +30,12 @@ final class FixedWindow implements RateAlgorithm<AtomicLong> {
   }
 
   @Override
-  public AtomicLong newState(long now) {
-    return new AtomicLong(window(now));
+  public LongState newState(long now) {
+    return new LongState(window(now));
   }
 
   @Override
-  public RateDecision tryAcquire(AtomicLong state, long now, long cost) {
+  public RateDecision tryAcquire(LongState state, long now, long cost) {
     long window = window(now);
     long untilNextWindow = periodNanos - Math.floorMod(now - origin, periodNanos);
     while (true) {
@@ -55,7 +53,7 @@ final class FixedWindow implements RateAlgorithm<AtomicLong> {
   }
 
   @Override
-  public void refund(AtomicLong state, long now, long cost) {
+  public void refund(LongState state, long now, long cost) {
     long window = window(now);
     while (true) {
       long packed = state.get();
@@ -68,6 +66,35 @@ final class FixedWindow implements RateAlgorithm<AtomicLong> {
         return;
       }
     }
+  }
+
+  @Override
+  public long nanosUntilFull(LongState state, long now) {
+    return untilFull(state.get(), now);
+  }
+
+  @Override
+  public boolean retireIfFullFor(LongState state, long now, long graceNanos) {
+    return state.retireIf(packed -> untilFull(packed, now) <= -graceNanos);
+  }
+
+  private long untilFull(long packed, long now) {
+    if (packed >>> 32 == 0) {
+      return ALWAYS_FULL;
+    }
+    // the count is spent when its window ends; windows are told apart modulo 2^32 (maxIdleNanos)
+    long windowsAgo = (window(now) - packed) & WINDOW_MASK;
+    long untilNextWindow = periodNanos - Math.floorMod(now - origin, periodNanos);
+    if (windowsAgo > (Long.MAX_VALUE / 4) / periodNanos) {
+      return ALWAYS_FULL;
+    }
+    return untilNextWindow - windowsAgo * periodNanos;
+  }
+
+  /** A key idle for 2^31 windows would see its window number again (it is kept modulo 2^32). */
+  @Override
+  public long maxIdleNanos() {
+    return periodNanos > Long.MAX_VALUE >> 31 ? Long.MAX_VALUE : periodNanos << 31;
   }
 
   @Override

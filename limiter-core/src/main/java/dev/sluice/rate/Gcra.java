@@ -1,7 +1,5 @@
 package dev.sluice.rate;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * Generic cell rate algorithm (as in redis-gcra): one theoretical arrival time (TAT) per key.
  *
@@ -10,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * token bucket of capacity {@code burst}; the TAT is plain nanoseconds, with {@code T} rounded up
  * so rounding can only make it stricter. One CAS per decision.
  */
-final class Gcra implements RateAlgorithm<AtomicLong> {
+final class Gcra implements RateAlgorithm<LongState> {
 
   private final long limit;
   private final long burst;
@@ -25,12 +23,12 @@ final class Gcra implements RateAlgorithm<AtomicLong> {
   }
 
   @Override
-  public AtomicLong newState(long now) {
-    return new AtomicLong(now);
+  public LongState newState(long now) {
+    return new LongState(now);
   }
 
   @Override
-  public RateDecision tryAcquire(AtomicLong tat, long now, long cost) {
+  public RateDecision tryAcquire(LongState tat, long now, long cost) {
     if (cost > burst) {
       return RateDecision.rejected(limit, Long.MAX_VALUE, Math.max(0, tat.get() - now));
     }
@@ -49,7 +47,7 @@ final class Gcra implements RateAlgorithm<AtomicLong> {
   }
 
   @Override
-  public void refund(AtomicLong tat, long now, long cost) {
+  public void refund(LongState tat, long now, long cost) {
     long given = Math.min(cost, burst) * interval;
     while (true) {
       long current = tat.get();
@@ -58,6 +56,16 @@ final class Gcra implements RateAlgorithm<AtomicLong> {
         return;
       }
     }
+  }
+
+  @Override
+  public long nanosUntilFull(LongState tat, long now) {
+    return tat.get() - now;
+  }
+
+  @Override
+  public boolean retireIfFullFor(LongState tat, long now, long graceNanos) {
+    return tat.retireIf(value -> value - now <= -graceNanos);
   }
 
   /** The emission interval {@code T}: nanoseconds per permit, rounded up. */

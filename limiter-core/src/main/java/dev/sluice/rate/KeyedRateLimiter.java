@@ -1,26 +1,22 @@
 package dev.sluice.rate;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.sluice.time.NanoClock;
 
 /**
- * A {@link RateLimiter} keeping one algorithm's state per key in a bounded Caffeine cache.
- *
- * <p>The cache reads the same {@link NanoClock} as the decisions (as its Ticker), so idle expiry
- * runs in virtual time in tests. Its maintenance (eviction, expiry) runs on the calling thread:
- * amortized and bounded, and the bound on keys holds even when the common pool is starved by
- * other work.
+ * A {@link RateLimiter} keeping one algorithm's state per key in {@link KeyedStates}: bounded, with
+ * lazy idle expiry judged by the algorithm in the time of the injected {@link NanoClock} (so it runs
+ * in virtual time in tests). One clock read per decision; the sweeps and evictions run on the
+ * calling thread, amortized, so the bound on keys holds without any background thread.
  *
  * @param <S> the algorithm's per-key state
  */
-final class KeyedRateLimiter<S> implements RateLimiter {
+final class KeyedRateLimiter<S extends KeyState> implements RateLimiter {
 
   private final Algorithm algorithm;
   private final RateLimit limit;
   private final RateAlgorithm<S> arithmetic;
   private final NanoClock clock;
-  private final Cache<String, S> states;
+  private final KeyedStates<S> states;
 
   KeyedRateLimiter(
       Algorithm algorithm,
@@ -33,27 +29,36 @@ final class KeyedRateLimiter<S> implements RateLimiter {
     this.limit = limit;
     this.arithmetic = arithmetic;
     this.clock = clock;
-    this.states =
-        Caffeine.newBuilder()
-            .maximumSize(maxKeys)
-            .expireAfterAccess(java.time.Duration.ofNanos(expireAfterIdleNanos))
-            .ticker(clock::nanoTime)
-            .executor(Runnable::run)
-            .build();
+    this.states = new KeyedStates<>(arithmetic, maxKeys, expireAfterIdleNanos, clock.nanoTime());
   }
 
   @Override
   public RateDecision tryAcquire(String key, long cost) {
     String stored = BoundedKey.of(key);
     checkCost(key, cost);
-    // read the clock before the cache does: the access time Caffeine records is then never earlier
-    // than the time the state was updated at, so an entry expires only when its state is full again
     long now = clock.nanoTime();
-    S state = states.getIfPresent(stored);
-    if (state == null) {
-      state = states.get(stored, k -> arithmetic.newState(now));
+    states.maintain(now);
+    S state = states.getOrCreate(stored, now);
+    RateDecision decision = arithmetic.tryAcquire(state, now, cost);
+    // the retry is out of line: this method stays small enough to inline into the caller, so the
+    // decision it returns need not be allocated
+    return state.live() ? decision : decideAgain(stored, now, cost, state);
+  }
+
+  /**
+   * A sweep retired {@code retired} while a decision used it: whatever the decision took there is
+   * gone with it, so decide again on the key's current state.
+   */
+  private RateDecision decideAgain(String stored, long now, long cost, S retired) {
+    S state = retired;
+    while (true) {
+      states.forget(stored, state);
+      state = states.getOrCreate(stored, now);
+      RateDecision decision = arithmetic.tryAcquire(state, now, cost);
+      if (state.live()) {
+        return decision;
+      }
     }
-    return arithmetic.tryAcquire(state, now, cost);
   }
 
   @Override
@@ -61,7 +66,9 @@ final class KeyedRateLimiter<S> implements RateLimiter {
     String stored = BoundedKey.of(key);
     checkCost(key, cost);
     long now = clock.nanoTime();
-    S state = states.getIfPresent(stored);
+    states.maintain(now);
+    S state = states.get(stored);
+    // a retired state needs no refund: it was full (nothing held) or evicted (everything forgotten)
     if (state != null) {
       arithmetic.refund(state, now, cost);
     }
@@ -86,8 +93,7 @@ final class KeyedRateLimiter<S> implements RateLimiter {
 
   @Override
   public long trackedKeys() {
-    states.cleanUp();
-    return states.estimatedSize();
+    return states.size(clock.nanoTime());
   }
 
   @Override

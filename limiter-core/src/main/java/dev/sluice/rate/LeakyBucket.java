@@ -1,7 +1,5 @@
 package dev.sluice.rate;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * Leaky bucket in nginx {@code limit_req} style, as a meter or as a shaper.
  *
@@ -17,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * is exactly GCRA's theoretical arrival time (ITU-T I.371 defines GCRA as this continuous-state
  * leaky bucket), so the arithmetic is {@link Gcra}'s and this class adds the shaper's delay.
  */
-final class LeakyBucket implements RateAlgorithm<AtomicLong> {
+final class LeakyBucket implements RateAlgorithm<LongState> {
 
   private final Gcra schedule;
   private final boolean shaping;
@@ -28,12 +26,12 @@ final class LeakyBucket implements RateAlgorithm<AtomicLong> {
   }
 
   @Override
-  public AtomicLong newState(long now) {
+  public LongState newState(long now) {
     return schedule.newState(now);
   }
 
   @Override
-  public RateDecision tryAcquire(AtomicLong emptyAt, long now, long cost) {
+  public RateDecision tryAcquire(LongState emptyAt, long now, long cost) {
     RateDecision decision = schedule.tryAcquire(emptyAt, now, cost);
     if (!shaping || !decision.allowed()) {
       return decision;
@@ -45,8 +43,18 @@ final class LeakyBucket implements RateAlgorithm<AtomicLong> {
   }
 
   @Override
-  public void refund(AtomicLong emptyAt, long now, long cost) {
+  public void refund(LongState emptyAt, long now, long cost) {
     schedule.refund(emptyAt, now, cost);
+  }
+
+  @Override
+  public long nanosUntilFull(LongState emptyAt, long now) {
+    return schedule.nanosUntilFull(emptyAt, now);
+  }
+
+  @Override
+  public boolean retireIfFullFor(LongState emptyAt, long now, long graceNanos) {
+    return schedule.retireIfFullFor(emptyAt, now, graceNanos);
   }
 
   @Override

@@ -6,7 +6,13 @@ package dev.sluice.rate;
  *
  * @param <S> the mutable per-key state; implementations say how they keep it consistent
  */
-interface RateAlgorithm<S> {
+interface RateAlgorithm<S extends KeyState> {
+
+  /**
+   * What {@link #nanosUntilFull(KeyState, long)} answers for a state that decides exactly like a
+   * new one whenever it is read (nothing counted in it), however long ago it was touched.
+   */
+  long ALWAYS_FULL = Long.MIN_VALUE / 4;
 
   /** The state of a key never seen before (full capacity) at time {@code now}. */
   S newState(long now);
@@ -16,6 +22,21 @@ interface RateAlgorithm<S> {
 
   /** Gives back up to {@code cost} permits taken earlier; never beyond the initial state. */
   void refund(S state, long now, long cost);
+
+  /**
+   * How long {@code state}, left untouched from {@code now} on, takes to decide exactly like a new
+   * key: positive while something counted in it still counts; zero or negative once it is full,
+   * minus how long it has been full ({@link #ALWAYS_FULL} when that is unknown because nothing was
+   * ever counted). Exact while the state was updated within {@link #maxIdleNanos()} of {@code now}.
+   */
+  long nanosUntilFull(S state, long now);
+
+  /**
+   * Retires {@code state} (see {@link KeyState}) if it has been full for at least {@code
+   * graceNanos} by {@code now}, atomically with respect to concurrent decisions: a decision that
+   * updates the state meanwhile either makes this return false or sees the state retired.
+   */
+  boolean retireIfFullFor(S state, long now, long graceNanos);
 
   /**
    * How long an untouched key takes to decide exactly like a new key; the least idle expiry that

@@ -6,10 +6,11 @@ import java.time.Duration;
 /**
  * One algorithm and one limit, applied separately to every key (an IP, an account, a device...).
  *
- * <p>Per-key state lives in a bounded Caffeine map: at most {@link Builder#maxKeys(long)} keys
- * (TinyLFU admission keeps hot keys when a flood of one-off keys arrives), and a key idle for as
- * long as its state takes to return to the initial state ("full") is forgotten, since it would
- * decide exactly like a new key. Time comes only from the injected {@link NanoClock}.
+ * <p>Per-key state lives in a bounded map: never more than {@link Builder#maxKeys(long)} keys, and
+ * a key whose state is back to the initial state ("full") may be forgotten, since it would decide
+ * exactly like a new key; a state that is not full is forgotten only when the bound forces it, and
+ * then the one closest to full goes first (a flood of one-off keys does not reset a drained key).
+ * Time comes only from the injected {@link NanoClock}.
  *
  * <pre>{@code
  * RateLimiter perAccount = RateLimiter.builder(Algorithm.TOKEN_BUCKET, RateLimit.of(2, Duration.ofSeconds(1)))
@@ -88,7 +89,11 @@ public interface RateLimiter {
   /** How the limit is enforced. */
   Algorithm algorithm();
 
-  /** About how many keys have state now (for snapshots and metrics). */
+  /**
+   * How many keys have state now (for snapshots and metrics), after dropping the states that have
+   * expired; never more than {@link Builder#maxKeys(long)}. Takes the map's maintenance lock and
+   * walks the map: for a scrape, not per request.
+   */
   long trackedKeys();
 
   /** Configures a {@link RateLimiter}; setters validate at once and name the setting and value. */
@@ -101,15 +106,20 @@ public interface RateLimiter {
     Builder maxKeys(long maxKeys);
 
     /**
-     * How long an untouched key keeps its state. Default and minimum: the time an untouched key
-     * takes to return to full capacity, so forgetting it changes no decision.
+     * How long an untouched key keeps its state at least (unless the key bound forces it out): a
+     * state is kept until it has been full again for {@code idle} minus the refill time. Default
+     * and minimum: the time an untouched key takes to return to full capacity, so forgetting it
+     * changes no decision. A state with nothing counted in it decides like a new key whenever it is
+     * read and may be forgotten sooner; an expired state is dropped by a later sweep (at most this
+     * long, or a second, after it expired; at once by {@link RateLimiter#trackedKeys()}). At most a
+     * quarter of the span the algorithm's arithmetic is exact over (checked by {@link #build()}).
      */
     Builder expireAfterIdle(Duration idle);
 
     /**
      * Every key shares one state: the limit of a rule whose actor is {@code all}, where every
      * request counts against the same quota. No map is kept, so a decision costs no lookup and no
-     * second clock read (about half the time of a keyed decision); {@link #maxKeys} and {@link
+     * idle expiry; {@link #maxKeys} and {@link
      * #expireAfterIdle} do not apply, and {@link RateLimiter#trackedKeys()} is 1. Keys are still
      * checked (null or empty is refused), but which key is passed changes nothing.
      */

@@ -63,7 +63,7 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
     return unkeyed ? unkeyed(arithmetic) : keyed(arithmetic);
   }
 
-  private <S> RateLimiter unkeyed(RateAlgorithm<S> arithmetic) {
+  private <S extends KeyState> RateLimiter unkeyed(RateAlgorithm<S> arithmetic) {
     return new UnkeyedRateLimiter<>(algorithm, limit, arithmetic, clock);
   }
 
@@ -88,7 +88,7 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
     }
   }
 
-  private <S> RateLimiter keyed(RateAlgorithm<S> arithmetic) {
+  private <S extends KeyState> RateLimiter keyed(RateAlgorithm<S> arithmetic) {
     long full = arithmetic.nanosUntilFull();
     long idle = full;
     if (expireAfterIdle != null) {
@@ -98,8 +98,9 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
             + " (the time a " + algorithm.id() + " key takes to refill) but was " + expireAfterIdle);
       }
     }
-    if (idle > arithmetic.maxIdleNanos()) {
-      throw new IllegalArgumentException("expireAfterIdle must be at most " + Duration.ofNanos(arithmetic.maxIdleNanos())
+    long maxIdle = KeyedStates.maxIdleNanos(arithmetic);
+    if (idle > maxIdle) {
+      throw new IllegalArgumentException("expireAfterIdle must be at most " + Duration.ofNanos(maxIdle)
           + " for " + limit + " with " + algorithm.id() + " but was " + Duration.ofNanos(idle));
     }
     return new KeyedRateLimiter<>(algorithm, limit, arithmetic, clock, maxKeys, idle);

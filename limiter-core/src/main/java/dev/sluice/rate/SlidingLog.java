@@ -15,7 +15,7 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.Log> {
   private static final int INITIAL_ENTRIES = 4;
 
   /** One key's log, a growable ring; guarded by its own monitor. */
-  static final class Log {
+  static final class Log extends KeyState {
     private long[] times;
     private long[] permits;
     private int head;
@@ -128,6 +128,27 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.Log> {
         }
       }
     }
+  }
+
+  @Override
+  public long nanosUntilFull(Log log, long now) {
+    synchronized (log) {
+      return untilFull(log, now);
+    }
+  }
+
+  @Override
+  public boolean retireIfFullFor(Log log, long now, long graceNanos) {
+    // under the monitor a decision cannot interleave: it either came first and is judged here, or
+    // comes after and sees the state retired
+    synchronized (log) {
+      return untilFull(log, now) <= -graceNanos && log.beginRetiring() && log.completeRetiring();
+    }
+  }
+
+  private long untilFull(Log log, long now) {
+    // the newest entry is the last to leave the window; an empty log remembers nothing
+    return log.size == 0 ? ALWAYS_FULL : log.times[log.index(log.size - 1)] + periodNanos - now;
   }
 
   @Override

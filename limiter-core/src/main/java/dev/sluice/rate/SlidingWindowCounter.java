@@ -12,7 +12,7 @@ package dev.sluice.rate;
 final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.Counts> {
 
   /** One key's counts; guarded by its own monitor. */
-  static final class Counts {
+  static final class Counts extends KeyState {
     private long window;
     private long current;
     private long previous;
@@ -105,6 +105,35 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.C
         counts.previous = Math.max(0, counts.previous - cost);
       }
     }
+  }
+
+  @Override
+  public long nanosUntilFull(Counts counts, long now) {
+    synchronized (counts) {
+      return untilFull(counts, now);
+    }
+  }
+
+  @Override
+  public boolean retireIfFullFor(Counts counts, long now, long graceNanos) {
+    // under the monitor a decision cannot interleave: it either came first and is judged here, or
+    // comes after and sees the state retired
+    synchronized (counts) {
+      return untilFull(counts, now) <= -graceNanos && counts.beginRetiring() && counts.completeRetiring();
+    }
+  }
+
+  private long untilFull(Counts counts, long now) {
+    if (counts.current == 0 && counts.previous == 0) {
+      return ALWAYS_FULL;
+    }
+    // a count weighs until the end of the window after its own; the previous one until its own ends
+    long fullWindow = counts.current > 0 ? counts.window + 2 : counts.window + 1;
+    long windowsAhead = fullWindow - Math.floorDiv(now - origin, periodNanos);
+    if (windowsAhead < -((Long.MAX_VALUE / 4) / periodNanos)) {
+      return ALWAYS_FULL;
+    }
+    return windowsAhead * periodNanos - Math.floorMod(now - origin, periodNanos);
   }
 
   @Override

@@ -1,7 +1,5 @@
 package dev.sluice.rate;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * Token bucket with greedy (continuous) refill, computed lazily from one timestamp per key.
  *
@@ -17,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>When even the reduced numbers would overflow, a token is rounded up to whole nanoseconds
  * (refilling a hair slower, never faster).
  */
-final class TokenBucket implements RateAlgorithm<AtomicLong> {
+final class TokenBucket implements RateAlgorithm<LongState> {
 
   private static final long MAX_UNITS_PER_NANO = 1024;
 
@@ -49,12 +47,12 @@ final class TokenBucket implements RateAlgorithm<AtomicLong> {
   }
 
   @Override
-  public AtomicLong newState(long now) {
-    return new AtomicLong(now * unitsPerNano);
+  public LongState newState(long now) {
+    return new LongState(now * unitsPerNano);
   }
 
   @Override
-  public RateDecision tryAcquire(AtomicLong state, long now, long cost) {
+  public RateDecision tryAcquire(LongState state, long now, long cost) {
     long nowUnits = now * unitsPerNano;
     if (cost > capacity) {
       long deficit = Math.max(0, state.get() - nowUnits);
@@ -79,7 +77,7 @@ final class TokenBucket implements RateAlgorithm<AtomicLong> {
   }
 
   @Override
-  public void refund(AtomicLong state, long now, long cost) {
+  public void refund(LongState state, long now, long cost) {
     long nowUnits = now * unitsPerNano;
     long given = Math.min(cost, capacity) * unitsPerToken;
     while (true) {
@@ -89,6 +87,23 @@ final class TokenBucket implements RateAlgorithm<AtomicLong> {
         return;
       }
     }
+  }
+
+  @Override
+  public long nanosUntilFull(LongState state, long now) {
+    return untilFull(state.get(), now * unitsPerNano);
+  }
+
+  @Override
+  public boolean retireIfFullFor(LongState state, long now, long graceNanos) {
+    long nowUnits = now * unitsPerNano;
+    return state.retireIf(fullAt -> untilFull(fullAt, nowUnits) <= -graceNanos);
+  }
+
+  private long untilFull(long fullAtUnits, long nowUnits) {
+    long ahead = fullAtUnits - nowUnits;
+    // rounded towards "not full yet" both ways, so a state is never judged full early
+    return ahead > 0 ? LimitArithmetic.ceilDiv(ahead, unitsPerNano) : ahead / unitsPerNano;
   }
 
   @Override

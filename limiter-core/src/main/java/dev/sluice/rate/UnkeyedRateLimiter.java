@@ -9,7 +9,7 @@ import dev.sluice.time.NanoClock;
  *
  * @param <S> the algorithm's state
  */
-final class UnkeyedRateLimiter<S> implements RateLimiter {
+final class UnkeyedRateLimiter<S extends KeyState> implements RateLimiter {
 
   private final Algorithm algorithm;
   private final RateLimit limit;

@@ -20,7 +20,7 @@ class KeyedStateTest {
             .maxKeys(1_000)
             .build();
     SplittableRandom random = new SplittableRandom(42);
-    // ordinary traffic first: Caffeine counts frequencies only once the cache is half full
+    // ordinary traffic first, so the map is full of keys that took a little when the flood starts
     for (int i = 0; i < 5_000; i++) {
       limiter.tryAcquire("regular-" + random.nextInt(2_000));
       if (i % 20 == 0) {
@@ -33,7 +33,8 @@ class KeyedStateTest {
     int hotAllowed = 0;
     for (int i = 0; i < 1_000_000; i++) {
       limiter.tryAcquire(Long.toHexString(random.nextLong()));
-      // seen once per 2,000 one-off keys, twice the map's size: plain LRU would drop it every time
+      // seen once per 2,000 one-off keys, twice the map's size: plain LRU would drop it every time;
+      // evicting the states closest to full drops the one-off keys first
       if (i % 2_000 == 0 && limiter.tryAcquire("hot").allowed()) {
         hotAllowed++;
       }
