@@ -9,7 +9,7 @@ import dev.sluice.concurrency.limit.LimitSpec;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The CPU limit's step response on the simulated server ({@link SimulatedServer}), as the load
@@ -17,6 +17,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * load test's {@code fifo} variant sets it (40 places, 10 s, reject-early), the CPU read as the
  * process's own. After each step every later 1-second reading of the phase is within 5 points of
  * the target from 2 s on.
+ *
+ * <p>What it does not cover: a target out of reach. When neighbours hold the cores (a load
+ * generator on the same machine, other services), the CPU stays under the target whatever the
+ * limit, the limit grows to its ceiling meanwhile, and after they leave the jobs it admitted hold
+ * the CPU at 100% for seconds (see the CPU limit section of the module's README).
  */
 class CpuLimitStepTest {
 
@@ -45,20 +50,24 @@ class CpuLimitStepTest {
   }
 
   /**
-   * 20 ms jobs on 2 cores, each request costing 0.3 ms of the server's CPU whether admitted or
-   * not (reading it, answering a 429): at 10x that is 15 points of CPU outside the limit, which
-   * the limit must give up, and give back after.
+   * Each request costs the server CPU whether admitted or not (reading it, answering a 429): at
+   * 10x that is CPU outside the limit, which the limit must give up, and give back after. 20 ms
+   * jobs on 2 cores at 0.3 ms a request (15 points at 10x); 200 ms jobs on 8 cores at 1 ms a
+   * request (5 points at 10x).
    */
-  @ParameterizedTest(name = "seed {0}")
-  @ValueSource(longs = {1, 2, 3})
-  void settlesWithinTwoSecondsOfEachStepWhenOverloadCostsCpuOfItsOwn(long seed) {
-    SimulatedServer server = server(2, seed, SimulatedServer.ms(1));
-    server.overheadPerArrivalNanos = SimulatedServer.ms(1) * 3 / 10;
-    double capacity = server.overload(Mix.SHORT, 1);
+  @ParameterizedTest(name = "{0} on {1} cores, seed {3}")
+  @CsvSource({"SHORT, 2, 300, 1", "SHORT, 2, 300, 2", "SHORT, 2, 300, 3", "CPU, 8, 1000, 1",
+      "CPU, 8, 1000, 2"})
+  void settlesWithinTwoSecondsOfEachStepWhenOverloadCostsCpuOfItsOwn(Mix mix, int cores,
+      long overheadMicros, long seed) {
+    SimulatedServer server = server(cores, seed,
+        mix == Mix.SHORT ? SimulatedServer.ms(1) : SimulatedServer.STEP);
+    server.overheadPerArrivalNanos = overheadMicros * 1000;
+    double capacity = server.overload(mix, 1);
 
-    server.run(Duration.ofSeconds(PHASE), Mix.SHORT, capacity);
-    server.run(Duration.ofSeconds(PHASE), Mix.SHORT, capacity * 10);
-    server.run(Duration.ofSeconds(PHASE), Mix.SHORT, capacity);
+    server.run(Duration.ofSeconds(PHASE), mix, capacity);
+    server.run(Duration.ofSeconds(PHASE), mix, capacity * 10);
+    server.run(Duration.ofSeconds(PHASE), mix, capacity);
 
     List<Double> cpu = server.processCpuPerSecond;
     assertThat(SimulatedServer.mean(cpu, 5, PHASE)).as("steady 1x, %s", cpu)
@@ -70,38 +79,6 @@ class CpuLimitStepTest {
     assertThat(SimulatedServer.mean(cpu, 2 * PHASE + 2, 3 * PHASE)).as("%s", cpu)
         .isCloseTo(TARGET, within(0.05));
     assertThat(cpu.subList(PHASE, 3 * PHASE)).as("no collapse after a step")
-        .allSatisfy(c -> assertThat(c).isGreaterThan(0.55));
-  }
-
-  /**
-   * 200 ms jobs on 8 cores; while the load is at 10x a neighbour (the load generator, other
-   * services) holds half the machine, so the target is out of reach. Growing the limit then buys
-   * no CPU: the limit holds near twice its settled value instead of winding up to its ceiling
-   * (it did, and the jobs admitted meanwhile held the CPU at 100% for over 10 s after the
-   * neighbour left). When the neighbour leaves with the step back to 1x, the CPU is back within
-   * 5 points within 2 s.
-   */
-  @ParameterizedTest(name = "seed {0}")
-  @ValueSource(longs = {1, 2, 3})
-  void aTargetOutOfReachDoesNotWindTheLimitUp(long seed) {
-    SimulatedServer server = server(8, seed, SimulatedServer.STEP);
-    server.overheadPerArrivalNanos = SimulatedServer.ms(1) / 10;
-    double capacity = server.overload(Mix.CPU, 1);
-
-    server.run(Duration.ofSeconds(PHASE), Mix.CPU, capacity);
-    double settledLimit = SimulatedServer.mean(server.limitPerSecond, 5, PHASE);
-    server.background = 4;
-    server.run(Duration.ofSeconds(PHASE), Mix.CPU, capacity * 10);
-    server.background = 0;
-    server.run(Duration.ofSeconds(PHASE), Mix.CPU, capacity);
-
-    List<Double> cpu = server.processCpuPerSecond;
-    List<Double> limit = server.limitPerSecond;
-    assertThat(limit.subList(PHASE, 2 * PHASE)).as("limit while out of reach, settled %.1f: %s",
-        settledLimit, limit).allSatisfy(l -> assertThat(l).isLessThan(2.5 * settledLimit));
-    assertThat(settled(cpu, 2 * PHASE, 3 * PHASE)).as("after the neighbour left, %s", cpu)
-        .isLessThanOrEqualTo(2);
-    assertThat(cpu.subList(2 * PHASE, 3 * PHASE)).as("no collapse after a step")
         .allSatisfy(c -> assertThat(c).isGreaterThan(0.55));
   }
 }
