@@ -16,23 +16,33 @@ import java.util.concurrent.TimeUnit;
  * cores / computing), a job may also wait without CPU (storage), and the CPU a sampler reads is
  * the model's own. Clients arrive open-loop (exponential gaps, seeded) and never retry.
  *
- * <p>Steps of {@link #STEP} (jobs last 45 ms or more): advance virtual time (limiter ticks,
+ * <p>Steps of {@link #STEP} by default (jobs last 45 ms or more; 1 ms for 20 ms jobs): advance virtual time (limiter ticks,
  * timeouts, re-checks run), move
  * jobs on, release finished ones (which grants waiters, who start at once on the direct
  * executor), then let this step's arrivals in.
  */
 public final class SimulatedServer {
 
+  /** The default step: fine enough for jobs of 45 ms or more. */
   public static final long STEP = TimeUnit.MILLISECONDS.toNanos(5);
   public static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
   /** What one job costs: CPU first, then a wait that uses no CPU. */
   public record Job(long cpuNanos, long waitNanos) {}
 
+  /** Makes the next job from the server's random source. */
+  @FunctionalInterface
+  public interface Jobs {
+    /** The next job. */
+    Job next(Random random);
+  }
+
   /** The job mixes of the adaptive-limit experiments. */
-  public enum Mix {
+  public enum Mix implements Jobs {
     /** 200 ms of CPU each. */
     CPU,
+    /** 20 ms of CPU each (run it with a step of 1 ms). */
+    SHORT,
     /** Half 50 ms, half 800 ms of CPU. */
     SIZES,
     /** 50 ms of CPU, then 250 ms waiting on storage. */
@@ -43,15 +53,17 @@ public final class SimulatedServer {
      * ones would stay in lock-step in a model forever (a batch admitted together computes
      * together and waits together), which no real service does.
      */
-    Job next(Random random) {
+    @Override
+    public Job next(Random random) {
       return switch (this) {
         case CPU -> new Job(vary(ms(200), random), 0);
+        case SHORT -> new Job(vary(ms(20), random), 0);
         case SIZES -> new Job(vary(random.nextBoolean() ? ms(50) : ms(800), random), 0);
         case IO -> new Job(vary(ms(50), random), vary(ms(250), random));
       };
     }
 
-    private static long vary(long nanos, Random random) {
+    static long vary(long nanos, Random random) {
       return (long) (nanos * (0.9 + 0.2 * random.nextDouble()));
     }
 
@@ -59,6 +71,7 @@ public final class SimulatedServer {
     double meanCpuSeconds() {
       return switch (this) {
         case CPU -> 0.2;
+        case SHORT -> 0.02;
         case SIZES -> 0.425;
         case IO -> 0.05;
       };
@@ -80,6 +93,8 @@ public final class SimulatedServer {
   }
 
   public final int cores;
+  /** The model's step: virtual time advances by this much at a time. */
+  public final long step;
   public final VirtualTime time = new VirtualTime();
   private final Random random;
   private final List<Running> running = new ArrayList<>();
@@ -87,17 +102,35 @@ public final class SimulatedServer {
   /** Cores kept busy by another process (a neighbour's spike); the sampler sees them too. */
   public double background;
 
+  /**
+   * CPU the server spends on every arrival, admitted or not (reading the request, answering a
+   * 429): work outside the limit, which grows with the offered load. Taken ahead of the jobs.
+   */
+  public long overheadPerArrivalNanos;
+
+  /** The units of the limit a job takes ({@link Caller#withCost}); 1 for every job by default. */
+  public java.util.function.ToIntFunction<Job> cost = job -> 1;
+
+  /** Overhead CPU (core-nanoseconds) not yet done. */
+  private double overheadLeft;
+
   /** Core-nanoseconds of CPU used so far. */
   private double busyCoreNanos;
+
+  /** Core-nanoseconds of CPU this server's process used so far (no background). */
+  private double processCoreNanos;
 
   private double lastSampleBusy;
   private long lastSampleAt;
   private long nextArrival;
 
   public final List<Double> cpuPerSecond = new ArrayList<>();
+  /** This server's own CPU per second (no background), as the load test reads it. */
+  public final List<Double> processCpuPerSecond = new ArrayList<>();
   public final List<Double> limitPerSecond = new ArrayList<>();
   public final List<Double> servicePerSecondMillis = new ArrayList<>();
   private double secondBusy;
+  private double secondProcess;
   private double secondLimit;
   private long secondServiceTotal;
   private long secondServiceCount;
@@ -109,7 +142,13 @@ public final class SimulatedServer {
   public ConcurrencyLimiter limiter;
 
   public SimulatedServer(int cores, long seed) {
+    this(cores, seed, STEP);
+  }
+
+  /** A server whose model advances by {@code stepNanos} at a time (1 ms for 20 ms jobs). */
+  public SimulatedServer(int cores, long seed, long stepNanos) {
     this.cores = cores;
+    this.step = stepNanos;
     this.random = new Random(seed);
     this.lastSampleAt = time.nanoTime();
     this.nextArrival = time.nanoTime();
@@ -144,21 +183,46 @@ public final class SimulatedServer {
     };
   }
 
+  /**
+   * This server's own CPU since the previous call (jobs and per-arrival overhead, not the
+   * background), as {@link CpuSampler#process()} reads it.
+   */
+  public CpuSampler processSampler() {
+    double[] last = {processCoreNanos};
+    long[] lastAt = {time.nanoTime()};
+    return () -> {
+      long now = time.nanoTime();
+      long elapsed = now - lastAt[0];
+      if (elapsed <= 0) {
+        return Double.NaN;
+      }
+      double cpu = (processCoreNanos - last[0]) / ((double) cores * elapsed);
+      last[0] = processCoreNanos;
+      lastAt[0] = now;
+      return cpu;
+    };
+  }
+
+  /** Arrival rate that is {@code factor} x what the cores can serve of this mix. */
+  public static double overload(int cores, Mix mix, double factor) {
+    return factor * cores / mix.meanCpuSeconds();
+  }
+
   /** Arrival rate that is {@code factor} x what the cores can serve of this mix. */
   public double overload(Mix mix, double factor) {
     return factor * cores / mix.meanCpuSeconds();
   }
 
   /** Runs for {@code duration} with {@code arrivalsPerSecond} clients of {@code mix}. */
-  public void run(Duration duration, Mix mix, double arrivalsPerSecond) {
-    long stepsToRun = duration.toNanos() / STEP;
+  public void run(Duration duration, Jobs mix, double arrivalsPerSecond) {
+    long stepsToRun = duration.toNanos() / step;
     for (long i = 0; i < stepsToRun; i++) {
       step(mix, arrivalsPerSecond);
     }
   }
 
-  private void step(Mix mix, double arrivalsPerSecond) {
-    time.advanceNanos(STEP);
+  private void step(Jobs mix, double arrivalsPerSecond) {
+    time.advanceNanos(step);
     int computing = 0;
     for (Running job : running) {
       if (job.cpuLeft > 0) {
@@ -166,16 +230,21 @@ public final class SimulatedServer {
       }
     }
     double free = cores - background;
+    double overhead = Math.min(free, overheadLeft / step);
+    overheadLeft -= overhead * step;
+    free -= overhead;
     double rate = computing <= free ? 1.0 : free / computing;
-    double busy = Math.min(computing, free) + background;
-    busyCoreNanos += busy * STEP;
-    secondBusy += busy * STEP;
+    double busy = Math.min(computing, free) + background + overhead;
+    busyCoreNanos += busy * step;
+    processCoreNanos += (busy - background) * step;
+    secondProcess += (busy - background) * step;
+    secondBusy += busy * step;
     List<Running> done = new ArrayList<>();
     for (Running job : running) {
       if (job.cpuLeft > 0) {
-        job.cpuLeft -= rate * STEP;
+        job.cpuLeft -= rate * step;
       } else {
-        job.waitLeft -= STEP;
+        job.waitLeft -= step;
       }
       if (job.cpuLeft <= 0 && job.waitLeft <= 0) {
         done.add(job);
@@ -190,18 +259,21 @@ public final class SimulatedServer {
       job.permit.release();
     }
     while (now - nextArrival >= 0) {
+      overheadLeft += overheadPerArrivalNanos;
       arrive(mix.next(random));
       nextArrival += (long) (-Math.log(1 - random.nextDouble()) / arrivalsPerSecond * SECOND);
     }
     if (steps % 2 == 0) {
       secondLimit += limiter.snapshot().limit(); // every 10 ms: a snapshot sums counters
     }
-    if (++steps % (SECOND / STEP) == 0) {
+    if (++steps % (SECOND / step) == 0) {
       cpuPerSecond.add(secondBusy / ((double) cores * SECOND));
-      limitPerSecond.add(secondLimit / (SECOND / STEP / 2));
+      limitPerSecond.add(secondLimit / (SECOND / step / 2));
       servicePerSecondMillis.add(
           secondServiceCount == 0 ? Double.NaN : secondServiceTotal / 1e6 / secondServiceCount);
+      processCpuPerSecond.add(secondProcess / ((double) cores * SECOND));
       secondBusy = 0;
+      secondProcess = 0;
       secondLimit = 0;
       secondServiceTotal = 0;
       secondServiceCount = 0;
@@ -209,7 +281,8 @@ public final class SimulatedServer {
   }
 
   private void arrive(Job job) {
-    limiter.acquire().whenComplete((permit, failure) -> {
+    int units = cost.applyAsInt(job);
+    (units == 1 ? limiter.acquire() : limiter.acquire(Caller.DEFAULT.withCost(units))).whenComplete((permit, failure) -> {
       if (permit != null) {
         running.add(new Running(permit, job, time.nanoTime()));
       } else if (failure instanceof ConcurrencyRejectedException rejection) {

@@ -21,6 +21,14 @@ import java.util.Objects;
  * service has a low CPU because nobody asks, and a limit grown then would let a burst through
  * at once (the same reason concurrency-limits' gradient must not grow on an unused limit).
  *
+ * <p>Step response (simulated server, virtual time, CpuLimitStepTest): after a step from 1x to
+ * 10x of capacity and back, with the overload costing CPU of its own outside the limit (15 points
+ * at 10x), every later 1-second reading is within 5 points of the target within 2 s. The signal
+ * is read every 100 ms, the resolution of a {@code /proc}-based reading; nothing here assumes a
+ * finer one. Not handled: a target out of reach. When neighbours hold the cores the CPU stays
+ * under the target, the used limit keeps growing (to its ceiling, on the simulated server), and
+ * once they leave the jobs it admitted hold the CPU at 100% until they end.
+ *
  * <pre>{@code
  * ConcurrencyLimiter.builder("transcode")
  *     .limitSource(CpuLimit.builder().targetCpu(0.7).maxLimit(64).build())
@@ -44,7 +52,12 @@ public final class CpuLimit extends AdaptiveLimit {
   /**
    * The part of the relative error corrected per tick: {@code limit x (1 + GAIN x (target -
    * cpu) / target)}. Small, because what a change of the limit does is seen only as jobs start
-   * and end; with 100 ms ticks it still moves the limit by up to x4 a second when idle.
+   * and end; with 100 ms ticks it still moves the limit by up to x4 a second when idle. A loop
+   * that corrects a share g of its error per tick and sees the effect d ticks late rings once g
+   * nears about 1/d; 800 ms jobs make d about 8, so 0.15 is near the largest gain that keeps the
+   * {@code sizes} mix steady. A decrease gain raised while the excess lasts was tried on the
+   * simulated server: after a step it settled later, not sooner, because a smaller limit shows in
+   * the CPU only as running jobs end, and the faster decrease overshoots below the target.
    */
   static final double GAIN = 0.15;
 

@@ -132,7 +132,7 @@ public final class OverloadRun implements Experiment {
     double rate = capacity.offered(point);
     Workload workload = workload(kind, "overload/" + kind.id(), rate, t -> rate, rate);
     String name = String.format(Locale.ROOT, "%s-%s-%sx", kind.id(), variant.name(), num(point));
-    Outcome o = runOnDemo(options, variant, workload, name);
+    Outcome o = runOnDemo(options, variant.onMachine(kind, capacity.cores()), workload, name);
     if (o.error != null) {
       return SweepResult.failed(kind, variant, point, loadAverage(), o.error);
     }
@@ -147,7 +147,8 @@ public final class OverloadRun implements Experiment {
     StepLoad load = StepLoad.thirds(capacity.offered(1), options.duration().toSeconds());
     Workload workload = workload(kind, "overload-step/" + kind.id(), load.baseRate(), load::rate,
         load.peakRate());
-    Outcome o = runOnDemo(options, variant, workload, kind.id() + "-" + variant.name() + "-step");
+    Outcome o = runOnDemo(options, variant.onMachine(kind, capacity.cores()), workload,
+        kind.id() + "-" + variant.name() + "-step");
     if (o.error != null) {
       return StepResult.failed(kind, variant, load, loadAverage(), o.error);
     }

@@ -95,6 +95,24 @@ public record OverloadVariant(
     };
   }
 
+  /**
+   * This variant on a machine of {@code cores} running {@code kind}: with declared costs the limit
+   * and its ceiling count units, so the demo's ceiling of 8 jobs a core becomes 8 of the kind's
+   * costliest a core. Left in jobs, it would admit one 200 ms job (cost 10) at a time on 2 cores
+   * (16 units) and hold the CPU near one core's worth, under the target, whatever the controller
+   * wants: the run would measure the ceiling, not the cost.
+   */
+  OverloadVariant onMachine(JobKind kind, int cores) {
+    if (!name.equals("cost-declared")) {
+      return this;
+    }
+    int costliest = kind.sizes().stream().mapToInt(JobKind.Size::cost).max().orElse(1);
+    List<String> properties = new ArrayList<>(serverProperties);
+    properties.add(TRANSCODE + "max-concurrency=" + 8 * Math.max(1, cores) * costliest);
+    return new OverloadVariant(name, description + "; max-concurrency=" + 8 * costliest
+        + " x cores (units)", limiterName, queueKind, standing, List.copyOf(properties));
+  }
+
   /** Checks a {@code --variants} value without building anything. */
   static void check(String option, String value) {
     names(value).forEach(name -> of(option, name, JobKind.SHORT));

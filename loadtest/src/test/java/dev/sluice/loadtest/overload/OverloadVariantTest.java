@@ -31,6 +31,17 @@ class OverloadVariantTest {
   }
 
   @Test
+  void aDeclaredCostsCeilingCountsUnitsOfTheCostliestJob() {
+    OverloadVariant declared = OverloadVariant.of("--variants", "cost-declared", JobKind.SIZES);
+
+    assertThat(declared.onMachine(JobKind.SIZES, 2).serverProperties())
+        .contains(T + "cost=header:X-Cost", T + "max-concurrency=160"); // 8 x 2 cores x cost 10
+    assertThat(declared.serverProperties()).noneMatch(p -> p.startsWith(T + "max-concurrency"));
+    OverloadVariant fifo = OverloadVariant.of("--variants", "fifo", JobKind.SIZES);
+    assertThat(fifo.onMachine(JobKind.SIZES, 2)).isEqualTo(fifo);
+  }
+
+  @Test
   void costsAreDeclaredByHeaderOrLearnedPerSizeKeyedQueue() {
     assertThat(OverloadVariant.of("--variants", "cost-declared", JobKind.SIZES).serverProperties())
         .contains(T + "queue=fifo", T + "cost=header:X-Cost");
