@@ -248,9 +248,13 @@ public final class RedisStores implements Stores {
     return loss.describe(guard.describe()) + (advice.isEmpty() ? "" : " [" + advice + "]");
   }
 
-  /** How many connections that stopped answering were replaced since opening. */
+  /**
+   * How many connections that stopped answering were replaced since opening: the command
+   * connection (a call timed out, then a PING did) and the pub/sub connection of the lease notices
+   * (its periodic PING did).
+   */
   public long replacedConnections() {
-    return stall.replaced();
+    return stall.replaced() + permits.replacedNewsConnections();
   }
 
   @Override
