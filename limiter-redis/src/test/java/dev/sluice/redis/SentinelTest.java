@@ -167,6 +167,66 @@ class SentinelTest {
     }
   }
 
+  /**
+   * Asynchronous replication: the replica misses the last 8 admissions (its link to the master
+   * runs through a proxy that holds them back), the master dies before they get through, and the sentinel promotes the replica. The
+   * epoch replicated long before, so this is not found as a loss: the admissions the promoted
+   * replica never received are admitted once more, and no more than that (see README, "Losses
+   * of state on failover"). With two nodes that is within one local share beyond the limit as long
+   * as the lost writes are fewer than a share.
+   */
+  @Test
+  void aPromotedReplicaThatMissedTheLastWritesCostsExactlyTheLostAdmissions() throws Exception {
+    RedisServer.requireBinary();
+    // a frozen replica (SIGSTOP) would not do: the kernel still takes the stream into its socket
+    try (RedisServer master = RedisServer.start("--dir", dir.toString(),
+        "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0");
+        FaultProxy link = new FaultProxy(master.port());
+        RedisServer replica = RedisServer.start("--dir", dir.toString(),
+            "--repl-diskless-load", "on-empty-db", "--replicaof", "127.0.0.1",
+            Integer.toString(link.uri().getPort()))) {
+      await("the replica is in sync").atMost(Duration.ofSeconds(10))
+          .until(() -> master.command("INFO", "replication").contains("state=online"));
+      int port = RedisServer.freePort();
+      Process sentinel = sentinel(port, master);
+      try (Nodes nodes = new Nodes()) {
+        await("the sentinel knows the replica").atMost(Duration.ofSeconds(15))
+            .pollInterval(Duration.ofMillis(100))
+            .until(() -> RedisServer.command(port, "SENTINEL", "replicas", "sluice")
+                .contains(Integer.toString(replica.port())));
+        URI uri = URI.create("redis-sentinel://127.0.0.1:" + port + "#sluice");
+        RedisStores node = nodes.open(uri, Duration.ofMillis(50), 2, FailurePolicy.LOCAL);
+        RateRequest request = new RateRequest("lost-" + UUID.randomUUID(), "all",
+            Algorithm.TOKEN_BUCKET, RateLimit.of(20, Duration.ofHours(1)), 1);
+        long admitted = Nodes.hammer(List.of(node), 1, request, 12, Duration.ofSeconds(2));
+        master.command("WAIT", "1", "2000"); // the replica has these 12
+
+        link.blackhole();
+        admitted += Nodes.hammer(List.of(node), 1, request, 8, Duration.ofSeconds(2));
+        assertThat(admitted).as("the limit used up on the master").isEqualTo(20);
+        master.kill();
+        link.close(); // the last 8 never reach the replica
+
+        await("the sentinel promotes the replica").atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(50)).until(() -> {
+              decidedOnReplica(node, replica);
+              return masterPort(port) == replica.port();
+            });
+        await("the node decides on the new master").atMost(Duration.ofSeconds(5))
+            .pollInterval(Duration.ofMillis(20)).until(() -> decidedOnReplica(node, replica));
+        long after = Nodes.hammer(List.of(node), 1, request, 30, Duration.ofSeconds(2));
+
+        System.out.printf("a promoted replica that missed 8 admissions: %d admitted again after "
+            + "the failover (limit 20, share 10), losses found %d%n", after,
+            node.health().lostStates());
+        assertThat(after).as("no more than the admissions the replica missed").isLessThanOrEqualTo(8);
+        assertThat(admitted + after).isLessThanOrEqualTo(20 + 10);
+      } finally {
+        sentinel.destroyForcibly();
+      }
+    }
+  }
+
   @Test
   void aSentinelUriReachesTheMasterItNames() throws IOException {
     try (RedisServer master = RedisServer.start()) {
