@@ -89,8 +89,10 @@ final class SoakReport {
     if (failures() > 0) {
       wrong.add(failures() + " requests failed (5xx other than 503/504, or no answer)");
     }
-    if (trends().stream().anyMatch(t -> Trend.TOO_FEW.equals(t.verdict()))) {
-      wrong.add("too few samples for a trend (sampled every " + SoakRun.SAMPLE_SECONDS + " s)");
+    if (samples.stream().filter(s -> s.seconds() >= WARM_UP.toSeconds()).count()
+        < Trend.MIN_SAMPLES) {
+      wrong.add("too few samples after the first minute for a trend (sampled every "
+          + SoakRun.SAMPLE_SECONDS + " s)");
     }
     return wrong.isEmpty() ? "no leak seen" : String.join("; ", wrong);
   }
