@@ -2,6 +2,7 @@ package dev.sluice.redis;
 
 import dev.sluice.store.PermitStore;
 import dev.sluice.time.Scheduler;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,18 +25,31 @@ import org.slf4j.LoggerFactory;
  * <p>Messages can be lost (pub/sub is fire-and-forget, and a reconnect misses what was published
  * meanwhile); the limiter's slow poll is the safety net. Also called directly for permits released
  * locally while Redis is down.
+ *
+ * <p>A subscribed connection sends nothing of its own, so a peer that stopped answering without
+ * closing (a frozen Redis, a blackhole, a dead peer behind a firewall) would never be noticed: every
+ * notice would be lost for as long as TCP keeps the socket (many minutes), and after a Sentinel
+ * failover the node would stay subscribed to the old master. So while anything is subscribed the
+ * connection is asked a PING every {@link #CHECK_EVERY}, bounded by the connect timeout as the
+ * command connection's check is ({@link StallCheck}); one unanswered in time gets the connection
+ * replaced and every channel subscribed again on the new one.
  */
 final class PermitNews implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(PermitNews.class);
   private static final Duration RETRY = Duration.ofSeconds(1);
+  /** How often a subscribed connection is asked whether its peer still answers. */
+  static final Duration CHECK_EVERY = Duration.ofSeconds(1);
 
   private final Link link;
   private final Scheduler scheduler;
   private final ConcurrentMap<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
   private final AtomicBoolean connecting = new AtomicBoolean();
   private volatile StatefulRedisPubSubConnection<String, String> connection;
+  private final AtomicBoolean checking = new AtomicBoolean();
+  private final AtomicLong replaced = new AtomicLong();
   private volatile boolean closed;
+  private volatile Scheduler.Cancellable check;
 
   PermitNews(Link link, Scheduler scheduler) {
     this.link = link;
@@ -101,12 +116,65 @@ final class PermitNews implements AutoCloseable {
       if (channels.length > 0) {
         opened.async().subscribe(channels);
       }
+      if (check == null) {
+        check = scheduler.every(CHECK_EVERY.toNanos(), this::checkPeer);
+      }
     });
+  }
+
+  /**
+   * Asks the subscribed connection for a PING (one at a time). Only a timeout replaces it: a
+   * connection that closed is being reconnected by Lettuce, and its PING is refused at once.
+   */
+  private void checkPeer() {
+    StatefulRedisPubSubConnection<String, String> open = connection;
+    if (closed || open == null || listeners.isEmpty() || !checking.compareAndSet(false, true)) {
+      return;
+    }
+    java.util.concurrent.CompletableFuture<String> pong;
+    try {
+      pong = open.async().ping().toCompletableFuture();
+    } catch (RuntimeException e) {
+      checking.set(false);
+      return;
+    }
+    pong.whenComplete((answer, error) -> {
+      checking.set(false);
+      Throwable cause = error instanceof java.util.concurrent.CompletionException
+          ? error.getCause() : error;
+      if (cause instanceof RedisCommandTimeoutException) {
+        replace(open);
+      }
+    });
+  }
+
+  /** Closes {@code stuck} if it is still the connection, and opens a new one that subscribes again. */
+  private void replace(StatefulRedisPubSubConnection<String, String> stuck) {
+    synchronized (this) {
+      if (connection != stuck || closed) {
+        return;
+      }
+      connection = null;
+    }
+    replaced.incrementAndGet();
+    LOG.warn("Redis at {} did not answer a PING on the pub/sub connection within {} ms: the "
+        + "connection is replaced", link.where(), link.pingTimeout().toMillis());
+    stuck.closeAsync();
+    connect();
+  }
+
+  /** How many silent pub/sub connections were replaced since opening. */
+  long replaced() {
+    return replaced.get();
   }
 
   @Override
   public void close() {
     closed = true;
+    Scheduler.Cancellable running = check;
+    if (running != null) {
+      running.cancel();
+    }
     StatefulRedisPubSubConnection<String, String> open = connection;
     if (open != null) {
       open.closeAsync();

@@ -155,6 +155,11 @@ final class RedisPermitStore implements PermitStore {
     return news.watch(limiter, listener);
   }
 
+  /** How many pub/sub connections that stopped answering were replaced since opening. */
+  long replacedNewsConnections() {
+    return news.replaced();
+  }
+
   @Override
   public CompletionStage<Integer> held(String limiter) {
     RedisScriptingAsyncCommands<String, String> redis =

@@ -43,8 +43,21 @@ final class RedisRateStore implements RateStore {
   /** Batched mode, or {@code null}. */
   private final Batches batches;
 
+  /** Standalone Redis: the admissions whose writes a promoted replica may lack; else null. */
+  private final Replication replication;
+  /**
+   * Standalone Redis: asks whether the master is a promoted replica (and charges what it lacks);
+   * run before the first decisions after an outage. Set once by {@link RedisStores}.
+   */
+  private volatile java.util.function.Function<RedisScriptingAsyncCommands<String, String>,
+      CompletableFuture<Void>> replicationCheck;
+  /** Whether the next decisions run {@link #replicationCheck} first: at start, after an outage. */
+  private volatile boolean checkReplication = true;
+
   RedisRateStore(Link link, Guard guard, RateScripts scripts, LocalShare local, Recent recent,
-      NanoClock clock, LossWatch loss, long timeoutNanos, Batches batches) {
+      NanoClock clock, LossWatch loss, long timeoutNanos, Batches batches,
+      Replication replication) {
+    this.replication = replication;
     this.link = link;
     this.guard = guard;
     this.scripts = scripts;
@@ -81,8 +94,25 @@ final class RedisRateStore implements RateStore {
       }
       // written before this request's scripts on the same connection, so Redis counts them first
       payDebts(redis);
-      return loss.inScripts() ? decideInRedis(redis, requests, served, start)
-          : decideInCluster(redis, requests, served, start);
+      if (!loss.inScripts()) {
+        return decideInCluster(redis, requests, served, start);
+      }
+      var check = replicationCheck;
+      if (checkReplication && check != null) {
+        // back after an outage, perhaps on a promoted replica: what it lacks is charged (on this
+        // connection, ahead of the decisions) before anything is decided on it
+        return check.apply(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+            .handle((ignored, error) -> error)
+            .thenCompose(error -> {
+              if (error != null) {
+                guard.failed(start, error);
+                return CompletableFuture.completedFuture(decideLocally(requests, served));
+              }
+              checkReplication = false;
+              return decideInRedis(redis, requests, served, start);
+            });
+      }
+      return decideInRedis(redis, requests, served, start);
     } catch (RuntimeException e) {
       // a bug or a Lettuce surprise must not become a 500: count it against Redis and degrade
       guard.failed(start, e);
@@ -208,9 +238,19 @@ final class RedisRateStore implements RateStore {
     return true;
   }
 
-  /** Redis went down: in Redis Cluster the first calls after it comes back ask for its epoch. */
+  /** Sets what {@link #replicationCheck} runs (standalone Redis). */
+  void checkReplicationWith(java.util.function.Function<RedisScriptingAsyncCommands<String, String>,
+      CompletableFuture<Void>> check) {
+    this.replicationCheck = check;
+  }
+
+  /**
+   * Redis went down: the first calls after it comes back ask for its epoch (Redis Cluster) or
+   * whether it is a promoted replica (standalone) before deciding.
+   */
   void outageStarted() {
     recovering = true;
+    checkReplication = true;
   }
 
   /** Whether this node has learnt the epoch of the Redis it talks to (see {@link LossWatch}). */
@@ -258,6 +298,22 @@ final class RedisRateStore implements RateStore {
     LOG.info("charging Redis at {} again with the {} rule and actor pair(s) this node used in the "
         + "last period", link.where(), charges.size());
     for (RateRequest charge : charges) {
+      charge(redis, Debts.recentCharge(charge, now));
+    }
+  }
+
+  /**
+   * A promoted replica lacks the master's last writes: {@code promotion}'s admissions (or, when
+   * they cannot be placed, everything recent) are charged again, dated as recent admissions.
+   */
+  void unreplicated(RedisScriptingAsyncCommands<String, String> redis,
+      Replication.Promotion promotion) {
+    long now = clock.nanoTime();
+    LOG.warn("Redis at {} is a promoted replica that may lack the old master's last writes: "
+        + "charging it again with what this node admitted {} ({} rule and actor pair(s))",
+        link.where(), promotion.all() ? "in the last " + Replication.KEPT + " polls"
+            : "since its copy ended", promotion.charges().size());
+    for (RateRequest charge : promotion.charges()) {
       charge(redis, Debts.recentCharge(charge, now));
     }
   }
@@ -333,6 +389,9 @@ final class RedisRateStore implements RateStore {
         RateDecision decision = part.join();
         if (decision.allowed()) {
           recent.add(requests.get(i), now); // counted again should Redis lose it
+          if (replication != null) {
+            replication.admitted(requests.get(i));
+          }
         }
         decisions.add(decision);
       } else {

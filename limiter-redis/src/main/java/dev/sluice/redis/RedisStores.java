@@ -38,6 +38,9 @@ public final class RedisStores implements Stores {
   private final LossWatch loss;
   private final Batches batches;
   private final Scheduler scheduler;
+  /** Standalone and Sentinel: finds the writes a promoted replica lacks; null in Cluster. */
+  private final Replication replication;
+  private volatile boolean replicationRefused;
   private final long syncNanos;
   private final long timeoutNanos;
   /** How often a node that never connected tries again, besides the breaker's probes. */
@@ -64,13 +67,18 @@ public final class RedisStores implements Stores {
     // the loss of Redis's state is charged by both stores (see lost)
     this.loss = new LossWatch(link, settings.clock(), scheduler, timeoutNanos, !link.isCluster(),
         this::lost);
+    this.replication = link.isCluster() ? null : new Replication();
     this.rates = new RedisRateStore(link, guard, scripts, local, recent, settings.clock(), loss,
-        timeoutNanos, batches);
+        timeoutNanos, batches, replication);
     guard.onDown(rates::outageStarted);
     this.permits = new RedisPermitStore(link, guard, settings.onFailure(),
         settings.expectedNodes(), scheduler, loss, timeoutNanos);
     loss.startPolling(() -> guard.state() == RedisState.UP);
     scheduleProbe();
+    if (replication != null) {
+      rates.checkReplicationWith(this::askReplication);
+      scheduleReplicationPoll();
+    }
     if (batches != null) {
       scheduleSync();
     }
@@ -126,6 +134,67 @@ public final class RedisStores implements Stores {
       permits.retryOwed();
       probe(); // the breaker closes after a few answered calls in a row
     });
+  }
+
+  /** Every {@link LossWatch#POLL} while up: asks where the master's replication stands. */
+  private void scheduleReplicationPoll() {
+    scheduler.schedule(() -> {
+      if (closed) {
+        return;
+      }
+      try {
+        RedisScriptingAsyncCommands<String, String> redis =
+            guard.state() == RedisState.UP ? link.commands() : null;
+        if (redis != null) {
+          askReplication(redis).exceptionally(error -> null);
+        }
+      } finally {
+        scheduleReplicationPoll();
+      }
+    }, LossWatch.POLL.toNanos());
+  }
+
+  /**
+   * {@code INFO replication}; when it shows a promoted replica that may lack writes this node
+   * made, they are charged again and the held leases written again (see {@link Replication}).
+   */
+  private CompletableFuture<Void> askReplication(RedisScriptingAsyncCommands<String, String> redis) {
+    if (replication == null
+        || !(redis instanceof io.lettuce.core.api.async.RedisServerAsyncCommands<?, ?>)) {
+      return CompletableFuture.completedFuture(null);
+    }
+    @SuppressWarnings("unchecked")
+    var server = (io.lettuce.core.api.async.RedisServerAsyncCommands<String, String>) redis;
+    if (replicationRefused) {
+      return CompletableFuture.completedFuture(null);
+    }
+    long poll = replication.nextPoll();
+    try {
+      return server.info("replication").toCompletableFuture().handle((info, error) -> {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException
+            ? error.getCause() : error;
+        if (cause instanceof io.lettuce.core.RedisCommandExecutionException) {
+          // a Redis that refuses INFO (renamed or forbidden by a managed service): no check,
+          // rather than no decision in Redis after every outage
+          replicationRefused = true;
+          org.slf4j.LoggerFactory.getLogger(RedisStores.class).warn("Redis at {} refuses INFO "
+              + "({}): writes a promoted replica missed will not be found", link.where(),
+              cause.getMessage());
+          return null;
+        }
+        if (error != null) {
+          throw new java.util.concurrent.CompletionException(cause);
+        }
+        Replication.Promotion promotion = replication.answered(poll, info);
+        if (promotion != null) {
+          rates.unreplicated(redis, promotion);
+          permits.lostLeases(redis);
+        }
+        return null;
+      });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** Batched mode: every batch-sync interval the permits parked on this node go back to Redis. */
@@ -248,9 +317,13 @@ public final class RedisStores implements Stores {
     return loss.describe(guard.describe()) + (advice.isEmpty() ? "" : " [" + advice + "]");
   }
 
-  /** How many connections that stopped answering were replaced since opening. */
+  /**
+   * How many connections that stopped answering were replaced since opening: the command
+   * connection (a call timed out, then a PING did) and the pub/sub connection of the lease notices
+   * (its periodic PING did).
+   */
   public long replacedConnections() {
-    return stall.replaced();
+    return stall.replaced() + permits.replacedNewsConnections();
   }
 
   @Override

@@ -184,6 +184,39 @@ class NetworkFaultTest {
   }
 
   /**
+   * The pub/sub connection of the lease notices goes silent without closing: it has no calls that
+   * could time out, so its own PING finds it, and the node subscribes again on a new connection.
+   * Without that, no notice would reach the node's waiters while the old socket lived.
+   */
+  @Test
+  void aSilentPubSubConnectionIsReplacedAndSubscribedAgain() {
+    RedisStores node = nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL);
+    AtomicInteger notices = new AtomicInteger();
+    node.permits().watch(limiter, notices::incrementAndGet);
+    String channel = KeyLayout.permitsFreed(limiter);
+    AtomicInteger sent = new AtomicInteger(); // PUBLISH answers how many subscribers it reached
+    await("subscribed").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        .until(() -> {
+          sent.addAndGet(Integer.parseInt(REDIS.server().command("PUBLISH", channel, "x").trim()));
+          return notices.get() > 0;
+        });
+    await("nothing in flight").atMost(Duration.ofSeconds(5)).until(() -> notices.get() == sent.get());
+
+    proxy.freezeOpen();
+    long frozen = System.nanoTime();
+    int before = notices.get();
+    await("a notice arrives on a new subscription").atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(20)).until(() -> {
+          REDIS.server().command("PUBLISH", channel, "x");
+          return notices.get() > before;
+        });
+
+    System.out.printf("a silent pub/sub connection: notices arrive again %d ms after it went "
+        + "silent%n", (System.nanoTime() - frozen) / 1_000_000);
+    assertThat(node.replacedConnections()).isEqualTo(1);
+  }
+
+  /**
    * A Redis that comes and goes (three cuts within seconds) gives one pair of warnings, and the
    * node still follows it: down during each cut, up after each.
    */

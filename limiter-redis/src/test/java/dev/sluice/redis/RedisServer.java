@@ -166,6 +166,10 @@ public final class RedisServer implements AutoCloseable {
   /** Reads a simple, integer, error or bulk reply (enough for PING, PTTL, INFO, TYPE...). */
   private static String readReply(InputStream in) throws IOException {
     String first = readLine(in);
+    if (first.isEmpty()) {
+      // a sentinel reconfiguring the server closes its clients (CLIENT KILL TYPE normal)
+      throw new IOException("closed without a reply");
+    }
     if (first.startsWith("$")) {
       int length = Integer.parseInt(first.substring(1));
       if (length < 0) {

@@ -22,7 +22,8 @@ final class Experiments {
       new AdaptiveRun(),
       new OverloadRun(),
       new IngestRun(),
-      new OverheadRun());
+      new OverheadRun(),
+      new dev.sluice.loadtest.soak.SoakRun());
 
   /** What runs without {@code --scenario}. */
   static final Experiment DEFAULT = Scenario.MONDAY_MAINTENANCE;
