@@ -22,8 +22,9 @@ import java.util.stream.Stream;
  * removed whatever happens, and no child outlives the request ({@link ChildProcesses}).
  *
  * <p>Nothing is read or run before the limiter admits the request: a job rejected while queued
- * leaves no file and started no process. The cost estimate is therefore known after admission,
- * when the job's work starts (the probe needs the body).
+ * leaves no file and started no process. The probe's cost estimate is therefore known after
+ * admission; what the limiter can weigh a job by is the client's declaration ({@link
+ * DeclaredCost}), checked against the probe before ffmpeg runs.
  */
 final class FfmpegJobs implements JobEngine {
 
@@ -66,6 +67,7 @@ final class FfmpegJobs implements JobEngine {
     if (length > settings.maxBytes()) {
       throw JobProblem.tooLarge(tooLarge(length + " bytes"));
     }
+    settings.cost().read(ctx);
   }
 
   @Override
@@ -94,6 +96,7 @@ final class FfmpegJobs implements JobEngine {
             "the footage lasts %.1f s; at most %d s (demo.ffmpeg.max-seconds)",
             source.durationSeconds(), settings.maxSeconds()));
       }
+      settings.cost().check(ctx, source);
       double cost = source.costEstimate(rendition);
       ctx.attribute(FOOTAGE, source);
       ctx.attribute(COST_ESTIMATE, cost);

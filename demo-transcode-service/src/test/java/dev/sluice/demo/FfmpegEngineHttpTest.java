@@ -73,8 +73,14 @@ class FfmpegEngineHttpTest {
 
   private static HttpResponse<String> post(String path, String type, HttpRequest.BodyPublisher body)
       throws Exception {
+    return post(path, type, body, Map.of());
+  }
+
+  private static HttpResponse<String> post(String path, String type, HttpRequest.BodyPublisher body,
+      Map<String, String> headers) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path))
         .POST(body);
+    headers.forEach(request::header);
     if (type != null) {
       request.header("Content-Type", type);
     }
@@ -187,5 +193,28 @@ class FfmpegEngineHttpTest {
     problem(post("/api/transcode?height=240", "application/octet-stream",
         HttpRequest.BodyPublishers.ofByteArray(clip)), 415, "not-mp4");
     problem(post("/api/transcode?height=240", "video/mp4", HttpRequest.BodyPublishers.noBody()), 400, "no-footage");
+  }
+
+  private static HttpResponse<String> declaring(String cost, byte[] footage) throws Exception {
+    return post("/api/transcode?height=240", "video/mp4", HttpRequest.BodyPublishers.ofByteArray(footage),
+        Map.of("X-Footage-Cost", cost));
+  }
+
+  @Test
+  void aClipWhoseDeclaredCostMatchesItsProbeIsTranscoded() throws Exception {
+    HttpResponse<String> response = declaring("1", clip); // 2 s of 360p: ceil(2 x 360 / 3600)
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+  }
+
+  @Test
+  void aDeclaredCostFarFromTheProbeIs422CostMismatchBeforeFfmpegRuns() throws Exception {
+    JsonNode body = problem(declaring("9", clip), 422, "cost-mismatch");
+    assertThat(body.get("detail").asText()).contains("X-Footage-Cost declared 9").contains("costs 1");
+  }
+
+  @Test
+  void aDeclaredCostThatIsNotAWholeNumberIs400BadCost() throws Exception {
+    JsonNode body = problem(declaring("lots", clip), 400, "bad-cost");
+    assertThat(body.get("detail").asText()).contains("X-Footage-Cost").contains("'lots'");
   }
 }
