@@ -15,8 +15,11 @@ import java.util.Set;
  * @param timeout a transcode still running after this is ended and answered 503: no request hangs on a stuck child
  * @param preset libx264's speed/size trade-off
  * @param tempDir where each job's upload and rendition live while it runs (a folder per job, removed after)
+ * @param cost the header a client declares its footage's cost in, checked against the probe
  */
-record FfmpegSettings(int threads, long maxBytes, int maxSeconds, Duration timeout, String preset, Path tempDir) {
+record FfmpegSettings(
+    int threads, long maxBytes, int maxSeconds, Duration timeout, String preset, Path tempDir,
+    DeclaredCost cost) {
 
   static final String THREADS = "demo.ffmpeg.threads";
   static final String MAX_BYTES = "demo.ffmpeg.max-bytes";
@@ -24,6 +27,7 @@ record FfmpegSettings(int threads, long maxBytes, int maxSeconds, Duration timeo
   static final String TIMEOUT = "demo.ffmpeg.timeout";
   static final String PRESET = "demo.ffmpeg.preset";
   static final String TEMP_DIR = "demo.ffmpeg.temp-dir";
+  static final String COST_HEADER = "demo.ffmpeg.cost-header";
 
   private static final Set<String> PRESETS = Set.of("ultrafast", "superfast", "veryfast", "faster",
       "fast", "medium", "slow", "slower", "veryslow");
@@ -51,6 +55,12 @@ record FfmpegSettings(int threads, long maxBytes, int maxSeconds, Duration timeo
     }
     Path tempDir = settings.get(TEMP_DIR).map(Path::of)
         .orElse(Path.of(System.getProperty("java.io.tmpdir"), "sluice-transcode"));
-    return new FfmpegSettings(threads, maxBytes, maxSeconds, timeout, preset, tempDir);
+    String costHeader = settings.get(COST_HEADER).orElse("X-Footage-Cost").trim();
+    if (!costHeader.isEmpty() && !costHeader.matches("[A-Za-z0-9!#$%&'*+.^_`|~-]+")) {
+      throw new IllegalArgumentException(COST_HEADER + " must be an HTTP header name (or empty: none)"
+          + " but was '" + costHeader + "'");
+    }
+    return new FfmpegSettings(threads, maxBytes, maxSeconds, timeout, preset, tempDir,
+        new DeclaredCost(costHeader));
   }
 }

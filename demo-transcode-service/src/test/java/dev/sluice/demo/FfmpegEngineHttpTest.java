@@ -73,15 +73,22 @@ class FfmpegEngineHttpTest {
 
   private static HttpResponse<String> post(String path, String type, HttpRequest.BodyPublisher body)
       throws Exception {
+    return post(path, type, body, Map.of());
+  }
+
+  private static HttpResponse<String> post(String path, String type, HttpRequest.BodyPublisher body,
+      Map<String, String> headers) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path))
         .POST(body);
+    headers.forEach(request::header);
     if (type != null) {
       request.header("Content-Type", type);
     }
-    // A request answered before its body is read (bad rendition, wrong type, too large) races
-    // the client's upload: the server closes with unread bytes and the reset can swallow the
-    // answer on loopback ("header parser received no bytes"). The answer is the same on every
-    // try, so the transport's race is retried, twice at most; the answer itself is asserted.
+    // A request answered before its body is read races the client's upload: the server closes
+    // with unread bytes and the reset can swallow the answer on loopback ("header parser received
+    // no bytes"). The checks in front of the limiter read the body before answering (tested
+    // below), but a body declared larger than max-bytes is not read. The answer is the same on
+    // every try, so the transport's race is retried, twice at most; the answer itself is asserted.
     for (int attempt = 1; ; attempt++) {
       try {
         return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
@@ -187,5 +194,51 @@ class FfmpegEngineHttpTest {
     problem(post("/api/transcode?height=240", "application/octet-stream",
         HttpRequest.BodyPublishers.ofByteArray(clip)), 415, "not-mp4");
     problem(post("/api/transcode?height=240", "video/mp4", HttpRequest.BodyPublishers.noBody()), 400, "no-footage");
+  }
+
+  private static HttpResponse<String> declaring(String cost, byte[] footage) throws Exception {
+    return post("/api/transcode?height=240", "video/mp4", HttpRequest.BodyPublishers.ofByteArray(footage),
+        Map.of("X-Footage-Cost", cost));
+  }
+
+  @Test
+  void aClipWhoseDeclaredCostMatchesItsProbeIsTranscoded() throws Exception {
+    HttpResponse<String> response = declaring("1", clip); // 2 s of 360p: ceil(2 x 360 / 3600)
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+  }
+
+  @Test
+  void aDeclaredCostFarFromTheProbeIs422CostMismatchBeforeFfmpegRuns() throws Exception {
+    JsonNode body = problem(declaring("9", clip), 422, "cost-mismatch");
+    assertThat(body.get("detail").asText()).contains("X-Footage-Cost declared 9").contains("costs 1");
+  }
+
+  @Test
+  void aDeclaredCostThatIsNotAWholeNumberIs400BadCost() throws Exception {
+    JsonNode body = problem(declaring("lots", clip), 400, "bad-cost");
+    assertThat(body.get("detail").asText()).contains("X-Footage-Cost").contains("'lots'");
+  }
+
+  @Test
+  void aRequestRefusedInFrontOfTheLimiterHasItsBodyReadSoTheConnectionEndsCleanly() throws Exception {
+    // unread bytes would make Jetty close hard ("Connection: close" and a TCP reset that can
+    // overtake the answer); read, the connection stays open for the next request
+    byte[] body = new byte[MAX_BYTES - 1];
+    HttpResponse<String> badHeight = post("/api/transcode?height=999", body);
+    HttpResponse<String> wrongType = post("/api/transcode?height=240", "application/octet-stream",
+        HttpRequest.BodyPublishers.ofByteArray(body));
+
+    assertThat(badHeight.statusCode()).isEqualTo(400);
+    assertThat(badHeight.headers().firstValue("Connection")).isEmpty();
+    assertThat(wrongType.statusCode()).isEqualTo(415);
+    assertThat(wrongType.headers().firstValue("Connection")).isEmpty();
+  }
+
+  @Test
+  void aBodyDeclaredLargerThanMaxBytesIsNotReadToRefuseIt() throws Exception {
+    HttpResponse<String> tooLarge = post("/api/transcode?height=240", new byte[MAX_BYTES + 1]);
+
+    assertThat(tooLarge.statusCode()).isEqualTo(413);
+    assertThat(tooLarge.headers().firstValue("Connection")).hasValue("close");
   }
 }

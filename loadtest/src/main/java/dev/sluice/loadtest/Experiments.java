@@ -2,6 +2,7 @@ package dev.sluice.loadtest;
 
 import dev.sluice.loadtest.adaptive.AdaptiveRun;
 import dev.sluice.loadtest.ingest.IngestRun;
+import dev.sluice.loadtest.monday.MondayReplay;
 import dev.sluice.loadtest.overhead.OverheadRun;
 import dev.sluice.loadtest.overload.OverloadRun;
 import dev.sluice.loadtest.scenario.Scenario;
@@ -22,6 +23,7 @@ final class Experiments {
       new AdaptiveRun(),
       new OverloadRun(),
       new IngestRun(),
+      new MondayReplay(),
       new OverheadRun(),
       new dev.sluice.loadtest.soak.SoakRun());
 

@@ -76,7 +76,7 @@ class OptionsTest {
     assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "tuesday"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("--scenario must be one of monday-maintenance, steady, spike, greedy-host, "
-            + "priority, adaptive, overload, ingest, overhead, soak but was 'tuesday'");
+            + "priority, adaptive, overload, ingest, monday, overhead, soak but was 'tuesday'");
   }
 
   @Test

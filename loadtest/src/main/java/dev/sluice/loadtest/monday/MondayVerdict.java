@@ -1,0 +1,126 @@
+package dev.sluice.loadtest.monday;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The replay judged against the scenario's targets: for the CPU-target variants each target met or
+ * missed; for {@code none} whether the run shows the scenario's failure; the static limits are the
+ * reference the throughput target is measured against.
+ *
+ * @param variant the variant's name
+ * @param line one line that says it, for the console and the report's head
+ * @param checks each target, with its verdict
+ */
+public record MondayVerdict(String variant, String line, List<Check> checks) {
+
+  /** The CPU target of the scenario's fix and its tolerance, percent. */
+  static final double TARGET = 70;
+  static final double TOLERANCE = 5;
+
+  /** Verdicts of a check. */
+  public enum Outcome { MET, MISSED, NOT_APPLICABLE }
+
+  /**
+   * One target.
+   *
+   * @param target what it asks
+   * @param outcome met, missed, or not applicable (what it needs did not run or the run was short)
+   * @param detail the figure behind it
+   */
+  public record Check(String target, Outcome outcome, String detail) {}
+
+  /** Judges every result; the static runs among them are the throughput reference. */
+  public static List<MondayVerdict> judge(List<MondayResult> results) {
+    List<MondayResult> statics = results.stream()
+        .filter(r -> r.error() == null && r.variant().startsWith("static")).toList();
+    List<MondayVerdict> verdicts = new ArrayList<>();
+    for (MondayResult r : results) {
+      verdicts.add(judge(r, statics));
+    }
+    return verdicts;
+  }
+
+  static MondayVerdict judge(MondayResult r, List<MondayResult> statics) {
+    if (r.error() != null) {
+      return new MondayVerdict(r.variant(), r.variant() + ": NOT RUN: " + r.error(), List.of());
+    }
+    if (r.variant().equals("none")) {
+      return failureShown(r);
+    }
+    if (r.variant().startsWith("static")) {
+      return new MondayVerdict(r.variant(), String.format(Locale.ROOT,
+          "%s: the reference: CPU mean %.1f %%, %.1f re-transcodes/min, rescue %d of %d served,"
+              + " history p99 %.0f ms", r.variant(), r.cpuMean(), r.jobsPerMinute(), r.rescueServed(),
+          r.rescueJobs(), r.historyP99()), List.of());
+    }
+    List<Check> checks = new ArrayList<>();
+    checks.add(new Check("machine CPU mean 70 ± 5 %",
+        outcome(Math.abs(r.cpuMean() - TARGET) <= TOLERANCE, r.cpuMean()),
+        String.format(Locale.ROOT, "%.1f %%", r.cpuMean())));
+    checks.add(new Check("no 10 s window above 90 % after the first 30 s",
+        Double.isNaN(r.worst10sAfter30()) ? Outcome.NOT_APPLICABLE
+            : outcome(r.worst10sAfter30() <= 90, r.worst10sAfter30()),
+        Double.isNaN(r.worst10sAfter30()) ? "the window is shorter than 40 s"
+            : String.format(Locale.ROOT, "worst 10 s: %.1f %%", r.worst10sAfter30())));
+    checks.add(new Check("every rescue job served",
+        r.rescueJobs() == 0 ? Outcome.NOT_APPLICABLE : outcome(r.rescueServed() == r.rescueJobs(), 0),
+        r.rescueServed() + " of " + r.rescueJobs()));
+    checks.add(new Check("history p99 under 50 ms", outcome(r.historyP99() < 50, r.historyP99()),
+        String.format(Locale.ROOT, "%.0f ms", r.historyP99())));
+    checks.add(throughput(r, statics));
+    long met = checks.stream().filter(c -> c.outcome() == Outcome.MET).count();
+    long judged = checks.stream().filter(c -> c.outcome() != Outcome.NOT_APPLICABLE).count();
+    List<String> missed = checks.stream().filter(c -> c.outcome() == Outcome.MISSED)
+        .map(c -> c.target() + " (" + c.detail() + ")").toList();
+    String line = r.variant() + ": " + met + " of " + judged + " targets met"
+        + (missed.isEmpty() ? "" : "; missed: " + String.join("; ", missed));
+    return new MondayVerdict(r.variant(), line, checks);
+  }
+
+  /**
+   * Re-transcodes per minute per percent of CPU against the static run whose mean CPU is nearest:
+   * "at least 95 % of what a hand-tuned static limit achieves at the same mean CPU".
+   */
+  static Check throughput(MondayResult r, List<MondayResult> statics) {
+    String target = "re-transcodes/min at least 95 % of a static limit's at the same mean CPU";
+    Optional<MondayResult> nearest = statics.stream().filter(s -> s.cpuMean() > 0 && s.jobsPerMinute() > 0)
+        .min(Comparator.comparingDouble(s -> Math.abs(s.cpuMean() - r.cpuMean())));
+    if (nearest.isEmpty() || !(r.cpuMean() > 0)) {
+      return new Check(target, Outcome.NOT_APPLICABLE, "no static run with completed jobs to compare with");
+    }
+    MondayResult s = nearest.get();
+    double ratio = (r.jobsPerMinute() / r.cpuMean()) / (s.jobsPerMinute() / s.cpuMean());
+    return new Check(target, ratio >= 0.95 ? Outcome.MET : Outcome.MISSED, String.format(Locale.ROOT,
+        "%.1f/min at %.1f %% against %s's %.1f/min at %.1f %%: %.0f %% per unit of CPU",
+        r.jobsPerMinute(), r.cpuMean(), s.variant(), s.jobsPerMinute(), s.cpuMean(), 100 * ratio));
+  }
+
+  /**
+   * Without a limiter the run should show the scenario's failure: the CPU pinned (mean at least
+   * 90 %) and the rescue job or the history viewers starved.
+   */
+  static MondayVerdict failureShown(MondayResult r) {
+    boolean pinned = r.cpuMean() >= 90;
+    boolean starved = r.rescueServed() < r.rescueJobs() || !(r.historyP99() < 50);
+    List<Check> checks = List.of(
+        new Check("CPU pinned (mean at least 90 %)", outcome(pinned, r.cpuMean()),
+            String.format(Locale.ROOT, "%.1f %%, longest stretch above 95 %%: %.0f s", r.cpuMean(),
+                r.longestAbove95())),
+        new Check("rescue or history starved", starved ? Outcome.MET : Outcome.MISSED,
+            String.format(Locale.ROOT, "rescue %d of %d served, history p99 %.0f ms", r.rescueServed(),
+                r.rescueJobs(), r.historyP99())));
+    String line = String.format(Locale.ROOT, "none: %s: CPU mean %.1f %%, longest stretch above 95 %% %.0f s,"
+            + " rescue %d of %d served, history p99 %.0f ms", pinned && starved
+            ? "shows the scenario's failure" : "does NOT show the scenario's failure", r.cpuMean(),
+        r.longestAbove95(), r.rescueServed(), r.rescueJobs(), r.historyP99());
+    return new MondayVerdict(r.variant(), line, checks);
+  }
+
+  private static Outcome outcome(boolean met, double figure) {
+    return Double.isNaN(figure) ? Outcome.MISSED : met ? Outcome.MET : Outcome.MISSED;
+  }
+}
