@@ -167,7 +167,7 @@ class ConcurrencyLimiterDecoratorsTest {
     boolean[] flag = {false};
     Thread t = new Thread(() -> {
       try {
-        limiter.decorateSupplier(() -> "x").get();
+        String unused = limiter.decorateSupplier(() -> "x").get();
       } catch (Throwable e) {
         seen[0] = e;
         flag[0] = Thread.currentThread().isInterrupted();
