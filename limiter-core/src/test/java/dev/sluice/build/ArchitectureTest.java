@@ -62,7 +62,7 @@ class ArchitectureTest {
   }
 
   @Test
-  void coreDependsOnTheJdkCaffeineAndSnakeYamlOnly() {
+  void coreDependsOnTheJdkAndSnakeYamlOnly() {
     classes()
         .should()
         .onlyDependOnClassesThat()
@@ -70,9 +70,8 @@ class ArchitectureTest {
             "java..",
             "com.sun.management..", // the JDK's jdk.management module: process and machine CPU
             "dev.sluice..",
-            "com.github.benmanes.caffeine..",
             "org.yaml.snakeyaml..")
-        .because("docs/ARCHITECTURE.md: the JDK plus Caffeine and a YAML parser")
+        .because("docs/ARCHITECTURE.md: the JDK plus a YAML parser")
         .check(CORE);
   }
 
