@@ -33,14 +33,23 @@ class AppTest {
     try {
       HttpClient client = HttpClient.newHttpClient();
       String base = "http://127.0.0.1:" + app.port();
-      HttpResponse<String> job = client.send(HttpRequest.newBuilder(URI.create(base + "/api/transcode"))
-          .POST(HttpRequest.BodyPublishers.ofString("video")).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> job = client.send(
+          HttpRequest.newBuilder(URI.create(base + "/api/transcode"))
+              .POST(HttpRequest.BodyPublishers.ofString("video"))
+              .build(),
+          HttpResponse.BodyHandlers.ofString());
       assertThat(job.statusCode()).isEqualTo(200);
-      String status = client.send(HttpRequest.newBuilder(URI.create(base + "/sluice")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
+      String status = client
+          .send(
+              HttpRequest.newBuilder(URI.create(base + "/sluice")).build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
       assertThat(status).contains("\"name\":\"transcode\"").contains("\"admitted\":1");
-      String metrics = client.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
+      String metrics = client
+          .send(
+              HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
       assertThat(metrics).contains("sluice_concurrency_limit{limiter=\"transcode\"}");
     } finally {
       app.stop();

@@ -77,10 +77,14 @@ class UserStrategiesTest {
 
   @Test
   void aUserLimitStrategyPlugsInThroughTheSpecAndLearns() {
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("aimd").clock(time).scheduler(time)
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("aimd")
+        .clock(time)
+        .scheduler(time)
         .executor(Runnable::run)
-        .spec(LimiterSpec.custom().maxConcurrency(10)
-            .limit(LimitSpec.of("aimd", AimdLimit::new)).build())
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(10)
+            .limit(LimitSpec.of("aimd", AimdLimit::new))
+            .build())
         .build();
     for (int i = 0; i < 5; i++) {
       Permit p = limiter.acquire().join(); // fast permits: 10 ms each
@@ -102,8 +106,12 @@ class UserStrategiesTest {
   @Test
   void aUserQueueDisciplinePlugsInThroughTheSpecAndTakesTheWaitersOnReconfigure() {
     LimiterSpec fifo = LimiterSpec.custom().maxConcurrency(1).maxQueue(8).build();
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("lifo").clock(time).scheduler(time)
-        .executor(Runnable::run).spec(fifo).build();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("lifo")
+        .clock(time)
+        .scheduler(time)
+        .executor(Runnable::run)
+        .spec(fifo)
+        .build();
     Permit running = limiter.acquire().join();
     List<Integer> order = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
@@ -114,7 +122,8 @@ class UserStrategiesTest {
       });
     }
 
-    limiter.reconfigure(LimiterSpec.from(fifo).queue(QueueSpec.of("lifo", LifoQueue::new)).build());
+    limiter.reconfigure(
+        LimiterSpec.from(fifo).queue(QueueSpec.of("lifo", LifoQueue::new)).build());
     running.release();
 
     // moved in grant order (1, 2, 3) onto a stack: served 3, 2, 1

@@ -5,9 +5,9 @@ import com.netflix.concurrency.limits.limit.FixedLimit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
+import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.limit.CpuLimit;
 import dev.sluice.concurrency.limit.LatencyLimit;
-import dev.sluice.concurrency.Permit;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import java.time.Duration;
@@ -78,45 +78,49 @@ public class ConcurrencyLimiterBenchmark {
 
   @Setup
   public void setUp() {
-    sluice =
-        ConcurrencyLimiter.builder("bench")
-            .maxConcurrency(LIMIT)
-            .maxQueue(LIMIT)
-            .queueTimeout(Duration.ofMinutes(1))
-            .build();
-    sluiceNoClock =
-        ConcurrencyLimiter.builder("bench-no-clock")
-            .maxConcurrency(LIMIT)
-            .maxQueue(LIMIT)
-            .queueTimeout(Duration.ofMinutes(1))
-            .clock(() -> 0L)
-            .build();
-    sluiceListener =
-        ConcurrencyLimiter.builder("bench-listener")
-            .maxConcurrency(LIMIT)
-            .maxQueue(LIMIT)
-            .queueTimeout(Duration.ofMinutes(1))
-            .listener(new ConcurrencyListener() {})
-            .build();
-    sluiceCpu =
-        ConcurrencyLimiter.builder("bench-cpu")
-            .maxQueue(LIMIT)
-            .queueTimeout(Duration.ofMinutes(1))
-            .limitSource(CpuLimit.builder().targetCpu(0.7).sampler(() -> 0.7)
-                .initialLimit(LIMIT).maxLimit(LIMIT).build())
-            .build();
-    sluiceLatency =
-        ConcurrencyLimiter.builder("bench-latency")
-            .maxQueue(LIMIT)
-            .queueTimeout(Duration.ofMinutes(1))
-            .limitSource(LatencyLimit.builder().minLimit(LIMIT).maxLimit(LIMIT)
-                .initialLimit(LIMIT).build())
-            .build();
+    sluice = ConcurrencyLimiter.builder("bench")
+        .maxConcurrency(LIMIT)
+        .maxQueue(LIMIT)
+        .queueTimeout(Duration.ofMinutes(1))
+        .build();
+    sluiceNoClock = ConcurrencyLimiter.builder("bench-no-clock")
+        .maxConcurrency(LIMIT)
+        .maxQueue(LIMIT)
+        .queueTimeout(Duration.ofMinutes(1))
+        .clock(() -> 0L)
+        .build();
+    sluiceListener = ConcurrencyLimiter.builder("bench-listener")
+        .maxConcurrency(LIMIT)
+        .maxQueue(LIMIT)
+        .queueTimeout(Duration.ofMinutes(1))
+        .listener(new ConcurrencyListener() {})
+        .build();
+    sluiceCpu = ConcurrencyLimiter.builder("bench-cpu")
+        .maxQueue(LIMIT)
+        .queueTimeout(Duration.ofMinutes(1))
+        .limitSource(CpuLimit.builder()
+            .targetCpu(0.7)
+            .sampler(() -> 0.7)
+            .initialLimit(LIMIT)
+            .maxLimit(LIMIT)
+            .build())
+        .build();
+    sluiceLatency = ConcurrencyLimiter.builder("bench-latency")
+        .maxQueue(LIMIT)
+        .queueTimeout(Duration.ofMinutes(1))
+        .limitSource(LatencyLimit.builder()
+            .minLimit(LIMIT)
+            .maxLimit(LIMIT)
+            .initialLimit(LIMIT)
+            .build())
+        .build();
     semaphore = new Semaphore(LIMIT);
-    bulkhead =
-        Bulkhead.of(
-            "bench",
-            BulkheadConfig.custom().maxConcurrentCalls(LIMIT).maxWaitDuration(Duration.ZERO).build());
+    bulkhead = Bulkhead.of(
+        "bench",
+        BulkheadConfig.custom()
+            .maxConcurrentCalls(LIMIT)
+            .maxWaitDuration(Duration.ZERO)
+            .build());
     netflix = SimpleLimiter.newBuilder().limit(FixedLimit.of(LIMIT)).build();
   }
 

@@ -57,13 +57,12 @@ public class HandOffBenchmark {
     } else {
       chosen = ForkJoinPool.commonPool();
     }
-    limiter =
-        ConcurrencyLimiter.builder("handoff")
-            .maxConcurrency(1)
-            .maxQueue(1)
-            .queueTimeout(Duration.ofMinutes(1))
-            .executor(chosen)
-            .build();
+    limiter = ConcurrencyLimiter.builder("handoff")
+        .maxConcurrency(1)
+        .maxQueue(1)
+        .queueTimeout(Duration.ofMinutes(1))
+        .executor(chosen)
+        .build();
     held = limiter.tryAcquire().orElseThrow();
   }
 

@@ -1,9 +1,9 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.limit.CpuLimit;
 import dev.sluice.concurrency.limit.LatencyLimit;
-import dev.sluice.concurrency.Permit;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
@@ -59,8 +59,13 @@ public final class PermitCpuCost {
     for (int v = 0; v < names.size(); v++) {
       long[] sorted = perOp[v].clone();
       Arrays.sort(sorted);
-      System.out.printf("%-8s median %.2f ns CPU/op (min %.2f, max %.2f) [%d]%n", names.get(v),
-          sorted[ROUNDS / 2] / 1000.0, sorted[0] / 1000.0, sorted[ROUNDS - 1] / 1000.0, sink & 1);
+      System.out.printf(
+          "%-8s median %.2f ns CPU/op (min %.2f, max %.2f) [%d]%n",
+          names.get(v),
+          sorted[ROUNDS / 2] / 1000.0,
+          sorted[0] / 1000.0,
+          sorted[ROUNDS - 1] / 1000.0,
+          sink & 1);
     }
   }
 
@@ -77,23 +82,35 @@ public final class PermitCpuCost {
   }
 
   private static ConcurrencyLimiter fixed() {
-    return ConcurrencyLimiter.builder("fixed").maxConcurrency(LIMIT).maxQueue(LIMIT)
-        .queueTimeout(Duration.ofMinutes(1)).build();
+    return ConcurrencyLimiter.builder("fixed")
+        .maxConcurrency(LIMIT)
+        .maxQueue(LIMIT)
+        .queueTimeout(Duration.ofMinutes(1))
+        .build();
   }
 
   /** The adaptive variants, in their own class so that an older core without them still runs. */
   private static final class Adaptive {
     static ConcurrencyLimiter of(String name) {
-      ConcurrencyLimiter.Builder b = ConcurrencyLimiter.builder(name).maxQueue(LIMIT)
-          .queueTimeout(Duration.ofMinutes(1));
+      ConcurrencyLimiter.Builder b =
+          ConcurrencyLimiter.builder(name).maxQueue(LIMIT).queueTimeout(Duration.ofMinutes(1));
       switch (name) {
         case "cpu":
           // the sampler reads the target: the limit stays at 64 while the controller ticks
-          return b.limitSource(CpuLimit.builder().targetCpu(0.7).sampler(() -> 0.7)
-              .initialLimit(LIMIT).maxLimit(LIMIT).build()).build();
+          return b.limitSource(CpuLimit.builder()
+                  .targetCpu(0.7)
+                  .sampler(() -> 0.7)
+                  .initialLimit(LIMIT)
+                  .maxLimit(LIMIT)
+                  .build())
+              .build();
         case "latency":
-          return b.limitSource(LatencyLimit.builder().minLimit(LIMIT).maxLimit(LIMIT)
-              .initialLimit(LIMIT).build()).build();
+          return b.limitSource(LatencyLimit.builder()
+                  .minLimit(LIMIT)
+                  .maxLimit(LIMIT)
+                  .initialLimit(LIMIT)
+                  .build())
+              .build();
         default:
           throw new IllegalArgumentException("variants: fixed, cpu, latency; not " + name);
       }

@@ -56,16 +56,16 @@ public class RateLimiterBenchmark {
     sluice = RateLimiter.builder(Algorithm.TOKEN_BUCKET, limit).build();
     sluiceUnkeyed = RateLimiter.builder(Algorithm.TOKEN_BUCKET, limit).unkeyed().build();
     bucket4j = newBucket();
-    resilience4j =
-        new AtomicRateLimiter(
-            "bench",
-            RateLimiterConfig.custom()
-                .limitForPeriod(Integer.MAX_VALUE)
-                .limitRefreshPeriod(Duration.ofMillis(500))
-                .timeoutDuration(Duration.ZERO)
-                .build());
+    resilience4j = new AtomicRateLimiter(
+        "bench",
+        RateLimiterConfig.custom()
+            .limitForPeriod(Integer.MAX_VALUE)
+            .limitRefreshPeriod(Duration.ofMillis(500))
+            .timeoutDuration(Duration.ZERO)
+            .build());
     guava = com.google.common.util.concurrent.RateLimiter.create(1e12);
-    sluiceKeyed = RateLimiter.builder(Algorithm.TOKEN_BUCKET, limit).maxKeys(2L * KEYS).build();
+    sluiceKeyed =
+        RateLimiter.builder(Algorithm.TOKEN_BUCKET, limit).maxKeys(2L * KEYS).build();
     bucket4jKeyed = new ConcurrentHashMap<>();
     keys = new String[KEYS];
     for (int i = 0; i < KEYS; i++) {
@@ -76,7 +76,9 @@ public class RateLimiterBenchmark {
   }
 
   private static Bucket newBucket() {
-    return Bucket.builder().addLimit(l -> l.capacity(CAPACITY).refillGreedy(RATE, Duration.ofSeconds(1))).build();
+    return Bucket.builder()
+        .addLimit(l -> l.capacity(CAPACITY).refillGreedy(RATE, Duration.ofSeconds(1)))
+        .build();
   }
 
   /** Each thread's position in the key space. */

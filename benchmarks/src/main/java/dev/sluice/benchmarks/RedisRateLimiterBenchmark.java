@@ -15,8 +15,8 @@ import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
@@ -87,20 +87,23 @@ public class RedisRateLimiterBenchmark {
   @Setup(Level.Trial)
   public void open() {
     // a generous timeout: the benchmark measures Redis decisions, not the fallback
-    sluice = RedisStores.open(new StoreSettings(URI.create(redisUri), Duration.ofSeconds(2), 1,
-        FailurePolicy.LOCAL, NanoClock.system()));
+    sluice = RedisStores.open(new StoreSettings(
+        URI.create(redisUri), Duration.ofSeconds(2), 1, FailurePolicy.LOCAL, NanoClock.system()));
     // batched mode: 100 permits per round trip, handed out locally (limiter-redis README)
-    sluiceBatched = RedisStores.open(new StoreSettings(URI.create(redisUri + "?batch=100"),
-        Duration.ofSeconds(2), 1, FailurePolicy.LOCAL, NanoClock.system()));
+    sluiceBatched = RedisStores.open(new StoreSettings(
+        URI.create(redisUri + "?batch=100"),
+        Duration.ofSeconds(2),
+        1,
+        FailurePolicy.LOCAL,
+        NanoClock.system()));
     limit = RateLimit.of(HUGE, Duration.ofSeconds(1));
 
     bucket4jClient = RedisClient.create(redisUri);
     bucket4jConnection =
         bucket4jClient.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
     bucket4j = Bucket4jLettuce.casBasedBuilder(bucket4jConnection)
-        .expirationAfterWrite(
-            ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(
-                Duration.ofSeconds(10)))
+        .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(
+            Duration.ofSeconds(10)))
         .build();
     bucket4jConfig = BucketConfiguration.builder()
         .addLimit(bandwidth -> bandwidth.capacity(HUGE).refillGreedy(HUGE, Duration.ofSeconds(1)))
@@ -109,10 +112,14 @@ public class RedisRateLimiterBenchmark {
     ceilingClient = RedisClient.create(redisUri);
     ceilingConnection = ceilingClient.connect();
     // the body limiter-redis sends for a token bucket: its two preludes, then the script
-    tatSha = ceilingConnection.sync().scriptLoad(
-        script("epoch_check") + "\n" + script("charge_once") + "\n" + script("tat"));
-    sluice.rates().tryAcquire(List.of(new RateRequest("bench", "warm", Algorithm.TOKEN_BUCKET,
-        limit, 1))).toCompletableFuture().join(); // sets the epoch key
+    tatSha = ceilingConnection
+        .sync()
+        .scriptLoad(script("epoch_check") + "\n" + script("charge_once") + "\n" + script("tat"));
+    sluice
+        .rates()
+        .tryAcquire(List.of(new RateRequest("bench", "warm", Algorithm.TOKEN_BUCKET, limit, 1)))
+        .toCompletableFuture()
+        .join(); // sets the epoch key
     epoch = ceilingConnection.sync().get("sluice:epoch");
     if (epoch == null) {
       throw new IllegalStateException("no sluice:epoch key after a Sluice decision");
@@ -161,25 +168,32 @@ public class RedisRateLimiterBenchmark {
       bucket4jBucket = benchmark.bucket4j.builder().build(actor, benchmark.bucket4jConfig);
       // what limiter-redis sends for this request (seen with MONITOR): the state key, the epoch
       // key; limit, period in µs, burst, cost, shaper, mode, the node's epoch
-      ceilingKeys = new String[] {"sluice:rate:{bench:ceiling-" + actor + "}:token-bucket",
-          "sluice:epoch"};
-      ceilingArgs = new String[] {Long.toString(HUGE), "1000000", Long.toString(HUGE), "1", "0",
-          "0", benchmark.epoch};
+      ceilingKeys =
+          new String[] {"sluice:rate:{bench:ceiling-" + actor + "}:token-bucket", "sluice:epoch"};
+      ceilingArgs = new String[] {
+        Long.toString(HUGE), "1000000", Long.toString(HUGE), "1", "0", "0", benchmark.epoch
+      };
     }
   }
 
   @Benchmark
   public boolean sluice(Actor actor) {
-    List<RateDecision> decisions =
-        sluice.rates().tryAcquire(List.of(actor.sluiceRequest)).toCompletableFuture().join();
+    List<RateDecision> decisions = sluice
+        .rates()
+        .tryAcquire(List.of(actor.sluiceRequest))
+        .toCompletableFuture()
+        .join();
     return decisions.get(0).allowed();
   }
 
   /** Not like for like: one round trip per 100 decisions (batched mode), shown for the trade-off. */
   @Benchmark
   public boolean sluiceBatched(Actor actor) {
-    List<RateDecision> decisions =
-        sluiceBatched.rates().tryAcquire(List.of(actor.sluiceRequest)).toCompletableFuture().join();
+    List<RateDecision> decisions = sluiceBatched
+        .rates()
+        .tryAcquire(List.of(actor.sluiceRequest))
+        .toCompletableFuture()
+        .join();
     return decisions.get(0).allowed();
   }
 
@@ -187,8 +201,8 @@ public class RedisRateLimiterBenchmark {
   @Benchmark
   public Object ceiling(Actor actor) {
     RedisCommands<String, String> redis = ceilingConnection.sync();
-    List<Object> answer = redis.evalsha(tatSha, ScriptOutputType.MULTI, actor.ceilingKeys,
-        actor.ceilingArgs);
+    List<Object> answer =
+        redis.evalsha(tatSha, ScriptOutputType.MULTI, actor.ceilingKeys, actor.ceilingArgs);
     return answer.get(0);
   }
 

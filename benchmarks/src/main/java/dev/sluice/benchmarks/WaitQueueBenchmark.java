@@ -73,7 +73,8 @@ public class WaitQueueBenchmark {
   private Supplier<WaitQueue> discipline() {
     return switch (queue) {
       case "fifo" -> WaitQueue::fifo;
-      case "fair" -> () -> WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(4).build());
+      case "fair" ->
+        () -> WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(4).build());
       case "prioritized-fair" -> () -> WaitQueue.prioritized(FairQueueConfig.DEFAULT);
       default -> throw new IllegalArgumentException("queue " + queue);
     };

@@ -50,7 +50,8 @@ final class ChildProcesses {
       }
       int exit = process.exitValue();
       if (exit != 0 && isStopping()) {
-        throw JobProblem.stopping(); // killed by endAll: its exit code says nothing about the footage
+        throw JobProblem
+            .stopping(); // killed by endAll: its exit code says nothing about the footage
       }
       return exit;
     } catch (InterruptedException e) {
@@ -109,6 +110,7 @@ final class ChildProcesses {
   }
 
   private static java.io.File nullDevice() {
-    return new java.io.File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
+    return new java.io.File(
+        System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
   }
 }

@@ -56,8 +56,11 @@ record DeclaredCost(String header) {
     } catch (NumberFormatException e) {
       // the message below
     }
-    throw new JobProblem(400, "bad-cost",
-        header + " must be a whole number >= 1 (ceil(seconds x height / 3600)) but was '" + value + "'");
+    throw new JobProblem(
+        400,
+        "bad-cost",
+        header + " must be a whole number >= 1 (ceil(seconds x height / 3600)) but was '" + value
+            + "'");
   }
 
   /**
@@ -77,10 +80,20 @@ record DeclaredCost(String header) {
     int probed = units(footage.durationSeconds(), footage.height());
     int tolerance = tolerance(probed);
     if (Math.abs(declared - probed) > tolerance) {
-      throw new JobProblem(422, "cost-mismatch", String.format(Locale.ROOT,
-          "%s declared %d but the footage (%.1f s at %dp) costs %d (ceil(seconds x height / %d),"
-              + " give or take %d)", header, declared, footage.durationSeconds(), footage.height(),
-          probed, UNIT, tolerance));
+      throw new JobProblem(
+          422,
+          "cost-mismatch",
+          String.format(
+              Locale.ROOT,
+              "%s declared %d but the footage (%.1f s at %dp) costs %d (ceil(seconds x height / %d),"
+                  + " give or take %d)",
+              header,
+              declared,
+              footage.durationSeconds(),
+              footage.height(),
+              probed,
+              UNIT,
+              tolerance));
     }
   }
 }

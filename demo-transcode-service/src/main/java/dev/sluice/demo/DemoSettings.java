@@ -42,7 +42,8 @@ public final class DemoSettings {
 
   /** The real arguments, environment and system properties; {@code cores} from the JVM. */
   public static DemoSettings load(String[] args) {
-    return load(args, System.getenv(), systemProperties(), Runtime.getRuntime().availableProcessors());
+    return load(
+        args, System.getenv(), systemProperties(), Runtime.getRuntime().availableProcessors());
   }
 
   /**
@@ -90,18 +91,23 @@ public final class DemoSettings {
         target = Double.NaN;
       }
       if (!(target > 0 && target <= 1)) {
-        throw new SluiceConfigException(CPU_TARGET, written, sources.get(CPU_TARGET),
-            "must be a number in (0, 1]");
+        throw new SluiceConfigException(
+            CPU_TARGET, written, sources.get(CPU_TARGET), "must be a number in (0, 1]");
       }
       boolean fixed = "fixed".equalsIgnoreCase(values.getOrDefault(TRANSCODE_LIMIT, "fixed"));
-      values.put(TRANSCODE_CONCURRENCY,
+      values.put(
+          TRANSCODE_CONCURRENCY,
           Integer.toString(fixed ? autoConcurrency(cores, target) : adaptiveCeiling(cores)));
-      sources.put(TRANSCODE_CONCURRENCY, "auto on " + cores + " cores"
-          + (sources.containsKey(TRANSCODE_CONCURRENCY)
-              ? " (" + sources.get(TRANSCODE_CONCURRENCY) + ")" : ""));
+      sources.put(
+          TRANSCODE_CONCURRENCY,
+          "auto on " + cores + " cores"
+              + (sources.containsKey(TRANSCODE_CONCURRENCY)
+                  ? " (" + sources.get(TRANSCODE_CONCURRENCY) + ")"
+                  : ""));
     }
     if ("cpu".equalsIgnoreCase(values.getOrDefault(TRANSCODE_LIMIT, "fixed"))
-        && !values.containsKey(TRANSCODE_TARGET_CPU) && values.containsKey(CPU_TARGET)) {
+        && !values.containsKey(TRANSCODE_TARGET_CPU)
+        && values.containsKey(CPU_TARGET)) {
       // one knob for the demo's CPU share, whichever strategy uses it
       values.put(TRANSCODE_TARGET_CPU, values.get(CPU_TARGET));
       sources.put(TRANSCODE_TARGET_CPU, CPU_TARGET + " (" + sources.get(CPU_TARGET) + ")");
@@ -185,8 +191,9 @@ public final class DemoSettings {
     } catch (NumberFormatException e) {
       // fall through to the message
     }
-    throw new IllegalArgumentException(key + " must be a whole number in [" + min + ", " + max
-        + "] but was '" + value + "'" + properties.source(key).map(s -> " (from " + s + ")").orElse(""));
+    throw new IllegalArgumentException(
+        key + " must be a whole number in [" + min + ", " + max + "] but was '" + value + "'"
+            + properties.source(key).map(s -> " (from " + s + ")").orElse(""));
   }
 
   private static Optional<Path> configFile(String[] args) {
@@ -200,8 +207,8 @@ public final class DemoSettings {
       if (args[i].startsWith("--config=")) {
         return Optional.of(Path.of(args[i].substring("--config=".length())));
       }
-      throw new IllegalArgumentException(
-          "unknown argument '" + args[i] + "'; usage: java -jar demo-transcode-service.jar [--config FILE]");
+      throw new IllegalArgumentException("unknown argument '" + args[i]
+          + "'; usage: java -jar demo-transcode-service.jar [--config FILE]");
     }
     return Optional.empty();
   }

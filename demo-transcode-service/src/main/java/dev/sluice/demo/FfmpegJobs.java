@@ -120,7 +120,8 @@ final class FfmpegJobs implements JobEngine {
   public void job(Context ctx, String endpoint) {
     long started = System.nanoTime();
     Rendition rendition = ctx.attribute(RENDITION);
-    if (rendition == null) { // validate runs in front; with the engine swapped in a test, check here
+    if (rendition
+        == null) { // validate runs in front; with the engine swapped in a test, check here
       validate(ctx);
       rendition = ctx.attribute(RENDITION);
     }
@@ -138,9 +139,11 @@ final class FfmpegJobs implements JobEngine {
       long uploaded = System.nanoTime();
       Footage source = probe.probe(upload, folder, () -> !watch.clientGone());
       if (source.durationSeconds() > settings.maxSeconds()) {
-        throw JobProblem.tooLong(String.format(Locale.ROOT,
+        throw JobProblem.tooLong(String.format(
+            Locale.ROOT,
             "the footage lasts %.1f s; at most %d s (demo.ffmpeg.max-seconds)",
-            source.durationSeconds(), settings.maxSeconds()));
+            source.durationSeconds(),
+            settings.maxSeconds()));
       }
       settings.cost().check(ctx, source);
       double cost = source.costEstimate(rendition);
@@ -154,15 +157,26 @@ final class FfmpegJobs implements JobEngine {
       if (made.durationSeconds() < source.durationSeconds() * 0.9 - 0.5) {
         // an mp4 with its index in front (faststart) still probes when cut short; ffmpeg then
         // transcodes what is there and stops early without an error
-        throw JobProblem.truncated(String.format(Locale.ROOT,
+        throw JobProblem.truncated(String.format(
+            Locale.ROOT,
             "the footage is truncated: it declares %.1f s but holds %.1f s",
-            source.durationSeconds(), made.durationSeconds()));
+            source.durationSeconds(),
+            made.durationSeconds()));
       }
       long finished = System.nanoTime();
       Long received = ctx.attribute(JobEndpoints.RECEIVED);
-      ctx.json(new RenditionResult(jobId, endpoint, made, Files.size(output), source, cost,
-          settings.threads(), received == null ? 0 : (started - received) / 1e6,
-          (uploaded - started) / 1e6, (probed - uploaded) / 1e6, (transcoded - probed) / 1e6,
+      ctx.json(new RenditionResult(
+          jobId,
+          endpoint,
+          made,
+          Files.size(output),
+          source,
+          cost,
+          settings.threads(),
+          received == null ? 0 : (started - received) / 1e6,
+          (uploaded - started) / 1e6,
+          (probed - uploaded) / 1e6,
+          (transcoded - probed) / 1e6,
           (finished - started) / 1e6));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -175,7 +189,8 @@ final class FfmpegJobs implements JobEngine {
   private long upload(Context ctx, Path file) {
     byte[] buffer = new byte[64 * 1024];
     long total = 0;
-    try (InputStream in = ctx.req().getInputStream(); OutputStream out = Files.newOutputStream(file)) {
+    try (InputStream in = ctx.req().getInputStream();
+        OutputStream out = Files.newOutputStream(file)) {
       for (int n; (n = read(in, buffer)) >= 0; ) {
         total += n;
         if (total > settings.maxBytes()) {
@@ -201,27 +216,61 @@ final class FfmpegJobs implements JobEngine {
     }
   }
 
-  private void transcode(Path input, Path output, Rendition rendition, Path folder, HangUpWatch watch)
+  private void transcode(
+      Path input, Path output, Rendition rendition, Path folder, HangUpWatch watch)
       throws IOException {
     String threads = Integer.toString(settings.threads());
-    List<String> command = new ArrayList<>(List.of(tools.ffmpeg().toString(),
-        "-nostdin", "-hide_banner", "-v", "error", "-y",
-        "-filter_threads", threads, "-threads", threads, "-i", input.toString(),
-        "-map", "0:v:0", "-map", "0:a:0?",
-        "-vf", "scale=-2:" + rendition.height,
-        "-c:v", "libx264", "-preset", settings.preset(), "-pix_fmt", "yuv420p", "-threads", threads,
-        "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", output.toString()));
+    List<String> command = new ArrayList<>(List.of(
+        tools.ffmpeg().toString(),
+        "-nostdin",
+        "-hide_banner",
+        "-v",
+        "error",
+        "-y",
+        "-filter_threads",
+        threads,
+        "-threads",
+        threads,
+        "-i",
+        input.toString(),
+        "-map",
+        "0:v:0",
+        "-map",
+        "0:a:0?",
+        "-vf",
+        "scale=-2:" + rendition.height,
+        "-c:v",
+        "libx264",
+        "-preset",
+        settings.preset(),
+        "-pix_fmt",
+        "yuv420p",
+        "-threads",
+        threads,
+        "-c:a",
+        "aac",
+        "-b:a",
+        "96k",
+        "-movflags",
+        "+faststart",
+        output.toString()));
     Path err = folder.resolve("ffmpeg-errors");
-    int exit = children.run(command, folder.resolve("ffmpeg-output"), err, settings.timeout(),
+    int exit = children.run(
+        command,
+        folder.resolve("ffmpeg-output"),
+        err,
+        settings.timeout(),
         () -> !watch.clientGone());
     if (exit != 0) {
       // it probed as a video but its frames do not decode: bad footage, not a fault of the service
-      throw JobProblem.notAVideo("ffmpeg could not transcode the footage: " + FootageProbe.lastLine(err));
+      throw JobProblem.notAVideo(
+          "ffmpeg could not transcode the footage: " + FootageProbe.lastLine(err));
     }
   }
 
   private String tooLarge(String size) {
-    return "the footage is " + size + "; at most " + settings.maxBytes() + " bytes (demo.ffmpeg.max-bytes)";
+    return "the footage is " + size + "; at most " + settings.maxBytes()
+        + " bytes (demo.ffmpeg.max-bytes)";
   }
 
   private static void delete(Path folder) {
@@ -230,7 +279,8 @@ final class FfmpegJobs implements JobEngine {
         Files.deleteIfExists(p);
       }
     } catch (IOException e) {
-      org.slf4j.LoggerFactory.getLogger(FfmpegJobs.class).warn("cannot remove {}: {}", folder, e.toString());
+      org.slf4j.LoggerFactory.getLogger(FfmpegJobs.class)
+          .warn("cannot remove {}: {}", folder, e.toString());
     }
   }
 

@@ -18,7 +18,12 @@ import java.util.Set;
  * @param cost the header a client declares its footage's cost in, checked against the probe
  */
 record FfmpegSettings(
-    int threads, long maxBytes, int maxSeconds, Duration timeout, String preset, Path tempDir,
+    int threads,
+    long maxBytes,
+    int maxSeconds,
+    Duration timeout,
+    String preset,
+    Path tempDir,
     DeclaredCost cost) {
 
   static final String THREADS = "demo.ffmpeg.threads";
@@ -29,8 +34,16 @@ record FfmpegSettings(
   static final String TEMP_DIR = "demo.ffmpeg.temp-dir";
   static final String COST_HEADER = "demo.ffmpeg.cost-header";
 
-  private static final Set<String> PRESETS = Set.of("ultrafast", "superfast", "veryfast", "faster",
-      "fast", "medium", "slow", "slower", "veryslow");
+  private static final Set<String> PRESETS = Set.of(
+      "ultrafast",
+      "superfast",
+      "veryfast",
+      "faster",
+      "fast",
+      "medium",
+      "slow",
+      "slower",
+      "veryslow");
 
   /** @throws IllegalArgumentException naming the key and the value */
   static FfmpegSettings from(DemoSettings settings) {
@@ -46,21 +59,24 @@ record FfmpegSettings(
           + ") but was '" + timeoutText + "'");
     }
     if (timeout.isZero() || timeout.isNegative()) {
-      throw new IllegalArgumentException(TIMEOUT + " must be positive but was '" + timeoutText + "'");
+      throw new IllegalArgumentException(
+          TIMEOUT + " must be positive but was '" + timeoutText + "'");
     }
     String preset = settings.get(PRESET).orElse("veryfast").trim().toLowerCase(Locale.ROOT);
     if (!PRESETS.contains(preset)) {
       throw new IllegalArgumentException(PRESET + " must be one of libx264's presets "
           + new java.util.TreeSet<>(PRESETS) + " but was '" + preset + "'");
     }
-    Path tempDir = settings.get(TEMP_DIR).map(Path::of)
+    Path tempDir = settings
+        .get(TEMP_DIR)
+        .map(Path::of)
         .orElse(Path.of(System.getProperty("java.io.tmpdir"), "sluice-transcode"));
     String costHeader = settings.get(COST_HEADER).orElse("X-Footage-Cost").trim();
     if (!costHeader.isEmpty() && !costHeader.matches("[A-Za-z0-9!#$%&'*+.^_`|~-]+")) {
-      throw new IllegalArgumentException(COST_HEADER + " must be an HTTP header name (or empty: none)"
-          + " but was '" + costHeader + "'");
+      throw new IllegalArgumentException(COST_HEADER
+          + " must be an HTTP header name (or empty: none)" + " but was '" + costHeader + "'");
     }
-    return new FfmpegSettings(threads, maxBytes, maxSeconds, timeout, preset, tempDir,
-        new DeclaredCost(costHeader));
+    return new FfmpegSettings(
+        threads, maxBytes, maxSeconds, timeout, preset, tempDir, new DeclaredCost(costHeader));
   }
 }

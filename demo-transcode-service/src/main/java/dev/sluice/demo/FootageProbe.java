@@ -35,15 +35,29 @@ final class FootageProbe {
   Footage probe(Path file, Path folder, BooleanSupplier wanted) throws IOException {
     Path out = folder.resolve(file.getFileName() + ".probe");
     Path err = folder.resolve(file.getFileName() + ".probe-errors");
-    int exit = children.run(List.of(ffprobe.toString(), "-v", "error", "-select_streams", "v:0",
-        "-show_entries", "format=duration:stream=width,height,avg_frame_rate",
-        "-of", "default=noprint_wrappers=1", file.toString()), out, err, PROBE_TIMEOUT, wanted);
+    int exit = children.run(
+        List.of(
+            ffprobe.toString(),
+            "-v",
+            "error",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "format=duration:stream=width,height,avg_frame_rate",
+            "-of",
+            "default=noprint_wrappers=1",
+            file.toString()),
+        out,
+        err,
+        PROBE_TIMEOUT,
+        wanted);
     if (exit != 0) {
       String errors = lastLine(err);
       // an mp4 starts with its ftyp box; ffmpeg writes the index (moov) at the end, so an upload
       // cut short starts like an mp4 and has no index, which ffprobe reports as it would for junk
       if (startsLikeMp4(file)) {
-        throw JobProblem.truncated("the footage is truncated (an mp4 whose index is missing): " + errors);
+        throw JobProblem.truncated(
+            "the footage is truncated (an mp4 whose index is missing): " + errors);
       }
       throw JobProblem.notAVideo("the body is not a video ffprobe can read: " + errors);
     }

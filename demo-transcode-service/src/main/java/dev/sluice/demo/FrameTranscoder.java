@@ -25,6 +25,7 @@ public final class FrameTranscoder {
 
   /** Calibration rounds of {@link #ROUND_NANOS} each: at most 6, ~0.6 s of start-up. */
   private static final int MAX_ROUNDS = 6;
+
   private static final long ROUND_NANOS = 100_000_000L;
   /** Two rounds in a row this close (relative) mean the rate has settled. */
   private static final double TOLERANCE = 0.03;

@@ -87,7 +87,8 @@ final class HangUpWatch implements AutoCloseable {
       EndPoint endPoint = core.getConnectionMetaData().getConnection().getEndPoint();
       return endPoint instanceof SocketChannelEndPoint socket ? socket.getChannel() : null;
     } catch (RuntimeException e) {
-      return null; // not Jetty's ee10 request: not watched, the transcode timeout still bounds the job
+      return null; // not Jetty's ee10 request: not watched, the transcode timeout still bounds the
+      // job
     }
   }
 }

@@ -14,11 +14,14 @@ final class HistoryEndpoint {
       throw new BadRequest("id", id.substring(0, 64) + "...", "must be at most 64 characters");
     }
     String account = ctx.header("X-Account-Id");
-    ctx.json(
-        Map.of(
-            "id", id,
-            "account", account == null ? "anonymous" : account,
-            "status", "archived",
-            "renditions", new String[] {"1080p", "720p", "480p"}));
+    ctx.json(Map.of(
+        "id",
+        id,
+        "account",
+        account == null ? "anonymous" : account,
+        "status",
+        "archived",
+        "renditions",
+        new String[] {"1080p", "720p", "480p"}));
   }
 }

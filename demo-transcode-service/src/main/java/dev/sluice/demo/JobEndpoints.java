@@ -41,8 +41,10 @@ final class JobEndpoints implements JobEngine {
    */
   @Override
   public void validate(Context ctx) {
-    ctx.attribute(CPU_MILLIS, JobMillis.CPU.parse(ctx.queryParam(JobMillis.CPU.parameter), maxCpuMillis));
-    ctx.attribute(WAIT_MILLIS, JobMillis.WAIT.parse(ctx.queryParam(JobMillis.WAIT.parameter), maxWaitMillis));
+    ctx.attribute(
+        CPU_MILLIS, JobMillis.CPU.parse(ctx.queryParam(JobMillis.CPU.parameter), maxCpuMillis));
+    ctx.attribute(
+        WAIT_MILLIS, JobMillis.WAIT.parse(ctx.queryParam(JobMillis.WAIT.parameter), maxWaitMillis));
   }
 
   /**
@@ -62,13 +64,15 @@ final class JobEndpoints implements JobEngine {
       return;
     }
     Executor afterWait = CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS, workers);
-    ctx.future(() -> CompletableFuture.supplyAsync(() -> work(ctx, endpoint, started, cpu, wait), afterWait)
+    ctx.future(() -> CompletableFuture.supplyAsync(
+            () -> work(ctx, endpoint, started, cpu, wait), afterWait)
         .thenAccept(ctx::json));
   }
 
   @Override
   public String describe() {
-    return String.format(Locale.ROOT, "frames (%.2f frames/ms calibrated)", transcoder.framesPerMilli());
+    return String.format(
+        Locale.ROOT, "frames (%.2f frames/ms calibrated)", transcoder.framesPerMilli());
   }
 
   private static int parsed(Context ctx, String attribute, JobMillis millis, int max) {

@@ -63,7 +63,8 @@ enum LimiterPeer {
     int start = Math.max(1, cores);
     return switch (this) {
       case NONE, NETFLIX_PARTITIONED -> null;
-      case NETFLIX_GRADIENT2 -> Gradient2Limit.newBuilder().initialLimit(start).minLimit(1).build();
+      case NETFLIX_GRADIENT2 ->
+        Gradient2Limit.newBuilder().initialLimit(start).minLimit(1).build();
       case NETFLIX_VEGAS -> VegasLimit.newBuilder().initialLimit(start).build();
     };
   }

@@ -76,14 +76,19 @@ final class NetflixPartitionedPeer {
       throw new IllegalArgumentException(HEADER + " must name a header but was empty");
     }
     List<String> partitions = Arrays.stream(settings.get(PARTITIONS).orElse("").split("[,\\s]+"))
-        .filter(s -> !s.isEmpty()).distinct().toList();
+        .filter(s -> !s.isEmpty())
+        .distinct()
+        .toList();
     if (partitions.isEmpty()) {
       throw new IllegalArgumentException(
           PARTITIONS + " must list the partition names (header values), comma-separated, but was '"
               + settings.get(PARTITIONS).orElse("") + "'");
     }
-    String limit = settings.get(LIMIT)
-        .or(() -> settings.get(DemoSettings.TRANSCODE_CONCURRENCY)).orElse("1").trim();
+    String limit = settings
+        .get(LIMIT)
+        .or(() -> settings.get(DemoSettings.TRANSCODE_CONCURRENCY))
+        .orElse("1")
+        .trim();
     try {
       int n = Integer.parseInt(limit);
       if (n >= 1) {
@@ -92,7 +97,8 @@ final class NetflixPartitionedPeer {
     } catch (NumberFormatException e) {
       // fall through to the message
     }
-    throw new IllegalArgumentException(LIMIT + " must be a whole number >= 1 but was '" + limit + "'");
+    throw new IllegalArgumentException(
+        LIMIT + " must be a whole number >= 1 but was '" + limit + "'");
   }
 
   /** Installs the peer's handlers; call inside {@code Javalin.create}, before the routes. */

@@ -42,20 +42,25 @@ enum OverheadPeer {
     try {
       return valueOf(value.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(KEY + "=" + value + " is not one of "
-          + Arrays.stream(values()).map(p -> p.name().toLowerCase(Locale.ROOT))
-              .collect(Collectors.joining("|")), e);
+      throw new IllegalArgumentException(
+          KEY + "=" + value + " is not one of "
+              + Arrays.stream(values())
+                  .map(p -> p.name().toLowerCase(Locale.ROOT))
+                  .collect(Collectors.joining("|")),
+          e);
     }
   }
 
   /** Installs the peer; call inside {@code Javalin.create}, before the routes. */
   void install(JavalinConfig config) {
     switch (this) {
-      case NONE -> { }
+      case NONE -> {}
       case RATELIMITPLUGIN -> {
         config.registerPlugin(new RateLimitPlugin());
-        config.routes.before(PATH, ctx -> ctx.with(RateLimitPlugin.class)
-            .requestPerTimeUnit(NEVER_REACHED_PER_MINUTE, TimeUnit.MINUTES));
+        config.routes.before(
+            PATH,
+            ctx -> ctx.with(RateLimitPlugin.class)
+                .requestPerTimeUnit(NEVER_REACHED_PER_MINUTE, TimeUnit.MINUTES));
       }
       case QOS -> {
         QoSHandler qos = new QoSHandler();
@@ -63,9 +68,9 @@ enum OverheadPeer {
         config.jetty.modifyServer(server -> server.insertHandler(qos));
       }
       case HANDLERS -> {
-        config.routes.before(ctx -> { });
-        config.routes.beforeMatched(ctx -> { });
-        config.routes.after(ctx -> { });
+        config.routes.before(ctx -> {});
+        config.routes.beforeMatched(ctx -> {});
+        config.routes.after(ctx -> {});
       }
     }
   }

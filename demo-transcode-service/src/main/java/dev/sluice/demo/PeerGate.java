@@ -29,7 +29,8 @@ final class PeerGate {
 
   private PeerGate(LimiterPeer peer, int cores) {
     this.peer = peer;
-    this.limiter = SimpleLimiter.newBuilder().named(peer.id()).limit(peer.limit(cores)).build();
+    this.limiter =
+        SimpleLimiter.newBuilder().named(peer.id()).limit(peer.limit(cores)).build();
   }
 
   /** The peer's gate; empty for {@link LimiterPeer#NONE} and the partitioned peer. */
@@ -68,12 +69,18 @@ final class PeerGate {
   }
 
   private void reject(Context ctx) {
-    ctx.status(429).json(Map.of(
-        "type", "about:blank",
-        "title", "Too Many Requests",
-        "status", 429,
-        "detail", peer.id() + " is at its limit of " + limiter.getLimit(),
-        "limiter", peer.id()));
+    ctx.status(429)
+        .json(Map.of(
+            "type",
+            "about:blank",
+            "title",
+            "Too Many Requests",
+            "status",
+            429,
+            "detail",
+            peer.id() + " is at its limit of " + limiter.getLimit(),
+            "limiter",
+            peer.id()));
     ctx.contentType("application/problem+json");
   }
 
@@ -87,7 +94,8 @@ final class PeerGate {
   String addTo(String statusJson) {
     try {
       ObjectNode status = (ObjectNode) JSON.readTree(statusJson);
-      ObjectNode entry = ((ArrayNode) status.get("limiters")).addObject()
+      ObjectNode entry = ((ArrayNode) status.get("limiters"))
+          .addObject()
           .put("name", peer.id())
           .put("peer", true)
           .put("limit", limiter.getLimit())

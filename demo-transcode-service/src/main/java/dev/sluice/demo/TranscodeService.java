@@ -54,7 +54,8 @@ public final class TranscodeService implements AutoCloseable {
     try {
       service = start(settings);
     } catch (IllegalArgumentException | IllegalStateException e) {
-      System.err.println(e.getMessage()); // one line: demo.engine=ffmpeg without ffmpeg, a bad demo.ffmpeg.* value
+      System.err.println(
+          e.getMessage()); // one line: demo.engine=ffmpeg without ffmpeg, a bad demo.ffmpeg.* value
       System.exit(2);
       return;
     }
@@ -73,8 +74,9 @@ public final class TranscodeService implements AutoCloseable {
   /** With the PATH where {@code demo.engine=ffmpeg} looks for ffmpeg and ffprobe. */
   static TranscodeService start(DemoSettings settings, String path) {
     JobEngine jobs = switch (settings.engine()) {
-      case FRAMES -> new JobEndpoints(
-          FrameTranscoder.calibrated(), settings.maxCpuMillis(), settings.maxWaitMillis());
+      case FRAMES ->
+        new JobEndpoints(
+            FrameTranscoder.calibrated(), settings.maxCpuMillis(), settings.maxWaitMillis());
       case FFMPEG -> new FfmpegJobs(FfmpegTools.onPath(path), FfmpegSettings.from(settings));
     };
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -85,58 +87,60 @@ public final class TranscodeService implements AutoCloseable {
     new UptimeMetrics().bindTo(registry);
 
     // the demo's layered settings (jar, --config, env, -D) are the plugin's properties
-    SluicePlugin sluice =
-        new SluicePlugin(cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
+    SluicePlugin sluice = new SluicePlugin(
+        cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
     OverheadPeer peer = OverheadPeer.of(settings.get(OverheadPeer.KEY).orElse("none"));
     int cores = Runtime.getRuntime().availableProcessors();
     // measurement aids: another project's limiter in front of /api/transcode instead of Sluice's
     Optional<PeerGate> limiterPeer = PeerGate.of(settings.limiterPeer(), cores);
     Optional<NetflixPartitionedPeer> partitionedPeer = NetflixPartitionedPeer.of(settings);
 
-    Javalin app =
-        Javalin.create(
-            config -> {
-              // detected by reflection: on JDK 21+ handlers run on virtual threads, on 17 the
-              // setting is ignored and Jetty's platform threads serve
-              config.concurrency.useVirtualThreads = true;
-              config.requestLogger.http(RequestLog::log);
-              // Two cheap before-handlers that cannot block go in front of Sluice, on purpose: the
-              // arrival stamp must come before the queue so queuedMillis includes the wait, and a bad
-              // job is refused 400 before it takes a queue place, a permit or rate quota from valid
-              // ones. Everything else is behind Sluice: the plugin adds its handlers inside
-              // registerPlugin (onInitialize), so registering it right after these makes it the
-              // first filter that decides anything.
-              config.routes.before(ctx -> ctx.attribute(JobEndpoints.RECEIVED, System.nanoTime()));
-              config.routes.before("/api/transcode", jobs::validate);
-              config.routes.before("/api/rescue", jobs::validate);
-              config.registerPlugin(sluice);
-              // a job that waited (waitMillis) does its CPU work on Jetty's threads, like one that did not
-              if (jobs instanceof JobEndpoints frames) {
-                config.jetty.modifyServer(server -> frames.runOn(server.getThreadPool()));
-              }
-              config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
-              config.routes.exception(JobProblem.class, (e, ctx) -> jobProblem(ctx, e));
-              peer.install(config);
-              limiterPeer.ifPresent(gate -> gate.install(config));
-              partitionedPeer.ifPresent(p -> p.install(config));
+    Javalin app = Javalin.create(config -> {
+      // detected by reflection: on JDK 21+ handlers run on virtual threads, on 17 the
+      // setting is ignored and Jetty's platform threads serve
+      config.concurrency.useVirtualThreads = true;
+      config.requestLogger.http(RequestLog::log);
+      // Two cheap before-handlers that cannot block go in front of Sluice, on purpose: the
+      // arrival stamp must come before the queue so queuedMillis includes the wait, and a bad
+      // job is refused 400 before it takes a queue place, a permit or rate quota from valid
+      // ones. Everything else is behind Sluice: the plugin adds its handlers inside
+      // registerPlugin (onInitialize), so registering it right after these makes it the
+      // first filter that decides anything.
+      config.routes.before(ctx -> ctx.attribute(JobEndpoints.RECEIVED, System.nanoTime()));
+      config.routes.before("/api/transcode", jobs::validate);
+      config.routes.before("/api/rescue", jobs::validate);
+      config.registerPlugin(sluice);
+      // a job that waited (waitMillis) does its CPU work on Jetty's threads, like one that did not
+      if (jobs instanceof JobEndpoints frames) {
+        config.jetty.modifyServer(server -> frames.runOn(server.getThreadPool()));
+      }
+      config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
+      config.routes.exception(JobProblem.class, (e, ctx) -> jobProblem(ctx, e));
+      peer.install(config);
+      limiterPeer.ifPresent(gate -> gate.install(config));
+      partitionedPeer.ifPresent(p -> p.install(config));
 
-              // the limiters guard these by path (sluice.limiters.<name>.path), so with
-              // sluice.enabled=false the same endpoints run unguarded
-              config.routes.post("/api/transcode", ctx -> jobs.job(ctx, "transcode"));
-              config.routes.post("/api/rescue", ctx -> jobs.job(ctx, "rescue"));
-              config.routes.get("/api/history/{id}", HistoryEndpoint::history);
-              // the light endpoint of the load test's overhead run: no limiter or rule by default
-              config.routes.get(OverheadPeer.PATH, ctx -> ctx.result("pong"));
-              // /health is in sluice.bypass-paths (the default list): never limited
-              config.routes.get("/health", ctx -> ctx.json(Map.of("status", "up")));
-              config.routes.get(
-                  "/metrics",
-                  ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape()));
-              // the plugin's own status (one shape with its live page's data), plus a peer if any
-              config.routes.get("/sluice", ctx -> ctx.contentType("application/json").result(
-                  limiterPeer.map(gate -> gate.addTo(sluice.statusJson()))
-                      .orElseGet(sluice::statusJson)));
-            });
+      // the limiters guard these by path (sluice.limiters.<name>.path), so with
+      // sluice.enabled=false the same endpoints run unguarded
+      config.routes.post("/api/transcode", ctx -> jobs.job(ctx, "transcode"));
+      config.routes.post("/api/rescue", ctx -> jobs.job(ctx, "rescue"));
+      config.routes.get("/api/history/{id}", HistoryEndpoint::history);
+      // the light endpoint of the load test's overhead run: no limiter or rule by default
+      config.routes.get(OverheadPeer.PATH, ctx -> ctx.result("pong"));
+      // /health is in sluice.bypass-paths (the default list): never limited
+      config.routes.get("/health", ctx -> ctx.json(Map.of("status", "up")));
+      config.routes.get(
+          "/metrics",
+          ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+              .result(registry.scrape()));
+      // the plugin's own status (one shape with its live page's data), plus a peer if any
+      config.routes.get(
+          "/sluice",
+          ctx -> ctx.contentType("application/json")
+              .result(limiterPeer
+                  .map(gate -> gate.addTo(sluice.statusJson()))
+                  .orElseGet(sluice::statusJson)));
+    });
     app.start(settings.port());
     LOG.info(
         "transcoding service on port {}: engine {}, {} cores, virtual threads {}, "
@@ -144,11 +148,15 @@ public final class TranscodeService implements AutoCloseable {
         app.port(),
         jobs.describe(),
         cores,
-        Runtime.version().feature() >= 21 ? "on" : "off (JDK " + Runtime.version().feature() + ")",
+        Runtime.version().feature() >= 21
+            ? "on"
+            : "off (JDK " + Runtime.version().feature() + ")",
         peer.name().toLowerCase(java.util.Locale.ROOT),
         settings.limiterPeer().id(),
         settings.sluice());
-    Duration drain = settings.get("sluice.shutdown.drain-timeout").map(DurationText::parse)
+    Duration drain = settings
+        .get("sluice.shutdown.drain-timeout")
+        .map(DurationText::parse)
         .orElse(DEFAULT_DRAIN);
     return new TranscodeService(app, jobs, drain);
   }
@@ -156,26 +164,34 @@ public final class TranscodeService implements AutoCloseable {
   private static void badRequest(Context ctx, BadRequest e) {
     ctx.status(400)
         .contentType("application/problem+json")
-        .json(
-            Map.of(
-                "type", "about:blank",
-                "title", "Bad Request",
-                "status", 400,
-                "detail", e.getMessage(),
-                "parameter", e.parameter));
+        .json(Map.of(
+            "type",
+            "about:blank",
+            "title",
+            "Bad Request",
+            "status",
+            400,
+            "detail",
+            e.getMessage(),
+            "parameter",
+            e.parameter));
     // ctx.json sets application/json; the problem type must win
     ctx.contentType("application/problem+json");
   }
 
   private static void jobProblem(Context ctx, JobProblem e) {
     ctx.status(e.status)
-        .json(
-            Map.of(
-                "type", "about:blank",
-                "title", e.title(),
-                "status", e.status,
-                "detail", e.getMessage(),
-                "problem", e.problem));
+        .json(Map.of(
+            "type",
+            "about:blank",
+            "title",
+            e.title(),
+            "status",
+            e.status,
+            "detail",
+            e.getMessage(),
+            "problem",
+            e.problem));
     ctx.contentType("application/problem+json");
   }
 

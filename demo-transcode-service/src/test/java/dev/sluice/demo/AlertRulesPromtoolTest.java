@@ -26,10 +26,9 @@ class AlertRulesPromtoolTest {
       assertThat(System.getenv("CI")).as("promtool on PATH (CI installs it)").isNull();
       Assumptions.abort("promtool not on PATH: apt-get install prometheus");
     }
-    Process check =
-        new ProcessBuilder(promtool.toString(), "check", "rules", RULES.toString())
-            .redirectErrorStream(true)
-            .start();
+    Process check = new ProcessBuilder(promtool.toString(), "check", "rules", RULES.toString())
+        .redirectErrorStream(true)
+        .start();
     assertThat(check.waitFor(60, TimeUnit.SECONDS)).isTrue();
     String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(check.exitValue()).as(output).isZero();

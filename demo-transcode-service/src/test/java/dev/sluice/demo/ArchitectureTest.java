@@ -13,11 +13,10 @@ import org.junit.jupiter.api.Test;
  */
 class ArchitectureTest {
 
-  private static final JavaClasses MODULE =
-      new ClassFileImporter()
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-          .importPackages("dev.sluice.demo");
+  private static final JavaClasses MODULE = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+      .importPackages("dev.sluice.demo");
 
   @Test
   void dependsOnlyOnTheModulesBelowIt() {

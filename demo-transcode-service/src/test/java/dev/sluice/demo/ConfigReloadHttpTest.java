@@ -22,7 +22,8 @@ class ConfigReloadHttpTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   private static JsonNode limiter(DemoClient http, String name) throws Exception {
     for (JsonNode l : JSON.readTree(http.send("GET", "/sluice").body()).get("limiters")) {
@@ -36,21 +37,26 @@ class ConfigReloadHttpTest {
   @Test
   void aMaxConcurrencyChangedInTheConfigFileIsServedWithoutARestart() throws Exception {
     Path config = dir.resolve("demo.properties");
-    Files.writeString(config, "sluice.reload-interval=1s\nsluice.limiters.rescue.max-concurrency=2\n");
-    DemoSettings settings = DemoSettings.load(new String[] {"--config", config.toString()},
-        Map.of(), Map.of("server.port", "0"), 2);
+    Files.writeString(
+        config, "sluice.reload-interval=1s\nsluice.limiters.rescue.max-concurrency=2\n");
+    DemoSettings settings = DemoSettings.load(
+        new String[] {"--config", config.toString()}, Map.of(), Map.of("server.port", "0"), 2);
     try (TranscodeService service = TranscodeService.start(settings)) {
       DemoClient http = new DemoClient(service.port());
       assertThat(limiter(http, "rescue").get("limit").asInt()).isEqualTo(2);
-      int transcodeCeiling = limiter(http, "transcode").get("limitSource").get("maxLimit").asInt();
+      int transcodeCeiling =
+          limiter(http, "transcode").get("limitSource").get("maxLimit").asInt();
 
-      Files.writeString(config, "sluice.reload-interval=1s\nsluice.limiters.rescue.max-concurrency=5\n");
+      Files.writeString(
+          config, "sluice.reload-interval=1s\nsluice.limiters.rescue.max-concurrency=5\n");
 
-      await().atMost(Duration.ofSeconds(20))
+      await()
+          .atMost(Duration.ofSeconds(20))
           .until(() -> limiter(http, "rescue").get("limit").asInt() == 5);
       // the jar's max-concurrency=auto is worked out again on reload, not read as text
       assertThat(limiter(http, "transcode").get("limitSource").get("maxLimit").asInt())
-          .isEqualTo(transcodeCeiling).isEqualTo(16);
+          .isEqualTo(transcodeCeiling)
+          .isEqualTo(16);
     }
   }
 }

@@ -20,7 +20,8 @@ class DeclaredCostTest {
     assertThat(DeclaredCost.units(2, 360)).isEqualTo(1);
     assertThat(DeclaredCost.units(20, 360)).isEqualTo(2);
     assertThat(DeclaredCost.units(60, 720)).isEqualTo(12);
-    assertThat(DeclaredCost.units(10.04, 360)).isEqualTo(2); // a container a frame long: the tolerance absorbs it
+    assertThat(DeclaredCost.units(10.04, 360))
+        .isEqualTo(2); // a container a frame long: the tolerance absorbs it
   }
 
   @Test
@@ -59,7 +60,8 @@ class DeclaredCostTest {
     for (String bad : new String[] {"0", "-2", "1.5", "many"}) {
       assertThatThrownBy(() -> cost.parse(bad))
           .isInstanceOfSatisfying(JobProblem.class, p -> assertThat(p.status).isEqualTo(400))
-          .hasMessageContaining("X-Footage-Cost").hasMessageContaining("'" + bad + "'");
+          .hasMessageContaining("X-Footage-Cost")
+          .hasMessageContaining("'" + bad + "'");
     }
   }
 }

@@ -26,9 +26,9 @@ final class DemoClient {
   }
 
   private HttpRequest request(String method, String path, String... headers) {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .method(method, HttpRequest.BodyPublishers.noBody());
+    HttpRequest.Builder request = HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + port + path))
+        .method(method, HttpRequest.BodyPublishers.noBody());
     for (int i = 0; i < headers.length; i += 2) {
       request.header(headers[i], headers[i + 1]);
     }

@@ -11,9 +11,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 class DemoSettingsTest {
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
-  private static DemoSettings load(String[] args, Map<String, String> env, Map<String, String> system) {
+  private static DemoSettings load(
+      String[] args, Map<String, String> env, Map<String, String> system) {
     return DemoSettings.load(args, env, system, 2);
   }
 
@@ -35,12 +37,16 @@ class DemoSettingsTest {
     // demo.cpu-target is the CPU limit's target, unless target-cpu is given
     assertThat(load(new String[0], Map.of(), Map.of("demo.cpu-target", "0.6")).sluice())
         .containsEntry("sluice.limiters.transcode.target-cpu", "0.6");
-    assertThat(load(new String[0], Map.of(), Map.of("demo.cpu-target", "0.6",
-        "sluice.limiters.transcode.target-cpu", "65%")).sluice())
+    assertThat(load(
+                new String[0],
+                Map.of(),
+                Map.of("demo.cpu-target", "0.6", "sluice.limiters.transcode.target-cpu", "65%"))
+            .sluice())
         .containsEntry("sluice.limiters.transcode.target-cpu", "65%");
     // the static limit of before still works: fixed, auto = round(0.7 x cores), no target-cpu
-    assertThat(DemoSettings.load(new String[0], Map.of(),
-        Map.of("sluice.limiters.transcode.limit", "fixed"), 8).sluice())
+    assertThat(DemoSettings.load(
+                new String[0], Map.of(), Map.of("sluice.limiters.transcode.limit", "fixed"), 8)
+            .sluice())
         .containsEntry("sluice.limiters.transcode.max-concurrency", "6")
         .doesNotContainKey("sluice.limiters.transcode.target-cpu");
   }
@@ -58,15 +64,19 @@ class DemoSettingsTest {
   void autoIsTheCpuShareForAFixedLimitAndACeilingForAnAdaptiveOne() {
     String limit = "sluice.limiters.transcode.limit";
     String max = "sluice.limiters.transcode.max-concurrency";
-    assertThat(load(new String[0], Map.of(), Map.of(limit, "fixed", max, "auto")).sluice())
+    assertThat(
+            load(new String[0], Map.of(), Map.of(limit, "fixed", max, "auto")).sluice())
         .containsEntry(max, "1");
     assertThat(load(new String[0], Map.of(), Map.of(limit, "cpu", max, "auto")).sluice())
         .containsEntry(max, "16");
-    assertThat(DemoSettings.load(new String[0], Map.of(), Map.of(limit, "latency", max, "auto"), 8).sluice())
+    assertThat(DemoSettings.load(new String[0], Map.of(), Map.of(limit, "latency", max, "auto"), 8)
+            .sluice())
         .containsEntry(max, "64");
     // a number is kept as it is, whatever the strategy
-    assertThat(load(new String[0], Map.of(), Map.of(limit, "cpu", max, "5")).sluice()).containsEntry(max, "5");
-    assertThat(load(new String[0], Map.of(), Map.of(limit, "fixed", max, "3")).sluice()).containsEntry(max, "3");
+    assertThat(load(new String[0], Map.of(), Map.of(limit, "cpu", max, "5")).sluice())
+        .containsEntry(max, "5");
+    assertThat(load(new String[0], Map.of(), Map.of(limit, "fixed", max, "3")).sluice())
+        .containsEntry(max, "3");
   }
 
   @Test
@@ -86,9 +96,11 @@ class DemoSettingsTest {
 
     Map<String, String> env = Map.of("PORT", "8100", "SLUICE_LIMITERS_TRANSCODE_MAX_QUEUE", "5");
     assertThat(load(args, env, Map.of()).port()).isEqualTo(8100);
-    assertThat(load(args, env, Map.of()).sluice()).containsEntry("sluice.limiters.transcode.max-queue", "5");
+    assertThat(load(args, env, Map.of()).sluice())
+        .containsEntry("sluice.limiters.transcode.max-queue", "5");
 
-    Map<String, String> system = Map.of("server.port", "8200", "sluice.limiters.transcode.max-queue", "6", "user.home", "/x");
+    Map<String, String> system = Map.of(
+        "server.port", "8200", "sluice.limiters.transcode.max-queue", "6", "user.home", "/x");
     DemoSettings top = load(new String[] {"--config=" + file}, env, system);
     assertThat(top.port()).isEqualTo(8200);
     assertThat(top.sluice()).containsEntry("sluice.limiters.transcode.max-queue", "6");
@@ -98,35 +110,45 @@ class DemoSettingsTest {
   void theConfigFileIsThePluginsPropertiesFileAndAutoIsWorkedOutAgainOnEveryReload()
       throws Exception {
     Path file = dir.resolve("demo.properties");
-    Files.writeString(file, "sluice.limiters.transcode.limit=fixed\n"
-        + "sluice.limiters.transcode.max-concurrency=auto\n");
+    Files.writeString(
+        file,
+        "sluice.limiters.transcode.limit=fixed\n"
+            + "sluice.limiters.transcode.max-concurrency=auto\n");
     DemoSettings settings = load(new String[] {"--config", file.toString()}, Map.of(), Map.of());
     assertThat(settings.sluiceProperties().file()).hasValue(file);
     assertThat(settings.sluice()).containsEntry(DemoSettings.TRANSCODE_CONCURRENCY, "1");
     assertThat(settings.sluiceProperties().source(DemoSettings.TRANSCODE_CONCURRENCY))
         .hasValue("auto on 2 cores (file " + file + ")");
 
-    Files.writeString(file, "sluice.limiters.transcode.limit=fixed\n"
-        + "sluice.limiters.transcode.max-concurrency=3\n");
+    Files.writeString(
+        file,
+        "sluice.limiters.transcode.limit=fixed\n"
+            + "sluice.limiters.transcode.max-concurrency=3\n");
     assertThat(settings.sluiceProperties().reload().asMap())
         .containsEntry(DemoSettings.TRANSCODE_CONCURRENCY, "3");
     Files.writeString(file, "sluice.limiters.transcode.limit=cpu\n");
     assertThat(settings.sluiceProperties().reload().asMap())
-        .as("the jar's auto, for an adaptive limit").containsEntry(DemoSettings.TRANSCODE_CONCURRENCY, "16");
+        .as("the jar's auto, for an adaptive limit")
+        .containsEntry(DemoSettings.TRANSCODE_CONCURRENCY, "16");
   }
 
   @Test
   void badInputNamesTheKeyOrOptionAndTheValue() {
     assertThatThrownBy(() -> load(new String[0], Map.of("PORT", "seventy"), Map.of()))
-        .hasMessageContaining("server.port").hasMessageContaining("seventy")
+        .hasMessageContaining("server.port")
+        .hasMessageContaining("seventy")
         .hasMessageContaining("environment variable PORT");
     assertThatThrownBy(() -> load(new String[0], Map.of(), Map.of("demo.max-cpu-millis", "0")))
-        .hasMessageContaining("demo.max-cpu-millis").hasMessageContaining("'0'");
+        .hasMessageContaining("demo.max-cpu-millis")
+        .hasMessageContaining("'0'");
     assertThatThrownBy(() -> load(new String[0], Map.of(), Map.of("demo.cpu-target", "1.5")))
-        .hasMessageContaining("demo.cpu-target").hasMessageContaining("1.5")
+        .hasMessageContaining("demo.cpu-target")
+        .hasMessageContaining("1.5")
         .hasMessageContaining("system property -Ddemo.cpu-target");
-    assertThatThrownBy(() -> load(new String[] {"--config", dir.resolve("missing").toString()}, Map.of(), Map.of()))
-        .hasMessageContaining("--config").hasMessageContaining("missing");
+    assertThatThrownBy(() ->
+            load(new String[] {"--config", dir.resolve("missing").toString()}, Map.of(), Map.of()))
+        .hasMessageContaining("--config")
+        .hasMessageContaining("missing");
     assertThatThrownBy(() -> load(new String[] {"--port", "1"}, Map.of(), Map.of()))
         .hasMessageContaining("--port");
   }
@@ -143,9 +165,16 @@ class DemoSettingsTest {
 
   @Test
   void anEmptyValueInALaterLayerUnsetsTheKey() {
-    DemoSettings fifo = load(new String[0], Map.of("SLUICE_LIMITERS_TRANSCODE_PRIORITY_HEADER", ""),
-        Map.of("sluice.limiters.transcode.queue", "fifo", "sluice.limiters.transcode.queue-key", " ",
-            "sluice.limiters.transcode.max-queue-per-key", "0"));
+    DemoSettings fifo = load(
+        new String[0],
+        Map.of("SLUICE_LIMITERS_TRANSCODE_PRIORITY_HEADER", ""),
+        Map.of(
+            "sluice.limiters.transcode.queue",
+            "fifo",
+            "sluice.limiters.transcode.queue-key",
+            " ",
+            "sluice.limiters.transcode.max-queue-per-key",
+            "0"));
     assertThat(fifo.sluice())
         .containsEntry("sluice.limiters.transcode.queue", "fifo")
         .doesNotContainKey("sluice.limiters.transcode.queue-key")

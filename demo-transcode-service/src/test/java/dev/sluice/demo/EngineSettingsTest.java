@@ -32,13 +32,18 @@ class EngineSettingsTest {
   @Test
   void aBadFfmpegValueStopsStartUpNamingKeyAndValue() {
     assertThatThrownBy(() -> load(Map.of("demo.engine", "ffmpeg", "demo.ffmpeg.threads", "0")))
-        .hasMessageContaining("demo.ffmpeg.threads").hasMessageContaining("'0'");
+        .hasMessageContaining("demo.ffmpeg.threads")
+        .hasMessageContaining("'0'");
     assertThatThrownBy(() -> load(Map.of("demo.engine", "ffmpeg", "demo.ffmpeg.preset", "turbo")))
-        .hasMessageContaining("demo.ffmpeg.preset").hasMessageContaining("'turbo'");
+        .hasMessageContaining("demo.ffmpeg.preset")
+        .hasMessageContaining("'turbo'");
     assertThatThrownBy(() -> load(Map.of("demo.engine", "ffmpeg", "demo.ffmpeg.timeout", "soon")))
-        .hasMessageContaining("demo.ffmpeg.timeout").hasMessageContaining("'soon'");
-    assertThatThrownBy(() -> load(Map.of("demo.engine", "ffmpeg", "demo.ffmpeg.cost-header", "X Cost")))
-        .hasMessageContaining("demo.ffmpeg.cost-header").hasMessageContaining("'X Cost'");
+        .hasMessageContaining("demo.ffmpeg.timeout")
+        .hasMessageContaining("'soon'");
+    assertThatThrownBy(
+            () -> load(Map.of("demo.engine", "ffmpeg", "demo.ffmpeg.cost-header", "X Cost")))
+        .hasMessageContaining("demo.ffmpeg.cost-header")
+        .hasMessageContaining("'X Cost'");
     // the frames engine does not read them
     assertThat(load(Map.of("demo.ffmpeg.threads", "0")).engine()).isEqualTo(Engine.FRAMES);
   }

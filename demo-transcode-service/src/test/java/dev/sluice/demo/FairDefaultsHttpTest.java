@@ -34,12 +34,16 @@ class FairDefaultsHttpTest {
     try (TranscodeService service = TranscodeService.start(
         DemoSettings.load(new String[0], Map.of(), Map.of("server.port", "0"), 2))) {
       DemoClient http = new DemoClient(service.port());
-      CompletableFuture<HttpResponse<String>> running =
-          http.sendAsync("POST", "/api/transcode?cpuMillis=1000", "X-Host-Id", "maintenance-host-01");
-      await().atMost(Duration.ofSeconds(10)).until(() -> transcode(http).get("inFlight").asInt() == 1);
+      CompletableFuture<HttpResponse<String>> running = http.sendAsync(
+          "POST", "/api/transcode?cpuMillis=1000", "X-Host-Id", "maintenance-host-01");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> transcode(http).get("inFlight").asInt() == 1);
       CompletableFuture<HttpResponse<String>> greedyWaiting =
           http.sendAsync("POST", "/api/transcode?cpuMillis=5", "X-Host-Id", "maintenance-host-01");
-      await().atMost(Duration.ofSeconds(10)).until(() -> transcode(http).get("queued").asInt() == 1);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> transcode(http).get("queued").asInt() == 1);
 
       HttpResponse<String> second =
           http.send("POST", "/api/transcode?cpuMillis=5", "X-Host-Id", "maintenance-host-01");
@@ -49,16 +53,25 @@ class FairDefaultsHttpTest {
       CompletableFuture<HttpResponse<String>> politeWaiting =
           http.sendAsync("POST", "/api/transcode?cpuMillis=5", "X-Host-Id", "maintenance-host-02");
       CompletableFuture<HttpResponse<String>> rescue = http.sendAsync(
-          "POST", "/api/transcode?cpuMillis=5", "X-Host-Id", "video-rescue", "X-Priority", "critical");
-      await().atMost(Duration.ofSeconds(10)).until(() -> transcode(http).get("queued").asInt() == 3);
+          "POST",
+          "/api/transcode?cpuMillis=5",
+          "X-Host-Id",
+          "video-rescue",
+          "X-Priority",
+          "critical");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> transcode(http).get("queued").asInt() == 3);
       JsonNode waiting = transcode(http).get("waiting");
       assertThat(waiting.get("keys").asInt()).isEqualTo(3);
       assertThat(waiting.get("critical").asInt()).isEqualTo(1);
       assertThat(transcode(http).get("rejected").get("keyCap").asInt()).isEqualTo(1);
 
       // the critical job, queued last, is served first after the running one
-      double rescueQueued = JSON.readTree(rescue.get().body()).get("queuedMillis").asDouble();
-      double politeQueued = JSON.readTree(politeWaiting.get().body()).get("queuedMillis").asDouble();
+      double rescueQueued =
+          JSON.readTree(rescue.get().body()).get("queuedMillis").asDouble();
+      double politeQueued =
+          JSON.readTree(politeWaiting.get().body()).get("queuedMillis").asDouble();
       assertThat(rescueQueued).isLessThan(politeQueued);
       assertThat(running.get().statusCode()).isEqualTo(200);
       assertThat(greedyWaiting.get().statusCode()).isEqualTo(200);

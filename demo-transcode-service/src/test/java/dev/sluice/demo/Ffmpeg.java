@@ -21,7 +21,8 @@ final class Ffmpeg {
     try {
       FfmpegTools.onPath(System.getenv("PATH"));
     } catch (IllegalStateException e) {
-      String message = "the ffmpeg engine's tests need ffmpeg and ffprobe on PATH (apt-get install ffmpeg)";
+      String message =
+          "the ffmpeg engine's tests need ffmpeg and ffprobe on PATH (apt-get install ffmpeg)";
       if ("true".equalsIgnoreCase(System.getenv("CI"))) {
         Assertions.fail(message + " and CI=true, so this is a failure, not a skip");
       }
@@ -33,10 +34,25 @@ final class Ffmpeg {
   /** A test-pattern clip, {@code seconds} long at {@code size} (e.g. 640x360), 25 fps, H.264 in mp4. */
   static Path clip(Path dir, int seconds, String size) throws IOException, InterruptedException {
     Path clip = dir.resolve("testsrc-" + seconds + "s-" + size + ".mp4");
-    Process ffmpeg = new ProcessBuilder("ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-        "-i", "testsrc=duration=" + seconds + ":size=" + size + ":rate=25",
-        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip.toString())
-        .redirectErrorStream(true).start();
+    Process ffmpeg = new ProcessBuilder(
+            "ffmpeg",
+            "-nostdin",
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=duration=" + seconds + ":size=" + size + ":rate=25",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            clip.toString())
+        .redirectErrorStream(true)
+        .start();
     String output = new String(ffmpeg.getInputStream().readAllBytes());
     if (ffmpeg.waitFor() != 0) {
       throw new IllegalStateException("ffmpeg could not make a test clip: " + output);
@@ -46,8 +62,12 @@ final class Ffmpeg {
 
   /** ffmpeg and ffprobe processes below this JVM: the engine's children. */
   static List<ProcessHandle> children() {
-    return ProcessHandle.current().descendants()
-        .filter(p -> p.info().command().map(c -> c.endsWith("/ffmpeg") || c.endsWith("/ffprobe")).orElse(false))
+    return ProcessHandle.current()
+        .descendants()
+        .filter(p -> p.info()
+            .command()
+            .map(c -> c.endsWith("/ffmpeg") || c.endsWith("/ffprobe"))
+            .orElse(false))
         .toList();
   }
 

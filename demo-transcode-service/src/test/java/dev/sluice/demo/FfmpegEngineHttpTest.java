@@ -36,7 +36,9 @@ class FfmpegEngineHttpTest {
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
   private static final int MAX_BYTES = 1_000_000;
 
-  @TempDir static Path dir;
+  @TempDir
+  static Path dir;
+
   private static Path jobs;
   private static byte[] clip;
   private static byte[] fourSeconds;
@@ -48,12 +50,16 @@ class FfmpegEngineHttpTest {
     clip = Files.readAllBytes(Ffmpeg.clip(dir, 2, "640x360"));
     fourSeconds = Files.readAllBytes(Ffmpeg.clip(dir, 4, "320x180"));
     jobs = dir.resolve("jobs");
-    service = TranscodeService.start(DemoSettings.load(new String[0], Map.of(), Map.of(
-        "server.port", "0",
-        "demo.engine", "ffmpeg",
-        "demo.ffmpeg.temp-dir", jobs.toString(),
-        "demo.ffmpeg.max-seconds", "3",
-        "demo.ffmpeg.max-bytes", Integer.toString(MAX_BYTES)), 2));
+    service = TranscodeService.start(DemoSettings.load(
+        new String[0],
+        Map.of(),
+        Map.of(
+            "server.port", "0",
+            "demo.engine", "ffmpeg",
+            "demo.ffmpeg.temp-dir", jobs.toString(),
+            "demo.ffmpeg.max-seconds", "3",
+            "demo.ffmpeg.max-bytes", Integer.toString(MAX_BYTES)),
+        2));
   }
 
   @AfterAll
@@ -76,9 +82,11 @@ class FfmpegEngineHttpTest {
     return post(path, type, body, Map.of());
   }
 
-  private static HttpResponse<String> post(String path, String type, HttpRequest.BodyPublisher body,
-      Map<String, String> headers) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path))
+  private static HttpResponse<String> post(
+      String path, String type, HttpRequest.BodyPublisher body, Map<String, String> headers)
+      throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + service.port() + path))
         .POST(body);
     headers.forEach(request::header);
     if (type != null) {
@@ -93,8 +101,9 @@ class FfmpegEngineHttpTest {
       try {
         return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
       } catch (java.io.IOException e) {
-        if (attempt == 3 || !String.valueOf(e.getMessage()).contains("received no bytes")
-            && !String.valueOf(e.getMessage()).contains("reset")) {
+        if (attempt == 3
+            || !String.valueOf(e.getMessage()).contains("received no bytes")
+                && !String.valueOf(e.getMessage()).contains("reset")) {
           throw e;
         }
       }
@@ -105,9 +114,11 @@ class FfmpegEngineHttpTest {
     return post(path, "video/mp4", HttpRequest.BodyPublishers.ofByteArray(footage));
   }
 
-  private static JsonNode problem(HttpResponse<String> response, int status, String problem) throws Exception {
+  private static JsonNode problem(HttpResponse<String> response, int status, String problem)
+      throws Exception {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
-    assertThat(response.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
+    assertThat(response.headers().firstValue("Content-Type").orElseThrow())
+        .startsWith("application/problem+json");
     JsonNode body = JSON.readTree(response.body());
     assertThat(body.get("status").asInt()).isEqualTo(status);
     assertThat(body.get("problem").asText()).isEqualTo(problem);
@@ -115,7 +126,8 @@ class FfmpegEngineHttpTest {
   }
 
   @Test
-  void aClipBecomesTheRenditionAskedForAndTheAnswerSaysItsSizeDurationCostAndTimings() throws Exception {
+  void aClipBecomesTheRenditionAskedForAndTheAnswerSaysItsSizeDurationCostAndTimings()
+      throws Exception {
     HttpResponse<String> response = post("/api/transcode?height=240", clip);
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     JsonNode job = JSON.readTree(response.body());
@@ -132,7 +144,8 @@ class FfmpegEngineHttpTest {
     assertThat(job.get("threads").asInt()).isEqualTo(1);
     assertThat(job.get("transcodeMillis").asDouble()).isPositive();
     assertThat(job.get("serviceMillis").asDouble())
-        .isGreaterThanOrEqualTo(job.get("transcodeMillis").asDouble() + job.get("probeMillis").asDouble());
+        .isGreaterThanOrEqualTo(
+            job.get("transcodeMillis").asDouble() + job.get("probeMillis").asDouble());
     assertThat(job.get("queuedMillis").asDouble()).isGreaterThanOrEqualTo(0);
   }
 
@@ -150,7 +163,8 @@ class FfmpegEngineHttpTest {
     for (String query : new String[] {"?height=480", "?height=abc", ""}) {
       HttpResponse<String> response = post("/api/transcode" + query, clip);
       assertThat(response.statusCode()).isEqualTo(400);
-      assertThat(response.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
+      assertThat(response.headers().firstValue("Content-Type").orElseThrow())
+          .startsWith("application/problem+json");
       JsonNode body = JSON.readTree(response.body());
       assertThat(body.get("parameter").asText()).isEqualTo("height");
       assertThat(body.get("detail").asText()).contains("240, 360 or 720");
@@ -159,14 +173,19 @@ class FfmpegEngineHttpTest {
 
   @Test
   void aBodyThatIsNotAVideoIs422() throws Exception {
-    JsonNode body = problem(post("/api/transcode?height=240",
-        "these are not the frames you are looking for".getBytes(StandardCharsets.UTF_8)), 422, "not-a-video");
+    JsonNode body = problem(
+        post(
+            "/api/transcode?height=240",
+            "these are not the frames you are looking for".getBytes(StandardCharsets.UTF_8)),
+        422,
+        "not-a-video");
     assertThat(body.get("detail").asText()).contains("not a video").doesNotContain(jobs.toString());
   }
 
   @Test
   void aTruncatedClipIs422Truncated() throws Exception {
-    problem(post("/api/transcode?height=240", Arrays.copyOf(clip, clip.length / 2)), 422, "truncated");
+    problem(
+        post("/api/transcode?height=240", Arrays.copyOf(clip, clip.length / 2)), 422, "truncated");
   }
 
   @Test
@@ -177,7 +196,8 @@ class FfmpegEngineHttpTest {
 
   @Test
   void aDeclaredLengthAboveMaxBytesIs413BeforeAnythingIsRead() throws Exception {
-    JsonNode body = problem(post("/api/transcode?height=240", new byte[MAX_BYTES + 1]), 413, "too-large");
+    JsonNode body =
+        problem(post("/api/transcode?height=240", new byte[MAX_BYTES + 1]), 413, "too-large");
     assertThat(body.get("detail").asText()).contains("demo.ffmpeg.max-bytes");
   }
 
@@ -191,13 +211,24 @@ class FfmpegEngineHttpTest {
 
   @Test
   void anotherContentTypeIs415AndNoBodyIs400() throws Exception {
-    problem(post("/api/transcode?height=240", "application/octet-stream",
-        HttpRequest.BodyPublishers.ofByteArray(clip)), 415, "not-mp4");
-    problem(post("/api/transcode?height=240", "video/mp4", HttpRequest.BodyPublishers.noBody()), 400, "no-footage");
+    problem(
+        post(
+            "/api/transcode?height=240",
+            "application/octet-stream",
+            HttpRequest.BodyPublishers.ofByteArray(clip)),
+        415,
+        "not-mp4");
+    problem(
+        post("/api/transcode?height=240", "video/mp4", HttpRequest.BodyPublishers.noBody()),
+        400,
+        "no-footage");
   }
 
   private static HttpResponse<String> declaring(String cost, byte[] footage) throws Exception {
-    return post("/api/transcode?height=240", "video/mp4", HttpRequest.BodyPublishers.ofByteArray(footage),
+    return post(
+        "/api/transcode?height=240",
+        "video/mp4",
+        HttpRequest.BodyPublishers.ofByteArray(footage),
         Map.of("X-Footage-Cost", cost));
   }
 
@@ -210,7 +241,9 @@ class FfmpegEngineHttpTest {
   @Test
   void aDeclaredCostFarFromTheProbeIs422CostMismatchBeforeFfmpegRuns() throws Exception {
     JsonNode body = problem(declaring("9", clip), 422, "cost-mismatch");
-    assertThat(body.get("detail").asText()).contains("X-Footage-Cost declared 9").contains("costs 1");
+    assertThat(body.get("detail").asText())
+        .contains("X-Footage-Cost declared 9")
+        .contains("costs 1");
   }
 
   @Test
@@ -220,12 +253,15 @@ class FfmpegEngineHttpTest {
   }
 
   @Test
-  void aRequestRefusedInFrontOfTheLimiterHasItsBodyReadSoTheConnectionEndsCleanly() throws Exception {
+  void aRequestRefusedInFrontOfTheLimiterHasItsBodyReadSoTheConnectionEndsCleanly()
+      throws Exception {
     // unread bytes would make Jetty close hard ("Connection: close" and a TCP reset that can
     // overtake the answer); read, the connection stays open for the next request
     byte[] body = new byte[MAX_BYTES - 1];
     HttpResponse<String> badHeight = post("/api/transcode?height=999", body);
-    HttpResponse<String> wrongType = post("/api/transcode?height=240", "application/octet-stream",
+    HttpResponse<String> wrongType = post(
+        "/api/transcode?height=240",
+        "application/octet-stream",
         HttpRequest.BodyPublishers.ofByteArray(body));
 
     assertThat(badHeight.statusCode()).isEqualTo(400);

@@ -44,12 +44,15 @@ class FfmpegEngineLifecycleTest {
    */
   private static final Duration PROMPTLY = Duration.ofSeconds(3);
 
-  @TempDir static Path dir;
+  @TempDir
+  static Path dir;
+
   private static byte[] clip;
   /** Ten seconds to 720p with the slowest preset on one thread: a transcode that runs long. */
   private static byte[] longClip;
 
-  @TempDir Path jobs;
+  @TempDir
+  Path jobs;
 
   @BeforeAll
   static void makeClip() throws Exception {
@@ -77,7 +80,9 @@ class FfmpegEngineLifecycleTest {
   }
 
   private static JsonNode transcodeLimiter(TranscodeService service) throws Exception {
-    for (JsonNode l : JSON.readTree(new DemoClient(service.port()).send("GET", "/sluice").body()).get("limiters")) {
+    for (JsonNode l : JSON.readTree(
+            new DemoClient(service.port()).send("GET", "/sluice").body())
+        .get("limiters")) {
       if (l.get("name").asText().equals("transcode")) {
         return l;
       }
@@ -86,25 +91,30 @@ class FfmpegEngineLifecycleTest {
   }
 
   /** A client on a plain socket: sends the request line, headers and {@code bytes} of the body, then may hang up. */
-  private static Socket upload(TranscodeService service, String path, byte[] body, int bytes) throws Exception {
+  private static Socket upload(TranscodeService service, String path, byte[] body, int bytes)
+      throws Exception {
     Socket socket = new Socket(InetAddress.getLoopbackAddress(), service.port());
     OutputStream out = socket.getOutputStream();
     out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: video/mp4\r\n"
-        + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            + "Content-Length: " + body.length + "\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII));
     out.write(body, 0, bytes);
     out.flush();
     return socket;
   }
 
-  private static CompletableFuture<HttpResponse<String>> send(TranscodeService service, String path) {
+  private static CompletableFuture<HttpResponse<String>> send(
+      TranscodeService service, String path) {
     return send(service, path, clip);
   }
 
-  private static CompletableFuture<HttpResponse<String>> send(TranscodeService service, String path, byte[] footage) {
+  private static CompletableFuture<HttpResponse<String>> send(
+      TranscodeService service, String path, byte[] footage) {
     return CLIENT.sendAsync(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path))
             .header("Content-Type", "video/mp4")
-            .POST(HttpRequest.BodyPublishers.ofByteArray(footage)).build(),
+            .POST(HttpRequest.BodyPublishers.ofByteArray(footage))
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -126,7 +136,9 @@ class FfmpegEngineLifecycleTest {
     try (TranscodeService service = start()) {
       // holds the only permit: admitted, it reads its body, which stops halfway
       try (Socket holder = upload(service, "/api/transcode?height=240", clip, clip.length / 2)) {
-        await().atMost(SECONDS).until(() -> transcodeLimiter(service).get("inFlight").asInt() == 1);
+        await()
+            .atMost(SECONDS)
+            .until(() -> transcodeLimiter(service).get("inFlight").asInt() == 1);
         await().atMost(SECONDS).until(() -> Ffmpeg.files(jobs).size() == 1);
         List<Path> holderFolder = Ffmpeg.files(jobs);
 
@@ -144,7 +156,8 @@ class FfmpegEngineLifecycleTest {
   @Test
   void aClientThatHangsUpDuringItsTranscodeLeavesNoProcessAndNoFile() throws Exception {
     try (TranscodeService service = start()) {
-      try (Socket client = upload(service, "/api/transcode?height=720", longClip, longClip.length)) {
+      try (Socket client =
+          upload(service, "/api/transcode?height=720", longClip, longClip.length)) {
         await().atMost(SECONDS).until(Ffmpeg::anyFfmpegRunning);
         assertThat(Ffmpeg.files(jobs)).hasSize(1);
       } // hangs up while ffmpeg works
@@ -158,10 +171,12 @@ class FfmpegEngineLifecycleTest {
   @Test
   void aTranscodePastItsTimeoutIsKilledAndAnswered503() throws Exception {
     try (TranscodeService service = start("demo.ffmpeg.timeout", "500ms")) {
-      HttpResponse<String> answer = send(service, "/api/transcode?height=720", longClip).get();
+      HttpResponse<String> answer =
+          send(service, "/api/transcode?height=720", longClip).get();
       assertThat(answer.statusCode()).as(answer.body()).isEqualTo(503);
       assertThat(JSON.readTree(answer.body()).get("problem").asText()).isEqualTo("timed-out");
-      assertThat(JSON.readTree(answer.body()).get("detail").asText()).contains("demo.ffmpeg.timeout");
+      assertThat(JSON.readTree(answer.body()).get("detail").asText())
+          .contains("demo.ffmpeg.timeout");
       awaitNothingLeft(service);
     }
   }
@@ -169,7 +184,8 @@ class FfmpegEngineLifecycleTest {
   @Test
   void stoppingTheServiceEndsARunningTranscodeWithinTheDrainDeadline() throws Exception {
     TranscodeService service = start("sluice.shutdown.drain-timeout", "2s");
-    CompletableFuture<HttpResponse<String>> running = send(service, "/api/transcode?height=720", longClip);
+    CompletableFuture<HttpResponse<String>> running =
+        send(service, "/api/transcode?height=720", longClip);
     await().atMost(SECONDS).until(Ffmpeg::anyFfmpegRunning);
     ProcessHandle ffmpeg = Ffmpeg.children().get(0);
     CompletableFuture<Long> endedNanos = ffmpeg.onExit().thenApply(p -> System.nanoTime());
@@ -178,7 +194,8 @@ class FfmpegEngineLifecycleTest {
     service.close();
 
     assertThat(ffmpeg.isAlive()).isFalse();
-    assertThat(Duration.ofNanos(endedNanos.get() - stopping)).isLessThanOrEqualTo(Duration.ofSeconds(2));
+    assertThat(Duration.ofNanos(endedNanos.get() - stopping))
+        .isLessThanOrEqualTo(Duration.ofSeconds(2));
     assertThat(Ffmpeg.children()).isEmpty();
     await().atMost(SECONDS).untilAsserted(() -> assertThat(Ffmpeg.files(jobs)).isEmpty());
     // ended before the deadline, so the job is still answered (not cut with its connection)

@@ -31,7 +31,8 @@ class FrameTranscoderTest {
   @Test
   void fewerThanTwoRoundsIsRefusedByName() {
     assertThatThrownBy(() -> FrameTranscoder.settledRate(() -> 1.0, 1, 0.03))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxRounds")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxRounds")
         .hasMessageContaining("1");
   }
 

@@ -17,7 +17,8 @@ class JobInputTest {
           .hasMessageContaining("cpuMillis")
           .hasMessageContaining("'" + bad + "'");
     }
-    assertThatThrownBy(() -> JobMillis.CPU.parse(null, 1000)).hasMessageContaining("cpuMillis is required");
+    assertThatThrownBy(() -> JobMillis.CPU.parse(null, 1000))
+        .hasMessageContaining("cpuMillis is required");
   }
 
   @Test

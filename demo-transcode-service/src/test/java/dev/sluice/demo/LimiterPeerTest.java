@@ -33,9 +33,10 @@ class LimiterPeerTest {
   @ParameterizedTest
   @ValueSource(strings = {"netflix-gradient2", "netflix-vegas"})
   void thePeerReplacesSluicesTranscodeLimiterAndAnswers429AtItsLimit(String id) throws Exception {
-    DemoSettings settings = DemoSettings.load(new String[0], Map.of(),
-        Map.of("server.port", "0", LimiterPeer.KEY, id), 2);
-    assertThat(settings.sluice()).doesNotContainKey("sluice.limiters.transcode.path")
+    DemoSettings settings = DemoSettings.load(
+        new String[0], Map.of(), Map.of("server.port", "0", LimiterPeer.KEY, id), 2);
+    assertThat(settings.sluice())
+        .doesNotContainKey("sluice.limiters.transcode.path")
         .containsEntry("sluice.limiters.rescue.path", "/api/rescue");
     try (TranscodeService service = TranscodeService.start(settings)) {
       DemoClient http = new DemoClient(service.port());
@@ -50,10 +51,13 @@ class LimiterPeerTest {
       for (int i = 0; i < limit; i++) {
         waiting.add(http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=3000"));
       }
-      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, id).get("inFlight").asInt() == limit);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> limiter(http, id).get("inFlight").asInt() == limit);
       HttpResponse<String> refused = http.send("POST", "/api/transcode?cpuMillis=1");
       assertThat(refused.statusCode()).isEqualTo(429);
-      assertThat(refused.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
+      assertThat(refused.headers().firstValue("Content-Type").orElseThrow())
+          .startsWith("application/problem+json");
       assertThat(JSON.readTree(refused.body()).get("limiter").asText()).isEqualTo(id);
       // a bad job is refused before the peer, and takes nothing from it
       assertThat(http.send("POST", "/api/transcode?cpuMillis=0").statusCode()).isEqualTo(400);
@@ -63,7 +67,9 @@ class LimiterPeerTest {
       for (CompletableFuture<HttpResponse<String>> job : waiting) {
         assertThat(job.get().statusCode()).isEqualTo(200);
       }
-      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, id).get("inFlight").asInt() == 0);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> limiter(http, id).get("inFlight").asInt() == 0);
       JsonNode peer = limiter(http, id);
       assertThat(peer.get("admitted").asLong()).isEqualTo(1 + limit);
       assertThat(peer.get("peer").asBoolean()).isTrue();
@@ -74,9 +80,11 @@ class LimiterPeerTest {
   @Test
   void noneLeavesSluicesLimiterAndAnUnknownPeerNamesTheKeyTheValueAndTheChoices() {
     assertThat(LimiterPeer.of(" Netflix-Gradient2 ")).isEqualTo(LimiterPeer.NETFLIX_GRADIENT2);
-    assertThat(DemoSettings.load(new String[0], Map.of(), Map.of(LimiterPeer.KEY, "none"), 2).sluice())
+    assertThat(DemoSettings.load(new String[0], Map.of(), Map.of(LimiterPeer.KEY, "none"), 2)
+            .sluice())
         .containsEntry("sluice.limiters.transcode.path", "/api/transcode");
-    assertThatThrownBy(() -> DemoSettings.load(new String[0], Map.of(), Map.of(LimiterPeer.KEY, "hystrix"), 2))
+    assertThatThrownBy(
+            () -> DemoSettings.load(new String[0], Map.of(), Map.of(LimiterPeer.KEY, "hystrix"), 2))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("demo.limiter-peer=hystrix")
         .hasMessageContaining("none|netflix-gradient2|netflix-vegas");

@@ -22,29 +22,43 @@ class NetflixPartitionedPeerTest {
   @Test
   void noPeerUnlessNamed() {
     assertThat(NetflixPartitionedPeer.of(settings(Map.of()))).isEmpty();
-    assertThat(NetflixPartitionedPeer.of(settings(Map.of(NetflixPartitionedPeer.KEY, "none")))).isEmpty();
+    assertThat(NetflixPartitionedPeer.of(settings(Map.of(NetflixPartitionedPeer.KEY, "none"))))
+        .isEmpty();
   }
 
   @Test
   void badSettingsAreRefusedNamingTheKeyAndTheValue() {
-    assertThatThrownBy(() -> NetflixPartitionedPeer.of(settings(Map.of(
-        NetflixPartitionedPeer.KEY, "hystrix"))))
-        .hasMessageContaining("demo.limiter-peer=hystrix").hasMessageContaining(NetflixPartitionedPeer.NAME);
-    assertThatThrownBy(() -> NetflixPartitionedPeer.of(settings(Map.of(
-        NetflixPartitionedPeer.KEY, "netflix-partitioned"))))
+    assertThatThrownBy(() ->
+            NetflixPartitionedPeer.of(settings(Map.of(NetflixPartitionedPeer.KEY, "hystrix"))))
+        .hasMessageContaining("demo.limiter-peer=hystrix")
+        .hasMessageContaining(NetflixPartitionedPeer.NAME);
+    assertThatThrownBy(() -> NetflixPartitionedPeer.of(
+            settings(Map.of(NetflixPartitionedPeer.KEY, "netflix-partitioned"))))
         .hasMessageContaining(NetflixPartitionedPeer.PARTITIONS);
     assertThatThrownBy(() -> NetflixPartitionedPeer.of(settings(Map.of(
-        NetflixPartitionedPeer.KEY, "netflix-partitioned", NetflixPartitionedPeer.PARTITIONS, "a,b",
-        NetflixPartitionedPeer.LIMIT, "zero"))))
-        .hasMessageContaining(NetflixPartitionedPeer.LIMIT).hasMessageContaining("'zero'");
+            NetflixPartitionedPeer.KEY,
+            "netflix-partitioned",
+            NetflixPartitionedPeer.PARTITIONS,
+            "a,b",
+            NetflixPartitionedPeer.LIMIT,
+            "zero"))))
+        .hasMessageContaining(NetflixPartitionedPeer.LIMIT)
+        .hasMessageContaining("'zero'");
   }
 
   @Test
   void thirtyTwoEqualPartitionsAreAccepted() {
-    String hosts = String.join(",", java.util.stream.IntStream.rangeClosed(1, 32)
-        .mapToObj(i -> "maintenance-host-" + i).toList());
-    assertThat(NetflixPartitionedPeer.of(settings(Map.of(NetflixPartitionedPeer.KEY,
-        "netflix-partitioned", NetflixPartitionedPeer.PARTITIONS, hosts))).orElseThrow())
+    String hosts = String.join(
+        ",",
+        java.util.stream.IntStream.rangeClosed(1, 32)
+            .mapToObj(i -> "maintenance-host-" + i)
+            .toList());
+    assertThat(NetflixPartitionedPeer.of(settings(Map.of(
+                NetflixPartitionedPeer.KEY,
+                "netflix-partitioned",
+                NetflixPartitionedPeer.PARTITIONS,
+                hosts)))
+            .orElseThrow())
         .hasToString("netflix-partitioned (limit 1, 32 partitions by X-Host-Id)");
   }
 
@@ -57,24 +71,35 @@ class NetflixPartitionedPeerTest {
   @Tag("integration")
   void aFullPartitionIsRefusedAtOnceWhileOtherPartitionsStillRun() throws Exception {
     DemoSettings settings = settings(Map.of(
-        "sluice.limiters.transcode.path", "/api/transcode-unguarded",
-        NetflixPartitionedPeer.KEY, "netflix-partitioned",
-        NetflixPartitionedPeer.PARTITIONS, "a, b",
-        NetflixPartitionedPeer.LIMIT, "1"));
+        "sluice.limiters.transcode.path",
+        "/api/transcode-unguarded",
+        NetflixPartitionedPeer.KEY,
+        "netflix-partitioned",
+        NetflixPartitionedPeer.PARTITIONS,
+        "a, b",
+        NetflixPartitionedPeer.LIMIT,
+        "1"));
     try (TranscodeService service = TranscodeService.start(settings)) {
       DemoClient client = new DemoClient(service.port());
       CompletableFuture<HttpResponse<String>> longJob =
           client.sendAsync("POST", "/api/transcode?cpuMillis=1500", "X-Host-Id", "a");
       // probed without a header: such a probe never keeps a's job out (a is under its own share)
-      await().atMost(Duration.ofSeconds(10)).until(
-          () -> client.send("POST", "/api/transcode?cpuMillis=1").statusCode() == 429);
-      assertThat(client.send("POST", "/api/transcode?cpuMillis=1", "X-Host-Id", "a").statusCode())
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> client.send("POST", "/api/transcode?cpuMillis=1").statusCode() == 429);
+      assertThat(client
+              .send("POST", "/api/transcode?cpuMillis=1", "X-Host-Id", "a")
+              .statusCode())
           .isEqualTo(429);
-      assertThat(client.send("POST", "/api/transcode?cpuMillis=1", "X-Host-Id", "b").statusCode())
+      assertThat(client
+              .send("POST", "/api/transcode?cpuMillis=1", "X-Host-Id", "b")
+              .statusCode())
           .isEqualTo(200);
       assertThat(longJob.get().statusCode()).isEqualTo(200);
       // released after the job: a runs again
-      assertThat(client.send("POST", "/api/transcode?cpuMillis=1", "X-Host-Id", "a").statusCode())
+      assertThat(client
+              .send("POST", "/api/transcode?cpuMillis=1", "X-Host-Id", "a")
+              .statusCode())
           .isEqualTo(200);
     }
   }

@@ -41,6 +41,7 @@ class OpsMetricsScrapeTest {
   private static final Path ALERTS = OPS.resolve("prometheus/sluice-alerts.yml");
   /** Labels Prometheus adds to every series it scrapes: never in the service's own text. */
   private static final Set<String> TARGET_LABELS = Set.of("job", "instance");
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @Test
@@ -67,9 +68,7 @@ class OpsMetricsScrapeTest {
       throws Exception {
     Map<String, PromQl> queries = queries();
     Path rules = dir.resolve("ratelimits.yaml");
-    Files.writeString(
-        rules,
-        """
+    Files.writeString(rules, """
         rules:
           - id: history-per-account
             resource: /api/history/*
@@ -231,32 +230,31 @@ class OpsMetricsScrapeTest {
   private static List<String> missing(
       Map<String, PromQl> queries, Map<String, Map<String, Set<String>>> scrape) {
     List<String> missing = new ArrayList<>();
-    queries.forEach(
-        (where, q) -> {
-          Set<String> labelsOfItsMetrics = new TreeSet<>(TARGET_LABELS);
-          for (PromQl.Selector s : q.selectors) {
-            Map<String, Set<String>> labels = scrape.get(s.metric());
-            if (labels == null) {
-              missing.add(where + ": metric " + s.metric());
-              continue;
-            }
-            labelsOfItsMetrics.addAll(labels.keySet());
-            for (PromQl.LabelMatcher m : s.matchers()) {
-              Set<String> values = labels.get(m.label());
-              if (values == null) {
-                missing.add(where + ": label " + m.label() + " of " + s.metric());
-              } else if (m.op().equals("=") && !values.contains(m.value())) {
-                missing.add(where + ": " + s.metric() + "{" + m.label() + "=\"" + m.value() + "\"}"
-                    + " (seen: " + values + ")");
-              }
-            }
+    queries.forEach((where, q) -> {
+      Set<String> labelsOfItsMetrics = new TreeSet<>(TARGET_LABELS);
+      for (PromQl.Selector s : q.selectors) {
+        Map<String, Set<String>> labels = scrape.get(s.metric());
+        if (labels == null) {
+          missing.add(where + ": metric " + s.metric());
+          continue;
+        }
+        labelsOfItsMetrics.addAll(labels.keySet());
+        for (PromQl.LabelMatcher m : s.matchers()) {
+          Set<String> values = labels.get(m.label());
+          if (values == null) {
+            missing.add(where + ": label " + m.label() + " of " + s.metric());
+          } else if (m.op().equals("=") && !values.contains(m.value())) {
+            missing.add(where + ": " + s.metric() + "{" + m.label() + "=\"" + m.value() + "\"}"
+                + " (seen: " + values + ")");
           }
-          for (String label : q.groupingLabels) {
-            if (!labelsOfItsMetrics.contains(label)) {
-              missing.add(where + ": grouping label " + label);
-            }
-          }
-        });
+        }
+      }
+      for (String label : q.groupingLabels) {
+        if (!labelsOfItsMetrics.contains(label)) {
+          missing.add(where + ": grouping label " + label);
+        }
+      }
+    });
     return missing;
   }
 }

@@ -16,8 +16,11 @@ class OverheadPeerTest {
   @ParameterizedTest
   @ValueSource(strings = {"none", "ratelimitplugin", "QoS", "handlers"})
   void eachPeerLetsThePingThroughWithSluiceOff(String peer) throws Exception {
-    DemoSettings settings = DemoSettings.load(new String[0], Map.of(),
-        Map.of("server.port", "0", "sluice.enabled", "false", OverheadPeer.KEY, peer), 2);
+    DemoSettings settings = DemoSettings.load(
+        new String[0],
+        Map.of(),
+        Map.of("server.port", "0", "sluice.enabled", "false", OverheadPeer.KEY, peer),
+        2);
     try (TranscodeService service = TranscodeService.start(settings)) {
       DemoClient client = new DemoClient(service.port());
       // twice: RateLimitPlugin counts the first; a peer that is not installed would fail with 500

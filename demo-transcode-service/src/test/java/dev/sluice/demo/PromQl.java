@@ -67,9 +67,9 @@ final class PromQl {
 
   /** Grafana's {@code label_values(metric, label)}, as a selector of the metric and the label. */
   static PromQl labelValues(String query) {
-    Matcher m =
-        Pattern.compile("label_values\\(\\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*,\\s*(\\w+)\\s*\\)")
-            .matcher(query);
+    Matcher m = Pattern.compile(
+            "label_values\\(\\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*,\\s*(\\w+)\\s*\\)")
+        .matcher(query);
     if (!m.find()) {
       throw new IllegalArgumentException("not a label_values query: " + query);
     }

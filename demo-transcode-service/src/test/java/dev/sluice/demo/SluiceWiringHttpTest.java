@@ -50,14 +50,21 @@ class SluiceWiringHttpTest {
       // the next request while the waiter still holds the only queue place
       CompletableFuture<HttpResponse<String>> running =
           http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=6000");
-      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 1);
-      CompletableFuture<HttpResponse<String>> waiting = http.sendAsync("POST", "/api/transcode?cpuMillis=5");
-      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("queued").asInt() == 1);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> limiter(http, "transcode").get("inFlight").asInt() == 1);
+      CompletableFuture<HttpResponse<String>> waiting =
+          http.sendAsync("POST", "/api/transcode?cpuMillis=5");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> limiter(http, "transcode").get("queued").asInt() == 1);
 
       HttpResponse<String> full = http.send("POST", "/api/transcode?cpuMillis=5");
       assertThat(full.statusCode()).isEqualTo(429);
-      assertThat(full.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
-      assertThat(Integer.parseInt(full.headers().firstValue("Retry-After").orElseThrow())).isPositive();
+      assertThat(full.headers().firstValue("Content-Type").orElseThrow())
+          .startsWith("application/problem+json");
+      assertThat(Integer.parseInt(full.headers().firstValue("Retry-After").orElseThrow()))
+          .isPositive();
       assertThat(JSON.readTree(full.body()).get("limiter").asText()).isEqualTo("transcode");
 
       // a bad job is refused before the limiter: 400, not 429, even with the queue full
@@ -78,7 +85,9 @@ class SluiceWiringHttpTest {
       assertThat(transcode.get("rejected").get("queueFull").asLong()).isEqualTo(1);
       assertThat(transcode.get("rejected").get("queueTimeout").asLong()).isEqualTo(1);
       assertThat(transcode.get("inFlight").asInt()).isZero();
-      assertThat(transcode.get("waiting").get("normal").asInt()).as("queued per class").isZero();
+      assertThat(transcode.get("waiting").get("normal").asInt())
+          .as("queued per class")
+          .isZero();
       assertThat(transcode.get("rejected").get("displaced").asLong()).isZero();
     }
   }
@@ -86,34 +95,48 @@ class SluiceWiringHttpTest {
   @Test
   void aWaitingJobKeepsItsPermitUntilItsWaitAndWorkAreDone() throws Exception {
     try (TranscodeService service = start(Map.of(
-        "sluice.limiters.transcode.limit", "fixed", "sluice.limiters.transcode.max-concurrency", "1"))) {
+        "sluice.limiters.transcode.limit",
+        "fixed",
+        "sluice.limiters.transcode.max-concurrency",
+        "1"))) {
       DemoClient http = new DemoClient(service.port());
       CompletableFuture<HttpResponse<String>> reading =
           http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=1500");
-      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 1);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> limiter(http, "transcode").get("inFlight").asInt() == 1);
       // queued, then waiting: two suspensions of one request (the limiter's, then the job's own)
-      CompletableFuture<HttpResponse<String>> next = http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=100");
+      CompletableFuture<HttpResponse<String>> next =
+          http.sendAsync("POST", "/api/transcode?cpuMillis=1&waitMillis=100");
       // the permit is held through the wait: the next job queues behind the one reading footage
-      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("queued").asInt() == 1);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> limiter(http, "transcode").get("queued").asInt() == 1);
       HttpResponse<String> first = reading.get();
       assertThat(first.statusCode()).isEqualTo(200);
-      assertThat(JSON.readTree(first.body()).get("serviceMillis").asDouble()).isGreaterThanOrEqualTo(1500);
+      assertThat(JSON.readTree(first.body()).get("serviceMillis").asDouble())
+          .isGreaterThanOrEqualTo(1500);
       HttpResponse<String> second = next.get();
       assertThat(second.statusCode()).isEqualTo(200);
       assertThat(JSON.readTree(second.body()).get("queuedMillis").asDouble()).isPositive();
-      assertThat(JSON.readTree(second.body()).get("serviceMillis").asDouble()).isGreaterThanOrEqualTo(100);
-      await().atMost(Duration.ofSeconds(10)).until(() -> limiter(http, "transcode").get("inFlight").asInt() == 0);
+      assertThat(JSON.readTree(second.body()).get("serviceMillis").asDouble())
+          .isGreaterThanOrEqualTo(100);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> limiter(http, "transcode").get("inFlight").asInt() == 0);
       assertThat(limiter(http, "transcode").get("admitted").asLong()).isEqualTo(2);
     }
   }
 
   @Test
-  void historyIsLimitedPerAccountByTheDefaultRulesAndSluiceListsLimitersAndRules() throws Exception {
+  void historyIsLimitedPerAccountByTheDefaultRulesAndSluiceListsLimitersAndRules()
+      throws Exception {
     try (TranscodeService service = start(Map.of())) {
       DemoClient http = new DemoClient(service.port());
       HttpResponse<String> first = http.send("GET", "/api/history/1", "X-Account-Id", "greedy");
       assertThat(first.statusCode()).isEqualTo(200);
-      assertThat(first.headers().firstValue("RateLimit-Policy").orElseThrow()).contains("history-per-account");
+      assertThat(first.headers().firstValue("RateLimit-Policy").orElseThrow())
+          .contains("history-per-account");
       assertThat(first.headers().firstValue("X-RateLimit-Limit")).isPresent();
 
       // burst 20 at 10/s: the 20 tokens run out long before a few dozen quick requests end
@@ -131,15 +154,19 @@ class SluiceWiringHttpTest {
       assertThat(rejected).isNotNull();
       assertThat(admitted).isGreaterThanOrEqualTo(20);
       assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
-      assertThat(rejected.headers().firstValue("RateLimit").orElseThrow()).contains("history-per-account");
+      assertThat(rejected.headers().firstValue("RateLimit").orElseThrow())
+          .contains("history-per-account");
       assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).contains("0");
-      assertThat(JSON.readTree(rejected.body()).get("rule").asText()).isEqualTo("history-per-account");
+      assertThat(JSON.readTree(rejected.body()).get("rule").asText())
+          .isEqualTo("history-per-account");
       // another account has its own quota
-      assertThat(http.send("GET", "/api/history/1", "X-Account-Id", "patient").statusCode()).isEqualTo(200);
+      assertThat(http.send("GET", "/api/history/1", "X-Account-Id", "patient").statusCode())
+          .isEqualTo(200);
 
       JsonNode sluice = JSON.readTree(http.send("GET", "/sluice").body());
       assertThat(sluice.get("enabled").asBoolean()).isTrue();
-      assertThat(sluice.get("limiters").findValuesAsText("name")).containsExactly("rescue", "transcode");
+      assertThat(sluice.get("limiters").findValuesAsText("name"))
+          .containsExactly("rescue", "transcode");
       assertThat(sluice.get("store").isNull()).as("in memory: no shared store").isTrue();
       JsonNode transcode = limiter(http, "transcode");
       // the jar's default: a CPU-target limit at 70 % between 1 and 8 x cores, rejecting early
@@ -149,10 +176,12 @@ class SluiceWiringHttpTest {
       assertThat(source.get("minLimit").asInt()).isEqualTo(1);
       assertThat(source.get("maxLimit").asInt()).isEqualTo(16); // auto on 2 cores
       assertThat(source.get("targetCpu").asDouble()).isEqualTo(0.7);
-      assertThat(source.get("targetServiceMillis").isNull()).isTrue(); // a latency input: not for cpu
+      assertThat(source.get("targetServiceMillis").isNull())
+          .isTrue(); // a latency input: not for cpu
       assertThat(transcode.get("limitKind").asText()).isEqualTo("cpu");
       assertThat(transcode.get("queueKind").asText()).isEqualTo("fair");
-      assertThat(limiter(http, "rescue").get("limitSource").get("strategy").asText()).isEqualTo("fixed");
+      assertThat(limiter(http, "rescue").get("limitSource").get("strategy").asText())
+          .isEqualTo("fixed");
       assertThat(transcode.get("maxQueue").asInt()).isEqualTo(40);
       assertThat(transcode.get("queueTimeoutMillis").asLong()).isEqualTo(10_000);
       JsonNode rule = sluice.get("rules").get(0);
@@ -164,31 +193,44 @@ class SluiceWiringHttpTest {
       assertThat(rule.get("rejected").asLong()).isEqualTo(1);
       // the live page is on in the demo, its data beside it
       assertThat(http.send("GET", "/sluice/dashboard").statusCode()).isEqualTo(200);
-      assertThat(JSON.readTree(http.send("GET", "/sluice/dashboard/data").body()).get("rules").get(0)
-          .get("rejected").asLong()).isEqualTo(1);
+      assertThat(JSON.readTree(http.send("GET", "/sluice/dashboard/data").body())
+              .get("rules")
+              .get(0)
+              .get("rejected")
+              .asLong())
+          .isEqualTo(1);
     }
   }
 
   @Test
   void theLyftRulesInTheJarLimitHistoryToFiveAMinutePerAccount() throws Exception {
-    try (TranscodeService service = start(Map.of("sluice.rules.file", "classpath:ratelimits-lyft.yaml"))) {
+    try (TranscodeService service =
+        start(Map.of("sluice.rules.file", "classpath:ratelimits-lyft.yaml"))) {
       DemoClient http = new DemoClient(service.port());
       // fixed windows are floor(System.nanoTime() / 1 min) in this JVM: start well inside one, so
       // that no window edge falls among these few requests and refills the account's five
       long minute = Duration.ofMinutes(1).toNanos();
-      await().atMost(Duration.ofSeconds(20)).until(() -> Math.floorMod(System.nanoTime(), minute) < minute - Duration.ofSeconds(15).toNanos());
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> Math.floorMod(System.nanoTime(), minute)
+              < minute - Duration.ofSeconds(15).toNanos());
       for (int i = 0; i < 5; i++) {
-        assertThat(http.send("GET", "/api/history/1", "X-Account-Id", "alice").statusCode()).as("request %d", i + 1)
+        assertThat(http.send("GET", "/api/history/1", "X-Account-Id", "alice").statusCode())
+            .as("request %d", i + 1)
             .isEqualTo(200);
       }
       HttpResponse<String> sixth = http.send("GET", "/api/history/2", "X-Account-Id", "alice");
       assertThat(sixth.statusCode()).isEqualTo(429);
-      assertThat(JSON.readTree(sixth.body()).get("rule").asText()).isEqualTo("account:/api/history/*:1m");
-      assertThat(Integer.parseInt(sixth.headers().firstValue("Retry-After").orElseThrow())).isBetween(1, 60);
+      assertThat(JSON.readTree(sixth.body()).get("rule").asText())
+          .isEqualTo("account:/api/history/*:1m");
+      assertThat(Integer.parseInt(sixth.headers().firstValue("Retry-After").orElseThrow()))
+          .isBetween(1, 60);
       // another account has its own five; other paths are not limited by the rule
-      assertThat(http.send("GET", "/api/history/1", "X-Account-Id", "bob").statusCode()).isEqualTo(200);
+      assertThat(http.send("GET", "/api/history/1", "X-Account-Id", "bob").statusCode())
+          .isEqualTo(200);
       assertThat(http.send("GET", "/health").statusCode()).isEqualTo(200);
-      JsonNode rule = JSON.readTree(http.send("GET", "/sluice").body()).get("rules").get(0);
+      JsonNode rule =
+          JSON.readTree(http.send("GET", "/sluice").body()).get("rules").get(0);
       assertThat(rule.get("limit").asLong()).isEqualTo(5);
       assertThat(rule.get("periodMillis").asLong()).isEqualTo(60_000);
       assertThat(rule.get("algorithm").asText()).isEqualTo("fixed-window");

@@ -41,9 +41,10 @@ class StatusShapeHttpTest {
   private static String pluginStatus(DemoSettings settings) {
     SluicePlugin plugin = new SluicePlugin(cfg -> cfg.properties(settings.sluiceProperties()));
     Javalin app = Javalin.create(config -> {
-      config.startup.showJavalinBanner = false;
-      config.registerPlugin(plugin);
-    }).start(0);
+          config.startup.showJavalinBanner = false;
+          config.registerPlugin(plugin);
+        })
+        .start(0);
     try {
       return plugin.statusJson();
     } finally {
@@ -53,34 +54,58 @@ class StatusShapeHttpTest {
 
   @Test
   void sluiceOfTheDemoHasTheShapeOfThePluginsStatus() throws Exception {
-    DemoSettings settings = DemoSettings.load(new String[0], Map.of(), Map.of("server.port", "0"), 2);
+    DemoSettings settings =
+        DemoSettings.load(new String[0], Map.of(), Map.of("server.port", "0"), 2);
     JsonNode plugin = JSON.readTree(pluginStatus(settings));
     try (TranscodeService service = TranscodeService.start(settings)) {
-      JsonNode demo = JSON.readTree(new DemoClient(service.port()).send("GET", "/sluice").body());
+      JsonNode demo =
+          JSON.readTree(new DemoClient(service.port()).send("GET", "/sluice").body());
 
-      assertThat(demo.fieldNames()).toIterable()
+      assertThat(demo.fieldNames())
+          .toIterable()
           .containsExactly("time", "enabled", "limiters", "rules", "store");
       assertThat(shape(demo)).isEqualTo(shape(plugin));
       // what the plugin's status has and the demo's own JSON had not, and the other way round
       JsonNode transcode = demo.get("limiters").get(1);
       assertThat(transcode.get("name").asText()).isEqualTo("transcode");
-      assertThat(transcode.fieldNames()).toIterable().contains("limitKind", "queueKind",
-          "maxConcurrency", "rejected", "queueWaitP99Millis", "cpu", "limitSource", "waiting",
-          "clusterLeases", "serviceMaxMillis");
-      assertThat(transcode.get("rejected").fieldNames()).toIterable().containsExactly(
-          "queueFull", "queueTimeout", "cancelled", "shutdown", "late", "keyCap", "predictedWait",
-          "standingQueue", "displaced");
+      assertThat(transcode.fieldNames())
+          .toIterable()
+          .contains(
+              "limitKind",
+              "queueKind",
+              "maxConcurrency",
+              "rejected",
+              "queueWaitP99Millis",
+              "cpu",
+              "limitSource",
+              "waiting",
+              "clusterLeases",
+              "serviceMaxMillis");
+      assertThat(transcode.get("rejected").fieldNames())
+          .toIterable()
+          .containsExactly(
+              "queueFull",
+              "queueTimeout",
+              "cancelled",
+              "shutdown",
+              "late",
+              "keyCap",
+              "predictedWait",
+              "standingQueue",
+              "displaced");
     }
   }
 
   @Test
   void disabledSluiceAnswersTheSameTopLevelKeys() throws Exception {
-    DemoSettings settings = DemoSettings.load(new String[0], Map.of(),
-        Map.of("server.port", "0", "sluice.enabled", "false"), 2);
+    DemoSettings settings = DemoSettings.load(
+        new String[0], Map.of(), Map.of("server.port", "0", "sluice.enabled", "false"), 2);
     try (TranscodeService service = TranscodeService.start(settings)) {
-      JsonNode demo = JSON.readTree(new DemoClient(service.port()).send("GET", "/sluice").body());
+      JsonNode demo =
+          JSON.readTree(new DemoClient(service.port()).send("GET", "/sluice").body());
       assertThat(shape(demo)).isEqualTo(shape(JSON.readTree(pluginStatus(settings))));
-      assertThat(demo.fieldNames()).toIterable()
+      assertThat(demo.fieldNames())
+          .toIterable()
           .containsExactly("time", "enabled", "limiters", "rules", "store");
       assertThat(demo.get("enabled").asBoolean()).isFalse();
     }

@@ -29,7 +29,8 @@ class TranscodeServiceHttpTest {
     service.close();
   }
 
-  private static HttpResponse<String> send(String method, String path, String... headers) throws Exception {
+  private static HttpResponse<String> send(String method, String path, String... headers)
+      throws Exception {
     return new DemoClient(service.port()).send(method, path, headers);
   }
 
@@ -44,7 +45,9 @@ class TranscodeServiceHttpTest {
     assertThat(job.get("compressedBytes").asLong()).isPositive();
     assertThat(job.get("serviceMillis").asDouble()).isPositive();
     assertThat(job.get("queuedMillis").asDouble()).isGreaterThanOrEqualTo(0);
-    assertThat(JSON.readTree(send("POST", "/api/rescue?cpuMillis=5").body()).get("jobId").asText())
+    assertThat(JSON.readTree(send("POST", "/api/rescue?cpuMillis=5").body())
+            .get("jobId")
+            .asText())
         .startsWith("rescue-");
   }
 
@@ -53,7 +56,8 @@ class TranscodeServiceHttpTest {
     for (String bad : new String[] {"0", "abc", "10001", "-1"}) {
       HttpResponse<String> response = send("POST", "/api/transcode?cpuMillis=" + bad);
       assertThat(response.statusCode()).isEqualTo(400);
-      assertThat(response.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
+      assertThat(response.headers().firstValue("Content-Type").orElseThrow())
+          .startsWith("application/problem+json");
       JsonNode problem = JSON.readTree(response.body());
       assertThat(problem.get("status").asInt()).isEqualTo(400);
       assertThat(problem.get("detail").asText()).contains("cpuMillis").contains("'" + bad + "'");
@@ -69,7 +73,9 @@ class TranscodeServiceHttpTest {
     assertThat(job.get("cpuMillis").asInt()).isEqualTo(5);
     assertThat(job.get("waitMillis").asInt()).isEqualTo(300);
     assertThat(job.get("serviceMillis").asDouble()).isGreaterThanOrEqualTo(300);
-    assertThat(JSON.readTree(send("POST", "/api/transcode?cpuMillis=5").body()).get("waitMillis").asInt())
+    assertThat(JSON.readTree(send("POST", "/api/transcode?cpuMillis=5").body())
+            .get("waitMillis")
+            .asInt())
         .isZero();
     HttpResponse<String> rescue = send("POST", "/api/rescue?cpuMillis=5&waitMillis=50");
     assertThat(JSON.readTree(rescue.body()).get("waitMillis").asInt()).isEqualTo(50);

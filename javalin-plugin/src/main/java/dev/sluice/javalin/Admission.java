@@ -26,6 +26,7 @@ final class Admission {
   private volatile boolean parked;
   /** Set when the request ended while parked because the client left (not a server timeout). */
   private volatile boolean clientGone;
+
   private CompletableFuture<Permit> parkedOn;
 
   /**
@@ -70,7 +71,8 @@ final class Admission {
           first = permit;
         } else {
           int n = more == null ? 0 : more.length;
-          moreLimiters = java.util.Arrays.copyOf(moreLimiters == null ? new String[0] : moreLimiters, n + 1);
+          moreLimiters =
+              java.util.Arrays.copyOf(moreLimiters == null ? new String[0] : moreLimiters, n + 1);
           more = java.util.Arrays.copyOf(more == null ? new Permit[0] : more, n + 1);
           moreLimiters[n] = limiter;
           more[n] = permit;

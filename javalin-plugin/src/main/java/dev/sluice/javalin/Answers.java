@@ -37,13 +37,18 @@ final class Answers {
     switch (e.outcome()) {
       case QUEUE_FULL:
         ext.put("retryAfterSeconds", retry);
-        return new Rejection(Rejection.Reason.QUEUE_FULL, why, statuses.queueFull(),
-            queueFullDetail(e), ext, retry);
+        return new Rejection(
+            Rejection.Reason.QUEUE_FULL, why, statuses.queueFull(), queueFullDetail(e), ext, retry);
       case QUEUE_TIMEOUT:
         ext.put("retryAfterSeconds", retry);
-        return new Rejection(Rejection.Reason.QUEUE_TIMEOUT, why, statuses.queueTimeout(),
-            "The request waited for limiter '" + e.limiterName() + "' longer than its queue timeout.",
-            ext, retry);
+        return new Rejection(
+            Rejection.Reason.QUEUE_TIMEOUT,
+            why,
+            statuses.queueTimeout(),
+            "The request waited for limiter '" + e.limiterName()
+                + "' longer than its queue timeout.",
+            ext,
+            retry);
       default:
         return shuttingDown(e.retryAfterNanos() > 0 ? retry : SHUTDOWN_RETRY_SECONDS);
     }
@@ -63,59 +68,77 @@ final class Answers {
       detail += " The request carries no " + queueKey + ": every request without one queues under"
           + " the one shared key '" + key + "'.";
     }
-    return new Rejection(plain.reason, plain.why, plain.status, detail, ext,
-        plain.retryAfterSeconds);
+    return new Rejection(
+        plain.reason, plain.why, plain.status, detail, ext, plain.retryAfterSeconds);
   }
 
   private static String queueFullDetail(ConcurrencyRejectedException e) {
     String limiter = "limiter '" + e.limiterName() + "'";
     return switch (e.reason()) {
-      case KEY_CAP -> "This caller already has the most requests queued that " + limiter
-          + " allows one caller.";
-      case DISPLACED -> "The request was queued for " + limiter
-          + " and gave its place to a request of a higher priority.";
-      case STANDING_QUEUE -> "The queue of " + limiter + " has stood above its delay target; the"
-          + " request waited the target and was shed so that newer requests are served first.";
-      case PREDICTED_WAIT -> "The predicted wait for " + limiter
-          + " is longer than the request may wait.";
+      case KEY_CAP ->
+        "This caller already has the most requests queued that " + limiter + " allows one caller.";
+      case DISPLACED ->
+        "The request was queued for " + limiter
+            + " and gave its place to a request of a higher priority.";
+      case STANDING_QUEUE ->
+        "The queue of " + limiter + " has stood above its delay target; the"
+            + " request waited the target and was shed so that newer requests are served first.";
+      case PREDICTED_WAIT ->
+        "The predicted wait for " + limiter + " is longer than the request may wait.";
       default -> "Every permit of " + limiter + " is taken and its queue is full.";
     };
   }
 
   /** {@code KEY_CAP} -> {@code key_cap}; shutdown keeps the answer's own tag. */
   static String reasonId(RejectionReason reason) {
-    return reason == RejectionReason.SHUTDOWN ? Rejection.Reason.SHUTTING_DOWN.tag
+    return reason == RejectionReason.SHUTDOWN
+        ? Rejection.Reason.SHUTTING_DOWN.tag
         : reason.name().toLowerCase(Locale.ROOT);
   }
 
   Rejection parkedTooLong() {
-    return new Rejection(Rejection.Reason.QUEUE_TIMEOUT, statuses.queueTimeout(),
+    return new Rejection(
+        Rejection.Reason.QUEUE_TIMEOUT,
+        statuses.queueTimeout(),
         "The request timed out (server async timeout) while it waited in the queue.",
-        Map.of("reason", Rejection.Reason.QUEUE_TIMEOUT.tag), 0);
+        Map.of("reason", Rejection.Reason.QUEUE_TIMEOUT.tag),
+        0);
   }
 
   /** A value the request declares for Sluice (its cost) is not valid; says which and why. */
   Rejection badRequest(String detail) {
-    return new Rejection(Rejection.Reason.BAD_REQUEST, 400, detail,
-        Map.of("reason", Rejection.Reason.BAD_REQUEST.tag), 0);
+    return new Rejection(
+        Rejection.Reason.BAD_REQUEST,
+        400,
+        detail,
+        Map.of("reason", Rejection.Reason.BAD_REQUEST.tag),
+        0);
   }
 
   /** The request's deadline header says its caller has already given up. */
   Rejection deadlineExceeded(String limiter) {
-    return new Rejection(Rejection.Reason.DEADLINE_EXCEEDED, statuses.queueTimeout(),
+    return new Rejection(
+        Rejection.Reason.DEADLINE_EXCEEDED,
+        statuses.queueTimeout(),
         "The request's deadline had passed when it reached " + limiter + ".",
-        Map.of("reason", Rejection.Reason.DEADLINE_EXCEEDED.tag), 0);
+        Map.of("reason", Rejection.Reason.DEADLINE_EXCEEDED.tag),
+        0);
   }
 
   /** The client closed the request while it was queued; 499, as nginx logs it, read by nobody. */
   Rejection clientGone() {
-    return new Rejection(Rejection.Reason.CANCELLED, 499,
+    return new Rejection(
+        Rejection.Reason.CANCELLED,
+        499,
         "The client closed the request while it waited in the queue.",
-        Map.of("reason", Rejection.Reason.CANCELLED.tag), 0);
+        Map.of("reason", Rejection.Reason.CANCELLED.tag),
+        0);
   }
 
   Rejection shuttingDown(long retryAfterSeconds) {
-    return new Rejection(Rejection.Reason.SHUTTING_DOWN, statuses.shuttingDown(),
+    return new Rejection(
+        Rejection.Reason.SHUTTING_DOWN,
+        statuses.shuttingDown(),
         "The server is shutting down; retry on another instance or later.",
         Map.of("reason", Rejection.Reason.SHUTTING_DOWN.tag),
         Math.max(1, retryAfterSeconds));
@@ -132,12 +155,15 @@ final class Answers {
     ext.put("rule", rejectedBy.rule().id());
     ext.put("limit", rejectedBy.decision().limit());
     ext.put("retryAfterSeconds", retry);
-    long periodSeconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(
-        rejectedBy.rule().limit().period().toNanos()));
-    return new Rejection(Rejection.Reason.RATE_LIMITED, statuses.rateLimited(),
-        "Rate rule '" + rejectedBy.rule().id() + "' allows " + rejectedBy.decision().limit()
-            + " requests per " + periodSeconds + "s.",
-        ext, retry);
+    long periodSeconds = Math.max(
+        1, TimeUnit.NANOSECONDS.toSeconds(rejectedBy.rule().limit().period().toNanos()));
+    return new Rejection(
+        Rejection.Reason.RATE_LIMITED,
+        statuses.rateLimited(),
+        "Rate rule '" + rejectedBy.rule().id() + "' allows "
+            + rejectedBy.decision().limit() + " requests per " + periodSeconds + "s.",
+        ext,
+        retry);
   }
 
   /** The exception handler Sluice registers for {@link Rejection}. */
@@ -153,8 +179,8 @@ final class Answers {
     if (r.retryAfterSeconds > 0) {
       ctx.header(RateHeaders.RETRY_AFTER, Long.toString(r.retryAfterSeconds));
     }
-    Problem problem = new Problem(TYPE_BASE + r.reason.id, r.reason.title, r.status, r.detail,
-        r.extensions);
+    Problem problem =
+        new Problem(TYPE_BASE + r.reason.id, r.reason.title, r.status, r.detail, r.extensions);
     ctx.contentType(Problem.MEDIA_TYPE);
     ctx.result(problem.toJson());
   }

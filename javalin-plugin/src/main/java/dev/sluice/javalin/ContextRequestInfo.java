@@ -43,7 +43,8 @@ final class ContextRequestInfo implements RequestInfo {
       // a plain dotted quad needs no parsing (TrustedProxies' general parser showed at 2.5% of a
       // profile of an IP rule on a trivial endpoint). Else only the header the trusted proxies
       // write: any other is the client's own text
-      ip = proxies.isEmpty() && isDottedQuad(peer) ? peer
+      ip = proxies.isEmpty() && isDottedQuad(peer)
+          ? peer
           : proxies.resolve(peer, ctx.req().getHeaders(proxies.headerName()));
       clientIp = ip;
     }
@@ -84,7 +85,8 @@ final class ContextRequestInfo implements RequestInfo {
   /** The auth handler's attribute wins over the header: a header is whatever the client sent. */
   @Override
   public Optional<String> account() {
-    Optional<String> fromAuth = settings.accountAttribute()
+    Optional<String> fromAuth = settings
+        .accountAttribute()
         .map(name -> ctx.attribute(name))
         .map(String::valueOf)
         .filter(s -> !s.isBlank());

@@ -21,10 +21,16 @@ final class Dashboard {
   static void register(JavalinState state, String path, Status status) {
     String base = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
     String html = page();
-    state.routes.get(base, ctx -> ctx.contentType("text/html; charset=utf-8")
-        .header("Cache-Control", "no-store").result(html));
-    state.routes.get(dataPath(base), ctx -> ctx.contentType("application/json")
-        .header("Cache-Control", "no-store").result(status.json(System.currentTimeMillis())));
+    state.routes.get(
+        base,
+        ctx -> ctx.contentType("text/html; charset=utf-8")
+            .header("Cache-Control", "no-store")
+            .result(html));
+    state.routes.get(
+        dataPath(base),
+        ctx -> ctx.contentType("application/json")
+            .header("Cache-Control", "no-store")
+            .result(status.json(System.currentTimeMillis())));
   }
 
   static String dataPath(String base) {

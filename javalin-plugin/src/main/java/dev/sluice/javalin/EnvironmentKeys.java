@@ -22,8 +22,11 @@ final class EnvironmentKeys {
    * @param lowerKeys the keys of the layers below the environment (defaults, file)
    * @param varOfKey filled with the variable that set each key, for the sources
    */
-  static Map<String, String> map(Map<String, String> env, Set<String> lowerKeys,
-      Map<String, String> aliases, Map<String, String> varOfKey) {
+  static Map<String, String> map(
+      Map<String, String> env,
+      Set<String> lowerKeys,
+      Map<String, String> aliases,
+      Map<String, String> varOfKey) {
     Map<String, String> out = sluice(env, lowerKeys, varOfKey);
     for (String key : List.copyOf(lowerKeys)) {
       String var = envForm(key);
@@ -46,8 +49,8 @@ final class EnvironmentKeys {
    * between '.', '-' and '_', so static keys are matched by their env form, and a limiter's name is
    * matched against the names the defaults and the file use before falling back to lower case.
    */
-  private static Map<String, String> sluice(Map<String, String> env, Set<String> fileKeys,
-      Map<String, String> varOfKey) {
+  private static Map<String, String> sluice(
+      Map<String, String> env, Set<String> fileKeys, Map<String, String> varOfKey) {
     Map<String, String> out = new LinkedHashMap<>();
     Map<String, String> knownLimiterNames = new LinkedHashMap<>();
     for (String key : fileKeys) {
@@ -84,7 +87,8 @@ final class EnvironmentKeys {
       String envSuffix = "_" + envForm(suffix);
       if (rest.endsWith(envSuffix) && rest.length() > envSuffix.length()) {
         String envName = rest.substring(0, rest.length() - envSuffix.length());
-        String name = knownNames.getOrDefault(envName, envName.toLowerCase(Locale.ROOT).replace('_', '-'));
+        String name =
+            knownNames.getOrDefault(envName, envName.toLowerCase(Locale.ROOT).replace('_', '-'));
         return SluiceProperties.LIMITERS + name + "." + suffix;
       }
     }
@@ -104,9 +108,11 @@ final class EnvironmentKeys {
           .filter(n -> rest.startsWith(n + "_") && rest.length() > n.length() + 1)
           .max(Comparator.comparingInt(String::length))
           .orElse(rest.contains("_") ? rest.substring(0, rest.indexOf('_')) : rest);
-      String name = knownNames.getOrDefault(envName, envName.toLowerCase(Locale.ROOT).replace('_', '-'));
+      String name =
+          knownNames.getOrDefault(envName, envName.toLowerCase(Locale.ROOT).replace('_', '-'));
       String suffix = rest.length() > envName.length() + 1
-          ? rest.substring(envName.length() + 1).toLowerCase(Locale.ROOT).replace('_', '-') : "";
+          ? rest.substring(envName.length() + 1).toLowerCase(Locale.ROOT).replace('_', '-')
+          : "";
       return SluiceProperties.LIMITERS + name + "." + suffix;
     }
     return var.toLowerCase(Locale.ROOT).replace('_', '.');

@@ -1,18 +1,18 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.Caller;
-import dev.sluice.time.NanoClock;
-import java.time.Duration;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
+import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -45,9 +45,16 @@ final class Gate {
   private final NanoClock clock; // request deadlines
   private volatile boolean stopping;
 
-  Gate(Settings settings, Limiters limiters, RateRules rules, Executor executor,
-      Scheduler scheduler, SluiceMeterBinder metrics, WarnOnce ruleFailures,
-      DisconnectWatch disconnects, NanoClock clock) {
+  Gate(
+      Settings settings,
+      Limiters limiters,
+      RateRules rules,
+      Executor executor,
+      Scheduler scheduler,
+      SluiceMeterBinder metrics,
+      WarnOnce ruleFailures,
+      DisconnectWatch disconnects,
+      NanoClock clock) {
     this.settings = settings;
     this.limiters = limiters;
     this.rules = rules;
@@ -88,10 +95,12 @@ final class Gate {
         if (!pending.isDone()) {
           // the store answers on its own I/O thread: hop to the executor before going on, or the
           // endpoint would run on the store's event loop
-          ctx.future(() -> pending.thenComposeAsync(v -> {
-            long delay = apply(ctx, v);
-            return delay > 0 ? shaped(ctx, limiter, delay) : admitSuspended(ctx, limiter);
-          }, executor));
+          ctx.future(() -> pending.thenComposeAsync(
+              v -> {
+                long delay = apply(ctx, v);
+                return delay > 0 ? shaped(ctx, limiter, delay) : admitSuspended(ctx, limiter);
+              },
+              executor));
           return;
         }
         verdict = pending.getNow(null);
@@ -142,7 +151,8 @@ final class Gate {
     if (admission != null && admission.isParked()) {
       // a client that hung up is a cancel, never a 504: an alert on the 504 rate must not fire
       // on disconnects (the limiter counts it as cancelled too)
-      throw rejected(ctx, admission.isClientGone() ? answers.clientGone() : answers.parkedTooLong());
+      throw rejected(
+          ctx, admission.isClientGone() ? answers.clientGone() : answers.parkedTooLong());
     }
   }
 
@@ -160,9 +170,12 @@ final class Gate {
 
   /** The endpoint wrapper of {@link SluicePlugin#limited}. */
   void limited(String limiterName, Handler handler, Context ctx) throws Exception {
-    LimiterEntry limiter = limiters.byName(limiterName).orElseThrow(() ->
-        new IllegalStateException("no Sluice limiter named '" + limiterName + "'"));
-    Admission admission = admission(ctx); // a bypassed path has none yet: the wrapper still limits it
+    LimiterEntry limiter = limiters
+        .byName(limiterName)
+        .orElseThrow(
+            () -> new IllegalStateException("no Sluice limiter named '" + limiterName + "'"));
+    Admission admission =
+        admission(ctx); // a bypassed path has none yet: the wrapper still limits it
     if (admission.holds(limiterName)) {
       handler.handle(ctx);
       return;
@@ -210,8 +223,8 @@ final class Gate {
     QueueCallers callers = limiter.callers();
     // who asks, for the queue discipline (key, class) and the cost: built at most once, and not at
     // all for a plain FIFO limiter at cost 1
-    ContextRequestInfo info = callers.needed() || !cost.one()
-        ? new ContextRequestInfo(ctx, path(ctx), settings) : null;
+    ContextRequestInfo info =
+        callers.needed() || !cost.one() ? new ContextRequestInfo(ctx, path(ctx), settings) : null;
     Caller caller = callers.needed() ? callers.of(info) : Caller.DEFAULT;
     if (!cost.one()) {
       caller = withCost(ctx, info, cost, caller);
@@ -298,8 +311,6 @@ final class Gate {
     return budget;
   }
 
-
-
   /** {@link #admit} from a stage that runs after the request was suspended. */
   private CompletableFuture<Void> admitSuspended(Context ctx, LimiterEntry limiter) {
     if (limiter == null) {
@@ -356,7 +367,8 @@ final class Gate {
 
   private static Throwable unwrap(Throwable failure) {
     return failure instanceof CompletionException && failure.getCause() != null
-        ? failure.getCause() : failure;
+        ? failure.getCause()
+        : failure;
   }
 
   /**
@@ -463,7 +475,9 @@ final class Gate {
   static String path(Context ctx) {
     String path = ctx.path();
     String contextPath = ctx.contextPath();
-    if (contextPath != null && !contextPath.isEmpty() && !"/".equals(contextPath)
+    if (contextPath != null
+        && !contextPath.isEmpty()
+        && !"/".equals(contextPath)
         && path.startsWith(contextPath)) {
       path = path.substring(contextPath.length());
     }

@@ -16,6 +16,7 @@ final class Key<T> {
   private final T defaultValue;
   private final ValueParser<T> parser;
   private final String doc;
+
   private Key(String name, T defaultValue, ValueParser<T> parser, String doc) {
     this.name = Objects.requireNonNull(name, "name");
     this.defaultValue = defaultValue;
@@ -77,8 +78,8 @@ final class Key<T> {
       // text given in code goes through the parser, which is the check of a free-form value
       return value instanceof String s ? parser.parse(s.trim()) : parser.check(value);
     } catch (IllegalArgumentException e) {
-      throw new SluiceConfigException(fullKey, String.valueOf(value), LimiterConfig.CODE,
-          e.getMessage());
+      throw new SluiceConfigException(
+          fullKey, String.valueOf(value), LimiterConfig.CODE, e.getMessage());
     }
   }
 

@@ -150,9 +150,13 @@ public final class LimiterConfig {
     int max = maxConcurrency();
     int min = Math.min(get(LimiterKeys.MIN_CONCURRENCY), max);
     LimitSpec limit = switch (get(LimiterKeys.LIMIT)) {
-      case CPU -> LimitSpec.cpu(get(LimiterKeys.TARGET_CPU),
-          get(LimiterKeys.CPU_SOURCE) == LimiterKeys.CpuSource.PROCESS ? cpu.process() : cpu.machine(),
-          min);
+      case CPU ->
+        LimitSpec.cpu(
+            get(LimiterKeys.TARGET_CPU),
+            get(LimiterKeys.CPU_SOURCE) == LimiterKeys.CpuSource.PROCESS
+                ? cpu.process()
+                : cpu.machine(),
+            min);
       case LATENCY -> LimitSpec.latency(min);
       case FIXED -> LimitSpec.fixed();
     };
@@ -170,7 +174,8 @@ public final class LimiterConfig {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof LimiterConfig other && name.equals(other.name)
+    return o instanceof LimiterConfig other
+        && name.equals(other.name)
         && values.equals(other.values);
   }
 
@@ -285,8 +290,10 @@ public final class LimiterConfig {
       LimiterConfig config = new LimiterConfig(this);
       int min = config.get(LimiterKeys.MIN_CONCURRENCY);
       if (min > config.maxConcurrency()) {
-        throw new SluiceConfigException(config.property(LimiterKeys.MIN_CONCURRENCY),
-            Integer.toString(min), config.source(LimiterKeys.MIN_CONCURRENCY),
+        throw new SluiceConfigException(
+            config.property(LimiterKeys.MIN_CONCURRENCY),
+            Integer.toString(min),
+            config.source(LimiterKeys.MIN_CONCURRENCY),
             "must be <= max-concurrency (" + config.maxConcurrency() + ", from "
                 + config.source(LimiterKeys.MAX_CONCURRENCY) + ")");
       }

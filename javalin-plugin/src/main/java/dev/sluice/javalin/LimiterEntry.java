@@ -21,8 +21,12 @@ final class LimiterEntry {
   /** The {@code deadline-header} in force, or null: read per request, so kept out of the map. */
   private volatile String deadlineHeader;
 
-  LimiterEntry(String name, Optional<ResourcePattern> pattern, ConcurrencyLimiter limiter,
-      LimiterConfig config, QueueCallers callers) {
+  LimiterEntry(
+      String name,
+      Optional<ResourcePattern> pattern,
+      ConcurrencyLimiter limiter,
+      LimiterConfig config,
+      QueueCallers callers) {
     this.name = name;
     this.pattern = pattern;
     this.limiter = limiter;

@@ -26,102 +26,169 @@ import java.util.Locale;
 final class LimiterKeys {
 
   /** {@code limit}: where the limit comes from. */
-  enum LimitKind { FIXED, CPU, LATENCY }
+  enum LimitKind {
+    FIXED,
+    CPU,
+    LATENCY
+  }
 
   /** {@code cpu-source}: whose CPU an adaptive limit holds at target. */
-  enum CpuSource { MACHINE, PROCESS }
+  enum CpuSource {
+    MACHINE,
+    PROCESS
+  }
 
   /** {@code queue}: the queue discipline. */
-  enum QueueKind { FIFO, FAIR }
+  enum QueueKind {
+    FIFO,
+    FAIR
+  }
 
-  static final Key<String> PATH = Key.of("path", null,
+  static final Key<String> PATH = Key.of(
+      "path",
+      null,
       ValueParser.of(LimiterKeys::pathPattern, "/exact, /prefix/* or /prefix/**"),
       "path pattern guarded: `/exact`, `/prefix/*` (one segment), `/prefix/**` (any depth); none:"
           + " only handlers wrapped with `sluice.limited(name, handler)`");
 
-  static final Key<Integer> MAX_CONCURRENCY = Key.of("max-concurrency",
-          ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY, ValueParser.atLeast(1),
-          "permits (fixed limit; ceiling of an adaptive one); reloadable");
+  static final Key<Integer> MAX_CONCURRENCY = Key.of(
+      "max-concurrency",
+      ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY,
+      ValueParser.atLeast(1),
+      "permits (fixed limit; ceiling of an adaptive one); reloadable");
 
-  static final Key<Integer> MAX_QUEUE = Key.of("max-queue",
-          ConcurrencyLimiter.DEFAULT_MAX_QUEUE, ValueParser.atLeast(0),
-          "requests that may wait; one more is answered queue-full; reloadable");
+  static final Key<Integer> MAX_QUEUE = Key.of(
+      "max-queue",
+      ConcurrencyLimiter.DEFAULT_MAX_QUEUE,
+      ValueParser.atLeast(0),
+      "requests that may wait; one more is answered queue-full; reloadable");
 
-  static final Key<Duration> QUEUE_TIMEOUT = Key.of("queue-timeout",
-          ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT, ValueParser.duration(false),
-          "longest wait in the queue, then 504; reloadable");
+  static final Key<Duration> QUEUE_TIMEOUT = Key.of(
+      "queue-timeout",
+      ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT,
+      ValueParser.duration(false),
+      "longest wait in the queue, then 504; reloadable");
 
-  static final Key<Scope> SCOPE = Key.of("scope", Scope.LOCAL, ValueParser.oneOf(Scope.class),
+  static final Key<Scope> SCOPE = Key.of(
+      "scope",
+      Scope.LOCAL,
+      ValueParser.oneOf(Scope.class),
       "`global`: besides the local permit, a lease on one of `max-concurrency` cluster-wide permits"
           + " in the shared store (needs `sluice.redis.uri`)");
 
-  // The adaptive limits: `limit` and these three keys make the core's LimitSpec (LimiterConfig.spec);
+  // The adaptive limits: `limit` and these three keys make the core's LimitSpec
+  // (LimiterConfig.spec);
   // a change of any of them on reload moves the running limiter to a new source, starting from
   // the limit in force.
-  static final Key<LimitKind> LIMIT = Key.of("limit", LimitKind.FIXED,
-          ValueParser.oneOf(LimitKind.class),
-          "`fixed` (`max-concurrency`), `cpu` (hold `target-cpu`), `latency` (gradient on service"
-              + " time); adaptive: `max-concurrency` is the ceiling; reloadable");
+  static final Key<LimitKind> LIMIT = Key.of(
+      "limit",
+      LimitKind.FIXED,
+      ValueParser.oneOf(LimitKind.class),
+      "`fixed` (`max-concurrency`), `cpu` (hold `target-cpu`), `latency` (gradient on service"
+          + " time); adaptive: `max-concurrency` is the ceiling; reloadable");
 
-  static final Key<Double> TARGET_CPU = Key.of("target-cpu", CpuLimit.DEFAULT_TARGET_CPU,
-          ValueParser.fraction(), "`limit=cpu`: target utilisation, 0 < x < 1, also written `70%`;"
-              + " reloadable");
+  static final Key<Double> TARGET_CPU = Key.of(
+      "target-cpu",
+      CpuLimit.DEFAULT_TARGET_CPU,
+      ValueParser.fraction(),
+      "`limit=cpu`: target utilisation, 0 < x < 1, also written `70%`;" + " reloadable");
 
-  static final Key<CpuSource> CPU_SOURCE = Key.of("cpu-source", CpuSource.MACHINE,
-          ValueParser.oneOf(CpuSource.class),
-          "`limit=cpu`: `machine` (container-aware) or `process`; reloadable");
+  static final Key<CpuSource> CPU_SOURCE = Key.of(
+      "cpu-source",
+      CpuSource.MACHINE,
+      ValueParser.oneOf(CpuSource.class),
+      "`limit=cpu`: `machine` (container-aware) or `process`; reloadable");
 
-  static final Key<Integer> MIN_CONCURRENCY = Key.of("min-concurrency", 1, ValueParser.atLeast(1),
-          "adaptive limits: lower bound (<= `max-concurrency`); reloadable");
+  static final Key<Integer> MIN_CONCURRENCY = Key.of(
+      "min-concurrency",
+      1,
+      ValueParser.atLeast(1),
+      "adaptive limits: lower bound (<= `max-concurrency`); reloadable");
 
-  static final Key<Boolean> REJECT_EARLY = Key.of("reject-early", false, ValueParser.bool(),
-          "`true`: answer 429 at once when the predicted wait (work ahead x mean service time /"
-              + " limit) exceeds the queue timeout, and reject a queued request whose deadline"
-              + " became unreachable; reloadable");
+  static final Key<Boolean> REJECT_EARLY = Key.of(
+      "reject-early",
+      false,
+      ValueParser.bool(),
+      "`true`: answer 429 at once when the predicted wait (work ahead x mean service time /"
+          + " limit) exceeds the queue timeout, and reject a queued request whose deadline"
+          + " became unreachable; reloadable");
 
   // The queue discipline: the four keys together make the core's QueueSpec and the per-request
   // Caller (QueueSettings, QueueCallers); on reload the core moves the queued requests to the new
   // queue.
-  static final Key<QueueKind> QUEUE = Key.of("queue", QueueKind.FIFO,
-      ValueParser.oneOf(QueueKind.class), "`fifo` or `fair` (round robin across `queue-key`s);"
+  static final Key<QueueKind> QUEUE = Key.of(
+      "queue",
+      QueueKind.FIFO,
+      ValueParser.oneOf(QueueKind.class),
+      "`fifo` or `fair` (round robin across `queue-key`s);"
           + " reloadable, queued requests move to the new queue");
 
-  static final Key<String> QUEUE_KEY = Key.of("queue-key", "ip",
+  static final Key<String> QUEUE_KEY = Key.of(
+      "queue-key",
+      "ip",
       ValueParser.of(LimiterKeys::queueKey, "ip, account, device, header:NAME"),
       "`queue=fair`: what groups waiters: `ip`, `account`, `device`, `header:NAME` (a request"
           + " without one queues under `unknown`); reloadable");
 
-  static final Key<Integer> MAX_QUEUE_PER_KEY = Key.of("max-queue-per-key", 0,
-      ValueParser.atLeast(0), "`queue=fair`: waiters one key may have (per class), more are"
+  static final Key<Integer> MAX_QUEUE_PER_KEY = Key.of(
+      "max-queue-per-key",
+      0,
+      ValueParser.atLeast(0),
+      "`queue=fair`: waiters one key may have (per class), more are"
           + " answered 429 `key_cap`; `0`: no per-key cap; reloadable");
 
-  static final Key<String> PRIORITY_HEADER = Key.of("priority-header", null,
+  static final Key<String> PRIORITY_HEADER = Key.of(
+      "priority-header",
+      null,
       ValueParser.headerName(),
       "header whose value is `critical`, `normal` or `sheddable` (other values: normal); set: the"
           + " queue has classes, a full queue lets a higher class displace the newest of the"
           + " lowest (429 `displaced`); unset: every request normal; reloadable");
 
-  static final Key<Duration> QUEUE_DELAY_TARGET = Key.of("queue-delay-target", null,
-      ValueParser.duration(false), "standing-queue control: when the queue has not drained for"
+  static final Key<Duration> QUEUE_DELAY_TARGET = Key.of(
+      "queue-delay-target",
+      null,
+      ValueParser.duration(false),
+      "standing-queue control: when the queue has not drained for"
           + " max(100ms, target), newest first and waiters shed at the target (429"
           + " `standing_queue`); empty: off; reloadable");
 
-  static final Key<String> DEADLINE_HEADER = Key.of("deadline-header", null,
-      ValueParser.headerName(), "header with the client's deadline: milliseconds (`250`) or"
+  static final Key<String> DEADLINE_HEADER = Key.of(
+      "deadline-header",
+      null,
+      ValueParser.headerName(),
+      "header with the client's deadline: milliseconds (`250`) or"
           + " grpc-timeout form (`250m`, `2S`); it shortens the request's queue timeout, one"
           + " already spent is answered 504 `deadline_exceeded` at once, a malformed one is"
           + " ignored and counted; reloadable");
 
-  static final Key<String> COST = Key.of("cost", "1",
+  static final Key<String> COST = Key.of(
+      "cost",
+      "1",
       ValueParser.of(RequestCost::check, "a whole number >= 1, header:NAME, query:NAME, learned"),
       "units of the limit a request takes: a number, declared by the client (`header:NAME`,"
           + " `query:NAME`; missing: 1; not a whole number >= 1: 400), or `learned` from service"
           + " times per queue key (or path); more than the limit runs alone; reloadable");
 
   /** Every limiter key, in the README's order. */
-  static final List<Key<?>> ALL = List.of(PATH, MAX_CONCURRENCY, MAX_QUEUE, QUEUE_TIMEOUT, SCOPE,
-      LIMIT, TARGET_CPU, CPU_SOURCE, MIN_CONCURRENCY, REJECT_EARLY, QUEUE, QUEUE_KEY,
-      MAX_QUEUE_PER_KEY, PRIORITY_HEADER, QUEUE_DELAY_TARGET, DEADLINE_HEADER, COST);
+  static final List<Key<?>> ALL = List.of(
+      PATH,
+      MAX_CONCURRENCY,
+      MAX_QUEUE,
+      QUEUE_TIMEOUT,
+      SCOPE,
+      LIMIT,
+      TARGET_CPU,
+      CPU_SOURCE,
+      MIN_CONCURRENCY,
+      REJECT_EARLY,
+      QUEUE,
+      QUEUE_KEY,
+      MAX_QUEUE_PER_KEY,
+      PRIORITY_HEADER,
+      QUEUE_DELAY_TARGET,
+      DEADLINE_HEADER,
+      COST);
 
   private LimiterKeys() {}
 

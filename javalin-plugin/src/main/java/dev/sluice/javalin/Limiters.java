@@ -36,14 +36,21 @@ final class Limiters {
     this.cpu = cpu;
   }
 
-  static Limiters build(Map<String, LimiterConfig> configs, NanoClock clock,
-      Scheduler scheduler, Executor executor, ConcurrencyListener listener,
-      Optional<PermitStore> store, CpuSignals cpu) {
+  static Limiters build(
+      Map<String, LimiterConfig> configs,
+      NanoClock clock,
+      Scheduler scheduler,
+      Executor executor,
+      ConcurrencyListener listener,
+      Optional<PermitStore> store,
+      CpuSignals cpu) {
     List<LimiterEntry> entries = new ArrayList<>();
     for (LimiterConfig c : configs.values()) {
       boolean global = c.scope() == Scope.GLOBAL;
       if (global && store.isEmpty()) {
-        throw new SluiceConfigException(c.property(LimiterKeys.SCOPE), "global",
+        throw new SluiceConfigException(
+            c.property(LimiterKeys.SCOPE),
+            "global",
             c.source(LimiterKeys.SCOPE),
             "global scope needs a shared store: set " + SluiceKeys.REDIS_URI.name());
       }
@@ -62,12 +69,17 @@ final class Limiters {
       ConcurrencyLimiter limiter = builder.build();
       QueueSettings queue = QueueSettings.of(c);
       entries.add(new LimiterEntry(c.name(), pattern, limiter, c, new QueueCallers(queue)));
-      log.info("Sluice limiter on {}: {}, queue {}", c.path().orElse("(wrapped handlers only)"), c,
+      log.info(
+          "Sluice limiter on {}: {}, queue {}",
+          c.path().orElse("(wrapped handlers only)"),
+          c,
           queue.describe());
       List<String> ignored = QueueSettings.ignoredWithFifo(c);
       if (!ignored.isEmpty()) {
-        log.warn("Sluice limiter '{}' has a FIFO queue: {} only apply with queue=fair; ignored",
-            c.name(), ignored);
+        log.warn(
+            "Sluice limiter '{}' has a FIFO queue: {} only apply with queue=fair; ignored",
+            c.name(),
+            ignored);
       }
     }
     return new Limiters(entries, cpu);
@@ -104,7 +116,8 @@ final class Limiters {
     for (LimiterConfig n : next.values()) {
       LimiterEntry entry = byName.get(n.name());
       if (entry == null) {
-        log.warn("Sluice limiter '{}' is new in the reloaded properties; it takes effect after a restart",
+        log.warn(
+            "Sluice limiter '{}' is new in the reloaded properties; it takes effect after a restart",
             n.name());
         continue;
       }
@@ -112,16 +125,20 @@ final class Limiters {
       LimiterConfig.Builder inForce = LimiterConfig.from(n);
       for (Key<?> key : RESTART_KEYS) {
         if (!Objects.equals(old.get(key), n.get(key))) {
-          log.warn("Sluice limiter '{}': {} changed ({} -> {}); takes effect after a restart",
-              n.name(), key.name(), old.get(key), n.get(key));
+          log.warn(
+              "Sluice limiter '{}': {} changed ({} -> {}); takes effect after a restart",
+              n.name(),
+              key.name(),
+              old.get(key),
+              n.get(key));
           inForce.copyValue(key, old);
         }
       }
       Reconfiguration done = entry.limiter().reconfigure(n.spec(cpu));
-      done.applied().forEach(change ->
-          log.info("Sluice limiter '{}': {}", n.name(), change));
-      done.needsRestart().forEach(change ->
-          log.warn("Sluice limiter '{}': {}; takes effect after a restart", n.name(), change));
+      done.applied().forEach(change -> log.info("Sluice limiter '{}': {}", n.name(), change));
+      done.needsRestart()
+          .forEach(change ->
+              log.warn("Sluice limiter '{}': {}; takes effect after a restart", n.name(), change));
       QueueSettings before = QueueSettings.of(old);
       QueueSettings after = QueueSettings.of(n);
       if (!before.equals(after)) {

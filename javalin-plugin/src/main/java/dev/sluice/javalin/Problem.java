@@ -6,7 +6,8 @@ import java.util.Map;
  * An RFC 9457 problem detail, written as {@code application/problem+json} with {@link JsonWriter}
  * (the plugin must not force a JSON library on its users).
  */
-record Problem(String type, String title, int status, String detail, Map<String, Object> extensions) {
+record Problem(
+    String type, String title, int status, String detail, Map<String, Object> extensions) {
 
   static final String MEDIA_TYPE = "application/problem+json";
 
@@ -15,23 +16,22 @@ record Problem(String type, String title, int status, String detail, Map<String,
   }
 
   String toJson() {
-    JsonWriter w = new JsonWriter().beginObject()
+    JsonWriter w = new JsonWriter()
+        .beginObject()
         .member("type", type)
         .member("title", title)
         .member("status", status)
         .member("detail", detail);
-    extensions.entrySet().stream()
-        .sorted(Map.Entry.comparingByKey())
-        .forEach(e -> {
-          Object value = e.getValue();
-          if (value instanceof Double || value instanceof Float) {
-            w.member(e.getKey(), ((Number) value).doubleValue());
-          } else if (value instanceof Number n) {
-            w.member(e.getKey(), n.longValue());
-          } else {
-            w.member(e.getKey(), String.valueOf(value));
-          }
-        });
+    extensions.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
+      Object value = e.getValue();
+      if (value instanceof Double || value instanceof Float) {
+        w.member(e.getKey(), ((Number) value).doubleValue());
+      } else if (value instanceof Number n) {
+        w.member(e.getKey(), n.longValue());
+      } else {
+        w.member(e.getKey(), String.valueOf(value));
+      }
+    });
     return w.endObject().toString();
   }
 }

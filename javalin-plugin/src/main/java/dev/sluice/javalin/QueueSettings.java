@@ -22,12 +22,14 @@ record QueueSettings(
     boolean fair, Optional<Actor> key, int maxQueuePerKey, Optional<String> priorityHeader) {
 
   /** The keys that make up the discipline; they change together on reload. */
-  static final List<Key<?>> KEYS = List.of(LimiterKeys.QUEUE, LimiterKeys.QUEUE_KEY,
-      LimiterKeys.MAX_QUEUE_PER_KEY, LimiterKeys.PRIORITY_HEADER);
+  static final List<Key<?>> KEYS = List.of(
+      LimiterKeys.QUEUE,
+      LimiterKeys.QUEUE_KEY,
+      LimiterKeys.MAX_QUEUE_PER_KEY,
+      LimiterKeys.PRIORITY_HEADER);
 
   /** Plain FIFO, the default: no key, no classes, no per-request cost. */
-  static final QueueSettings FIFO =
-      new QueueSettings(false, Optional.empty(), 0, Optional.empty());
+  static final QueueSettings FIFO = new QueueSettings(false, Optional.empty(), 0, Optional.empty());
 
   /**
    * The discipline of {@code limiter}. With {@code queue=fifo}, {@code queue-key} and {@code
@@ -36,7 +38,8 @@ record QueueSettings(
    */
   static QueueSettings of(LimiterConfig limiter) {
     boolean fair = limiter.get(LimiterKeys.QUEUE) == LimiterKeys.QueueKind.FAIR;
-    return new QueueSettings(fair,
+    return new QueueSettings(
+        fair,
         fair ? Optional.of(Actor.parse(limiter.get(LimiterKeys.QUEUE_KEY))) : Optional.empty(),
         fair ? limiter.get(LimiterKeys.MAX_QUEUE_PER_KEY) : 0,
         Optional.ofNullable(limiter.get(LimiterKeys.PRIORITY_HEADER)));
@@ -49,7 +52,8 @@ record QueueSettings(
     }
     return List.of(LimiterKeys.QUEUE_KEY, LimiterKeys.MAX_QUEUE_PER_KEY).stream()
         .filter(k -> limiter.isSet(k) && !k.defaultValue().equals(limiter.get(k)))
-        .map(limiter::property).toList();
+        .map(limiter::property)
+        .toList();
   }
 
   /** Whether a request needs a {@code Caller}: plain FIFO takes none (no per-request cost). */
@@ -60,7 +64,8 @@ record QueueSettings(
   /** The core's discipline: FIFO or fair (with the per-key cap), with classes when a header is set. */
   QueueSpec spec() {
     QueueSpec.Standard base = fair
-        ? QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(maxQueuePerKey).build())
+        ? QueueSpec.fair(
+            FairQueueConfig.builder().maxQueuePerKey(maxQueuePerKey).build())
         : (QueueSpec.Standard) QueueSpec.fifo();
     return priorityHeader.isPresent() ? base.withClasses() : base;
   }

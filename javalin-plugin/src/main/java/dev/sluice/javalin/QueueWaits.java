@@ -48,8 +48,8 @@ final class QueueWaits implements ConcurrencyListener {
       // the limiter calls the four-argument form: forward that one, or a listener that
       // overrides only it (the metrics binder) never hears of a rejection
       @Override
-      public void onRejected(String limiter, Outcome outcome, RejectionReason reason,
-          long waitedNanos) {
+      public void onRejected(
+          String limiter, Outcome outcome, RejectionReason reason, long waitedNanos) {
         a.onRejected(limiter, outcome, reason, waitedNanos);
         b.onRejected(limiter, outcome, reason, waitedNanos);
       }
@@ -77,7 +77,9 @@ final class QueueWaits implements ConcurrencyListener {
   }
 
   private void record(String limiter, long nanos) {
-    windows.computeIfAbsent(limiter, n -> new Window(clock.nanoTime())).current
+    windows
+        .computeIfAbsent(limiter, n -> new Window(clock.nanoTime()))
+        .current
         .incrementAndGet(bucket(nanos / 1_000));
   }
 

@@ -44,17 +44,27 @@ final class Rejection extends RuntimeException {
    * predicted_wait}...) or else {@link Reason#tag}.
    */
   final String why;
+
   final int status;
   final String detail;
   final Map<String, Object> extensions;
   final long retryAfterSeconds; // 0: no Retry-After
 
-  Rejection(Reason reason, int status, String detail, Map<String, Object> extensions,
+  Rejection(
+      Reason reason,
+      int status,
+      String detail,
+      Map<String, Object> extensions,
       long retryAfterSeconds) {
     this(reason, reason.tag, status, detail, extensions, retryAfterSeconds);
   }
 
-  Rejection(Reason reason, String why, int status, String detail, Map<String, Object> extensions,
+  Rejection(
+      Reason reason,
+      String why,
+      int status,
+      String detail,
+      Map<String, Object> extensions,
       long retryAfterSeconds) {
     super(why + ": " + detail, null, false, false);
     this.reason = reason;

@@ -32,8 +32,13 @@ final class Reloads implements AutoCloseable {
   private Map<String, String> refused; // the values of the version last refused: warned once
   private String unreadable; // why the file could not be read last time: warned once
 
-  Reloads(SluicePlugin plugin, Settings settings, RateRules rules, SluiceProperties properties,
-      WarnOnce failures, Scheduler scheduler) {
+  Reloads(
+      SluicePlugin plugin,
+      Settings settings,
+      RateRules rules,
+      SluiceProperties properties,
+      WarnOnce failures,
+      Scheduler scheduler) {
     this.plugin = plugin;
     this.scheduler = scheduler;
     this.settings = settings;
@@ -43,8 +48,8 @@ final class Reloads implements AutoCloseable {
   }
 
   synchronized void start() {
-    Optional<Path> rulesFile = settings.rulesFile()
-        .flatMap(f -> RulesSource.resolve(f, properties.file()));
+    Optional<Path> rulesFile =
+        settings.rulesFile().flatMap(f -> RulesSource.resolve(f, properties.file()));
     boolean reloadable = rulesFile.isPresent() || settings.rulesRemote().isPresent();
     if (rules != null && reloadable && !settings.rulesReloadInterval().isZero()) {
       RulesReloader.Builder builder = RulesReloader.builder()
@@ -53,8 +58,8 @@ final class Reloads implements AutoCloseable {
           .scheduler(scheduler) // the plugin's: tests drive the polls in virtual time
           // called once per bad version; the message names the file (or URL), line and field. The
           // reloader's own line goes to System.Logger, which an SLF4J application may not route
-          .onError(e -> log.warn("Sluice rules not reloaded, the rules in force stay: {}",
-              e.getMessage()));
+          .onError(e ->
+              log.warn("Sluice rules not reloaded, the rules in force stay: {}", e.getMessage()));
       rulesFile.ifPresent(builder::file);
       settings.rulesRemote().ifPresent(builder::remote);
       rulesReloader = builder.build();
@@ -62,8 +67,9 @@ final class Reloads implements AutoCloseable {
         rulesReloader.start();
       } catch (RulesFileException e) {
         // the file parsed at start-up; it changed since: keep the rules in force
-        failures.warn("rules file changed into an invalid version; previous rules stay: "
-            + e.getMessage(), null);
+        failures.warn(
+            "rules file changed into an invalid version; previous rules stay: " + e.getMessage(),
+            null);
       }
     }
     if (!settings.reloadInterval().isZero() && properties.file().isPresent()) {

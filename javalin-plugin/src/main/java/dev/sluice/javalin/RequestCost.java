@@ -42,7 +42,11 @@ final class RequestCost {
   private final Map<String, double[]> groups = new ConcurrentHashMap<>();
   private volatile double typicalNanos = Double.NaN;
 
-  private RequestCost(int constant, String header, String query, boolean learned,
+  private RequestCost(
+      int constant,
+      String header,
+      String query,
+      boolean learned,
       Function<RequestInfo, String> groupKey) {
     this.constant = constant;
     this.header = header;
@@ -93,8 +97,8 @@ final class RequestCost {
     } catch (NumberFormatException e) {
       // falls through to the message
     }
-    throw new IllegalArgumentException("allowed: a whole number >= 1, header:NAME, query:NAME,"
-        + " learned");
+    throw new IllegalArgumentException(
+        "allowed: a whole number >= 1, header:NAME, query:NAME," + " learned");
   }
 
   /** Whether every request costs 1 (nothing to work out per request). */

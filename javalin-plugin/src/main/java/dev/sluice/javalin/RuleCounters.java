@@ -48,7 +48,8 @@ final class RuleCounters implements RateListener {
   /** The counts of one rule (zeros if it decided nothing yet). */
   RuleSnapshot snapshot(Rule rule) {
     Counts c = byId.get(rule.id());
-    return c == null ? new RuleSnapshot(rule, 0, 0, 0)
+    return c == null
+        ? new RuleSnapshot(rule, 0, 0, 0)
         : new RuleSnapshot(rule, c.allowed.sum(), c.rejected.sum(), c.shadowRejected.sum());
   }
 

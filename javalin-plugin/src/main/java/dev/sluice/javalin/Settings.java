@@ -34,15 +34,19 @@ final class Settings {
     String dashboard = get(SluiceKeys.DASHBOARD_PATH);
     if (dashboard != null) {
       // the live page is most needed when the service is saturated: never limit it
-      bypassed.add(dashboard.endsWith("/") ? dashboard.substring(0, dashboard.length() - 1) : dashboard);
+      bypassed.add(
+          dashboard.endsWith("/") ? dashboard.substring(0, dashboard.length() - 1) : dashboard);
     }
     this.bypass = List.copyOf(bypassed);
-    TrustedProxies.Header header = get(SluiceKeys.FORWARDED_HEADER)
-        == SluiceKeys.ForwardedHeader.FORWARDED
-        ? TrustedProxies.Header.FORWARDED : TrustedProxies.Header.X_FORWARDED_FOR;
+    TrustedProxies.Header header =
+        get(SluiceKeys.FORWARDED_HEADER) == SluiceKeys.ForwardedHeader.FORWARDED
+            ? TrustedProxies.Header.FORWARDED
+            : TrustedProxies.Header.X_FORWARDED_FOR;
     this.proxies = get(SluiceKeys.TRUSTED_PROXIES).with(header, get(SluiceKeys.IPV6_PREFIX));
-    this.statuses = new Statuses(get(SluiceKeys.STATUS_QUEUE_FULL),
-        get(SluiceKeys.STATUS_QUEUE_TIMEOUT), get(SluiceKeys.STATUS_RATE_LIMITED),
+    this.statuses = new Statuses(
+        get(SluiceKeys.STATUS_QUEUE_FULL),
+        get(SluiceKeys.STATUS_QUEUE_TIMEOUT),
+        get(SluiceKeys.STATUS_RATE_LIMITED),
         get(SluiceKeys.STATUS_SHUTTING_DOWN));
   }
 
@@ -56,25 +60,26 @@ final class Settings {
     Map<Key<?>, Object> values = new LinkedHashMap<>();
     for (Key<?> key : SluiceKeys.ALL) {
       Optional<String> raw = p.get(key.name());
-      values.put(key, raw.isPresent()
-          ? key.parse(key.name(), raw.get(), p.source(key.name()).orElse(null))
-          : key.defaultValue());
+      values.put(
+          key,
+          raw.isPresent()
+              ? key.parse(key.name(), raw.get(), p.source(key.name()).orElse(null))
+              : key.defaultValue());
     }
     // declaration order, code first: the first limiter whose path matches guards a request
     List<String> names = new ArrayList<>(code.keySet());
     p.limiterNames().stream().filter(n -> !names.contains(n)).forEach(names::add);
     Map<String, LimiterConfig> limiters = new LinkedHashMap<>();
     for (String name : names) {
-      LimiterConfig.Builder b = code.containsKey(name)
-          ? code.get(name).copy() : LimiterConfig.custom(name);
+      LimiterConfig.Builder b =
+          code.containsKey(name) ? code.get(name).copy() : LimiterConfig.custom(name);
       for (Key<?> key : LimiterKeys.ALL) {
         String property = LimiterConfig.property(name, key);
         p.get(property).ifPresent(raw -> b.parse(key, raw, p.source(property).orElse(null)));
       }
       limiters.put(name, b.build());
     }
-    return new Settings(Collections.unmodifiableMap(values),
-        Collections.unmodifiableMap(limiters));
+    return new Settings(Collections.unmodifiableMap(values), Collections.unmodifiableMap(limiters));
   }
 
   /** A plugin-wide key's value (its default when not set; null for an unset optional key). */

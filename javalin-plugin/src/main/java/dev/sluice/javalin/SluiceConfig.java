@@ -1,8 +1,8 @@
 package dev.sluice.javalin;
 
+import dev.sluice.concurrency.limit.CpuSignal;
 import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RuleSet;
-import dev.sluice.concurrency.limit.CpuSignal;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -60,6 +60,8 @@ public final class SluiceConfigException extends IllegalArgumentException {
 
   /** The same error with the source filled in (if it had none). */
   SluiceConfigException from(String where) {
-    return source != null || where == null ? this : new SluiceConfigException(key, value, where, problem);
+    return source != null || where == null
+        ? this
+        : new SluiceConfigException(key, value, where, problem);
   }
 }

@@ -21,48 +21,89 @@ import java.util.stream.Collectors;
 final class SluiceKeys {
 
   /** {@code sluice.forwarded-header}: which header trusted proxies write the client address in. */
-  enum ForwardedHeader { X_FORWARDED_FOR, FORWARDED }
+  enum ForwardedHeader {
+    X_FORWARDED_FOR,
+    FORWARDED
+  }
 
-  static final Key<Boolean> ENABLED = Key.of("sluice.enabled", true, ValueParser.bool(),
-      "`false`: the plugin adds no handler");
-  static final Key<Boolean> STRICT = Key.of("sluice.strict", true, ValueParser.bool(),
+  static final Key<Boolean> ENABLED =
+      Key.of("sluice.enabled", true, ValueParser.bool(), "`false`: the plugin adds no handler");
+  static final Key<Boolean> STRICT = Key.of(
+      "sluice.strict",
+      true,
+      ValueParser.bool(),
       "`true`: an unknown `sluice.*` key stops start-up (naming it, where it came from and the"
           + " nearest known key); `false`: it is logged at warn");
-  static final Key<String> RULES_FILE = Key.of("sluice.rules.file", null, ValueParser.text(),
+  static final Key<String> RULES_FILE = Key.of(
+      "sluice.rules.file",
+      null,
+      ValueParser.text(),
       "rules YAML (Sluice, Diana or Lyft layout); relative to the working dir or to the properties"
           + " file; `classpath:NAME` reads a resource (not reloaded)");
-  static final Key<Duration> RULES_RELOAD_INTERVAL = Key.of("sluice.rules.reload-interval",
-      Duration.ofSeconds(5), ValueParser.duration(true),
+  static final Key<Duration> RULES_RELOAD_INTERVAL = Key.of(
+      "sluice.rules.reload-interval",
+      Duration.ofSeconds(5),
+      ValueParser.duration(true),
       "how often the rules file (and the remote URL) is polled; `0s` off");
-  static final Key<URI> RULES_REMOTE = Key.of("sluice.rules.remote-url", null, ValueParser.uri(),
+  static final Key<URI> RULES_REMOTE = Key.of(
+      "sluice.rules.remote-url",
+      null,
+      ValueParser.uri(),
       "http(s) URL of a rules file that wins over the local file while it answers");
-  static final Key<String> ACCOUNT_HEADER = Key.of("sluice.actor.account-header", "X-Account-Id",
-      ValueParser.headerName(), "account actor from a header");
-  static final Key<String> ACCOUNT_ATTRIBUTE = Key.of("sluice.actor.account-attribute", null,
-      ValueParser.text(), "account actor from a ctx attribute set by an auth `before` handler");
-  static final Key<String> DEVICE_HEADER = Key.of("sluice.actor.device-header", "X-Device-Id",
-      ValueParser.headerName(), "device actor");
-  static final Key<TrustedProxies> TRUSTED_PROXIES = Key.of("sluice.trusted-proxies",
+  static final Key<String> ACCOUNT_HEADER = Key.of(
+      "sluice.actor.account-header",
+      "X-Account-Id",
+      ValueParser.headerName(),
+      "account actor from a header");
+  static final Key<String> ACCOUNT_ATTRIBUTE = Key.of(
+      "sluice.actor.account-attribute",
+      null,
+      ValueParser.text(),
+      "account actor from a ctx attribute set by an auth `before` handler");
+  static final Key<String> DEVICE_HEADER =
+      Key.of("sluice.actor.device-header", "X-Device-Id", ValueParser.headerName(), "device actor");
+  static final Key<TrustedProxies> TRUSTED_PROXIES = Key.of(
+      "sluice.trusted-proxies",
       TrustedProxies.none(),
       ValueParser.of(v -> TrustedProxies.parse("sluice.trusted-proxies", v), "a CIDR list"),
       "CIDR list; only these peers may set the forwarded header");
-  static final Key<ForwardedHeader> FORWARDED_HEADER = Key.of("sluice.forwarded-header",
-      ForwardedHeader.X_FORWARDED_FOR, ValueParser.oneOf(ForwardedHeader.class),
+  static final Key<ForwardedHeader> FORWARDED_HEADER = Key.of(
+      "sluice.forwarded-header",
+      ForwardedHeader.X_FORWARDED_FOR,
+      ValueParser.oneOf(ForwardedHeader.class),
       "the header trusted proxies write the client address in: `x-forwarded-for` or `forwarded`");
-  static final Key<Integer> IPV6_PREFIX = Key.of("sluice.ipv6-prefix", 64,
-      ValueParser.integer(1, 128), "IP rules count IPv6 clients by this prefix (`/64`)");
-  static final Key<URI> REDIS_URI = Key.of("sluice.redis.uri", null, ValueParser.uri(),
+  static final Key<Integer> IPV6_PREFIX = Key.of(
+      "sluice.ipv6-prefix",
+      64,
+      ValueParser.integer(1, 128),
+      "IP rules count IPv6 clients by this prefix (`/64`)");
+  static final Key<URI> REDIS_URI = Key.of(
+      "sluice.redis.uri",
+      null,
+      ValueParser.uri(),
       "global scope through a `dev.sluice.store.StoreProvider` (limiter-redis)");
-  static final Key<Duration> REDIS_TIMEOUT = Key.of("sluice.redis.timeout", Duration.ofMillis(50),
-      ValueParser.duration(false), "bound on each store call");
-  static final Key<Duration> REDIS_CONNECT_TIMEOUT = Key.of("sluice.redis.connect-timeout",
-      Duration.ofSeconds(1), ValueParser.duration(false),
+  static final Key<Duration> REDIS_TIMEOUT = Key.of(
+      "sluice.redis.timeout",
+      Duration.ofMillis(50),
+      ValueParser.duration(false),
+      "bound on each store call");
+  static final Key<Duration> REDIS_CONNECT_TIMEOUT = Key.of(
+      "sluice.redis.connect-timeout",
+      Duration.ofSeconds(1),
+      ValueParser.duration(false),
       "bound on the first connect; the node does not degrade before it has failed");
-  static final Key<Integer> REDIS_EXPECTED_NODES = Key.of("sluice.redis.expected-nodes", 1,
-      ValueParser.atLeast(1), "local share while the store is down = limit / nodes");
-  static final Key<FailurePolicy> REDIS_ON_FAILURE = Key.of("sluice.redis.on-failure",
-      FailurePolicy.LOCAL, ValueParser.oneOf(FailurePolicy.class), "`local`, `allow`, `deny`");
-  static final Key<List<String>> BYPASS_PATHS = Key.of("sluice.bypass-paths",
+  static final Key<Integer> REDIS_EXPECTED_NODES = Key.of(
+      "sluice.redis.expected-nodes",
+      1,
+      ValueParser.atLeast(1),
+      "local share while the store is down = limit / nodes");
+  static final Key<FailurePolicy> REDIS_ON_FAILURE = Key.of(
+      "sluice.redis.on-failure",
+      FailurePolicy.LOCAL,
+      ValueParser.oneOf(FailurePolicy.class),
+      "`local`, `allow`, `deny`");
+  static final Key<List<String>> BYPASS_PATHS = Key.of(
+      "sluice.bypass-paths",
       paths("/health,/healthz,/ready,/readyz,/live,/livez"),
       ValueParser.of(SluiceKeys::paths, "comma-separated paths"),
       "never limited (also their sub-paths)");
@@ -70,30 +111,64 @@ final class SluiceKeys {
   static final Key<Integer> STATUS_QUEUE_TIMEOUT = status("sluice.status.queue-timeout", 504);
   static final Key<Integer> STATUS_RATE_LIMITED = status("sluice.status.rate-limited", 429);
   static final Key<Integer> STATUS_SHUTTING_DOWN = status("sluice.status.shutting-down", 503);
-  static final Key<Boolean> HEADERS_DRAFT = Key.of("sluice.headers.ratelimit", true,
-      ValueParser.bool(), "IETF draft `RateLimit-Policy` / `RateLimit`");
-  static final Key<Boolean> HEADERS_X = Key.of("sluice.headers.x-ratelimit", true,
-      ValueParser.bool(), "`X-RateLimit-Limit` / `-Remaining` / `-Retry-After`");
-  static final Key<Duration> DRAIN_TIMEOUT = Key.of("sluice.shutdown.drain-timeout",
-      Duration.ofSeconds(30), ValueParser.duration(true),
+  static final Key<Boolean> HEADERS_DRAFT = Key.of(
+      "sluice.headers.ratelimit",
+      true,
+      ValueParser.bool(),
+      "IETF draft `RateLimit-Policy` / `RateLimit`");
+  static final Key<Boolean> HEADERS_X = Key.of(
+      "sluice.headers.x-ratelimit",
+      true,
+      ValueParser.bool(),
+      "`X-RateLimit-Limit` / `-Remaining` / `-Retry-After`");
+  static final Key<Duration> DRAIN_TIMEOUT = Key.of(
+      "sluice.shutdown.drain-timeout",
+      Duration.ofSeconds(30),
+      ValueParser.duration(true),
       "how long server stop waits for in-flight requests");
-  static final Key<Duration> RELOAD_INTERVAL = Key.of("sluice.reload-interval", Duration.ZERO,
-      ValueParser.duration(true), "poll the properties file and apply new limits; `0s` off");
-  static final Key<String> DASHBOARD_PATH = Key.of("sluice.dashboard.path", null,
+  static final Key<Duration> RELOAD_INTERVAL = Key.of(
+      "sluice.reload-interval",
+      Duration.ZERO,
+      ValueParser.duration(true),
+      "poll the properties file and apply new limits; `0s` off");
+  static final Key<String> DASHBOARD_PATH = Key.of(
+      "sluice.dashboard.path",
+      null,
       ValueParser.of(SluiceKeys::dashboardPath, "a path such as /sluice/dashboard"),
       "serve the live page here (its data at `<path>/data`); unset: off");
 
-  static final List<Key<?>> ALL = List.of(ENABLED, STRICT, RULES_FILE, RULES_RELOAD_INTERVAL,
-      RULES_REMOTE, ACCOUNT_HEADER, ACCOUNT_ATTRIBUTE, DEVICE_HEADER, TRUSTED_PROXIES,
-      FORWARDED_HEADER, IPV6_PREFIX, REDIS_URI, REDIS_TIMEOUT, REDIS_CONNECT_TIMEOUT,
-      REDIS_EXPECTED_NODES, REDIS_ON_FAILURE, BYPASS_PATHS, STATUS_QUEUE_FULL,
-      STATUS_QUEUE_TIMEOUT, STATUS_RATE_LIMITED, STATUS_SHUTTING_DOWN, HEADERS_DRAFT, HEADERS_X,
-      DRAIN_TIMEOUT, RELOAD_INTERVAL, DASHBOARD_PATH);
+  static final List<Key<?>> ALL = List.of(
+      ENABLED,
+      STRICT,
+      RULES_FILE,
+      RULES_RELOAD_INTERVAL,
+      RULES_REMOTE,
+      ACCOUNT_HEADER,
+      ACCOUNT_ATTRIBUTE,
+      DEVICE_HEADER,
+      TRUSTED_PROXIES,
+      FORWARDED_HEADER,
+      IPV6_PREFIX,
+      REDIS_URI,
+      REDIS_TIMEOUT,
+      REDIS_CONNECT_TIMEOUT,
+      REDIS_EXPECTED_NODES,
+      REDIS_ON_FAILURE,
+      BYPASS_PATHS,
+      STATUS_QUEUE_FULL,
+      STATUS_QUEUE_TIMEOUT,
+      STATUS_RATE_LIMITED,
+      STATUS_SHUTTING_DOWN,
+      HEADERS_DRAFT,
+      HEADERS_X,
+      DRAIN_TIMEOUT,
+      RELOAD_INTERVAL,
+      DASHBOARD_PATH);
 
   private static final Map<String, Key<?>> BY_NAME =
       ALL.stream().collect(Collectors.toMap(Key::name, Function.identity()));
-  private static final Map<String, String> BY_ENV_FORM = ALL.stream()
-      .collect(Collectors.toMap(k -> EnvironmentKeys.envForm(k.name()), Key::name));
+  private static final Map<String, String> BY_ENV_FORM =
+      ALL.stream().collect(Collectors.toMap(k -> EnvironmentKeys.envForm(k.name()), Key::name));
 
   private SluiceKeys() {}
 
@@ -131,9 +206,11 @@ final class SluiceKeys {
       String path = part.trim();
       if (!path.isEmpty()) {
         if (!path.startsWith("/")) {
-          throw new IllegalArgumentException("a path must start with / but '" + path + "' does not");
+          throw new IllegalArgumentException(
+              "a path must start with / but '" + path + "' does not");
         }
-        out.add(path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path);
+        out.add(
+            path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path);
       }
     }
     return List.copyOf(out);

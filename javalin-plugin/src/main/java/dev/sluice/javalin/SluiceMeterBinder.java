@@ -98,28 +98,53 @@ public final class SluiceMeterBinder implements MeterBinder {
     // scraped, rather than by a counter increment per request; held monotonic, since a grant is in
     // the limiter's count an instant before its queued-admission counter
     java.util.concurrent.atomic.AtomicLong reported = new java.util.concurrent.atomic.AtomicLong();
-    FunctionCounter.builder(REQUESTS, snapshot, s -> reported.accumulateAndGet(
-            s.get().admitted() - (long) meters.admittedQueued.count(), Math::max))
+    FunctionCounter.builder(
+            REQUESTS,
+            snapshot,
+            s -> reported.accumulateAndGet(
+                s.get().admitted() - (long) meters.admittedQueued.count(), Math::max))
         .description("concurrency limiter decisions")
-        .tag("limiter", limiter).tag("outcome", "admitted").tag("reason", "immediate")
+        .tag("limiter", limiter)
+        .tag("outcome", "admitted")
+        .tag("reason", "immediate")
         .register(composite);
     gauge(LIMIT, "permits", limiter, snapshot, s -> s.limit());
     gauge(MAX_QUEUE, "queue bound", limiter, snapshot, s -> s.maxQueue());
-    gauge(IN_FLIGHT, "requests holding a permit on this node", limiter, snapshot,
-        s -> s.inFlight());
+    gauge(
+        IN_FLIGHT, "requests holding a permit on this node", limiter, snapshot, s -> s.inFlight());
     gauge(QUEUED, "requests waiting for a permit", limiter, snapshot, s -> s.queued());
     // what an adaptive limit decides from; NaN where the strategy has no such input (a fixed
     // limit, or cpu vs latency), registered for every limiter since a reload may change strategy
-    gauge(LIMIT_EXACT, "adaptive limit: the controller's real-valued limit", limiter, snapshot,
+    gauge(
+        LIMIT_EXACT,
+        "adaptive limit: the controller's real-valued limit",
+        limiter,
+        snapshot,
         s -> s.limitState().exactLimit());
-    gauge(CPU, "limit=cpu: CPU utilisation measured, 0-1", limiter, snapshot,
+    gauge(
+        CPU,
+        "limit=cpu: CPU utilisation measured, 0-1",
+        limiter,
+        snapshot,
         s -> s.limitState().cpu());
-    gauge(CPU_TARGET, "limit=cpu: CPU utilisation held, 0-1", limiter, snapshot,
+    gauge(
+        CPU_TARGET,
+        "limit=cpu: CPU utilisation held, 0-1",
+        limiter,
+        snapshot,
         s -> s.limitState().targetCpu());
-    gauge(SERVICE_MEAN, "limit=latency: mean service time of the last window, ms", limiter,
-        snapshot, s -> s.limitState().serviceMillis());
-    gauge(SERVICE_TARGET, "limit=latency: service time above which the limit shrinks, ms",
-        limiter, snapshot, s -> s.limitState().targetServiceMillis());
+    gauge(
+        SERVICE_MEAN,
+        "limit=latency: mean service time of the last window, ms",
+        limiter,
+        snapshot,
+        s -> s.limitState().serviceMillis());
+    gauge(
+        SERVICE_TARGET,
+        "limit=latency: service time above which the limit shrinks, ms",
+        limiter,
+        snapshot,
+        s -> s.limitState().targetServiceMillis());
   }
 
   /** Registers the gauges of one limiter's queue by class and key (each read takes its lock). */
@@ -127,12 +152,16 @@ public final class SluiceMeterBinder implements MeterBinder {
     for (Priority p : Priority.values()) {
       Gauge.builder(QUEUED_CLASS, queue, q -> q.get().queued(p))
           .description("requests waiting for a permit, by priority class")
-          .tag("limiter", limiter).tag("class", p.name().toLowerCase(Locale.ROOT))
-          .strongReference(true).register(composite);
+          .tag("limiter", limiter)
+          .tag("class", p.name().toLowerCase(Locale.ROOT))
+          .strongReference(true)
+          .register(composite);
     }
     Gauge.builder(QUEUED_KEYS, queue, q -> q.get().keys())
         .description("keys with requests waiting (fair queue)")
-        .tag("limiter", limiter).strongReference(true).register(composite);
+        .tag("limiter", limiter)
+        .strongReference(true)
+        .register(composite);
   }
 
   /**
@@ -156,8 +185,8 @@ public final class SluiceMeterBinder implements MeterBinder {
    * decisions made without it and the losses of its state as counters.
    */
   void store(Supplier<StoreHealth> health) {
-    for (String state : List.of(StoreHealth.UP, StoreHealth.DOWN, StoreHealth.PROBING,
-        StoreHealth.SETTLING)) {
+    for (String state :
+        List.of(StoreHealth.UP, StoreHealth.DOWN, StoreHealth.PROBING, StoreHealth.SETTLING)) {
       Gauge.builder(STORE_STATE, health, h -> state.equals(h.get().state()) ? 1 : 0)
           .description("1 while the shared store (Redis) is in this state")
           .tag("state", state)
@@ -173,12 +202,18 @@ public final class SluiceMeterBinder implements MeterBinder {
   }
 
   void ruleCount(Supplier<Integer> count) {
-    Gauge.builder(RATE_RULES, count, c -> c.get()).description("rate rules loaded")
-        .strongReference(true).register(composite);
+    Gauge.builder(RATE_RULES, count, c -> c.get())
+        .description("rate rules loaded")
+        .strongReference(true)
+        .register(composite);
   }
 
-  private void gauge(String name, String description, String limiter,
-      Supplier<ConcurrencySnapshot> snapshot, ToDoubleFunction<ConcurrencySnapshot> value) {
+  private void gauge(
+      String name,
+      String description,
+      String limiter,
+      Supplier<ConcurrencySnapshot> snapshot,
+      ToDoubleFunction<ConcurrencySnapshot> value) {
     Gauge.builder(name, snapshot, s -> value.applyAsDouble(s.get()))
         .description(description)
         .tag("limiter", limiter)
@@ -259,20 +294,28 @@ public final class SluiceMeterBinder implements MeterBinder {
    */
   void onHttpRejection(String reason, int status) {
     String key = HTTP_REJECTIONS + '|' + reason + '|' + status;
-    counters.computeIfAbsent(key, k -> Counter.builder(HTTP_REJECTIONS)
-        .description("requests Sluice answered instead of the endpoint")
-        .tag("reason", reason)
-        .tag("status", Integer.toString(status))
-        .register(composite)).increment();
+    counters
+        .computeIfAbsent(
+            key,
+            k -> Counter.builder(HTTP_REJECTIONS)
+                .description("requests Sluice answered instead of the endpoint")
+                .tag("reason", reason)
+                .tag("status", Integer.toString(status))
+                .register(composite))
+        .increment();
   }
 
   /** A deadline header that was neither milliseconds nor grpc-timeout: ignored, counted. */
   void onMalformedDeadline(String limiter) {
     String key = DEADLINE_MALFORMED + '|' + limiter;
-    counters.computeIfAbsent(key, k -> Counter.builder(DEADLINE_MALFORMED)
-        .description("deadline headers Sluice could not read and ignored")
-        .tag("limiter", limiter)
-        .register(composite)).increment();
+    counters
+        .computeIfAbsent(
+            key,
+            k -> Counter.builder(DEADLINE_MALFORMED)
+                .description("deadline headers Sluice could not read and ignored")
+                .tag("limiter", limiter)
+                .register(composite))
+        .increment();
   }
 
   /**
@@ -316,22 +359,30 @@ public final class SluiceMeterBinder implements MeterBinder {
   void shutdownCut(long requests) {
     Counter.builder(SHUTDOWN_CUT)
         .description("requests still running at the shutdown deadline, cut")
-        .register(composite).increment(requests);
+        .register(composite)
+        .increment(requests);
   }
 
   private HotMeters hot(String limiter) {
     HotMeters meters = hot.get(limiter);
-    return meters != null ? meters : hot.computeIfAbsent(limiter, name -> new HotMeters(name,
-        counter(REQUESTS, name, "admitted", "queued"),
-        timer(QUEUE_WAIT, name, "admitted"),
-        children(timer(SERVICE_TIME, name, null)), generation));
+    return meters != null
+        ? meters
+        : hot.computeIfAbsent(
+            limiter,
+            name -> new HotMeters(
+                name,
+                counter(REQUESTS, name, "admitted", "queued"),
+                timer(QUEUE_WAIT, name, "admitted"),
+                children(timer(SERVICE_TIME, name, null)),
+                generation));
   }
 
   /** The timers the composite's {@code timer} records into: one per bound registry. */
   private Timer[] children(Timer timer) {
     List<Timer> found = new java.util.ArrayList<>();
     for (MeterRegistry registry : bound) {
-      Timer child = registry.find(timer.getId().getName()).tags(timer.getId().getTags()).timer();
+      Timer child =
+          registry.find(timer.getId().getName()).tags(timer.getId().getTags()).timer();
       if (child != null) {
         found.add(child);
       }
@@ -343,23 +394,31 @@ public final class SluiceMeterBinder implements MeterBinder {
    * The meters of one limiter's common path; the same instances the generic lookups return, and
    * the service-time timers of the bound registries themselves.
    */
-  private record HotMeters(String limiter,
-      Counter admittedQueued, Timer queueWaitAdmitted, Timer[] serviceTimes, int generation) {}
+  private record HotMeters(
+      String limiter,
+      Counter admittedQueued,
+      Timer queueWaitAdmitted,
+      Timer[] serviceTimes,
+      int generation) {}
 
   private Counter counter(String name, String limiter, String outcome, String reason) {
     String key = name + '|' + limiter + '|' + outcome + '|' + reason;
-    return counters.computeIfAbsent(key, k -> Counter.builder(name)
-        .description("concurrency limiter decisions")
-        .tag("limiter", limiter)
-        .tag("outcome", outcome)
-        .tag("reason", reason)
-        .register(composite));
+    return counters.computeIfAbsent(
+        key,
+        k -> Counter.builder(name)
+            .description("concurrency limiter decisions")
+            .tag("limiter", limiter)
+            .tag("outcome", outcome)
+            .tag("reason", reason)
+            .register(composite));
   }
 
   private Timer timer(String name, String limiter, String outcome) {
     String key = name + '|' + limiter + '|' + outcome;
     return timers.computeIfAbsent(key, k -> {
-      Timer.Builder b = Timer.builder(name).tag("limiter", limiter).publishPercentileHistogram()
+      Timer.Builder b = Timer.builder(name)
+          .tag("limiter", limiter)
+          .publishPercentileHistogram()
           .description(QUEUE_WAIT.equals(name) ? "time spent queued" : "time a permit was held");
       if (outcome != null) {
         b.tag("outcome", outcome);

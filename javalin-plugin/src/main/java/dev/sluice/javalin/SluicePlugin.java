@@ -2,9 +2,9 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.request.Scope;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RuleSet;
-import dev.sluice.request.Scope;
 import dev.sluice.store.StoreHealth;
 import dev.sluice.store.StoreLoader;
 import dev.sluice.store.StoreSettings;
@@ -91,27 +91,43 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     }
     state.jetty.modifyServer(this::prepareJetty);
     Executor executor = pluginConfig.executorOrNull() != null
-        ? pluginConfig.executorOrNull() : this::executeOnJetty;
+        ? pluginConfig.executorOrNull()
+        : this::executeOnJetty;
     stores = openStores(settings);
     // queue-wait percentiles cost a listener call per waiter: only for the live page
-    QueueWaits waits = settings.dashboardPath().isPresent()
-        ? new QueueWaits(pluginConfig.clock()) : null;
-    limiters = Limiters.build(settings.limiters(), pluginConfig.clock(), pluginConfig.scheduler(),
-        executor, waits == null ? metrics.concurrencyListener()
+    QueueWaits waits =
+        settings.dashboardPath().isPresent() ? new QueueWaits(pluginConfig.clock()) : null;
+    limiters = Limiters.build(
+        settings.limiters(),
+        pluginConfig.clock(),
+        pluginConfig.scheduler(),
+        executor,
+        waits == null
+            ? metrics.concurrencyListener()
             : QueueWaits.both(metrics.concurrencyListener(), waits),
-        Optional.ofNullable(stores).map(Stores::permits), pluginConfig.cpu());
+        Optional.ofNullable(stores).map(Stores::permits),
+        pluginConfig.cpu());
     status = new Status(limiters, waits, this);
     rules = buildRules();
     WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
     disconnects = new DisconnectWatch(executor);
-    gate = new Gate(settings, limiters, rules, executor, pluginConfig.scheduler(), metrics,
-        ruleFailures, disconnects, pluginConfig.clock());
+    gate = new Gate(
+        settings,
+        limiters,
+        rules,
+        executor,
+        pluginConfig.scheduler(),
+        metrics,
+        ruleFailures,
+        disconnects,
+        pluginConfig.clock());
     // registries before meters: a composite that gains a registry after its first meter warns
     // (rightly) that earlier recordings are missing from it
     pluginConfig.registries().forEach(metrics::bindTo);
     limiters.all().forEach(e -> metrics.gauges(e.name(), e.limiter()::snapshot));
     limiters.all().forEach(e -> metrics.queueGauges(e.name(), e.limiter()::queueSnapshot));
-    limiters.all().stream().filter(e -> e.config().scope() == Scope.GLOBAL)
+    limiters.all().stream()
+        .filter(e -> e.config().scope() == Scope.GLOBAL)
         .forEach(e -> metrics.clusterLeases(e.name(), e.limiter()::clusterLeases));
     if (rules != null) {
       metrics.ruleCount(() -> rules.rules().rules().size());
@@ -119,11 +135,12 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     if (stores != null) {
       metrics.store(stores::health);
     }
-    reloads = new Reloads(this, settings, rules, properties, ruleFailures,
-        pluginConfig.scheduler());
+    reloads =
+        new Reloads(this, settings, rules, properties, ruleFailures, pluginConfig.scheduler());
 
     if (settings.accountAttribute().isPresent()) {
-      // the account comes from an auth before-handler, which must have run: wait for the matched phase
+      // the account comes from an auth before-handler, which must have run: wait for the matched
+      // phase
       state.routes.beforeMatched(gate::before);
     } else {
       state.routes.before(gate::before);
@@ -157,11 +174,23 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     for (LimiterEntry e : limiters.all()) {
       if (e.pattern().isEmpty() && !wrapped.contains(e.name())) {
         LimiterConfig c = e.config();
-        String nearest = UnknownKeys.nearest(e.name(), limiters.all().stream()
-            .map(LimiterEntry::name).filter(n -> !n.equals(e.name())).toList());
-        String source = c.isSet(LimiterKeys.PATH) ? c.source(LimiterKeys.PATH)
-            : LimiterKeys.ALL.stream().filter(c::isSet).findFirst().map(c::source).orElse("code");
-        throw new SluiceConfigException(c.property(LimiterKeys.PATH), null, source,
+        String nearest = UnknownKeys.nearest(
+            e.name(),
+            limiters.all().stream()
+                .map(LimiterEntry::name)
+                .filter(n -> !n.equals(e.name()))
+                .toList());
+        String source = c.isSet(LimiterKeys.PATH)
+            ? c.source(LimiterKeys.PATH)
+            : LimiterKeys.ALL.stream()
+                .filter(c::isSet)
+                .findFirst()
+                .map(c::source)
+                .orElse("code");
+        throw new SluiceConfigException(
+            c.property(LimiterKeys.PATH),
+            null,
+            source,
             "limiter '" + e.name() + "' has neither a path nor a handler wrapped with"
                 + " sluice.limited(\"" + e.name() + "\", handler), so it would guard nothing"
                 + (nearest == null ? "" : "; did you mean limiter '" + nearest + "'?"));
@@ -178,9 +207,12 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    */
   public Handler limited(String limiterName, Handler handler) {
     if (limiters != null && limiters.byName(limiterName).isEmpty()) {
-      String nearest = UnknownKeys.nearest(limiterName,
-          limiters.all().stream().map(LimiterEntry::name).toList());
-      throw new SluiceConfigException(SluiceProperties.LIMITERS + limiterName + ".*", null, "code",
+      String nearest = UnknownKeys.nearest(
+          limiterName, limiters.all().stream().map(LimiterEntry::name).toList());
+      throw new SluiceConfigException(
+          SluiceProperties.LIMITERS + limiterName + ".*",
+          null,
+          "code",
           "no Sluice limiter named '" + limiterName + "'; declare it with cfg.limiter(..) or "
               + SluiceProperties.LIMITERS + limiterName + ".*"
               + (nearest == null ? "" : "; did you mean '" + nearest + "'?"));
@@ -201,7 +233,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   /** A snapshot of every limiter, in declaration order. */
   public List<ConcurrencySnapshot> snapshots() {
-    return limiters == null ? List.of()
+    return limiters == null
+        ? List.of()
         : limiters.all().stream().map(e -> e.limiter().snapshot()).toList();
   }
 
@@ -216,7 +249,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   /** Every rate rule in force with what it decided (allowed, rejected, shadow-rejected). */
   public List<RuleSnapshot> ruleSnapshots() {
-    return rules == null ? List.of()
+    return rules == null
+        ? List.of()
         : rules.rules().rules().stream().map(ruleCounters::snapshot).toList();
   }
 
@@ -235,7 +269,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     if (deadline == null) {
       return Optional.empty();
     }
-    return Optional.of(Duration.ofNanos(Math.max(0, deadline - pluginConfig.clock().nanoTime())));
+    return Optional.of(
+        Duration.ofNanos(Math.max(0, deadline - pluginConfig.clock().nanoTime())));
   }
 
   /**
@@ -245,7 +280,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    * same document.
    */
   public String statusJson() {
-    return status == null ? Status.disabled(System.currentTimeMillis())
+    return status == null
+        ? Status.disabled(System.currentTimeMillis())
         : status.json(System.currentTimeMillis());
   }
 
@@ -304,7 +340,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
         && jetty.getDescendant(DrainHandler.class) == null) {
       jetty.insertHandler(new DrainHandler());
     }
-    jetty.setStopTimeout(Math.max(jetty.getStopTimeout(), settings.drainTimeout().toMillis()));
+    jetty.setStopTimeout(
+        Math.max(jetty.getStopTimeout(), settings.drainTimeout().toMillis()));
   }
 
   private void executeOnJetty(Runnable task) {
@@ -320,21 +357,30 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     if (s.redisUri().isEmpty()) {
       return null;
     }
-    StoreSettings storeSettings = new StoreSettings(s.redisUri().get(), s.redisTimeout(),
-        s.redisExpectedNodes(), s.redisOnFailure(), pluginConfig.clock(),
+    StoreSettings storeSettings = new StoreSettings(
+        s.redisUri().get(),
+        s.redisTimeout(),
+        s.redisExpectedNodes(),
+        s.redisOnFailure(),
+        pluginConfig.clock(),
         s.redisConnectTimeout());
-    Stores opened = StoreLoader.open(storeSettings).orElseThrow(() -> new SluiceConfigException(
-        SluiceKeys.REDIS_URI.name(), s.redisUri().get().toString(),
-        properties.source(SluiceKeys.REDIS_URI.name()).orElse(null),
-        "no dev.sluice.store.StoreProvider on the classpath supports this URI;"
-            + " add the limiter-redis module or remove the key"));
+    Stores opened = StoreLoader.open(storeSettings)
+        .orElseThrow(() -> new SluiceConfigException(
+            SluiceKeys.REDIS_URI.name(),
+            s.redisUri().get().toString(),
+            properties.source(SluiceKeys.REDIS_URI.name()).orElse(null),
+            "no dev.sluice.store.StoreProvider on the classpath supports this URI;"
+                + " add the limiter-redis module or remove the key"));
     log.info("Sluice global scope through {}", opened.rates().describe());
     return opened;
   }
 
   private RateRules buildRules() {
-    RuleSet ruleSet = settings.rulesFile()
-        .map(file -> RulesSource.load(file, properties.file(),
+    RuleSet ruleSet = settings
+        .rulesFile()
+        .map(file -> RulesSource.load(
+            file,
+            properties.file(),
             properties.source(SluiceKeys.RULES_FILE.name()).orElse(null)))
         .orElse(pluginConfig.rulesOrNull());
     if (ruleSet == null && settings.rulesRemote().isPresent()) {
@@ -379,8 +425,10 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       long running = waitForJetty(deadline);
       if (running > 0) {
         metrics.shutdownCut(running);
-        log.warn("Sluice: {} request(s) still running after drain-timeout {}; they are cut",
-            running, drain);
+        log.warn(
+            "Sluice: {} request(s) still running after drain-timeout {}; they are cut",
+            running,
+            drain);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -402,7 +450,9 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     GracefulHandler graceful = jetty == null ? null : jetty.getDescendant(GracefulHandler.class);
     DrainHandler drain = jetty == null ? null : jetty.getDescendant(DrainHandler.class);
     if (graceful == null && drain == null) {
-      return limiters.all().stream().mapToLong(e -> e.limiter().snapshot().inFlight()).sum();
+      return limiters.all().stream()
+          .mapToLong(e -> e.limiter().snapshot().inFlight())
+          .sum();
     }
     // from here new requests get 503 from Jetty; the future completes when none runs
     java.util.concurrent.CompletableFuture<Void> quiet =

@@ -80,8 +80,8 @@ public final class SluiceProperties {
       });
     }
     Map<String, String> envVars = new TreeMap<>();
-    Map<String, String> fromEnv = EnvironmentKeys.map(layers.env, merged.keySet(),
-        layers.envAliases, envVars);
+    Map<String, String> fromEnv =
+        EnvironmentKeys.map(layers.env, merged.keySet(), layers.envAliases, envVars);
     fromEnv.forEach((k, v) -> {
       merged.put(k, v);
       origin.put(k, "environment variable " + envVars.get(k));
@@ -171,7 +171,8 @@ public final class SluiceProperties {
     String rest = key.substring(LIMITERS.length());
     for (String suffix : LIMITER_SUFFIXES) {
       if (rest.endsWith("." + suffix) && rest.length() > suffix.length() + 1) {
-        return Optional.of(new String[] {rest.substring(0, rest.length() - suffix.length() - 1), suffix});
+        return Optional.of(
+            new String[] {rest.substring(0, rest.length() - suffix.length() - 1), suffix});
       }
     }
     return Optional.empty();
@@ -181,8 +182,11 @@ public final class SluiceProperties {
     try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       return read(reader, wanted);
     } catch (IOException e) {
-      throw new SluiceConfigException("properties file", file.toString(),
-          e instanceof java.nio.file.NoSuchFileException ? "does not exist"
+      throw new SluiceConfigException(
+          "properties file",
+          file.toString(),
+          e instanceof java.nio.file.NoSuchFileException
+              ? "does not exist"
               : "cannot be read: " + e.getMessage());
     }
   }
@@ -206,9 +210,15 @@ public final class SluiceProperties {
   }
 
   /** What to layer, kept so that a reload layers the same again; the defaults are read once. */
-  private record Layers(Map<String, String> defaults, String defaultsSource, Path file,
-      Map<String, String> env, Map<String, String> system, List<String> applicationPrefixes,
-      Map<String, String> envAliases, Derivation derivation) {
+  private record Layers(
+      Map<String, String> defaults,
+      String defaultsSource,
+      Path file,
+      Map<String, String> env,
+      Map<String, String> system,
+      List<String> applicationPrefixes,
+      Map<String, String> envAliases,
+      Derivation derivation) {
 
     boolean wanted(String key) {
       if (key.startsWith(PREFIX)) {
@@ -275,7 +285,8 @@ public final class SluiceProperties {
 
     /** An environment variable that sets a key under another name ({@code PORT} for {@code server.port}). */
     public Builder envAlias(String variable, String key) {
-      envAliases.put(Objects.requireNonNull(variable, "variable"), Objects.requireNonNull(key, "key"));
+      envAliases.put(
+          Objects.requireNonNull(variable, "variable"), Objects.requireNonNull(key, "key"));
       return this;
     }
 
@@ -290,11 +301,25 @@ public final class SluiceProperties {
      *     {@link Derivation}
      */
     public SluiceProperties build() {
-      Layers layers = new Layers(Map.of(), null, file, env, system, applicationPrefixes,
-          Map.copyOf(envAliases), derivation);
+      Layers layers = new Layers(
+          Map.of(),
+          null,
+          file,
+          env,
+          system,
+          applicationPrefixes,
+          Map.copyOf(envAliases),
+          derivation);
       if (defaults != null) {
-        layers = new Layers(readResource(defaults, layers), "resource " + defaults, file, env,
-            system, applicationPrefixes, Map.copyOf(envAliases), derivation);
+        layers = new Layers(
+            readResource(defaults, layers),
+            "resource " + defaults,
+            file,
+            env,
+            system,
+            applicationPrefixes,
+            Map.copyOf(envAliases),
+            derivation);
       }
       return new SluiceProperties(layers);
     }
@@ -304,8 +329,8 @@ public final class SluiceProperties {
           Reader reader = new InputStreamReader(in, StandardCharsets.UTF_8)) {
         return Map.copyOf(read(reader, layers::wanted));
       } catch (IOException e) {
-        throw new SluiceConfigException("properties resource", resource.toString(),
-            "cannot be read: " + e);
+        throw new SluiceConfigException(
+            "properties resource", resource.toString(), "cannot be read: " + e);
       }
     }
 

@@ -6,8 +6,8 @@ import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.rules.Rule;
-import java.time.Duration;
 import dev.sluice.store.StoreHealth;
+import java.time.Duration;
 import java.util.OptionalInt;
 
 /**
@@ -50,13 +50,20 @@ final class Status {
 
   /** The same document with nothing in it, for a plugin that is off ({@code sluice.enabled=false}). */
   static String disabled(long epochMillis) {
-    return new JsonWriter().beginObject()
+    return new JsonWriter()
+        .beginObject()
         .member("time", epochMillis)
         .member("enabled", false)
-        .name("limiters").beginArray().endArray()
-        .name("rules").beginArray().endArray()
-        .name("store").nullValue()
-        .endObject().toString();
+        .name("limiters")
+        .beginArray()
+        .endArray()
+        .name("rules")
+        .beginArray()
+        .endArray()
+        .name("store")
+        .nullValue()
+        .endObject()
+        .toString();
   }
 
   /** The shared store (Redis) behind global scope, or null without one. */
@@ -88,10 +95,12 @@ final class Status {
         .member("path", c.path().orElse(null))
         .member("scope", c.scope().id())
         .member("limitKind", spec.limit().kind())
-        .member("queueKind", spec.queue() instanceof QueueSpec.Standard q && q.fair() ? "fair" : "fifo")
+        .member(
+            "queueKind", spec.queue() instanceof QueueSpec.Standard q && q.fair() ? "fair" : "fifo")
         .member("queue", QueueSettings.of(c).describe())
         .member("rejectEarly", spec.rejectEarly())
-        .member("queueDelayTarget", spec.queueDelayTarget().map(Duration::toString).orElse(null))
+        .member(
+            "queueDelayTarget", spec.queueDelayTarget().map(Duration::toString).orElse(null))
         .member("deadlineHeader", c.get(LimiterKeys.DEADLINE_HEADER))
         .member("limit", s.limit())
         .member("maxConcurrency", spec.maxConcurrency())
@@ -103,7 +112,8 @@ final class Status {
         .member("admitted", s.admitted())
         .member("queuedTotal", s.queuedTotal());
     QueueSnapshot queue = e.limiter().queueSnapshot(); // under the limiter's lock: read once
-    w.name("rejected").beginObject()
+    w.name("rejected")
+        .beginObject()
         .member("queueFull", s.rejectedQueueFull())
         .member("queueTimeout", s.rejectedQueueTimeout())
         .member("cancelled", s.cancelled())
@@ -129,7 +139,8 @@ final class Status {
     w.name("cpu");
     if (spec.limit() instanceof LimitSpec.Cpu cpu) {
       double now = s.limitState().cpu();
-      w.beginObject().member("target", cpu.targetCpu())
+      w.beginObject()
+          .member("target", cpu.targetCpu())
           .member("source", cpu.signal().toString());
       w.name("now");
       if (Double.isNaN(now)) {
@@ -149,8 +160,8 @@ final class Status {
    * The global limiter's leases across every node, the limit strategy's inputs and who waits by
    * class and in how many keys: what an operator asks of a limiter beside its counts.
    */
-  private static void clusterLimitAndQueue(JsonWriter w, LimiterEntry e, ConcurrencySnapshot s,
-      QueueSnapshot queue) {
+  private static void clusterLimitAndQueue(
+      JsonWriter w, LimiterEntry e, ConcurrencySnapshot s, QueueSnapshot queue) {
     OptionalInt leases = e.limiter().clusterLeases(); // empty for a local limiter
     w.name("clusterLeases");
     if (leases.isPresent()) {
@@ -160,7 +171,8 @@ final class Status {
     }
     w.member("serviceMaxMillis", s.serviceMaxNanos() / 1e6);
     var state = s.limitState(); // inputs a strategy does not use are NaN, written as null
-    w.name("limitSource").beginObject()
+    w.name("limitSource")
+        .beginObject()
         .member("strategy", state.strategy())
         .member("exactLimit", state.exactLimit())
         .member("minLimit", state.minLimit())
@@ -170,7 +182,8 @@ final class Status {
         .member("serviceMillis", state.serviceMillis())
         .member("targetServiceMillis", state.targetServiceMillis())
         .endObject();
-    w.name("waiting").beginObject()
+    w.name("waiting")
+        .beginObject()
         .member("critical", queue.critical())
         .member("normal", queue.normal())
         .member("sheddable", queue.sheddable())
@@ -200,5 +213,4 @@ final class Status {
   private static double mean(long totalNanos, long count) {
     return count == 0 ? 0 : Math.round(totalNanos / 1e3 / count) / 1e3;
   }
-
 }

@@ -22,15 +22,17 @@ final class UnknownKeys {
    * @param limiterNames limiter names known from code and properties, for the suggestions
    * @throws SluiceConfigException in strict mode, naming the first unknown key (and counting the rest)
    */
-  static void check(SluiceProperties p, Collection<String> limiterNames, boolean strict,
-      Logger log) {
+  static void check(
+      SluiceProperties p, Collection<String> limiterNames, boolean strict, Logger log) {
     List<SluiceConfigException> unknown = new ArrayList<>();
     for (String key : p.asMap().keySet()) {
       if (!SluiceKeys.isKnown(key)) {
         String nearest = nearest(key, candidates(key, limiterNames));
-        unknown.add(new SluiceConfigException(key, p.get(key).orElse(null),
-            p.source(key).orElse(null), "unknown Sluice key"
-                + (nearest == null ? "" : "; did you mean '" + nearest + "'?")));
+        unknown.add(new SluiceConfigException(
+            key,
+            p.get(key).orElse(null),
+            p.source(key).orElse(null),
+            "unknown Sluice key" + (nearest == null ? "" : "; did you mean '" + nearest + "'?")));
       }
     }
     if (unknown.isEmpty()) {
@@ -42,16 +44,22 @@ final class UnknownKeys {
     }
     SluiceConfigException first = unknown.get(0);
     if (unknown.size() == 1) {
-      throw new SluiceConfigException(first.key(), first.value(), first.source(),
+      throw new SluiceConfigException(
+          first.key(),
+          first.value(),
+          first.source(),
           first.problem() + " (set " + SluiceKeys.STRICT + "=false to only warn)");
     }
     StringBuilder rest = new StringBuilder();
     for (SluiceConfigException e : unknown.subList(1, unknown.size())) {
       rest.append("\n  ").append(e.getMessage());
     }
-    throw new SluiceConfigException(first.key(), first.value(), first.source(),
-        first.problem() + "; " + (unknown.size() - 1) + " more unknown:" + rest
-            + "\n(set " + SluiceKeys.STRICT + "=false to only warn)");
+    throw new SluiceConfigException(
+        first.key(),
+        first.value(),
+        first.source(),
+        first.problem() + "; " + (unknown.size() - 1) + " more unknown:" + rest + "\n(set "
+            + SluiceKeys.STRICT + "=false to only warn)");
   }
 
   /** Every known key, with the limiter keys spelt out for the known names and the key's own. */

@@ -137,24 +137,29 @@ abstract class ValueParser<T> {
 
   /** Free text, not blank. */
   static ValueParser<String> text() {
-    return of(s -> {
-      if (s.isBlank()) {
-        throw new IllegalArgumentException("must not be empty");
-      }
-      return s;
-    }, "text");
+    return of(
+        s -> {
+          if (s.isBlank()) {
+            throw new IllegalArgumentException("must not be empty");
+          }
+          return s;
+        },
+        "text");
   }
 
   /** An HTTP header name (visible ASCII, no ':'). */
   static ValueParser<String> headerName() {
-    return checkedText(v -> v.isEmpty() || !v.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':')
-        ? "not a valid header name" : null, "a header name");
+    return checkedText(
+        v -> v.isEmpty() || !v.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':')
+            ? "not a valid header name"
+            : null,
+        "a header name");
   }
 
   /** A path starting with '/'. */
   static ValueParser<String> path() {
-    return checkedText(v -> v.startsWith("/") ? null : "a path must start with /",
-        "a path starting with /");
+    return checkedText(
+        v -> v.startsWith("/") ? null : "a path must start with /", "a path starting with /");
   }
 
   /**
@@ -187,17 +192,19 @@ abstract class ValueParser<T> {
 
   /** A URI with a scheme. */
   static ValueParser<URI> uri() {
-    return of(raw -> {
-      try {
-        URI uri = new URI(raw);
-        if (uri.getScheme() == null) {
-          throw new IllegalArgumentException("needs a scheme, e.g. redis://host:6379");
-        }
-        return uri;
-      } catch (URISyntaxException e) {
-        throw new IllegalArgumentException("not a URI: " + e.getReason());
-      }
-    }, "a URI");
+    return of(
+        raw -> {
+          try {
+            URI uri = new URI(raw);
+            if (uri.getScheme() == null) {
+              throw new IllegalArgumentException("needs a scheme, e.g. redis://host:6379");
+            }
+            return uri;
+          } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("not a URI: " + e.getReason());
+          }
+        },
+        "a URI");
   }
 
   /** A fraction strictly between 0 and 1, written {@code 0.7} or {@code 70%}. */
@@ -206,9 +213,10 @@ abstract class ValueParser<T> {
       @Override
       Double parse(String raw) {
         try {
-          return check(raw.endsWith("%")
-              ? Double.parseDouble(raw.substring(0, raw.length() - 1).trim()) / 100
-              : Double.parseDouble(raw));
+          return check(
+              raw.endsWith("%")
+                  ? Double.parseDouble(raw.substring(0, raw.length() - 1).trim()) / 100
+                  : Double.parseDouble(raw));
         } catch (NumberFormatException e) {
           throw new IllegalArgumentException("not a number; allowed: " + allowed());
         }

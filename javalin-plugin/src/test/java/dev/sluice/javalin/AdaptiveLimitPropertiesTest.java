@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class AdaptiveLimitPropertiesTest {
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   private Path file(String text) throws IOException {
     Path f = dir.resolve("sluice.properties");
@@ -57,8 +58,12 @@ class AdaptiveLimitPropertiesTest {
 
   @Test
   void badValuesFailStartupNamingKeyValueAndSource() throws IOException {
-    for (String line : List.of("target-cpu=1.5", "limit=adaptive", "cpu-source=gpu",
-        "min-concurrency=0", "reject-early=maybe")) {
+    for (String line : List.of(
+        "target-cpu=1.5",
+        "limit=adaptive",
+        "cpu-source=gpu",
+        "min-concurrency=0",
+        "reject-early=maybe")) {
       Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work." + line + "\n");
       String[] kv = line.split("=");
       assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {}))
@@ -87,8 +92,10 @@ class AdaptiveLimitPropertiesTest {
     try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {})) {
       assertThat(state(server)).isEqualTo(LimitState.fixed(5));
 
-      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=latency\n"
-          + "sluice.limiters.work.max-concurrency=50\n");
+      Files.writeString(
+          f,
+          "sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=latency\n"
+              + "sluice.limiters.work.max-concurrency=50\n");
       server.plugin.reload();
 
       LimitState latency = state(server);
@@ -96,13 +103,16 @@ class AdaptiveLimitPropertiesTest {
       assertThat(latency.maxLimit()).isEqualTo(50);
       assertThat(latency.limit()).as("starts from the limit in force").isEqualTo(5);
 
-      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=cpu\n"
-          + "sluice.limiters.work.target-cpu=0.5\nsluice.limiters.work.max-concurrency=50\n");
+      Files.writeString(
+          f,
+          "sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=cpu\n"
+              + "sluice.limiters.work.target-cpu=0.5\nsluice.limiters.work.max-concurrency=50\n");
       server.plugin.reload();
       assertThat(state(server).strategy()).isEqualTo("cpu");
       assertThat(state(server).targetCpu()).isEqualTo(0.5);
 
-      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=3\n");
+      Files.writeString(
+          f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=3\n");
       server.plugin.reload();
       assertThat(state(server)).isEqualTo(LimitState.fixed(3));
     }
@@ -113,17 +123,34 @@ class AdaptiveLimitPropertiesTest {
     Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=cpu\n"
         + "sluice.limiters.work.target-cpu=0.7\nsluice.limiters.work.max-concurrency=16\n");
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (TestServer server = TestServer.start(
-        cfg -> cfg.properties(props(f)).meterRegistry(registry), (app, p) -> {})) {
-      assertThat(registry.get("sluice.concurrency.cpu.target").tag("limiter", "work").gauge()
-          .value()).isEqualTo(0.7);
+    try (TestServer server =
+        TestServer.start(cfg -> cfg.properties(props(f)).meterRegistry(registry), (app, p) -> {})) {
+      assertThat(registry
+              .get("sluice.concurrency.cpu.target")
+              .tag("limiter", "work")
+              .gauge()
+              .value())
+          .isEqualTo(0.7);
       // the controller reads the CPU every 100 ms
-      await().atMost(10, TimeUnit.SECONDS).until(() -> !Double.isNaN(
-          registry.get("sluice.concurrency.cpu").tag("limiter", "work").gauge().value()));
-      assertThat(registry.get("sluice.concurrency.limit.exact").tag("limiter", "work").gauge()
-          .value()).isBetween(1.0, 16.0);
-      assertThat(registry.get("sluice.concurrency.service.mean").tag("limiter", "work").gauge()
-          .value()).isNaN();
+      await()
+          .atMost(10, TimeUnit.SECONDS)
+          .until(() -> !Double.isNaN(registry
+              .get("sluice.concurrency.cpu")
+              .tag("limiter", "work")
+              .gauge()
+              .value()));
+      assertThat(registry
+              .get("sluice.concurrency.limit.exact")
+              .tag("limiter", "work")
+              .gauge()
+              .value())
+          .isBetween(1.0, 16.0);
+      assertThat(registry
+              .get("sluice.concurrency.service.mean")
+              .tag("limiter", "work")
+              .gauge()
+              .value())
+          .isNaN();
     }
   }
 
@@ -140,9 +167,11 @@ class AdaptiveLimitPropertiesTest {
     CountDownLatch release = new CountDownLatch(1);
     try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {
       // the job, 50 ms that the limiter measures; a delay on a timer, no thread held while it runs
-      app.routes.get("/api/work", ctx -> ctx.future(() -> CompletableFuture.runAsync(() -> { },
-          CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS))
-          .thenRun(() -> ctx.result("done"))));
+      app.routes.get(
+          "/api/work",
+          ctx -> ctx.future(() -> CompletableFuture.runAsync(
+                  () -> {}, CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS))
+              .thenRun(() -> ctx.result("done"))));
       app.routes.get("/api/hold", p.limited("work", ctx -> {
         release.await(20, TimeUnit.SECONDS);
         ctx.result("held");

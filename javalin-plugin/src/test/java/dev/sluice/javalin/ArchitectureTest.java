@@ -10,11 +10,10 @@ import org.junit.jupiter.api.Test;
 /** The plugin uses the core only: a Redis store is found through ServiceLoader, never imported. */
 class ArchitectureTest {
 
-  private static final JavaClasses MODULE =
-      new ClassFileImporter()
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-          .importPackages("dev.sluice.javalin");
+  private static final JavaClasses MODULE = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+      .importPackages("dev.sluice.javalin");
 
   @Test
   void dependsOnlyOnTheModulesBelowIt() {

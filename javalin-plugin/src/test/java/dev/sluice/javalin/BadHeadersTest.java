@@ -15,9 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Absurd client-address and actor headers, sent over a raw socket (the JDK client would refuse
@@ -30,26 +30,69 @@ class BadHeadersTest {
 
   private static final String LONG = "9".repeat(6_000);
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   private static List<String[]> badHeaders() {
     List<String[]> h = new ArrayList<>();
-    for (String v : List.of("", " ", "\t", LONG, "1.2.3.4," .repeat(700), ", , ,,", "999.1.1.1",
-        "1.2.3", "1.2.3.4.5", "01.02.03.004", "-1.2.3.4", "::::::", ":::", "::%", "fe80::1%",
-        "fe80::1%eth0", "fe80::1%ffffffffffffffffffff", "[::1", "[::1]:99999", "[]", "1.2.3.4:abc",
-        "1.2.3.4:", "unknown", "_hidden", "%", "\u00ff\u00fe\u00e9", "1.2.3.4\t, \t5.6.7.8",
-        "127.0.0.1, " + LONG, "2001:db8::1:2:3:4:5:6:7:8", "1".repeat(45) + ":")) {
+    for (String v : List.of(
+        "",
+        " ",
+        "\t",
+        LONG,
+        "1.2.3.4,".repeat(700),
+        ", , ,,",
+        "999.1.1.1",
+        "1.2.3",
+        "1.2.3.4.5",
+        "01.02.03.004",
+        "-1.2.3.4",
+        "::::::",
+        ":::",
+        "::%",
+        "fe80::1%",
+        "fe80::1%eth0",
+        "fe80::1%ffffffffffffffffffff",
+        "[::1",
+        "[::1]:99999",
+        "[]",
+        "1.2.3.4:abc",
+        "1.2.3.4:",
+        "unknown",
+        "_hidden",
+        "%",
+        "\u00ff\u00fe\u00e9",
+        "1.2.3.4\t, \t5.6.7.8",
+        "127.0.0.1, " + LONG,
+        "2001:db8::1:2:3:4:5:6:7:8",
+        "1".repeat(45) + ":")) {
       h.add(new String[] {"X-Forwarded-For", v});
     }
-    for (String v : List.of("", "for=", "for=\"", "for=\"\"", "for=\"[::1", "for=\"[::1]:80\"",
-        "for=_hidden", "for=unknown;by=;;;", "for=1.2.3.4;for=5.6.7.8", ",,,,", ";;;", "=",
-        "for=" + LONG, "for=\"\\\"", "FOR=1.2.3.4", "for=1.2.3.4, for=\"[2001:db8::1]:4711\"",
-        "for=\u00ff", "proto=http;host=x", "for=999.999.999.999")) {
+    for (String v : List.of(
+        "",
+        "for=",
+        "for=\"",
+        "for=\"\"",
+        "for=\"[::1",
+        "for=\"[::1]:80\"",
+        "for=_hidden",
+        "for=unknown;by=;;;",
+        "for=1.2.3.4;for=5.6.7.8",
+        ",,,,",
+        ";;;",
+        "=",
+        "for=" + LONG,
+        "for=\"\\\"",
+        "FOR=1.2.3.4",
+        "for=1.2.3.4, for=\"[2001:db8::1]:4711\"",
+        "for=\u00ff",
+        "proto=http;host=x",
+        "for=999.999.999.999")) {
       h.add(new String[] {"Forwarded", v});
     }
     for (String name : List.of("X-Account-Id", "X-Device-Id")) {
-      for (String v : List.of("", " ", "\t", LONG, "a\tb", "\u00ff\u00fe\u00e9", "%00", "../../",
-          "\"", "null", "{}")) {
+      for (String v : List.of(
+          "", " ", "\t", LONG, "a\tb", "\u00ff\u00fe\u00e9", "%00", "../../", "\"", "null", "{}")) {
         h.add(new String[] {name, v});
       }
     }
@@ -60,16 +103,22 @@ class BadHeadersTest {
   @ValueSource(strings = {"127.0.0.1/32", "10.0.0.0/8"}) // the test client is trusted, then not
   void absurdHeadersNeverGiveA500(String trusted) throws IOException {
     Path rules = dir.resolve("rules.yaml");
-    Files.writeString(rules, String.join("\n", "rules:",
-        "  - {id: per-ip, resource: /api/**, actor: ip, limit: 1000, unit: minute}",
-        "  - {id: per-account, resource: /api/**, actor: account, limit: 1000, unit: minute}",
-        "  - {id: per-device, resource: /api/**, actor: device, limit: 1000, unit: minute}",
-        "  - {id: per-xff, resource: /api/**, actor: 'header:X-Forwarded-For', limit: 1000, unit: minute}",
-        ""));
-    SluiceProperties props = SluiceProperties.builder().env(Map.of()).system(Map.of(
-        "sluice.rules.file", rules.toString(),
-        "sluice.trusted-proxies", trusted)).build();
-    try (TestServer server = TestServer.start(cfg -> cfg.properties(props),
+    Files.writeString(
+        rules,
+        String.join(
+            "\n",
+            "rules:",
+            "  - {id: per-ip, resource: /api/**, actor: ip, limit: 1000, unit: minute}",
+            "  - {id: per-account, resource: /api/**, actor: account, limit: 1000, unit: minute}",
+            "  - {id: per-device, resource: /api/**, actor: device, limit: 1000, unit: minute}",
+            "  - {id: per-xff, resource: /api/**, actor: 'header:X-Forwarded-For', limit: 1000, unit: minute}",
+            ""));
+    SluiceProperties props = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of("sluice.rules.file", rules.toString(), "sluice.trusted-proxies", trusted))
+        .build();
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props),
         (app, plugin) -> app.routes.get("/api/item", ctx -> ctx.result("item")))) {
       Map<String, Integer> answers = new LinkedHashMap<>();
       for (String[] header : badHeaders()) {
@@ -86,13 +135,18 @@ class BadHeadersTest {
       }
       answers.put("all at once", status(server.app.port(), all.toString().strip()));
 
-      assertThat(answers).allSatisfy((header, status) -> assertThat(status).as(header)
-          .satisfiesAnyOf(s -> assertThat(s).isBetween(200, 299), s -> assertThat(s).isEqualTo(429)));
+      assertThat(answers)
+          .allSatisfy((header, status) -> assertThat(status)
+              .as(header)
+              .satisfiesAnyOf(
+                  s -> assertThat(s).isBetween(200, 299), s -> assertThat(s).isEqualTo(429)));
     }
   }
 
   private static String abbreviate(String value) {
-    return value.length() > 40 ? value.substring(0, 40) + "...(" + value.length() + " chars)" : value;
+    return value.length() > 40
+        ? value.substring(0, 40) + "...(" + value.length() + " chars)"
+        : value;
   }
 
   /** One GET over a fresh connection carrying the given header lines; the response's status. */

@@ -38,16 +38,39 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class CombinationTest {
 
-  enum Scope { LOCAL, GLOBAL }
+  enum Scope {
+    LOCAL,
+    GLOBAL
+  }
 
-  enum Limit { FIXED, CPU, LATENCY }
+  enum Limit {
+    FIXED,
+    CPU,
+    LATENCY
+  }
 
-  enum Queue { FIFO, FAIR, CLASSES }
+  enum Queue {
+    FIFO,
+    FAIR,
+    CLASSES
+  }
 
-  enum Change { NONE, MAX_CONCURRENCY, STRATEGY, QUEUE }
+  enum Change {
+    NONE,
+    MAX_CONCURRENCY,
+    STRATEGY,
+    QUEUE
+  }
 
-  record Combination(Scope scope, Limit limit, Queue queue, boolean early, boolean page,
-      Change change, boolean standing, boolean deadline) {
+  record Combination(
+      Scope scope,
+      Limit limit,
+      Queue queue,
+      boolean early,
+      boolean page,
+      Change change,
+      boolean standing,
+      boolean deadline) {
     Object[] values() {
       return new Object[] {scope, limit, queue, early, page, change, standing, deadline};
     }
@@ -57,6 +80,7 @@ class CombinationTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(2);
   /** A request's own deadline, when the combination sends one: half the queue timeout. */
   private static final Duration DEADLINE = Duration.ofSeconds(1);
+
   private static final Duration STANDING_TARGET = Duration.ofMillis(500);
   private static final AtomicInteger NAMES = new AtomicInteger();
   private static RedisServer redis;
@@ -142,12 +166,14 @@ class CombinationTest {
       m.put(p + "deadline-header", "X-Deadline-Ms");
     }
     Limit limit = after && c.change() == Change.STRATEGY
-        ? (c.limit() == Limit.FIXED ? Limit.CPU : Limit.FIXED) : c.limit();
+        ? (c.limit() == Limit.FIXED ? Limit.CPU : Limit.FIXED)
+        : c.limit();
     m.put(p + "limit", limit.name().toLowerCase());
     m.put(p + "min-concurrency", Integer.toString(max)); // adaptive limits pinned: a known limit
     m.put(p + "target-cpu", "0.5");
     Queue queue = after && c.change() == Change.QUEUE
-        ? (c.queue() == Queue.FIFO ? Queue.CLASSES : Queue.FIFO) : c.queue();
+        ? (c.queue() == Queue.FIFO ? Queue.CLASSES : Queue.FIFO)
+        : c.queue();
     m.put(p + "queue", queue == Queue.FIFO ? "fifo" : "fair");
     m.put(p + "queue-key", "header:X-Tenant");
     if (queue == Queue.CLASSES) {
@@ -181,9 +207,15 @@ class CombinationTest {
     AtomicInteger serviceMillis = new AtomicInteger();
     CpuSignal atTarget = () -> new CpuSignal.Reading(time.nanoTime() * 0.5, time.nanoTime());
     try (TestServer server = TestServer.start(
-        cfg -> cfg.properties(SluiceProperties.builder().file(file).env(Map.of())
-                .system(Map.of()).build())
-            .meterRegistry(registry).clock(time).scheduler(time).cpuSignal(atTarget),
+        cfg -> cfg.properties(SluiceProperties.builder()
+                .file(file)
+                .env(Map.of())
+                .system(Map.of())
+                .build())
+            .meterRegistry(registry)
+            .clock(time)
+            .scheduler(time)
+            .cpuSignal(atTarget),
         (app, plugin) -> app.routes.get("/api/work", ctx -> {
           int ms = serviceMillis.get();
           if (ms > 0) {
@@ -226,7 +258,7 @@ class CombinationTest {
       // queue: up to max-queue, or up to where the predicted wait passes the timeout (2 s at 1 s
       // a job over `limit` permits: 2 x limit waiters), then 429 at once. One tenant, so a fair
       // queue's prediction (a newcomer's place in the round) is the FIFO one
-      
+
       // with a deadline of 1 s the waiters that fit are 1 x limit
       String[] headers = c.deadline()
           ? new String[] {"X-Tenant", "q", "X-Deadline-Ms", Long.toString(DEADLINE.toMillis())}
@@ -259,10 +291,14 @@ class CombinationTest {
         } else {
           assertThat(r.statusCode()).isEqualTo(429);
           if (r.body().contains("standing_queue")) {
-            assertThat(c.standing()).as("shed from a standing queue only with a target").isTrue();
+            assertThat(c.standing())
+                .as("shed from a standing queue only with a target")
+                .isTrue();
             standingLater++;
           } else {
-            assertThat(c.early()).as("a 429 while queued only with reject-early").isTrue();
+            assertThat(c.early())
+                .as("a 429 while queued only with reject-early")
+                .isTrue();
             assertThat(r.body()).contains("predicted_wait");
             predictedLater++;
           }
@@ -279,7 +315,8 @@ class CombinationTest {
 
       // /sluice: the configuration in force and the counts
       String status = server.plugin.statusJson();
-      assertThat(status).contains("\"name\":\"" + name + "\"")
+      assertThat(status)
+          .contains("\"name\":\"" + name + "\"")
           .contains("\"limitKind\":\"" + kind + "\"")
           .contains("\"queueKind\":\"" + queueKind + "\"")
           .contains("\"maxConcurrency\":" + limit)
@@ -295,22 +332,32 @@ class CombinationTest {
       if (c.page()) {
         HttpResponse<String> data = server.get("/sluice/dashboard/data");
         assertThat(data.statusCode()).isEqualTo(200);
-        assertThat(data.body()).contains("\"limitKind\":\"" + kind + "\"")
-            .contains("\"maxConcurrency\":" + limit).contains("\"queueTimeout\":" + timedOut);
+        assertThat(data.body())
+            .contains("\"limitKind\":\"" + kind + "\"")
+            .contains("\"maxConcurrency\":" + limit)
+            .contains("\"queueTimeout\":" + timedOut);
       }
       // metrics: the same rejections, with or without the page
       assertThat(count(registry, name, predicted ? "predicted_wait" : "queue_full"))
           .isEqualTo(1 + (predicted ? predictedLater : 0));
       assertThat(count(registry, name, "queue_timeout")).isEqualTo(timedOut);
       assertThat(count(registry, name, "standing_queue")).isEqualTo(standingLater);
-      assertThat(registry.get("sluice.concurrency.limit").tag("limiter", name).gauge().value())
+      assertThat(registry
+              .get("sluice.concurrency.limit")
+              .tag("limiter", name)
+              .gauge()
+              .value())
           .isEqualTo(limit);
     }
   }
 
   private static double count(SimpleMeterRegistry registry, String limiter, String reason) {
-    Counter counter = registry.find("sluice.concurrency.requests").tag("limiter", limiter)
-        .tag("outcome", "rejected").tag("reason", reason).counter();
+    Counter counter = registry
+        .find("sluice.concurrency.requests")
+        .tag("limiter", limiter)
+        .tag("outcome", "rejected")
+        .tag("reason", reason)
+        .counter();
     return counter == null ? 0 : counter.count();
   }
 }

@@ -42,19 +42,25 @@ class ConcurrencyAnswersTest {
 
   private void startWork(int maxConcurrency, int maxQueue) {
     server = TestServer.start(
-        cfg -> cfg.properties(noEnv()).meterRegistry(registry)
-            .limiter("work", l -> l.path("/api/work").maxConcurrency(maxConcurrency).maxQueue(maxQueue)),
+        cfg -> cfg.properties(noEnv())
+            .meterRegistry(registry)
+            .limiter(
+                "work", l -> l.path("/api/work").maxConcurrency(maxConcurrency).maxQueue(maxQueue)),
         (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result(block())));
   }
 
   static SluiceProperties noEnv() {
-    return SluiceProperties.builder().env(java.util.Map.of()).system(java.util.Map.of()).build();
+    return SluiceProperties.builder()
+        .env(java.util.Map.of())
+        .system(java.util.Map.of())
+        .build();
   }
 
   private String block() throws InterruptedException {
     blockCalls.incrementAndGet();
     for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {
-      if (frame.getClassName().equals(Gate.class.getName()) && frame.getMethodName().equals("after")) {
+      if (frame.getClassName().equals(Gate.class.getName())
+          && frame.getMethodName().equals("after")) {
         ranInsideARelease.set(true); // a woken waiter run inline on the releasing request's thread
       }
     }
@@ -77,12 +83,17 @@ class ConcurrencyAnswersTest {
     HttpResponse<String> full = server.get("/api/work");
 
     assertThat(full.statusCode()).isEqualTo(429);
-    assertThat(full.headers().firstValue("Content-Type")).hasValueSatisfying(
-        v -> assertThat(v).startsWith("application/problem+json"));
+    assertThat(full.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(v -> assertThat(v).startsWith("application/problem+json"));
     assertThat(full.headers().firstValue("Retry-After").map(Long::parseLong))
         .hasValueSatisfying(s -> assertThat(s).isGreaterThanOrEqualTo(1));
-    assertThat(full.body()).contains("\"type\":\"https://sluice.dev/problems/queue-full\"",
-        "\"status\":429", "\"limiter\":\"work\"", "\"title\":\"Queue full\"", "\"detail\":");
+    assertThat(full.body())
+        .contains(
+            "\"type\":\"https://sluice.dev/problems/queue-full\"",
+            "\"status\":429",
+            "\"limiter\":\"work\"",
+            "\"title\":\"Queue full\"",
+            "\"detail\":");
     release.countDown();
     assertThat(first.join().statusCode()).isEqualTo(200);
     assertThat(second.join().body()).isEqualTo("done");
@@ -103,9 +114,15 @@ class ConcurrencyAnswersTest {
   void queuedWaiterTimesOutWith504() {
     VirtualTime time = new VirtualTime();
     server = TestServer.start(
-        cfg -> cfg.properties(noEnv()).clock(time).scheduler(time)
-            .limiter("work", l -> l.path("/api/work").maxConcurrency(1).maxQueue(4)
-                .queueTimeout(Duration.ofSeconds(30))),
+        cfg -> cfg.properties(noEnv())
+            .clock(time)
+            .scheduler(time)
+            .limiter(
+                "work",
+                l -> l.path("/api/work")
+                    .maxConcurrency(1)
+                    .maxQueue(4)
+                    .queueTimeout(Duration.ofSeconds(30))),
         (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result(block())));
     server.getAsync("/api/work");
     await().until(() -> work().inFlight() == 1);
@@ -123,10 +140,18 @@ class ConcurrencyAnswersTest {
 
   @Test
   void theFirstDeclaredLimiterWhosePathMatchesGuardsTheRequest() {
-    SluiceProperties props = SluiceProperties.builder().env(java.util.Map.of()).system(java.util.Map.of(
-        "sluice.limiters.zz-heavy.path", "/api/heavy", "sluice.limiters.aa-all.path", "/api/**")).build();
-    server = TestServer.start(cfg -> cfg.properties(props)
-            .limiter("zz-heavy", l -> l.maxConcurrency(1)).limiter("aa-all", l -> l.maxConcurrency(5)),
+    SluiceProperties props = SluiceProperties.builder()
+        .env(java.util.Map.of())
+        .system(java.util.Map.of(
+            "sluice.limiters.zz-heavy.path",
+            "/api/heavy",
+            "sluice.limiters.aa-all.path",
+            "/api/**"))
+        .build();
+    server = TestServer.start(
+        cfg -> cfg.properties(props)
+            .limiter("zz-heavy", l -> l.maxConcurrency(1))
+            .limiter("aa-all", l -> l.maxConcurrency(5)),
         (app, plugin) -> {
           app.routes.get("/api/heavy", ctx -> ctx.result("heavy"));
           app.routes.get("/api/light", ctx -> ctx.result("light"));
@@ -135,27 +160,32 @@ class ConcurrencyAnswersTest {
     server.get("/api/heavy");
     server.get("/api/light");
 
-    assertThat(server.plugin.limiter("zz-heavy").orElseThrow().snapshot().admitted()).isEqualTo(1);
-    assertThat(server.plugin.limiter("aa-all").orElseThrow().snapshot().admitted()).isEqualTo(1);
+    assertThat(server.plugin.limiter("zz-heavy").orElseThrow().snapshot().admitted())
+        .isEqualTo(1);
+    assertThat(server.plugin.limiter("aa-all").orElseThrow().snapshot().admitted())
+        .isEqualTo(1);
   }
 
   @Test
   void wrappingAnUnknownLimiterFailsAtOnce() {
-    assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(noEnv()),
-        (app, plugin) -> app.routes.get("/x", plugin.limited("nope", ctx -> ctx.result("x")))))
+    assertThatThrownBy(() -> TestServer.start(
+            cfg -> cfg.properties(noEnv()),
+            (app, plugin) -> app.routes.get("/x", plugin.limited("nope", ctx -> ctx.result("x")))))
         .hasMessageContaining("'nope'");
   }
 
   @Test
   void handlerThatThrowsReleasesItsPermit() {
     server = TestServer.start(
-        cfg -> cfg.properties(noEnv()).limiter("boom", l -> l.path("/api/boom").maxConcurrency(1).maxQueue(0)),
+        cfg -> cfg.properties(noEnv())
+            .limiter("boom", l -> l.path("/api/boom").maxConcurrency(1).maxQueue(0)),
         (app, plugin) -> app.routes.get("/api/boom", ctx -> {
           throw new IllegalStateException("handler failed");
         }));
 
     assertThat(server.get("/api/boom").statusCode()).isEqualTo(500);
-    assertThat(server.get("/api/boom").statusCode()).isEqualTo(500); // not 429: the permit came back
+    assertThat(server.get("/api/boom").statusCode())
+        .isEqualTo(500); // not 429: the permit came back
     ConcurrencySnapshot s = server.plugin.limiter("boom").orElseThrow().snapshot();
     assertThat(s.inFlight()).isZero();
     assertThat(s.admitted()).isEqualTo(2);
@@ -164,7 +194,8 @@ class ConcurrencyAnswersTest {
   @Test
   void wrappedHandlerIsLimitedByName() {
     server = TestServer.start(
-        cfg -> cfg.properties(noEnv()).limiter("rescue", l -> l.maxConcurrency(1).maxQueue(0)),
+        cfg ->
+            cfg.properties(noEnv()).limiter("rescue", l -> l.maxConcurrency(1).maxQueue(0)),
         (app, plugin) -> {
           app.routes.get("/api/rescue", plugin.limited("rescue", ctx -> ctx.result(block())));
         });
@@ -183,8 +214,10 @@ class ConcurrencyAnswersTest {
     CompletableFuture<HttpResponse<String>> first = server.getAsync("/api/work");
     await().until(() -> work().inFlight() == 1);
     try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.app.port())) {
-      socket.getOutputStream().write(
-          "GET /api/work HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      socket
+          .getOutputStream()
+          .write("GET /api/work HTTP/1.1\r\nHost: localhost\r\n\r\n"
+              .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
       socket.getOutputStream().flush();
       await().until(() -> work().queued() == 1);
     } // the client goes away while queued
@@ -193,9 +226,13 @@ class ConcurrencyAnswersTest {
     assertThat(work().cancelled()).isEqualTo(1);
     assertThat(work().inFlight()).isEqualTo(1);
     // a disconnect is a cancel in every count, never a 504 (an alert on 504s must not fire)
-    await().until(() -> registry.find("sluice.http.rejections").tag("reason", "cancelled")
-        .counter() != null);
-    assertThat(registry.find("sluice.http.rejections").tag("reason", "queue_timeout").counter())
+    await()
+        .until(() ->
+            registry.find("sluice.http.rejections").tag("reason", "cancelled").counter() != null);
+    assertThat(registry
+            .find("sluice.http.rejections")
+            .tag("reason", "queue_timeout")
+            .counter())
         .isNull();
     release.countDown();
     assertThat(first.join().statusCode()).isEqualTo(200);
@@ -213,7 +250,8 @@ class ConcurrencyAnswersTest {
   @Test
   void waiterWhoseRequestEndsLeavesTheQueueWithoutLeakingAPermit() {
     server = TestServer.start(
-        cfg -> cfg.properties(noEnv()).limiter("work", l -> l.path("/api/work").maxConcurrency(1).maxQueue(4)),
+        cfg -> cfg.properties(noEnv())
+            .limiter("work", l -> l.path("/api/work").maxConcurrency(1).maxQueue(4)),
         (app, plugin) -> {
           app.http.asyncTimeout = 300;
           app.routes.get("/api/work", ctx -> {
@@ -240,7 +278,8 @@ class ConcurrencyAnswersTest {
   @Test
   void queuedRequestsHoldNoJettyThread() {
     server = TestServer.start(
-        cfg -> cfg.properties(noEnv()).limiter("work", l -> l.path("/api/work").maxConcurrency(1).maxQueue(100)),
+        cfg -> cfg.properties(noEnv())
+            .limiter("work", l -> l.path("/api/work").maxConcurrency(1).maxQueue(100)),
         (app, plugin) -> {
           app.jetty.threadPool = new QueuedThreadPool(8, 2);
           app.routes.get("/api/work", ctx -> ctx.result(block()));
@@ -252,7 +291,8 @@ class ConcurrencyAnswersTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> work().queued() == 100);
     assertThat(work().inFlight()).isEqualTo(1);
 
-    HttpResponse<String> health = server.getAsync("/health").orTimeout(2, TimeUnit.SECONDS).join();
+    HttpResponse<String> health =
+        server.getAsync("/health").orTimeout(2, TimeUnit.SECONDS).join();
 
     assertThat(health.statusCode()).isEqualTo(200);
     release.countDown();
@@ -268,7 +308,8 @@ class ConcurrencyAnswersTest {
     await().until(() -> work().queued() == 1);
 
     // its own thread: stop blocks while draining, and the common pool may have a single thread
-    java.util.concurrent.ExecutorService stopper = java.util.concurrent.Executors.newSingleThreadExecutor();
+    java.util.concurrent.ExecutorService stopper =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
     CompletableFuture<Void> stopping = CompletableFuture.runAsync(server.app::stop, stopper);
     stopper.shutdown();
 

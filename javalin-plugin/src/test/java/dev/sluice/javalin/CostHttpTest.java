@@ -25,8 +25,10 @@ class CostHttpTest {
         "sluice.limiters.work.queue-timeout", "10s",
         "sluice.limiters.work.cost", cost);
     return TestServer.start(
-        cfg -> cfg.properties(SluiceProperties.builder().env(Map.of()).system(props).build())
-            .clock(time).scheduler(time),
+        cfg -> cfg.properties(
+                SluiceProperties.builder().env(Map.of()).system(props).build())
+            .clock(time)
+            .scheduler(time),
         (app, plugin) -> app.routes.get("/api/work/{kind}", ctx -> {
           if (hold.get()) {
             ctx.future(() -> gate);
@@ -78,8 +80,8 @@ class CostHttpTest {
         HttpResponse<String> r = server.get("/api/work/a", "X-Cost", bad);
 
         assertThat(r.statusCode()).as(bad).isEqualTo(400);
-        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
-            v -> assertThat(v).startsWith("application/problem+json"));
+        assertThat(r.headers().firstValue("Content-Type"))
+            .hasValueSatisfying(v -> assertThat(v).startsWith("application/problem+json"));
         assertThat(r.body()).contains("X-Cost").contains("bad_request");
       }
       assertThat(inFlight(server)).isZero();

@@ -43,15 +43,31 @@ class CpuReadersTest {
     VirtualTime time = new VirtualTime();
     CountingCpu cpu = new CountingCpu(time);
     Map<String, String> props = Map.of(
-        "sluice.dashboard.path", "/sluice/dashboard",
-        "sluice.limiters.a.path", "/a", "sluice.limiters.a.limit", "cpu",
-        "sluice.limiters.a.target-cpu", "0.6", "sluice.limiters.a.max-concurrency", "8",
-        "sluice.limiters.b.path", "/b", "sluice.limiters.b.limit", "cpu",
-        "sluice.limiters.b.target-cpu", "0.6", "sluice.limiters.b.max-concurrency", "8");
+        "sluice.dashboard.path",
+        "/sluice/dashboard",
+        "sluice.limiters.a.path",
+        "/a",
+        "sluice.limiters.a.limit",
+        "cpu",
+        "sluice.limiters.a.target-cpu",
+        "0.6",
+        "sluice.limiters.a.max-concurrency",
+        "8",
+        "sluice.limiters.b.path",
+        "/b",
+        "sluice.limiters.b.limit",
+        "cpu",
+        "sluice.limiters.b.target-cpu",
+        "0.6",
+        "sluice.limiters.b.max-concurrency",
+        "8");
     try (TestServer server = TestServer.start(
-        cfg -> cfg.properties(SluiceProperties.builder().env(Map.of()).system(props).build())
-            .clock(time).scheduler(time).cpuSignal(cpu),
-        (app, plugin) -> { })) {
+        cfg -> cfg.properties(
+                SluiceProperties.builder().env(Map.of()).system(props).build())
+            .clock(time)
+            .scheduler(time)
+            .cpuSignal(cpu),
+        (app, plugin) -> {})) {
       time.advance(Duration.ofMillis(1000)); // ten controller ticks of each limit
       int readsByControllers = cpu.reads.get();
 
@@ -63,9 +79,11 @@ class CpuReadersTest {
       // both limits measured 60% over their own 100 ms ticks, whoever else read the signal
       String status = server.plugin.statusJson();
       assertThat(status).contains("\"name\":\"a\"").contains("\"name\":\"b\"");
-      assertThat(server.plugin.limiter("a").orElseThrow().snapshot().limitState().cpu())
+      assertThat(
+              server.plugin.limiter("a").orElseThrow().snapshot().limitState().cpu())
           .isEqualTo(0.6, org.assertj.core.data.Offset.offset(1e-9));
-      assertThat(server.plugin.limiter("b").orElseThrow().snapshot().limitState().cpu())
+      assertThat(
+              server.plugin.limiter("b").orElseThrow().snapshot().limitState().cpu())
           .isEqualTo(0.6, org.assertj.core.data.Offset.offset(1e-9));
       assertThat(status).contains("\"now\":0.6");
     }

@@ -38,18 +38,23 @@ class DashboardBrowserTest {
   static final String CHROMIUM = "/usr/bin/chromium";
   static final String DRIVER = "/usr/bin/chromedriver";
 
-  @TempDir Path profile;
+  @TempDir
+  Path profile;
 
   @Test
   void thePageShowsEveryLimiterAndItsNumbersFollowTheLoad() throws Exception {
     requireChromium();
     CountDownLatch release = new CountDownLatch(1);
     var rules = DashboardTest.historyRule();
-    SluiceProperties props = SluiceProperties.builder().env(Map.of())
-        .system(Map.of("sluice.dashboard.path", "/sluice/dashboard",
-            "sluice.redis.uri", "memory://dashboard")).build(); // a shared store to show
-    try (TestServer server = TestServer.start(cfg -> cfg.properties(props)
-            .limiter("transcode", l -> l.path("/api/transcode").maxConcurrency(2).maxQueue(8))
+    SluiceProperties props = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of(
+            "sluice.dashboard.path", "/sluice/dashboard", "sluice.redis.uri", "memory://dashboard"))
+        .build(); // a shared store to show
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props)
+            .limiter(
+                "transcode", l -> l.path("/api/transcode").maxConcurrency(2).maxQueue(8))
             .limiter("rescue", l -> l.maxConcurrency(1))
             .rules(rules),
         (app, plugin) -> {
@@ -66,7 +71,8 @@ class DashboardBrowserTest {
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         wait.until(b -> b.findElements(By.cssSelector("section.limiter")).size() == 2);
         assertThat(browser.findElements(By.cssSelector("section.limiter")))
-            .extracting(e -> e.getAttribute("data-limiter")).containsExactly("transcode", "rescue");
+            .extracting(e -> e.getAttribute("data-limiter"))
+            .containsExactly("transcode", "rescue");
         assertThat(field(browser, "transcode", "inFlight")).isEqualTo("0 / 2");
         assertThat(browser.findElement(By.id("status")).getText()).startsWith("updated");
         assertThat(browser.findElement(By.id("store")).getText()).isEqualTo("store up");
@@ -82,16 +88,19 @@ class DashboardBrowserTest {
         wait.until(b -> field(b, "transcode", "inFlight").equals("2 / 2")
             && field(b, "transcode", "queued").equals("3 / 8"));
         wait.until(b -> b.findElement(By.cssSelector("tr[data-rule=history] [data-field=rejected]"))
-            .getText().equals("1"));
+            .getText()
+            .equals("1"));
         Files.createDirectories(Path.of("target"));
-        Files.write(Path.of("target", "dashboard.png"),
+        Files.write(
+            Path.of("target", "dashboard.png"),
             ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
 
         release.countDown();
         load.forEach(CompletableFuture::join);
         wait.until(b -> field(b, "transcode", "admitted").equals("5")
             && field(b, "transcode", "inFlight").equals("0 / 2"));
-        assertThat(field(browser, "transcode", "queueWaitP99")).endsWith("s"); // "123 ms" or "1.2 s"
+        assertThat(field(browser, "transcode", "queueWaitP99"))
+            .endsWith("s"); // "123 ms" or "1.2 s"
       } finally {
         release.countDown();
         browser.quit();
@@ -107,12 +116,21 @@ class DashboardBrowserTest {
   private WebDriver chromium() throws IOException {
     ChromeOptions options = new ChromeOptions();
     options.setBinary(CHROMIUM);
-    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--window-size=1280,900",
+    options.addArguments(
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1280,900",
         "--user-data-dir=" + Files.createDirectories(profile.resolve("chromium")));
     ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(new File(DRIVER)).usingAnyFreePort().build();
+        .usingDriverExecutable(new File(DRIVER))
+        .usingAnyFreePort()
+        .build();
     return new ChromeDriver(service, options);
   }
 

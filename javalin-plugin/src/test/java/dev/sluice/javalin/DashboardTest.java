@@ -43,8 +43,8 @@ class DashboardTest {
 
   @Test
   void offByDefault() {
-    try (TestServer server = TestServer.start(cfg -> cfg.properties(props(Map.of())),
-        (app, plugin) -> {})) {
+    try (TestServer server =
+        TestServer.start(cfg -> cfg.properties(props(Map.of())), (app, plugin) -> {})) {
       assertThat(server.get("/sluice/dashboard").statusCode()).isEqualTo(404);
     }
   }
@@ -52,8 +52,8 @@ class DashboardTest {
   @Test
   void servesASelfContainedPageAndItsDataEvenWhileTheLimiterIsFull() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    try (TestServer server = TestServer.start(cfg -> cfg
-            .properties(props(Map.of("sluice.dashboard.path", "/sluice/dashboard")))
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props(Map.of("sluice.dashboard.path", "/sluice/dashboard")))
             .limiter("work", l -> l.path("/**").maxConcurrency(1).maxQueue(0)),
         (app, plugin) -> app.routes.get("/api/work", ctx -> {
           release.await(10, TimeUnit.SECONDS);
@@ -67,7 +67,8 @@ class DashboardTest {
       assertThat(page.statusCode()).isEqualTo(200);
       assertThat(page.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/html");
       // no CDN, no external font or script: nothing is fetched from another host
-      assertThat(page.body()).doesNotContain("http://", "https://", "<link", "src=", "@import")
+      assertThat(page.body())
+          .doesNotContain("http://", "https://", "<link", "src=", "@import")
           .contains("<script>", "<style>");
 
       HttpResponse<String> data = server.get("/sluice/dashboard/data");
@@ -87,18 +88,26 @@ class DashboardTest {
   @Test
   void perRuleCountsInTheDataAndInRuleSnapshots() throws Exception {
     RuleSet rules = historyRule();
-    try (TestServer server = TestServer.start(cfg -> cfg
-            .properties(props(Map.of("sluice.dashboard.path", "/live",
-                "sluice.limiters.cpu.path", "/api/cpu", "sluice.limiters.cpu.limit", "cpu",
-                "sluice.limiters.cpu.target-cpu", "60%")))
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props(Map.of(
+                "sluice.dashboard.path",
+                "/live",
+                "sluice.limiters.cpu.path",
+                "/api/cpu",
+                "sluice.limiters.cpu.limit",
+                "cpu",
+                "sluice.limiters.cpu.target-cpu",
+                "60%")))
             .rules(rules),
         (app, plugin) -> app.routes.get("/api/history/{id}", ctx -> ctx.result("h")))) {
       for (int i = 0; i < 3; i++) {
         server.get("/api/history/1", "X-Account-Id", "alice");
       }
-      assertThat(server.plugin.ruleSnapshots()).extracting(r -> r.rule().id() + "="
-          + r.allowed() + "/" + r.rejected() + "/" + r.shadowRejected())
-          .containsExactly("history=2/1/0", "history-shadow=1/0/1"); // the 3rd stops at its rejection
+      assertThat(server.plugin.ruleSnapshots())
+          .extracting(r ->
+              r.rule().id() + "=" + r.allowed() + "/" + r.rejected() + "/" + r.shadowRejected())
+          .containsExactly(
+              "history=2/1/0", "history-shadow=1/0/1"); // the 3rd stops at its rejection
 
       JsonNode status = JSON.readTree(server.get("/live/data").body());
       JsonNode history = status.get("rules").get(0);
@@ -119,15 +128,19 @@ class DashboardTest {
   @Test
   void queueWaitP99AppearsOnceRequestsWaited() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    try (TestServer server = TestServer.start(cfg -> cfg
-            .properties(props(Map.of("sluice.dashboard.path", "/live")))
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props(Map.of("sluice.dashboard.path", "/live")))
             .limiter("work", l -> l.path("/api/work").maxConcurrency(1).maxQueue(5)),
         (app, plugin) -> app.routes.get("/api/work", ctx -> {
           release.await(10, TimeUnit.SECONDS);
           ctx.result("done");
         }))) {
-      assertThat(JSON.readTree(server.get("/live/data").body()).get("limiters").get(0)
-          .get("queueWaitP99Millis").isNull()).isTrue();
+      assertThat(JSON.readTree(server.get("/live/data").body())
+              .get("limiters")
+              .get(0)
+              .get("queueWaitP99Millis")
+              .isNull())
+          .isTrue();
       var first = server.getAsync("/api/work");
       await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
       var second = server.getAsync("/api/work");
@@ -135,20 +148,34 @@ class DashboardTest {
       release.countDown();
       assertThat(first.join().statusCode()).isEqualTo(200);
       assertThat(second.join().statusCode()).isEqualTo(200);
-      await().atMost(Duration.ofSeconds(5)).until(() -> JSON.readTree(server.get("/live/data").body())
-          .get("limiters").get(0).get("queueWaitP99Millis").asDouble() > 0);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> JSON.readTree(server.get("/live/data").body())
+                  .get("limiters")
+                  .get(0)
+                  .get("queueWaitP99Millis")
+                  .asDouble()
+              > 0);
     }
   }
 
   @Test
   void theStatusShowsWhoWaitsByClassAndKeyAndWhereTheLimitComesFrom() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    try (TestServer server = TestServer.start(cfg -> cfg
-            .properties(props(Map.of("sluice.limiters.work.path", "/api/work",
-                "sluice.limiters.work.max-concurrency", "1", "sluice.limiters.work.max-queue", "5",
-                "sluice.limiters.work.queue", "fair",
-                "sluice.limiters.work.queue-key", "header:X-Host",
-                "sluice.limiters.work.priority-header", "X-Priority"))),
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props(Map.of(
+            "sluice.limiters.work.path",
+            "/api/work",
+            "sluice.limiters.work.max-concurrency",
+            "1",
+            "sluice.limiters.work.max-queue",
+            "5",
+            "sluice.limiters.work.queue",
+            "fair",
+            "sluice.limiters.work.queue-key",
+            "header:X-Host",
+            "sluice.limiters.work.priority-header",
+            "X-Priority"))),
         (app, plugin) -> app.routes.get("/api/work", ctx -> {
           release.await(10, TimeUnit.SECONDS);
           ctx.result("done");
@@ -179,8 +206,12 @@ class DashboardTest {
       assertThat(running.join().statusCode()).isEqualTo(200);
       assertThat(critical.join().statusCode()).isEqualTo(200);
       assertThat(normal.join().statusCode()).isEqualTo(200);
-      assertThat(JSON.readTree(server.plugin.statusJson()).get("limiters").get(0)
-          .get("serviceMaxMillis").asDouble()).isPositive();
+      assertThat(JSON.readTree(server.plugin.statusJson())
+              .get("limiters")
+              .get(0)
+              .get("serviceMaxMillis")
+              .asDouble())
+          .isPositive();
     }
   }
 
@@ -189,7 +220,8 @@ class DashboardTest {
     try (TestServer server = TestServer.start(
         cfg -> cfg.properties(props(Map.of("sluice.enabled", "false"))), (app, plugin) -> {})) {
       JsonNode status = JSON.readTree(server.plugin.statusJson());
-      assertThat(status.fieldNames()).toIterable()
+      assertThat(status.fieldNames())
+          .toIterable()
           .containsExactly("time", "enabled", "limiters", "rules", "store");
       assertThat(status.get("enabled").asBoolean()).isFalse();
       assertThat(status.get("limiters")).isEmpty();

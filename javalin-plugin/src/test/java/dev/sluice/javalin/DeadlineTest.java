@@ -19,9 +19,23 @@ class DeadlineTest {
 
   @ParameterizedTest
   @CsvSource({
-      "250, 250000000", "0, 0", "2S, 2000000000", "250m, 250000000", "100u, 100000",
-      "5n, 5", "1H, 3600000000000", "3M, 180000000000", "' 40 ', 40000000",
-      "abc, -1", "'', -1", "-5, -1", "12x, -1", "123456789S, -1", "1.5, -1", "m, -1"})
+    "250, 250000000",
+    "0, 0",
+    "2S, 2000000000",
+    "250m, 250000000",
+    "100u, 100000",
+    "5n, 5",
+    "1H, 3600000000000",
+    "3M, 180000000000",
+    "' 40 ', 40000000",
+    "abc, -1",
+    "'', -1",
+    "-5, -1",
+    "12x, -1",
+    "123456789S, -1",
+    "1.5, -1",
+    "m, -1"
+  })
   void bothFormsAreReadAndAnythingElseIsMalformed(String raw, long nanos) {
     assertThat(Deadline.parseNanos(raw)).isEqualTo(nanos);
   }
@@ -38,8 +52,11 @@ class DeadlineTest {
         "sluice.limiters.work.queue-timeout", "10s",
         "sluice.limiters.work.deadline-header", "X-Deadline-Ms");
     return TestServer.start(
-        cfg -> cfg.properties(SluiceProperties.builder().env(Map.of()).system(props).build())
-            .clock(time).scheduler(time).meterRegistry(registry),
+        cfg -> cfg.properties(
+                SluiceProperties.builder().env(Map.of()).system(props).build())
+            .clock(time)
+            .scheduler(time)
+            .meterRegistry(registry),
         (app, plugin) -> app.routes.get("/api/work", ctx -> {
           budgetSeen.set(plugin.remainingBudget(ctx).orElse(null));
           if ("hold".equals(ctx.queryParam("mode"))) {
@@ -74,7 +91,8 @@ class DeadlineTest {
 
       assertThat(r.statusCode()).isEqualTo(504);
       assertThat(r.body()).contains("deadline_exceeded");
-      assertThat(server.plugin.limiter("work").orElseThrow().snapshot().admitted()).isZero();
+      assertThat(server.plugin.limiter("work").orElseThrow().snapshot().admitted())
+          .isZero();
     }
   }
 
@@ -102,8 +120,12 @@ class DeadlineTest {
 
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(budgetSeen.get()).isNull();
-      assertThat(registry.get("sluice.http.deadline.malformed").tag("limiter", "work").counter()
-          .count()).isEqualTo(1);
+      assertThat(registry
+              .get("sluice.http.deadline.malformed")
+              .tag("limiter", "work")
+              .counter()
+              .count())
+          .isEqualTo(1);
     }
   }
 }

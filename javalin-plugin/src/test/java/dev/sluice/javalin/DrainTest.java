@@ -35,10 +35,13 @@ class DrainTest {
   private static void stopWaitsForTheRunningRequest(boolean ownGracefulHandler) {
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch entered = new CountDownLatch(1);
-    SluiceProperties props = SluiceProperties.builder().env(Map.of()).system(Map.of(
-        "sluice.shutdown.drain-timeout", "20s",
-        "sluice.limiters.work.path", "/api/work",
-        "sluice.limiters.work.max-concurrency", "2")).build();
+    SluiceProperties props = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of(
+            "sluice.shutdown.drain-timeout", "20s",
+            "sluice.limiters.work.path", "/api/work",
+            "sluice.limiters.work.max-concurrency", "2"))
+        .build();
     AtomicReference<Server> jetty = new AtomicReference<>();
     TestServer server = TestServer.start(cfg -> cfg.properties(props), (app, plugin) -> {
       app.jetty.modifyServer(s -> {
@@ -58,7 +61,8 @@ class DrainTest {
     await().until(() -> entered.getCount() == 0);
     CompletableFuture<Void> stop = CompletableFuture.runAsync(server.app::stop);
     // while the stop waits, a new request is turned away (by Sluice's gate or the drain handler)
-    await().untilAsserted(() -> assertThat(server.get("/api/other").statusCode()).isEqualTo(503));
+    await()
+        .untilAsserted(() -> assertThat(server.get("/api/other").statusCode()).isEqualTo(503));
     assertThat(stop).isNotDone();
     release.countDown();
     // the stop waited for it: the request ends with its own answer, not cut

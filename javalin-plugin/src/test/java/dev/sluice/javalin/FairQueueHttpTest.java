@@ -52,7 +52,8 @@ class FairQueueHttpTest {
     Files.writeString(file, properties);
     SluiceProperties p =
         SluiceProperties.builder().file(file).env(Map.of()).system(Map.of()).build();
-    server = TestServer.start(cfg -> cfg.properties(p).meterRegistry(registry),
+    server = TestServer.start(
+        cfg -> cfg.properties(p).meterRegistry(registry),
         (app, plugin) -> app.routes.get("/api/work", ctx -> {
           release.await(20, TimeUnit.SECONDS);
           ctx.result("done");
@@ -64,8 +65,8 @@ class FairQueueHttpTest {
     return server.plugin.limiter("work").orElseThrow();
   }
 
-  private CompletableFuture<HttpResponse<String>> queue(String host, String priority,
-      int queuedAfter) {
+  private CompletableFuture<HttpResponse<String>> queue(
+      String host, String priority, int queuedAfter) {
     CompletableFuture<HttpResponse<String>> response =
         server.getAsync("/api/work", "X-Host-Id", host, "X-Priority", priority);
     await().until(() -> work().snapshot().queued() == queuedAfter || response.isDone());
@@ -73,8 +74,11 @@ class FairQueueHttpTest {
   }
 
   private double rejected(String reason) {
-    return registry.get(SluiceMeterBinder.REQUESTS)
-        .tags("limiter", "work", "outcome", "rejected", "reason", reason).counter().count();
+    return registry
+        .get(SluiceMeterBinder.REQUESTS)
+        .tags("limiter", "work", "outcome", "rejected", "reason", reason)
+        .counter()
+        .count();
   }
 
   @Test
@@ -102,8 +106,12 @@ class FairQueueHttpTest {
     assertThat(queue.keys()).isEqualTo(3);
     assertThat(rejected("key_cap")).isEqualTo(1);
     assertThat(rejected("displaced")).isEqualTo(1);
-    assertThat(registry.get(SluiceMeterBinder.QUEUED_CLASS)
-        .tags("limiter", "work", "class", "critical").gauge().value()).isEqualTo(1);
+    assertThat(registry
+            .get(SluiceMeterBinder.QUEUED_CLASS)
+            .tags("limiter", "work", "class", "critical")
+            .gauge()
+            .value())
+        .isEqualTo(1);
 
     release.countDown();
     assertThat(running.join().statusCode()).isEqualTo(200);
@@ -124,7 +132,8 @@ class FairQueueHttpTest {
     HttpResponse<String> secondAnonymous = server.get("/api/work");
 
     assertThat(secondAnonymous.statusCode()).as("both under 'unknown', cap 1").isEqualTo(429);
-    assertThat(secondAnonymous.body()).contains("\"reason\":\"key_cap\"")
+    assertThat(secondAnonymous.body())
+        .contains("\"reason\":\"key_cap\"")
         .contains("\"key\":\"unknown\"")
         .contains("every request without one queues under the one shared key 'unknown'");
     assertThat(work().queueSnapshot().normal()).isEqualTo(1);
@@ -134,8 +143,8 @@ class FairQueueHttpTest {
 
   @Test
   void changingTheDisciplineOnReloadKeepsEveryQueuedRequest() throws IOException {
-    Path file = start(WORK + "path=/api/work\n" + WORK + "max-concurrency=1\n"
-        + WORK + "max-queue=5\n");
+    Path file =
+        start(WORK + "path=/api/work\n" + WORK + "max-concurrency=1\n" + WORK + "max-queue=5\n");
     CompletableFuture<HttpResponse<String>> running = server.getAsync("/api/work");
     await().until(() -> work().snapshot().inFlight() == 1);
     CompletableFuture<HttpResponse<String>> a = queue("x", "normal", 1);

@@ -27,11 +27,18 @@ class GlobalAdaptiveReloadTest {
 
   private static String props(String limit, int max, String cluster) {
     String p = "sluice.limiters.work.";
-    return String.join("\n",
+    return String.join(
+        "\n",
         "sluice.redis.uri=memory://" + cluster,
-        p + "path=/api/work", p + "scope=global", p + "limit=" + limit,
-        p + "max-concurrency=" + max, p + "min-concurrency=" + max, p + "max-queue=8",
-        p + "queue-timeout=2s", p + "reject-early=true", "");
+        p + "path=/api/work",
+        p + "scope=global",
+        p + "limit=" + limit,
+        p + "max-concurrency=" + max,
+        p + "min-concurrency=" + max,
+        p + "max-queue=8",
+        p + "queue-timeout=2s",
+        p + "reject-early=true",
+        "");
   }
 
   @Test
@@ -42,8 +49,13 @@ class GlobalAdaptiveReloadTest {
     AtomicInteger serviceMillis = new AtomicInteger(1000);
     CompletableFuture<String> gate = new CompletableFuture<>();
     try (TestServer server = TestServer.start(
-        cfg -> cfg.properties(SluiceProperties.builder().file(file).env(Map.of())
-                .system(Map.of()).build()).clock(time).scheduler(time),
+        cfg -> cfg.properties(SluiceProperties.builder()
+                .file(file)
+                .env(Map.of())
+                .system(Map.of())
+                .build())
+            .clock(time)
+            .scheduler(time),
         (app, plugin) -> app.routes.get("/api/work", ctx -> {
           if (serviceMillis.get() > 0) {
             time.advance(Duration.ofMillis(serviceMillis.get()));
@@ -61,7 +73,13 @@ class GlobalAdaptiveReloadTest {
       server.plugin.reload();
       String status = server.plugin.statusJson();
       assertThat(status).contains("\"limitKind\":\"cpu\"").contains("\"maxConcurrency\":8");
-      assertThat(server.plugin.limiter("work").orElseThrow().snapshot().limitState().strategy())
+      assertThat(server
+              .plugin
+              .limiter("work")
+              .orElseThrow()
+              .snapshot()
+              .limitState()
+              .strategy())
           .isEqualTo("cpu");
 
       List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
@@ -88,8 +106,13 @@ class GlobalAdaptiveReloadTest {
     AtomicInteger serviceMillis = new AtomicInteger(1000);
     CompletableFuture<String> gate = new CompletableFuture<>();
     try (TestServer server = TestServer.start(
-        cfg -> cfg.properties(SluiceProperties.builder().file(file).env(Map.of())
-                .system(Map.of()).build()).clock(time).scheduler(time),
+        cfg -> cfg.properties(SluiceProperties.builder()
+                .file(file)
+                .env(Map.of())
+                .system(Map.of())
+                .build())
+            .clock(time)
+            .scheduler(time),
         (app, plugin) -> app.routes.get("/api/work", ctx -> {
           if (serviceMillis.get() > 0) {
             time.advance(Duration.ofMillis(serviceMillis.get()));
@@ -107,14 +130,21 @@ class GlobalAdaptiveReloadTest {
       for (int i = 0; i < 2; i++) { // 1 and 2 s ahead: both can make their 2 s
         waiting.add(server.getAsync("/api/work"));
         int n = i + 1;
-        await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().queued() == n);
+        await()
+            .until(() -> server.plugin.limiter("work").orElseThrow().snapshot().queued() == n);
       }
 
       HttpResponse<String> third = server.get("/api/work"); // 3 s ahead: cannot
 
       assertThat(third.statusCode()).isEqualTo(429);
       assertThat(third.body()).contains("predicted_wait");
-      assertThat(server.plugin.limiter("work").orElseThrow().snapshot().limitState().strategy())
+      assertThat(server
+              .plugin
+              .limiter("work")
+              .orElseThrow()
+              .snapshot()
+              .limitState()
+              .strategy())
           .isEqualTo("cpu");
       gate.complete("done");
       assertThat(running.join().statusCode()).isEqualTo(200);

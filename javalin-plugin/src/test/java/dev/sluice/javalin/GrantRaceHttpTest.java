@@ -2,7 +2,6 @@ package dev.sluice.javalin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -45,10 +44,22 @@ class GrantRaceHttpTest {
 
   @Test
   void aRequestGrantedWhileItParksIsServed() {
-    SluiceProperties p = SluiceProperties.builder().env(Map.of()).system(Map.of(
-        WORK + "path", "/api/work", WORK + "max-concurrency", "1", WORK + "max-queue", "40",
-        WORK + "queue-timeout", "10s", WORK + "priority-header", "X-Priority")).build();
-    server = TestServer.start(cfg -> cfg.properties(p).executor(pool),
+    SluiceProperties p = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of(
+            WORK + "path",
+            "/api/work",
+            WORK + "max-concurrency",
+            "1",
+            WORK + "max-queue",
+            "40",
+            WORK + "queue-timeout",
+            "10s",
+            WORK + "priority-header",
+            "X-Priority"))
+        .build();
+    server = TestServer.start(
+        cfg -> cfg.properties(p).executor(pool),
         (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("done")));
 
     // a few clients one request after another: the queue is mostly empty or one deep, so a
@@ -63,14 +74,16 @@ class GrantRaceHttpTest {
     assertThat(statuses.keySet()).as("statuses %s", statuses).isSubsetOf(200, 429);
     assertThat(statuses.values().stream().mapToInt(Integer::intValue).sum())
         .isEqualTo(CLIENTS * REQUESTS);
-    assertThat(server.plugin.limiter("work").orElseThrow().snapshot().inFlight()).isZero();
+    assertThat(server.plugin.limiter("work").orElseThrow().snapshot().inFlight())
+        .isZero();
   }
 
   private CompletableFuture<Void> send(int client, int left, Map<Integer, Integer> statuses) {
     if (left == 0) {
       return CompletableFuture.completedFuture(null);
     }
-    return server.getAsync("/api/work", "X-Priority", client == 0 ? "critical" : "normal")
+    return server
+        .getAsync("/api/work", "X-Priority", client == 0 ? "critical" : "normal")
         .thenCompose(r -> {
           statuses.merge(r.statusCode(), 1, Integer::sum);
           return send(client, left - 1, statuses);

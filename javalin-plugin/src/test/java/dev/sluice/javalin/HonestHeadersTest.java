@@ -37,12 +37,18 @@ class HonestHeadersTest {
 
   /** A limiter of one permit and two waiting slots, behind a generous per-IP token bucket. */
   private void start(Rule rule) {
-    server = TestServer.start(cfg -> cfg
-            .properties(SluiceProperties.builder().env(Map.of()).system(Map.of()).build())
-            .clock(time).scheduler(time)
+    server = TestServer.start(
+        cfg -> cfg.properties(
+                SluiceProperties.builder().env(Map.of()).system(Map.of()).build())
+            .clock(time)
+            .scheduler(time)
             .rules(RuleSet.of(List.of(rule)))
-            .limiter("work", l -> l.path("/api/work").maxConcurrency(1).maxQueue(2)
-                .queueTimeout(Duration.ofSeconds(60))),
+            .limiter(
+                "work",
+                l -> l.path("/api/work")
+                    .maxConcurrency(1)
+                    .maxQueue(2)
+                    .queueTimeout(Duration.ofSeconds(60))),
         (app, plugin) -> app.routes.get("/api/work", ctx -> {
           finish.tryAcquire(20, TimeUnit.SECONDS);
           ctx.result("done");
@@ -50,8 +56,13 @@ class HonestHeadersTest {
   }
 
   private static Rule perIp(long limit, long burst) {
-    return Rule.builder().id("per-ip").resource("/api/**").actor("ip")
-        .limit(limit, Duration.ofSeconds(1)).burst(burst).build();
+    return Rule.builder()
+        .id("per-ip")
+        .resource("/api/**")
+        .actor("ip")
+        .limit(limit, Duration.ofSeconds(1))
+        .burst(burst)
+        .build();
   }
 
   private ConcurrencySnapshot work() {
@@ -117,7 +128,8 @@ class HonestHeadersTest {
     assertThat(timedOut.headers().firstValue("Retry-After").map(Long::parseLong))
         .hasValueSatisfying(s -> assertThat(s).isPositive());
     assertThat(timedOut.body()).contains("\"reason\":\"queue_timeout\"");
-    assertThat(timedOut.headers().map().keySet()).noneMatch(h -> h.toLowerCase().contains("ratelimit"));
+    assertThat(timedOut.headers().map().keySet())
+        .noneMatch(h -> h.toLowerCase().contains("ratelimit"));
     finish.release();
     assertThat(running.join().statusCode()).isEqualTo(200);
   }
@@ -125,8 +137,8 @@ class HonestHeadersTest {
   @Test
   void finerLimiterReasonsAreQueueFullAnswersNamingTheirReason() {
     Answers answers = new Answers(new Settings.Statuses(429, 504, 429, 503));
-    for (RejectionReason reason : List.of(RejectionReason.KEY_CAP, RejectionReason.DISPLACED,
-        RejectionReason.PREDICTED_WAIT)) {
+    for (RejectionReason reason : List.of(
+        RejectionReason.KEY_CAP, RejectionReason.DISPLACED, RejectionReason.PREDICTED_WAIT)) {
       Rejection r = answers.fromLimiter(
           new ConcurrencyRejectedException(Outcome.QUEUE_FULL, reason, "work", 2_500_000_000L));
       String id = reason.name().toLowerCase();
@@ -136,12 +148,12 @@ class HonestHeadersTest {
       assertThat(r.retryAfterSeconds).isEqualTo(3);
       assertThat(r.extensions).containsEntry("reason", id).containsEntry("limiter", "work");
     }
-    Rejection timeout = answers.fromLimiter(new ConcurrencyRejectedException(
-        Outcome.QUEUE_TIMEOUT, "work", 1_000_000_000L));
+    Rejection timeout = answers.fromLimiter(
+        new ConcurrencyRejectedException(Outcome.QUEUE_TIMEOUT, "work", 1_000_000_000L));
     assertThat(timeout.status).isEqualTo(504);
     assertThat(timeout.why).isEqualTo("queue_timeout");
-    Rejection shutdown = answers.fromLimiter(new ConcurrencyRejectedException(
-        Outcome.SHUTDOWN, "work", 0));
+    Rejection shutdown =
+        answers.fromLimiter(new ConcurrencyRejectedException(Outcome.SHUTDOWN, "work", 0));
     assertThat(shutdown.status).isEqualTo(503);
     assertThat(shutdown.why).isEqualTo("shutting_down");
   }

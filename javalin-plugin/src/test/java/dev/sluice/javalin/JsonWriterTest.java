@@ -13,27 +13,48 @@ class JsonWriterTest {
 
   @Test
   void writesNestedObjectsAndArraysWithCommasInTheRightPlaces() {
-    String json = new JsonWriter().beginObject()
-        .member("a", 1).name("b").beginArray().value("x").value(2.5).value(true).nullValue()
-        .beginObject().endObject().beginArray().endArray().endArray()
-        .member("c", false).endObject().toString();
+    String json = new JsonWriter()
+        .beginObject()
+        .member("a", 1)
+        .name("b")
+        .beginArray()
+        .value("x")
+        .value(2.5)
+        .value(true)
+        .nullValue()
+        .beginObject()
+        .endObject()
+        .beginArray()
+        .endArray()
+        .endArray()
+        .member("c", false)
+        .endObject()
+        .toString();
 
     assertThat(json).isEqualTo("{\"a\":1,\"b\":[\"x\",2.5,true,null,{},[]],\"c\":false}");
   }
 
   @Test
   void escapesQuotesBackslashesAndControlCharacters() {
-    String json = new JsonWriter().beginObject()
-        .member("k\"ey", "a\"b\\c\n\t\u0001\u2028</script>").endObject().toString();
+    String json = new JsonWriter()
+        .beginObject()
+        .member("k\"ey", "a\"b\\c\n\t\u0001\u2028</script>")
+        .endObject()
+        .toString();
 
-    assertThat(json).isEqualTo(
-        "{\"k\\\"ey\":\"a\\\"b\\\\c\\n\\t\\u0001\\u2028</script>\"}");
+    assertThat(json).isEqualTo("{\"k\\\"ey\":\"a\\\"b\\\\c\\n\\t\\u0001\\u2028</script>\"}");
   }
 
   @Test
   void nanAndInfinityBecomeNull() {
-    assertThat(new JsonWriter().beginArray().value(Double.NaN).value(Double.POSITIVE_INFINITY)
-        .value(3.0).endArray().toString()).isEqualTo("[null,null,3]");
+    assertThat(new JsonWriter()
+            .beginArray()
+            .value(Double.NaN)
+            .value(Double.POSITIVE_INFINITY)
+            .value(3.0)
+            .endArray()
+            .toString())
+        .isEqualTo("[null,null,3]");
   }
 
   @Test
@@ -56,8 +77,8 @@ class JsonWriterTest {
         sb.append((char) (random.nextBoolean() ? random.nextInt(0x80) : random.nextInt(0xD800)));
       }
       String text = sb.toString();
-      JsonNode parsed = mapper.readTree(new JsonWriter().beginObject().member(text, text)
-          .endObject().toString());
+      JsonNode parsed = mapper.readTree(
+          new JsonWriter().beginObject().member(text, text).endObject().toString());
       assertThat(parsed.get(text).asText()).as("seed %d, string %s", seed, text).isEqualTo(text);
     }
   }

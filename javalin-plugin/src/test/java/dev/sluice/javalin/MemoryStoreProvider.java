@@ -19,9 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A shared store for tests, found by ServiceLoader for {@code memory://NAME}: the permits of one
@@ -44,7 +44,8 @@ public final class MemoryStoreProvider implements StoreProvider {
   }
 
   static AtomicInteger leases(String cluster, String limiter) {
-    return LEASES.computeIfAbsent(cluster, c -> new ConcurrentHashMap<>())
+    return LEASES
+        .computeIfAbsent(cluster, c -> new ConcurrentHashMap<>())
         .computeIfAbsent(limiter, l -> new AtomicInteger());
   }
 
@@ -58,8 +59,8 @@ public final class MemoryStoreProvider implements StoreProvider {
     String cluster = settings.uri().getHost();
     PermitStore permits = new PermitStore() {
       @Override
-      public CompletionStage<Optional<PermitLease>> tryAcquire(String limiter, int maxPermits,
-          Duration leaseTime) {
+      public CompletionStage<Optional<PermitLease>> tryAcquire(
+          String limiter, int maxPermits, Duration leaseTime) {
         AtomicInteger held = leases(cluster, limiter);
         // answer on another thread, as a real store's I/O thread would
         return CompletableFuture.supplyAsync(() -> {
@@ -139,7 +140,8 @@ public final class MemoryStoreProvider implements StoreProvider {
 
     CompletionStage<List<RateDecision>> answer(List<RateRequest> requests) {
       CompletableFuture<List<RateDecision>> answer = new CompletableFuture<>();
-      Runnable decide = () -> answer.complete(requests.stream().map(this::decide).toList());
+      Runnable decide =
+          () -> answer.complete(requests.stream().map(this::decide).toList());
       synchronized (this) {
         if (holding) {
           held.add(decide);
@@ -155,7 +157,8 @@ public final class MemoryStoreProvider implements StoreProvider {
       long now = used(r).addAndGet(r.cost());
       if (now > limit) {
         used(r).addAndGet(-r.cost());
-        return RateDecision.rejected(limit, TimeUnit.SECONDS.toNanos(30), r.limit().period().toNanos());
+        return RateDecision.rejected(
+            limit, TimeUnit.SECONDS.toNanos(30), r.limit().period().toNanos());
       }
       return RateDecision.allowed(limit, limit - now, r.limit().period().toNanos());
     }

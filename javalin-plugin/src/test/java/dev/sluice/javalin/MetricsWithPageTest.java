@@ -31,17 +31,23 @@ class MetricsWithPageTest {
     }
     CompletableFuture<String> gate = new CompletableFuture<>();
     try (TestServer server = TestServer.start(
-        cfg -> cfg.properties(SluiceProperties.builder().env(Map.of()).system(props).build())
+        cfg -> cfg.properties(
+                SluiceProperties.builder().env(Map.of()).system(props).build())
             .meterRegistry(registry),
         (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.future(() -> gate)))) {
       var running = server.getAsync("/api/work");
       try {
-        await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
+        await()
+            .until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
 
         assertThat(server.get("/api/work").statusCode()).isEqualTo(429);
 
-        Counter rejected = registry.find("sluice.concurrency.requests").tag("limiter", "work")
-            .tag("outcome", "rejected").tag("reason", "queue_full").counter();
+        Counter rejected = registry
+            .find("sluice.concurrency.requests")
+            .tag("limiter", "work")
+            .tag("outcome", "rejected")
+            .tag("reason", "queue_full")
+            .counter();
         assertThat(rejected).isNotNull();
         assertThat(rejected.count()).isEqualTo(1);
       } finally {

@@ -30,7 +30,9 @@ class PropertiesReloadTest {
   private static final Duration INTERVAL = Duration.ofSeconds(5);
   private static final String KEY = "sluice.limiters.work.max-concurrency";
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
+
   private final VirtualTime time = new VirtualTime();
   private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
   private final Logger pluginLog = (Logger) LoggerFactory.getLogger(SluicePlugin.class);
@@ -43,10 +45,10 @@ class PropertiesReloadTest {
     pluginLog.addAppender(logged);
     file = dir.resolve("sluice.properties");
     write("1");
-    SluiceProperties props = SluiceProperties.builder().file(file).env(Map.of()).system(Map.of())
-        .build();
-    server = TestServer.start(cfg -> cfg.properties(props).clock(time).scheduler(time),
-        (app, plugin) -> {});
+    SluiceProperties props =
+        SluiceProperties.builder().file(file).env(Map.of()).system(Map.of()).build();
+    server = TestServer.start(
+        cfg -> cfg.properties(props).clock(time).scheduler(time), (app, plugin) -> {});
   }
 
   @AfterEach
@@ -58,8 +60,10 @@ class PropertiesReloadTest {
   }
 
   private void write(String maxConcurrency) throws IOException {
-    Files.writeString(file, "sluice.reload-interval=" + INTERVAL.toSeconds() + "s\n"
-        + "sluice.limiters.work.path=/api/work\n" + KEY + "=" + maxConcurrency + "\n");
+    Files.writeString(
+        file,
+        "sluice.reload-interval=" + INTERVAL.toSeconds() + "s\n"
+            + "sluice.limiters.work.path=/api/work\n" + KEY + "=" + maxConcurrency + "\n");
   }
 
   private int limit() {
@@ -95,7 +99,9 @@ class PropertiesReloadTest {
     time.advance(INTERVAL);
 
     assertThat(limit()).isEqualTo(1);
-    assertThat(logged.list).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
+    assertThat(logged.list)
+        .filteredOn(e -> e.getLevel() == Level.WARN)
+        .singleElement()
         .satisfies(e -> assertThat(e.getFormattedMessage())
             .contains("previous limits stay")
             .contains(KEY + "='zero'")
@@ -115,7 +121,9 @@ class PropertiesReloadTest {
     time.advance(INTERVAL.multipliedBy(2));
 
     assertThat(limit()).isEqualTo(1);
-    assertThat(logged.list).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
+    assertThat(logged.list)
+        .filteredOn(e -> e.getLevel() == Level.WARN)
+        .singleElement()
         .satisfies(e -> assertThat(e.getFormattedMessage()).contains(file.toString()));
 
     write("2");

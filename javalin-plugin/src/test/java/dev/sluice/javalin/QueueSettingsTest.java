@@ -19,8 +19,8 @@ class QueueSettingsTest {
 
   private static QueueSettings parse(Map<String, String> values) {
     LimiterConfig.Builder b = LimiterConfig.custom("transcode");
-    values.forEach((key, value) ->
-        b.parse(LimiterKeys.byName(key.substring(P.length())), value, "test"));
+    values.forEach(
+        (key, value) -> b.parse(LimiterKeys.byName(key.substring(P.length())), value, "test"));
     return QueueSettings.of(b.build());
   }
 
@@ -44,8 +44,15 @@ class QueueSettingsTest {
 
   @Test
   void readsEveryProperty() {
-    QueueSettings s = parse(Map.of(P + "queue", "fair", P + "queue-key", "header:X-Host-Id",
-        P + "max-queue-per-key", "4", P + "priority-header", "X-Priority"));
+    QueueSettings s = parse(Map.of(
+        P + "queue",
+        "fair",
+        P + "queue-key",
+        "header:X-Host-Id",
+        P + "max-queue-per-key",
+        "4",
+        P + "priority-header",
+        "X-Priority"));
 
     assertThat(s.key().get().id()).isEqualTo("header:x-host-id");
     assertThat(s.maxQueuePerKey()).isEqualTo(4);
@@ -70,8 +77,8 @@ class QueueSettingsTest {
 
   @Test
   void plainFifoHasNeitherClassesNorKeys() {
-    QueueSnapshot queued = queuedOne(QueueSettings.FIFO,
-        Caller.of("host-7").withPriority(Priority.CRITICAL));
+    QueueSnapshot queued =
+        queuedOne(QueueSettings.FIFO, Caller.of("host-7").withPriority(Priority.CRITICAL));
 
     assertThat(queued.normal()).isEqualTo(1);
     assertThat(queued.keys()).isZero();
@@ -79,8 +86,10 @@ class QueueSettingsTest {
 
   /** What a limiter with this discipline shows once {@code caller} waits in it. */
   private static QueueSnapshot queuedOne(QueueSettings settings, Caller caller) {
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("q").maxConcurrency(1)
-        .waitQueue(settings.spec().newQueue()).build();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("q")
+        .maxConcurrency(1)
+        .waitQueue(settings.spec().newQueue())
+        .build();
     limiter.acquire().join();
     limiter.acquire(caller);
     QueueSnapshot snapshot = limiter.queueSnapshot();
@@ -105,20 +114,27 @@ class QueueSettingsTest {
   @Test
   void keyAndCapMeanNothingToAFifoQueueAndAreReportedAsIgnored() {
     LimiterConfig fifo = LimiterConfig.custom("transcode")
-        .set(LimiterKeys.QUEUE_KEY, "header:X-Host-Id").set(LimiterKeys.MAX_QUEUE_PER_KEY, 2)
+        .set(LimiterKeys.QUEUE_KEY, "header:X-Host-Id")
+        .set(LimiterKeys.MAX_QUEUE_PER_KEY, 2)
         .build();
 
     assertThat(QueueSettings.of(fifo)).isEqualTo(QueueSettings.FIFO);
     assertThat(QueueSettings.ignoredWithFifo(fifo))
         .containsExactly(P + "queue-key", P + "max-queue-per-key");
-    assertThat(new QueueCallers(QueueSettings.of(fifo)).needed()).as("no Caller per request")
+    assertThat(new QueueCallers(QueueSettings.of(fifo)).needed())
+        .as("no Caller per request")
         .isFalse();
   }
 
   @Test
   void aRequestQueuesUnderItsKeyAndClass() {
-    QueueCallers callers = new QueueCallers(parse(Map.of(P + "queue", "fair",
-        P + "queue-key", "header:X-Host-Id", P + "priority-header", "X-Priority")));
+    QueueCallers callers = new QueueCallers(parse(Map.of(
+        P + "queue",
+        "fair",
+        P + "queue-key",
+        "header:X-Host-Id",
+        P + "priority-header",
+        "X-Priority")));
 
     assertThat(callers.needed()).isTrue();
     Caller caller = callers.of(request(Map.of("x-host-id", "host-7", "x-priority", " Critical ")));
@@ -129,8 +145,8 @@ class QueueSettingsTest {
 
   @Test
   void aMissingKeyIsUnknownAndAnUnknownClassIsNormal() {
-    QueueCallers callers = new QueueCallers(parse(Map.of(P + "queue", "fair",
-        P + "queue-key", "account", P + "priority-header", "X-Priority")));
+    QueueCallers callers = new QueueCallers(parse(Map.of(
+        P + "queue", "fair", P + "queue-key", "account", P + "priority-header", "X-Priority")));
 
     Caller caller = callers.of(request(Map.of("x-priority", "urgent!!")));
 
@@ -140,8 +156,8 @@ class QueueSettingsTest {
 
   @Test
   void aLongOrOddKeyIsBoundedAsARuleKey() {
-    QueueCallers callers = new QueueCallers(
-        parse(Map.of(P + "queue", "fair", P + "queue-key", "header:X-Host-Id")));
+    QueueCallers callers =
+        new QueueCallers(parse(Map.of(P + "queue", "fair", P + "queue-key", "header:X-Host-Id")));
 
     Caller caller = callers.of(request(Map.of("x-host-id", "h".repeat(500))));
 

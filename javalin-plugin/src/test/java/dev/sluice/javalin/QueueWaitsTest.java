@@ -19,7 +19,9 @@ class QueueWaitsTest {
     for (int i = 0; i < 100_000; i++) {
       long micros = random.nextLong(1L << random.nextInt(1, 50));
       long upper = QueueWaits.upperMicros(QueueWaits.bucket(micros));
-      assertThat(upper).as("seed %d, %d us", seed, micros).isGreaterThan(micros)
+      assertThat(upper)
+          .as("seed %d, %d us", seed, micros)
+          .isGreaterThan(micros)
           .isLessThanOrEqualTo(Math.max(micros + 1, (long) Math.ceil(micros * 1.25)));
     }
   }

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class RateAnswersTest {
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
+
   private TestServer server;
 
   @AfterEach
@@ -31,7 +33,8 @@ class RateAnswersTest {
     Files.writeString(file, rules);
     Map<String, String> system = new HashMap<>(extra);
     system.put("sluice.rules.file", file.toString());
-    SluiceProperties props = SluiceProperties.builder().env(Map.of()).system(system).build();
+    SluiceProperties props =
+        SluiceProperties.builder().env(Map.of()).system(system).build();
     server = TestServer.start(cfg -> cfg.properties(props), (app, plugin) -> {
       app.routes.before("/api/mine", ctx -> ctx.attribute("user", ctx.header("X-Token")));
       app.routes.get("/api/history/{id}", ctx -> ctx.result("history " + ctx.pathParam("id")));
@@ -39,7 +42,8 @@ class RateAnswersTest {
     });
   }
 
-  private static final String PER_IP = String.join("\n",
+  private static final String PER_IP = String.join(
+      "\n",
       "rules:",
       "  - id: history-per-ip",
       "    resource: /api/history/*",
@@ -56,7 +60,8 @@ class RateAnswersTest {
 
     assertThat(ok.statusCode()).isEqualTo(200);
     assertThat(ok.headers().firstValue("RateLimit-Policy")).hasValue("\"history-per-ip\";q=2;w=60");
-    assertThat(ok.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"history-per-ip\";r=1;t=");
+    assertThat(ok.headers().firstValue("RateLimit").orElseThrow())
+        .startsWith("\"history-per-ip\";r=1;t=");
     assertThat(ok.headers().firstValue("X-RateLimit-Limit")).hasValue("2");
     assertThat(ok.headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
     assertThat(ok.headers().firstValue("Retry-After")).isEmpty();
@@ -71,22 +76,37 @@ class RateAnswersTest {
     HttpResponse<String> limited = server.get("/api/history/3");
 
     assertThat(limited.statusCode()).isEqualTo(429);
-    assertThat(limited.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
-    assertThat(limited.body()).contains("\"rule\":\"history-per-ip\"", "\"status\":429",
-        "https://sluice.dev/problems/rate-limited", "\"title\":\"Rate limit exceeded\"");
+    assertThat(limited.headers().firstValue("Content-Type").orElse(""))
+        .startsWith("application/problem+json");
+    assertThat(limited.body())
+        .contains(
+            "\"rule\":\"history-per-ip\"",
+            "\"status\":429",
+            "https://sluice.dev/problems/rate-limited",
+            "\"title\":\"Rate limit exceeded\"");
     long retryAfter = Long.parseLong(limited.headers().firstValue("Retry-After").orElseThrow());
     assertThat(retryAfter).isBetween(1L, 60L);
-    assertThat(limited.headers().firstValue("X-RateLimit-Retry-After")).hasValue(Long.toString(retryAfter));
+    assertThat(limited.headers().firstValue("X-RateLimit-Retry-After"))
+        .hasValue(Long.toString(retryAfter));
     assertThat(limited.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
     assertThat(limited.headers().firstValue("X-RateLimit-Limit")).hasValue("2");
-    assertThat(limited.headers().firstValue("RateLimit")).hasValue("\"history-per-ip\";r=0;t=" + retryAfter);
-    assertThat(limited.headers().firstValue("RateLimit-Policy")).hasValue("\"history-per-ip\";q=2;w=60");
+    assertThat(limited.headers().firstValue("RateLimit"))
+        .hasValue("\"history-per-ip\";r=0;t=" + retryAfter);
+    assertThat(limited.headers().firstValue("RateLimit-Policy"))
+        .hasValue("\"history-per-ip\";q=2;w=60");
   }
 
   @Test
   void headerFamiliesAndStatusAreConfigurable() throws IOException {
-    start(PER_IP, Map.of("sluice.headers.x-ratelimit", "false", "sluice.headers.ratelimit", "off",
-        "sluice.status.rate-limited", "503"));
+    start(
+        PER_IP,
+        Map.of(
+            "sluice.headers.x-ratelimit",
+            "false",
+            "sluice.headers.ratelimit",
+            "off",
+            "sluice.status.rate-limited",
+            "503"));
     server.get("/api/history/1");
     server.get("/api/history/1");
 
@@ -95,8 +115,10 @@ class RateAnswersTest {
     assertThat(limited.statusCode()).isEqualTo(503);
     assertThat(limited.body()).contains("\"status\":503");
     assertThat(limited.headers().firstValue("Retry-After")).isPresent();
-    assertThat(limited.headers().map().keySet()).noneMatch(h -> h.toLowerCase().startsWith("x-ratelimit")
-        || h.equalsIgnoreCase("ratelimit") || h.equalsIgnoreCase("ratelimit-policy"));
+    assertThat(limited.headers().map().keySet())
+        .noneMatch(h -> h.toLowerCase().startsWith("x-ratelimit")
+            || h.equalsIgnoreCase("ratelimit")
+            || h.equalsIgnoreCase("ratelimit-policy"));
   }
 
   @Test
@@ -116,16 +138,17 @@ class RateAnswersTest {
 
     for (int i = 1; i <= 3; i++) {
       // the client forged 198.51.100.9; the trusted proxy 10.1.1.1 appended the real peer
-      HttpResponse<String> r = server.get("/api/history/1",
-          "X-Forwarded-For", "198.51.100.9, 203.0.113." + i + ", 10.1.1.1");
+      HttpResponse<String> r = server.get(
+          "/api/history/1", "X-Forwarded-For", "198.51.100.9, 203.0.113." + i + ", 10.1.1.1");
       assertThat(r.statusCode()).isEqualTo(200);
     }
   }
 
   @Test
   void forwardedIsBelievedFromATrustedPeerWhenItIsTheConfiguredHeader() throws IOException {
-    start(PER_IP, Map.of("sluice.trusted-proxies", "127.0.0.1/32",
-        "sluice.forwarded-header", "forwarded"));
+    start(
+        PER_IP,
+        Map.of("sluice.trusted-proxies", "127.0.0.1/32", "sluice.forwarded-header", "forwarded"));
 
     server.get("/api/history/1", "Forwarded", "for=203.0.113.1;proto=https");
     server.get("/api/history/1", "Forwarded", "for=203.0.113.2");
@@ -138,7 +161,8 @@ class RateAnswersTest {
   void garbageForwardingHeadersNeverCauseA500() throws IOException {
     start(PER_IP, Map.of("sluice.trusted-proxies", "127.0.0.1"));
 
-    HttpResponse<String> r1 = server.get("/api/history/1", "X-Forwarded-For", ",,;;[::zz]:x, evil.example.com");
+    HttpResponse<String> r1 =
+        server.get("/api/history/1", "X-Forwarded-For", ",,;;[::zz]:x, evil.example.com");
     HttpResponse<String> r2 = server.get("/api/history/1", "Forwarded", "for=\"[broken;by=;;;,,,=");
 
     assertThat(r1.statusCode()).isEqualTo(200);
@@ -147,14 +171,17 @@ class RateAnswersTest {
 
   @Test
   void accountComesFromTheAuthHandlersAttribute() throws IOException {
-    start(String.join("\n",
-        "rules:",
-        "  - id: mine-per-account",
-        "    resource: /api/mine",
-        "    actor: account",
-        "    limit: 1",
-        "    unit: minute",
-        ""), Map.of("sluice.actor.account-attribute", "user"));
+    start(
+        String.join(
+            "\n",
+            "rules:",
+            "  - id: mine-per-account",
+            "    resource: /api/mine",
+            "    actor: account",
+            "    limit: 1",
+            "    unit: minute",
+            ""),
+        Map.of("sluice.actor.account-attribute", "user"));
 
     assertThat(server.get("/api/mine", "X-Token", "alice").statusCode()).isEqualTo(200);
     assertThat(server.get("/api/mine", "X-Token", "bob").statusCode()).isEqualTo(200);
@@ -163,14 +190,17 @@ class RateAnswersTest {
 
   @Test
   void healthIsNeverRateLimited() throws IOException {
-    start(String.join("\n",
-        "rules:",
-        "  - id: everything",
-        "    resource: /**",
-        "    actor: all",
-        "    limit: 1",
-        "    unit: minute",
-        ""), Map.of());
+    start(
+        String.join(
+            "\n",
+            "rules:",
+            "  - id: everything",
+            "    resource: /**",
+            "    actor: all",
+            "    limit: 1",
+            "    unit: minute",
+            ""),
+        Map.of());
     server.get("/api/history/1");
     assertThat(server.get("/api/history/1").statusCode()).isEqualTo(429);
 

@@ -30,13 +30,15 @@ class RedisGlobalRulesTest {
   private static final int NODES = 2;
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   @Test
   void twoNodesShareAGlobalLimitAndFallBackToTheirShareWhenRedisDies() throws IOException {
     try (RedisServer redis = RedisServer.start()) {
       SluiceProperties props = properties(redis);
-      try (TestServer a = node(props); TestServer b = node(props)) {
+      try (TestServer a = node(props);
+          TestServer b = node(props)) {
         Map<TestServer, Long> admittedBefore = useTheLimit(a, b);
 
         redis.kill();
@@ -54,12 +56,14 @@ class RedisGlobalRulesTest {
           assertThat(degraded).as("answers of one node while Redis is down").isSubsetOf(200, 429);
           // its share (LIMIT / NODES), less what it admitted through Redis in the last period
           long admitted = degraded.stream().filter(s -> s == 200).count();
-          assertThat(admitted).as("a node's share while Redis is down")
+          assertThat(admitted)
+              .as("a node's share while Redis is down")
               .isEqualTo(Math.max(0, LIMIT / NODES - admittedBefore.get(node)));
           duringOutage += admitted;
         }
-        assertThat(duringOutage).as("beyond the limit: at most one share").isLessThanOrEqualTo(
-            LIMIT / NODES);
+        assertThat(duringOutage)
+            .as("beyond the limit: at most one share")
+            .isLessThanOrEqualTo(LIMIT / NODES);
         for (TestServer node : List.of(a, b)) {
           // each of its 5 answers was decided without Redis (the breaker may still count it up:
           // 5 failed calls after 10 good ones are a third of its window, under its 50%)
@@ -74,7 +78,8 @@ class RedisGlobalRulesTest {
   void aFlushOfRedisCostsAtMostOneShareBeyondTheLimit() throws IOException {
     try (RedisServer redis = RedisServer.start()) {
       SluiceProperties props = properties(redis);
-      try (TestServer a = node(props); TestServer b = node(props)) {
+      try (TestServer a = node(props);
+          TestServer b = node(props)) {
         Map<TestServer, Long> admittedBefore = useTheLimit(a, b);
 
         redis.command("FLUSHALL");
@@ -88,12 +93,14 @@ class RedisGlobalRulesTest {
           long admitted = admitted(sent);
           // nothing is decided on the emptied state: the node charges what it admitted and
           // decides on its share, less those admissions, until every node has charged its own
-          assertThat(admitted).as("a node's answers just after Redis lost its counts")
+          assertThat(admitted)
+              .as("a node's answers just after Redis lost its counts")
               .isEqualTo(Math.max(0, LIMIT / NODES - admittedBefore.get(node)));
           afterFlush += admitted;
         }
-        assertThat(afterFlush).as("beyond the limit: at most one share").isLessThanOrEqualTo(
-            LIMIT / NODES);
+        assertThat(afterFlush)
+            .as("beyond the limit: at most one share")
+            .isLessThanOrEqualTo(LIMIT / NODES);
         for (TestServer node : List.of(a, b)) {
           // the settling time is 2 x 500 ms + 2 x the 5 s timeout: still in force here
           JsonNode store = JSON.readTree(node.plugin.statusJson()).get("store");
@@ -108,17 +115,30 @@ class RedisGlobalRulesTest {
   /** One global rule of {@link #LIMIT} an hour: nothing refills while the test runs. */
   private SluiceProperties properties(RedisServer redis) throws IOException {
     Path rules = dir.resolve("rules.yaml");
-    Files.writeString(rules, String.join("\n", "rules:", "  - id: api-global",
-        "    resource: /api/**", "    actor: all", "    limit: " + LIMIT, "    unit: hour",
-        "    scope: global", ""));
-    return SluiceProperties.builder().env(Map.of()).system(Map.of(
-        "sluice.rules.file", rules.toString(),
-        "sluice.redis.uri", redis.uri().toString(),
-        // generous: a call that misses the timeout is decided locally, which could let one extra
-        // request through on a loaded machine
-        "sluice.redis.timeout", "5s",
-        "sluice.redis.expected-nodes", Integer.toString(NODES),
-        "sluice.redis.on-failure", "local")).build();
+    Files.writeString(
+        rules,
+        String.join(
+            "\n",
+            "rules:",
+            "  - id: api-global",
+            "    resource: /api/**",
+            "    actor: all",
+            "    limit: " + LIMIT,
+            "    unit: hour",
+            "    scope: global",
+            ""));
+    return SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of(
+            "sluice.rules.file", rules.toString(),
+            "sluice.redis.uri", redis.uri().toString(),
+            // generous: a call that misses the timeout is decided locally, which could let one
+            // extra
+            // request through on a loaded machine
+            "sluice.redis.timeout", "5s",
+            "sluice.redis.expected-nodes", Integer.toString(NODES),
+            "sluice.redis.on-failure", "local"))
+        .build();
   }
 
   /** Both nodes send 10 requests at once; together they admit exactly the limit. */
@@ -141,7 +161,8 @@ class RedisGlobalRulesTest {
   }
 
   private static TestServer node(SluiceProperties props) {
-    return TestServer.start(cfg -> cfg.properties(props),
+    return TestServer.start(
+        cfg -> cfg.properties(props),
         (app, plugin) -> app.routes.get("/api/item", ctx -> ctx.result("item")));
   }
 }

@@ -35,7 +35,9 @@ class RulesReloadTest {
 
   private static final Duration INTERVAL = Duration.ofSeconds(5);
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
+
   private final VirtualTime time = new VirtualTime();
   private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
   private final Logger pluginLog = (Logger) LoggerFactory.getLogger(SluicePlugin.class);
@@ -60,8 +62,15 @@ class RulesReloadTest {
   }
 
   private static String perIp(int limit) {
-    return String.join("\n", "rules:", "  - id: history-per-ip", "    resource: /api/history/*",
-        "    actor: ip", "    limit: " + limit, "    unit: minute", "");
+    return String.join(
+        "\n",
+        "rules:",
+        "  - id: history-per-ip",
+        "    resource: /api/history/*",
+        "    actor: ip",
+        "    limit: " + limit,
+        "    unit: minute",
+        "");
   }
 
   private Path start(String rules, Map<String, String> extra) throws IOException {
@@ -70,8 +79,10 @@ class RulesReloadTest {
     Map<String, String> system = new HashMap<>(extra);
     system.put("sluice.rules.file", file.toString());
     system.put("sluice.rules.reload-interval", "5s");
-    SluiceProperties props = SluiceProperties.builder().env(Map.of()).system(system).build();
-    server = TestServer.start(cfg -> cfg.properties(props).clock(time).scheduler(time),
+    SluiceProperties props =
+        SluiceProperties.builder().env(Map.of()).system(system).build();
+    server = TestServer.start(
+        cfg -> cfg.properties(props).clock(time).scheduler(time),
         (app, plugin) -> app.routes.get("/api/history/{id}", ctx -> ctx.result("history")));
     return file;
   }
@@ -96,7 +107,8 @@ class RulesReloadTest {
   }
 
   @Test
-  void rewrittenRulesFileIsAppliedWithoutRestartAndAnInvalidOneKeepsTheOldRules() throws IOException {
+  void rewrittenRulesFileIsAppliedWithoutRestartAndAnInvalidOneKeepsTheOldRules()
+      throws IOException {
     Path file = start(perIp(2), Map.of());
     assertThat(server.get("/api/history/1").statusCode()).isEqualTo(200);
     assertThat(server.get("/api/history/1").statusCode()).isEqualTo(200);
@@ -140,9 +152,12 @@ class RulesReloadTest {
   @Test
   void remoteRulesAloneWithoutALocalFile() throws IOException {
     String url = serveRemote(perIp(1));
-    SluiceProperties props = SluiceProperties.builder().env(Map.of())
-        .system(Map.of("sluice.rules.remote-url", url)).build();
-    server = TestServer.start(cfg -> cfg.properties(props).clock(time).scheduler(time),
+    SluiceProperties props = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of("sluice.rules.remote-url", url))
+        .build();
+    server = TestServer.start(
+        cfg -> cfg.properties(props).clock(time).scheduler(time),
         (app, plugin) -> app.routes.get("/api/history/{id}", ctx -> ctx.result("history")));
 
     assertThat(server.get("/api/history/1").statusCode()).isEqualTo(200);

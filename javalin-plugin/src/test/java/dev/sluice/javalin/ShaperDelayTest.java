@@ -32,21 +32,35 @@ class ShaperDelayTest {
 
   /** One request a second, a bucket of three: the first goes at once, two wait, a fourth is refused. */
   private void start(boolean withLimiter) {
-    Rule shaper = Rule.builder().id("shaped").resource("/api/shaped").actor("all")
-        .limit(1, Duration.ofSeconds(1)).burst(3).algorithm(Algorithm.LEAKY_BUCKET_SHAPER).build();
-    server = TestServer.start(cfg -> {
-      cfg.properties(SluiceProperties.builder().env(Map.of()).system(Map.of()).build())
-          .clock(time).scheduler(time).rules(RuleSet.of(List.of(shaper)));
-      if (withLimiter) {
-        cfg.limiter("work", l -> l.path("/api/shaped").maxConcurrency(5).maxQueue(5));
-      }
-    }, (app, plugin) -> app.routes.get("/api/shaped", ctx -> ctx.result("n" + served.incrementAndGet())));
+    Rule shaper = Rule.builder()
+        .id("shaped")
+        .resource("/api/shaped")
+        .actor("all")
+        .limit(1, Duration.ofSeconds(1))
+        .burst(3)
+        .algorithm(Algorithm.LEAKY_BUCKET_SHAPER)
+        .build();
+    server = TestServer.start(
+        cfg -> {
+          cfg.properties(
+                  SluiceProperties.builder().env(Map.of()).system(Map.of()).build())
+              .clock(time)
+              .scheduler(time)
+              .rules(RuleSet.of(List.of(shaper)));
+          if (withLimiter) {
+            cfg.limiter("work", l -> l.path("/api/shaped").maxConcurrency(5).maxQueue(5));
+          }
+        },
+        (app, plugin) ->
+            app.routes.get("/api/shaped", ctx -> ctx.result("n" + served.incrementAndGet())));
   }
 
   @Test
   void requestsWithinTheBurstAreHeldForTheirTurnAndTheOverflowIsRejected() {
     start(false);
-    assertThat(server.get("/api/shaped").statusCode()).as("an empty bucket: no delay").isEqualTo(200);
+    assertThat(server.get("/api/shaped").statusCode())
+        .as("an empty bucket: no delay")
+        .isEqualTo(200);
     CompletableFuture<HttpResponse<String>> second = server.getAsync("/api/shaped");
     await().until(() -> time.pendingTasks() == 1);
     CompletableFuture<HttpResponse<String>> third = server.getAsync("/api/shaped");
@@ -72,13 +86,15 @@ class ShaperDelayTest {
     assertThat(server.get("/api/shaped").statusCode()).isEqualTo(200);
     CompletableFuture<HttpResponse<String>> held = server.getAsync("/api/shaped");
     await().until(() -> time.pendingTasks() == 1);
-    assertThat(server.plugin.limiter("work").orElseThrow().snapshot().inFlight()).isZero();
+    assertThat(server.plugin.limiter("work").orElseThrow().snapshot().inFlight())
+        .isZero();
 
     time.advance(Duration.ofSeconds(1));
 
     assertThat(held.join().statusCode()).isEqualTo(200);
     assertThat(held.join().body()).isEqualTo("n2");
     await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 0);
-    assertThat(server.plugin.limiter("work").orElseThrow().snapshot().admitted()).isEqualTo(2);
+    assertThat(server.plugin.limiter("work").orElseThrow().snapshot().admitted())
+        .isEqualTo(2);
   }
 }

@@ -25,12 +25,15 @@ class ShutdownTest {
   void aJobLongerThanTheDrainTimeoutIsCutAndCountedAndStopEndsWithinDrainPlusOneSecond() {
     CountDownLatch never = new CountDownLatch(1);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    SluiceProperties props = SluiceProperties.builder().env(Map.of()).system(Map.of(
-        "sluice.shutdown.drain-timeout", "1s",
-        "sluice.limiters.work.path", "/api/work",
-        "sluice.limiters.work.max-concurrency", "2")).build();
-    TestServer server = TestServer.start(cfg -> cfg.properties(props).meterRegistry(registry),
-        (app, plugin) -> {
+    SluiceProperties props = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of(
+            "sluice.shutdown.drain-timeout", "1s",
+            "sluice.limiters.work.path", "/api/work",
+            "sluice.limiters.work.max-concurrency", "2"))
+        .build();
+    TestServer server =
+        TestServer.start(cfg -> cfg.properties(props).meterRegistry(registry), (app, plugin) -> {
           app.routes.get("/api/work", ctx -> {
             never.await(30, TimeUnit.SECONDS); // a job far longer than the drain timeout
             ctx.result("done");
@@ -52,26 +55,36 @@ class ShutdownTest {
       server.app.stop();
       long tookMillis = (System.nanoTime() - start) / 1_000_000;
 
-      System.out.println("stop with drain-timeout 1s and two requests that never end took "
-          + tookMillis + " ms");
+      System.out.println(
+          "stop with drain-timeout 1s and two requests that never end took " + tookMillis + " ms");
       assertThat(tookMillis).isLessThan(2_000);
     } finally {
       root.detachAppender(events);
     }
     assertThat(registry.get("sluice.shutdown.cut").counter().count()).isEqualTo(2);
-    assertThat(events.list).filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.ERROR)).isEmpty();
+    assertThat(events.list)
+        .filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.ERROR))
+        .isEmpty();
     // the interrupted handlers' own exceptions are the application's (Javalin logs them at WARN);
     // nothing reports the expected drain timeout as a failure
-    assertThat(events.list).filteredOn(e -> e.getThrowableProxy() != null)
+    assertThat(events.list)
+        .filteredOn(e -> e.getThrowableProxy() != null)
         .allSatisfy(e -> assertThat(e.getThrowableProxy().getClassName())
             .isEqualTo(InterruptedException.class.getName()));
-    assertThat(events.list).extracting(ILoggingEvent::getFormattedMessage)
+    assertThat(events.list)
+        .extracting(ILoggingEvent::getFormattedMessage)
         .anySatisfy(m -> assertThat(m).contains("2 request(s) still running", "cut"));
     // cut: the connection closes under the request (or an error answer, never the job's 200)
-    assertThat(limited.handle((r, e) -> e != null ? -1 : r.statusCode())
-        .orTimeout(5, TimeUnit.SECONDS).join()).isNotEqualTo(200);
-    assertThat(unlimited.handle((r, e) -> e != null ? -1 : r.statusCode())
-        .orTimeout(5, TimeUnit.SECONDS).join()).isNotEqualTo(200);
+    assertThat(limited
+            .handle((r, e) -> e != null ? -1 : r.statusCode())
+            .orTimeout(5, TimeUnit.SECONDS)
+            .join())
+        .isNotEqualTo(200);
+    assertThat(unlimited
+            .handle((r, e) -> e != null ? -1 : r.statusCode())
+            .orTimeout(5, TimeUnit.SECONDS)
+            .join())
+        .isNotEqualTo(200);
     never.countDown();
   }
 }

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class SluicePropertiesTest {
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   private Path file(String text) throws IOException {
     Path f = dir.resolve("sluice.properties");
@@ -40,9 +41,15 @@ class SluicePropertiesTest {
     Path f = file("sluice.limiters.transcode.max-concurrency=2\n"
         + "sluice.limiters.transcode.max-queue=10\n"
         + "sluice.limiters.transcode.queue-timeout=60s\n");
-    SluiceProperties p = SluiceProperties.builder().file(f)
-        .env(Map.of("SLUICE_LIMITERS_TRANSCODE_MAX_CONCURRENCY", "4",
-            "SLUICE_LIMITERS_TRANSCODE_MAX_QUEUE", "20", "PATH", "/usr/bin"))
+    SluiceProperties p = SluiceProperties.builder()
+        .file(f)
+        .env(Map.of(
+            "SLUICE_LIMITERS_TRANSCODE_MAX_CONCURRENCY",
+            "4",
+            "SLUICE_LIMITERS_TRANSCODE_MAX_QUEUE",
+            "20",
+            "PATH",
+            "/usr/bin"))
         .system(Map.of("sluice.limiters.transcode.max-queue", "30"))
         .build();
 
@@ -60,16 +67,24 @@ class SluicePropertiesTest {
   @Test
   void defaultsFromAResourceAreTheLowestLayer() throws IOException {
     Path defaults = dir.resolve("application.properties");
-    Files.writeString(defaults, "sluice.limiters.w.path=/api/w\nsluice.limiters.w.max-queue=3\n"
-        + "sluice.limiters.w.max-concurrency=2\n");
+    Files.writeString(
+        defaults,
+        "sluice.limiters.w.path=/api/w\nsluice.limiters.w.max-queue=3\n"
+            + "sluice.limiters.w.max-concurrency=2\n");
     Path f = file("sluice.limiters.w.max-queue=4\n");
-    SluiceProperties p = SluiceProperties.builder().defaults(defaults.toUri().toURL()).file(f)
-        .env(Map.of("SLUICE_LIMITERS_W_MAX_CONCURRENCY", "5")).system(Map.of()).build();
+    SluiceProperties p = SluiceProperties.builder()
+        .defaults(defaults.toUri().toURL())
+        .file(f)
+        .env(Map.of("SLUICE_LIMITERS_W_MAX_CONCURRENCY", "5"))
+        .system(Map.of())
+        .build();
 
-    assertThat(p.asMap()).containsEntry("sluice.limiters.w.path", "/api/w")
+    assertThat(p.asMap())
+        .containsEntry("sluice.limiters.w.path", "/api/w")
         .containsEntry("sluice.limiters.w.max-queue", "4")
         .containsEntry("sluice.limiters.w.max-concurrency", "5");
-    assertThat(p.source("sluice.limiters.w.path")).hasValue("resource " + defaults.toUri().toURL());
+    assertThat(p.source("sluice.limiters.w.path"))
+        .hasValue("resource " + defaults.toUri().toURL());
     assertThat(p.source("sluice.limiters.w.max-queue")).hasValue("file " + f);
     assertThat(p.file()).hasValue(f);
   }
@@ -77,10 +92,13 @@ class SluicePropertiesTest {
   @Test
   void applicationKeysAreLayeredTheSameWayButNotHandedToThePlugin() throws IOException {
     Path defaults = dir.resolve("application.properties");
-    Files.writeString(defaults, "server.port=7070\napp.mode=quiet\napp.workers=2\nother.key=x\n"
-        + "sluice.enabled=true\n");
+    Files.writeString(
+        defaults,
+        "server.port=7070\napp.mode=quiet\napp.workers=2\nother.key=x\n" + "sluice.enabled=true\n");
     Path f = file("server.port=8000\napp.workers=3\n");
-    SluiceProperties p = SluiceProperties.builder().defaults(defaults.toUri().toURL()).file(f)
+    SluiceProperties p = SluiceProperties.builder()
+        .defaults(defaults.toUri().toURL())
+        .file(f)
         .applicationKeys("server.", "app.")
         .envAlias("PORT", "server.port")
         .env(Map.of("APP_WORKERS", "4", "APP_UNNAMED", "5", "PORT", "8100"))
@@ -93,7 +111,9 @@ class SluicePropertiesTest {
     assertThat(p.source("app.workers")).hasValue("environment variable APP_WORKERS");
     assertThat(p.get("app.mode")).hasValue("loud");
     assertThat(p.get("app.extra")).as("-D may name a key no file names").hasValue("6");
-    assertThat(p.get("app.unnamed")).as("the environment only overrides named keys").isEmpty();
+    assertThat(p.get("app.unnamed"))
+        .as("the environment only overrides named keys")
+        .isEmpty();
     assertThat(p.get("other.key")).as("not an application prefix").isEmpty();
     assertThat(p.get("user.home")).isEmpty();
     assertThat(p.asMap()).containsOnlyKeys("sluice.enabled");
@@ -102,7 +122,10 @@ class SluicePropertiesTest {
   @Test
   void aDerivationRunsAfterLayeringAndAgainOnEveryReload() throws IOException {
     Path f = file("sluice.limiters.w.path=/api/w\nsluice.limiters.w.max-concurrency=auto\n");
-    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of())
+    SluiceProperties p = SluiceProperties.builder()
+        .file(f)
+        .env(Map.of())
+        .system(Map.of())
         .derive((values, sources) -> {
           String key = "sluice.limiters.w.max-concurrency";
           if ("auto".equals(values.get(key))) {
@@ -112,7 +135,8 @@ class SluicePropertiesTest {
           values.remove("sluice.limiters.w.path");
         })
         .build();
-    assertThat(p.asMap()).containsExactlyEntriesOf(Map.of("sluice.limiters.w.max-concurrency", "6"));
+    assertThat(p.asMap())
+        .containsExactlyEntriesOf(Map.of("sluice.limiters.w.max-concurrency", "6"));
     assertThat(p.source("sluice.limiters.w.max-concurrency")).hasValue("auto (file " + f + ")");
     assertThat(p.source("sluice.limiters.w.path")).as("removed, source too").isEmpty();
 
@@ -125,10 +149,17 @@ class SluicePropertiesTest {
   @Test
   void environmentFindsLimiterNamesWithDashesThatTheFileUses() throws IOException {
     Path f = file("sluice.limiters.video-rescue.path=/api/rescue\n");
-    SluiceProperties p = SluiceProperties.builder().file(f)
-        .env(Map.of("SLUICE_LIMITERS_VIDEO_RESCUE_MAX_QUEUE", "7", "SLUICE_RULES_RELOAD_INTERVAL", "10s",
-            "SLUICE_TRUSTED_PROXIES", "10.0.0.0/8"))
-        .system(Map.of()).build();
+    SluiceProperties p = SluiceProperties.builder()
+        .file(f)
+        .env(Map.of(
+            "SLUICE_LIMITERS_VIDEO_RESCUE_MAX_QUEUE",
+            "7",
+            "SLUICE_RULES_RELOAD_INTERVAL",
+            "10s",
+            "SLUICE_TRUSTED_PROXIES",
+            "10.0.0.0/8"))
+        .system(Map.of())
+        .build();
 
     assertThat(p.get("sluice.limiters.video-rescue.max-queue")).hasValue("7");
     assertThat(p.get("sluice.rules.reload-interval")).hasValue("10s");
@@ -147,14 +178,16 @@ class SluicePropertiesTest {
     assertThatThrownBy(() -> duration.parse("soon")).hasMessageContaining("not a duration");
     assertThatThrownBy(() -> duration.parse("0s")).hasMessageContaining("must be > 0");
     assertThatThrownBy(() -> SluiceKeys.DRAIN_TIMEOUT.parse("sluice.x", "soon", "file a"))
-        .hasMessageContaining("sluice.x").hasMessageContaining("'soon'")
-        .hasMessageContaining("from file a").hasMessageContaining("500ms, 60s");
+        .hasMessageContaining("sluice.x")
+        .hasMessageContaining("'soon'")
+        .hasMessageContaining("from file a")
+        .hasMessageContaining("500ms, 60s");
   }
 
   @Test
   void aDurationTooLongForTheLimitersNamesKeyValueAndSource() {
     assertThatThrownBy(() -> LimiterKeys.QUEUE_TIMEOUT.parse(
-        "sluice.limiters.work.queue-timeout", "200000d", "environment variable X"))
+            "sluice.limiters.work.queue-timeout", "200000d", "environment variable X"))
         .isInstanceOf(SluiceConfigException.class)
         .hasMessageStartingWith("sluice.limiters.work.queue-timeout='200000d'"
             + " (from environment variable X): too long");
@@ -162,9 +195,13 @@ class SluicePropertiesTest {
 
   @Test
   void aBadValueFailsStartUpNamingKeyAndValue() {
-    SluiceProperties p = SluiceProperties.builder().env(Map.of())
-        .system(Map.of("sluice.limiters.transcode.path", "/api/transcode",
-            "sluice.limiters.transcode.max-queue", "-1"))
+    SluiceProperties p = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of(
+            "sluice.limiters.transcode.path",
+            "/api/transcode",
+            "sluice.limiters.transcode.max-queue",
+            "-1"))
         .build();
 
     assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {}))
@@ -185,7 +222,8 @@ class SluicePropertiesTest {
         "sluice.enabled", "maybe",
         "sluice.redis.timeout", "0s");
     bad.forEach((key, value) -> {
-      SluiceProperties p = SluiceProperties.builder().env(Map.of()).system(Map.of(key, value)).build();
+      SluiceProperties p =
+          SluiceProperties.builder().env(Map.of()).system(Map.of(key, value)).build();
       assertThatThrownBy(() -> Settings.resolve(p, Map.of()))
           .as(key)
           .isInstanceOf(SluiceConfigException.class)
@@ -196,9 +234,11 @@ class SluicePropertiesTest {
 
   @Test
   void redisUriWithoutAProviderFailsStartUpNamingTheKey() {
-    SluiceProperties p = SluiceProperties.builder().env(Map.of())
+    SluiceProperties p = SluiceProperties.builder()
+        .env(Map.of())
         // limiter-redis is on the test classpath (redis://); no provider knows this scheme
-        .system(Map.of("sluice.redis.uri", "memcached://127.0.0.1:11211")).build();
+        .system(Map.of("sluice.redis.uri", "memcached://127.0.0.1:11211"))
+        .build();
 
     assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {}))
         .isInstanceOf(SluiceConfigException.class)
@@ -210,7 +250,8 @@ class SluicePropertiesTest {
   void envOverrideReachesTheRunningLimiter() {
     SluiceProperties p = SluiceProperties.builder()
         .env(Map.of("SLUICE_LIMITERS_WORK_MAX_CONCURRENCY", "7"))
-        .system(Map.of()).build();
+        .system(Map.of())
+        .build();
 
     try (TestServer server = TestServer.start(
         cfg -> cfg.properties(p).limiter("work", l -> l.path("/api/work").maxConcurrency(2)),
@@ -223,28 +264,32 @@ class SluicePropertiesTest {
   void reloadedFileChangesLimitsWithoutRestart() throws IOException {
     Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=1\n"
         + "sluice.limiters.work.max-queue=0\n");
-    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
+    SluiceProperties p =
+        SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    try (TestServer server = TestServer.start(cfg -> cfg.properties(p), (app, plugin) ->
-        app.routes.get("/api/work", ctx -> {
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(p),
+        (app, plugin) -> app.routes.get("/api/work", ctx -> {
           release.await(10, java.util.concurrent.TimeUnit.SECONDS);
           ctx.result("done");
         }))) {
       var first = server.getAsync("/api/work");
-      org.awaitility.Awaitility.await().until(
-          () -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
+      org.awaitility.Awaitility.await()
+          .until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
       assertThat(server.get("/api/work").statusCode()).isEqualTo(429);
 
-      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=2\n"
-          + "sluice.limiters.work.max-queue=5\n");
+      Files.writeString(
+          f,
+          "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=2\n"
+              + "sluice.limiters.work.max-queue=5\n");
       server.plugin.reload();
 
       var snapshot = server.plugin.limiter("work").orElseThrow().snapshot();
       assertThat(snapshot.limit()).isEqualTo(2);
       assertThat(snapshot.maxQueue()).isEqualTo(5);
       var second = server.getAsync("/api/work");
-      org.awaitility.Awaitility.await().until(
-          () -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 2);
+      org.awaitility.Awaitility.await()
+          .until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 2);
       release.countDown();
       assertThat(first.join().statusCode()).isEqualTo(200);
       assertThat(second.join().statusCode()).isEqualTo(200);
@@ -254,9 +299,11 @@ class SluicePropertiesTest {
   @Test
   void aBadReloadKeepsThePreviousLimits() throws IOException {
     Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=3\n");
-    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
+    SluiceProperties p =
+        SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
     try (TestServer server = TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {})) {
-      Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=zero\n");
+      Files.writeString(
+          f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=zero\n");
 
       assertThatThrownBy(server.plugin::reload).hasMessageContaining("'zero'");
       assertThat(server.plugin.limiter("work").orElseThrow().snapshot().limit()).isEqualTo(3);

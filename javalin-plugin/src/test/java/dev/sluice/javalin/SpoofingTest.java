@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class SpoofingTest {
 
-  private static final String PER_IP = String.join("\n",
+  private static final String PER_IP = String.join(
+      "\n",
       "rules:",
       "  - id: per-ip",
       "    resource: /api/**",
@@ -32,7 +33,9 @@ class SpoofingTest {
       "    unit: minute",
       "");
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
+
   private TestServer server;
 
   @AfterEach
@@ -47,8 +50,10 @@ class SpoofingTest {
     Files.writeString(file, PER_IP);
     Map<String, String> system = new HashMap<>(extra);
     system.put("sluice.rules.file", file.toString());
-    SluiceProperties props = SluiceProperties.builder().env(Map.of()).system(system).build();
-    server = TestServer.start(cfg -> cfg.properties(props),
+    SluiceProperties props =
+        SluiceProperties.builder().env(Map.of()).system(system).build();
+    server = TestServer.start(
+        cfg -> cfg.properties(props),
         (app, plugin) -> app.routes.get("/api/x", ctx -> ctx.result("ok")));
   }
 
@@ -70,9 +75,10 @@ class SpoofingTest {
     start(Map.of("sluice.trusted-proxies", "127.0.0.1/32"));
 
     int ok = passed(i -> new String[] {
-        "X-Forwarded-For", "203.0.113.7", // what the proxy wrote
-        "Forwarded", "for=198.51.100." + i, // what the client sent
-        "X-Real-IP", "198.51.100." + i});
+      "X-Forwarded-For", "203.0.113.7", // what the proxy wrote
+      "Forwarded", "for=198.51.100." + i, // what the client sent
+      "X-Real-IP", "198.51.100." + i
+    });
 
     assertThat(ok).isEqualTo(2);
   }
@@ -83,8 +89,9 @@ class SpoofingTest {
     start(Map.of("sluice.trusted-proxies", "127.0.0.1/32"));
 
     int ok = passed(i -> new String[] {
-        "X-Forwarded-For", "198.51.100." + i + ", 203.0.113.7", // client's hop, then proxy's
-        "X-Real-IP", "198.51.100." + i});
+      "X-Forwarded-For", "198.51.100." + i + ", 203.0.113.7", // client's hop, then proxy's
+      "X-Real-IP", "198.51.100." + i
+    });
 
     assertThat(ok).isEqualTo(2);
   }
@@ -95,9 +102,10 @@ class SpoofingTest {
     start(Map.of("sluice.trusted-proxies", "127.0.0.1/32", "sluice.forwarded-header", "forwarded"));
 
     int ok = passed(i -> new String[] {
-        "Forwarded", "for=203.0.113.7;proto=https", // what the proxy wrote
-        "X-Forwarded-For", "198.51.100." + i,
-        "X-Real-IP", "198.51.100." + i});
+      "Forwarded", "for=203.0.113.7;proto=https", // what the proxy wrote
+      "X-Forwarded-For", "198.51.100." + i,
+      "X-Real-IP", "198.51.100." + i
+    });
 
     assertThat(ok).isEqualTo(2);
   }
@@ -107,9 +115,10 @@ class SpoofingTest {
     start(Map.of("sluice.trusted-proxies", "10.0.0.0/8"));
 
     int ok = passed(i -> new String[] {
-        "Forwarded", "for=198.51.100." + i,
-        "X-Forwarded-For", "198.51.101." + i,
-        "X-Real-IP", "198.51.102." + i});
+      "Forwarded", "for=198.51.100." + i,
+      "X-Forwarded-For", "198.51.101." + i,
+      "X-Real-IP", "198.51.102." + i
+    });
 
     assertThat(ok).isEqualTo(2);
   }
@@ -118,7 +127,8 @@ class SpoofingTest {
   void anIpv6ClientRotatingThroughItsSlash64BehindATrustedProxyKeepsOneQuota() throws IOException {
     start(Map.of("sluice.trusted-proxies", "127.0.0.1/32"));
 
-    int ok = passed(i -> new String[] {"X-Forwarded-For", "2001:db8:7:7::" + Integer.toHexString(i)});
+    int ok =
+        passed(i -> new String[] {"X-Forwarded-For", "2001:db8:7:7::" + Integer.toHexString(i)});
 
     assertThat(ok).isEqualTo(2);
   }

@@ -27,8 +27,11 @@ class StandingQueueHttpTest {
         "sluice.limiters.work.queue-timeout", "10s",
         "sluice.limiters.work.queue-delay-target", "20ms");
     try (TestServer server = TestServer.start(
-        cfg -> cfg.properties(SluiceProperties.builder().env(Map.of()).system(props).build())
-            .clock(time).scheduler(time).meterRegistry(registry),
+        cfg -> cfg.properties(
+                SluiceProperties.builder().env(Map.of()).system(props).build())
+            .clock(time)
+            .scheduler(time)
+            .meterRegistry(registry),
         (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.future(() -> gate)))) {
       CompletableFuture<HttpResponse<String>> running = server.getAsync("/api/work");
       await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
@@ -49,9 +52,15 @@ class StandingQueueHttpTest {
       assertThat(oldest.headers().firstValue("Retry-After")).isPresent();
       long shed = server.plugin.limiter("work").orElseThrow().snapshot().rejectedLate();
       assertThat(shed).isGreaterThan(5);
-      assertThat(registry.get("sluice.concurrency.rejected.late").tag("limiter", "work")
-          .tag("reason", "standing_queue").counter().count()).isEqualTo(shed);
-      assertThat(server.plugin.statusJson()).contains("\"late\":" + shed)
+      assertThat(registry
+              .get("sluice.concurrency.rejected.late")
+              .tag("limiter", "work")
+              .tag("reason", "standing_queue")
+              .counter()
+              .count())
+          .isEqualTo(shed);
+      assertThat(server.plugin.statusJson())
+          .contains("\"late\":" + shed)
           .contains("\"queueDelayTarget\":\"PT0.02S\"");
       gate.complete("done");
       assertThat(running.join().statusCode()).isEqualTo(200);

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** Strict configuration: typos fail start-up loudly, with where they came from and a suggestion. */
 class StrictConfigTest {
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   private static SluiceProperties system(Map<String, String> values) {
     return SluiceProperties.builder().env(Map.of()).system(values).build();
@@ -25,15 +26,18 @@ class StrictConfigTest {
 
   private static Settings resolveChecked(SluiceProperties p) {
     Settings s = Settings.resolve(p, Map.of());
-    UnknownKeys.check(p, s.limiters().keySet(), s.strict(),
+    UnknownKeys.check(
+        p,
+        s.limiters().keySet(),
+        s.strict(),
         org.slf4j.LoggerFactory.getLogger(StrictConfigTest.class));
     return s;
   }
 
   @Test
   void aMisspeltLimiterKeyFromASystemPropertyNamesKeySourceAndTheNearestKey() {
-    SluiceProperties p = system(Map.of("sluice.limiters.work.path", "/api/work",
-        "sluice.limiters.work.max-concurency", "1"));
+    SluiceProperties p = system(Map.of(
+        "sluice.limiters.work.path", "/api/work", "sluice.limiters.work.max-concurency", "1"));
 
     assertThatThrownBy(() -> resolveChecked(p))
         .isInstanceOf(SluiceConfigException.class)
@@ -46,7 +50,8 @@ class StrictConfigTest {
   void aMisspeltEnvironmentVariableNamesTheVariable() {
     SluiceProperties p = SluiceProperties.builder()
         .env(Map.of("SLUICE_LIMITERS_WORK_MAX_CONCURENCY", "1", "SLUICE_ENABLD", "true"))
-        .system(Map.of("sluice.limiters.work.path", "/api/work")).build();
+        .system(Map.of("sluice.limiters.work.path", "/api/work"))
+        .build();
 
     assertThatThrownBy(() -> resolveChecked(p))
         .isInstanceOf(SluiceConfigException.class)
@@ -62,7 +67,8 @@ class StrictConfigTest {
   void aMisspeltKeyInTheFileNamesTheFile() throws IOException {
     Path f = dir.resolve("sluice.properties");
     Files.writeString(f, "sluice.rules.reload-intervall=5s\n");
-    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
+    SluiceProperties p =
+        SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
 
     assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {}))
         .isInstanceOf(SluiceConfigException.class)
@@ -73,8 +79,13 @@ class StrictConfigTest {
   @Tag("integration")
   @Test
   void strictFalseOnlyWarnsAndStarts() {
-    SluiceProperties p = system(Map.of("sluice.strict", "false",
-        "sluice.limiters.work.path", "/api/work", "sluice.limiters.work.max-concurency", "1"));
+    SluiceProperties p = system(Map.of(
+        "sluice.strict",
+        "false",
+        "sluice.limiters.work.path",
+        "/api/work",
+        "sluice.limiters.work.max-concurency",
+        "1"));
 
     try (TestServer server = TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {})) {
       assertThat(server.plugin.limiter("work").orElseThrow().snapshot().limit())
@@ -88,8 +99,8 @@ class StrictConfigTest {
     SluiceProperties p = system(Map.of("sluice.limiters.trancode.max-concurrency", "8"));
 
     assertThatThrownBy(() -> TestServer.start(
-        cfg -> cfg.properties(p).limiter("transcode", l -> l.path("/api/transcode")),
-        (app, plugin) -> {}))
+            cfg -> cfg.properties(p).limiter("transcode", l -> l.path("/api/transcode")),
+            (app, plugin) -> {}))
         .isInstanceOf(SluiceConfigException.class)
         .hasMessageContaining("sluice.limiters.trancode.path")
         .hasMessageContaining("from system property -Dsluice.limiters.trancode.max-concurrency")
@@ -100,8 +111,10 @@ class StrictConfigTest {
   @Tag("integration")
   @Test
   void aLimiterWithoutPathIsFineWhenAHandlerIsWrapped() {
-    try (TestServer server = TestServer.start(cfg -> cfg.limiter("rescue", l -> l.maxConcurrency(1)),
-        (app, plugin) -> app.routes.get("/api/rescue", plugin.limited("rescue", ctx -> ctx.result("ok"))))) {
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.limiter("rescue", l -> l.maxConcurrency(1)),
+        (app, plugin) ->
+            app.routes.get("/api/rescue", plugin.limited("rescue", ctx -> ctx.result("ok"))))) {
       assertThat(server.get("/api/rescue").statusCode()).isEqualTo(200);
     }
   }
@@ -109,11 +122,11 @@ class StrictConfigTest {
   @Tag("integration")
   @Test
   void wrappingAnUnknownLimiterSuggestsTheNearestName() {
-    assertThatThrownBy(() -> TestServer.start(cfg -> cfg.limiter("rescue", l -> l.maxConcurrency(1)),
-        (app, plugin) -> {
-          plugin.limited("rescue", ctx -> {});
-          plugin.limited("rescu", ctx -> {});
-        }))
+    assertThatThrownBy(() -> TestServer.start(
+            cfg -> cfg.limiter("rescue", l -> l.maxConcurrency(1)), (app, plugin) -> {
+              plugin.limited("rescue", ctx -> {});
+              plugin.limited("rescu", ctx -> {});
+            }))
         .isInstanceOf(SluiceConfigException.class)
         .hasMessageContaining("did you mean 'rescue'?");
   }
@@ -121,8 +134,10 @@ class StrictConfigTest {
   @Test
   void aBadValueSaysWhichFileItCameFrom() throws IOException {
     Path f = dir.resolve("app.properties");
-    Files.writeString(f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-queue=-1\n");
-    SluiceProperties p = SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
+    Files.writeString(
+        f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-queue=-1\n");
+    SluiceProperties p =
+        SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
 
     assertThatThrownBy(() -> Settings.resolve(p, Map.of()))
         .isInstanceOf(SluiceConfigException.class)
@@ -143,8 +158,10 @@ class StrictConfigTest {
   @Test
   void propertiesWinOverCodeOnTheSameBuilder() {
     SluiceProperties p = system(Map.of("sluice.limiters.work.max-queue", "7"));
-    Settings s = Settings.resolve(p, Map.of("work",
-        LimiterConfig.custom("work").path("/api/work").maxQueue(2).maxConcurrency(3)));
+    Settings s = Settings.resolve(
+        p,
+        Map.of(
+            "work", LimiterConfig.custom("work").path("/api/work").maxQueue(2).maxConcurrency(3)));
 
     LimiterConfig work = s.limiters().get("work");
     assertThat(work.maxQueue()).isEqualTo(7);
@@ -207,7 +224,8 @@ class StrictConfigTest {
         "sluice.ipv6-prefix", "129",
         "sluice.redis.connect-timeout", "0s",
         "sluice.dashboard.path", "dash");
-    bad.forEach((key, value) -> assertThatThrownBy(() -> Settings.resolve(system(Map.of(key, value)), Map.of()))
+    bad.forEach((key, value) -> assertThatThrownBy(
+            () -> Settings.resolve(system(Map.of(key, value)), Map.of()))
         .as(key)
         .isInstanceOf(SluiceConfigException.class)
         .hasMessageContaining(key + "='" + value + "' (from system property -D" + key + ")"));
@@ -215,16 +233,24 @@ class StrictConfigTest {
 
   @Test
   void minConcurrencyAboveMaxIsAnError() {
-    assertThatThrownBy(() -> Settings.resolve(system(Map.of(
-        "sluice.limiters.w.max-concurrency", "2", "sluice.limiters.w.min-concurrency", "3")), Map.of()))
+    assertThatThrownBy(() -> Settings.resolve(
+            system(Map.of(
+                "sluice.limiters.w.max-concurrency",
+                "2",
+                "sluice.limiters.w.min-concurrency",
+                "3")),
+            Map.of()))
         .hasMessageContaining("sluice.limiters.w.min-concurrency='3'")
         .hasMessageContaining("must be <= max-concurrency (2");
   }
 
   @Test
   void aBlankOptionalKeyMeansUnset() {
-    LimiterConfig w = Settings.resolve(system(Map.of("sluice.limiters.w.path", "/w",
-        "sluice.limiters.w.priority-header", "")), Map.of()).limiters().get("w");
+    LimiterConfig w = Settings.resolve(
+            system(Map.of("sluice.limiters.w.path", "/w", "sluice.limiters.w.priority-header", "")),
+            Map.of())
+        .limiters()
+        .get("w");
     assertThat(w.get(LimiterKeys.PRIORITY_HEADER)).isNull();
   }
 
@@ -232,7 +258,7 @@ class StrictConfigTest {
   void theReadmeListsEveryKey() throws IOException {
     String readme = Files.readString(Path.of("README.md"));
     SluiceKeys.ALL.forEach(k -> assertThat(readme).as(k.name()).contains("`" + k.name() + "`"));
-    LimiterKeys.ALL.forEach(k ->
-        assertThat(readme).as(k.name()).contains("`sluice.limiters.<name>." + k.name() + "`"));
+    LimiterKeys.ALL.forEach(
+        k -> assertThat(readme).as(k.name()).contains("`sluice.limiters.<name>." + k.name() + "`"));
   }
 }

@@ -3,8 +3,6 @@ package dev.sluice.javalin;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import java.net.URI;
-import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.ServerConnector;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -12,6 +10,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.ServerConnector;
 
 /** A Javalin app with the plugin on a random port, and a JDK HTTP client pointed at it. */
 final class TestServer implements AutoCloseable {
@@ -24,12 +24,15 @@ final class TestServer implements AutoCloseable {
   private TestServer(Javalin app, SluicePlugin plugin) {
     this.app = app;
     this.plugin = plugin;
-    this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5)).build();
+    this.client = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5))
+        .build();
     this.base = "http://127.0.0.1:" + app.port();
   }
 
-  static TestServer start(Consumer<SluiceConfig> sluice, BiConsumer<JavalinConfig, SluicePlugin> app) {
+  static TestServer start(
+      Consumer<SluiceConfig> sluice, BiConsumer<JavalinConfig, SluicePlugin> app) {
     SluicePlugin plugin = new SluicePlugin(sluice);
     Javalin javalin = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
@@ -53,8 +56,8 @@ final class TestServer implements AutoCloseable {
   }
 
   CompletableFuture<HttpResponse<String>> getAsync(String path, String... headers) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
-        .timeout(Duration.ofSeconds(20));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(20));
     if (headers.length > 0) {
       b.headers(headers);
     }

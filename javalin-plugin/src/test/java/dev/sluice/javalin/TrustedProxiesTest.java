@@ -84,8 +84,10 @@ class TrustedProxiesTest {
 
   @Test
   void anUnknownHeaderChoiceNamesTheKeyAndTheValue() {
-    SluiceProperties p = SluiceProperties.builder().env(Map.of())
-        .system(Map.of("sluice.forwarded-header", "x-real-ip")).build();
+    SluiceProperties p = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of("sluice.forwarded-header", "x-real-ip"))
+        .build();
     assertThatThrownBy(() -> Settings.resolve(p, Map.of()))
         .isInstanceOf(SluiceConfigException.class)
         .hasMessageContaining("sluice.forwarded-header")

@@ -91,7 +91,10 @@ public final class BufferProcessor implements AutoCloseable {
    * through {@code client} as the request {@code request} builds from the record's stream id and
    * text (send the id along so the service can drop a redelivered record).
    */
-  public static Builder builder(URI redis, String buffer, PacedClient client,
+  public static Builder builder(
+      URI redis,
+      String buffer,
+      PacedClient client,
       BiFunction<String, String, HttpRequest> request) {
     return new Builder(redis, buffer, client, request);
   }
@@ -133,7 +136,8 @@ public final class BufferProcessor implements AutoCloseable {
     }
     long now = System.nanoTime();
     boolean claimNow = ticks++ == 0 || now - lastClaim >= claimEveryNanos;
-    CompletableFuture<Integer> claimedCount = claimNow ? claim() : CompletableFuture.completedFuture(0);
+    CompletableFuture<Integer> claimedCount =
+        claimNow ? claim() : CompletableFuture.completedFuture(0);
     claimedCount
         .thenCompose(n -> read().thenApply(m -> n + m))
         .orTimeout(5, TimeUnit.SECONDS)
@@ -160,8 +164,10 @@ public final class BufferProcessor implements AutoCloseable {
     if (room == 0) {
       return CompletableFuture.completedFuture(0);
     }
-    return redis.async()
-        .xautoclaim(key, XAutoClaimArgs.Builder.xautoclaim(consumer, claimIdle, "0-0").count(room))
+    return redis
+        .async()
+        .xautoclaim(
+            key, XAutoClaimArgs.Builder.xautoclaim(consumer, claimIdle, "0-0").count(room))
         .toCompletableFuture()
         .thenApply((ClaimedMessages<String, String> messages) -> {
           int n = 0;
@@ -183,8 +189,10 @@ public final class BufferProcessor implements AutoCloseable {
     if (room == 0 || stopped || !reading) {
       return CompletableFuture.completedFuture(0);
     }
-    return redis.async()
-        .xreadgroup(consumer, XReadArgs.Builder.count(room), XReadArgs.StreamOffset.lastConsumed(key))
+    return redis
+        .async()
+        .xreadgroup(
+            consumer, XReadArgs.Builder.count(room), XReadArgs.StreamOffset.lastConsumed(key))
         .toCompletableFuture()
         .thenApply((List<StreamMessage<String, String>> messages) -> {
           for (StreamMessage<String, String> m : messages) {
@@ -206,7 +214,8 @@ public final class BufferProcessor implements AutoCloseable {
     try {
       answer = client.submit(request.apply(id, record), HttpResponse.BodyHandlers.discarding());
     } catch (RuntimeException e) {
-      answer = CompletableFuture.failedFuture(e); // queue full or closed: stays pending, claimed later
+      answer =
+          CompletableFuture.failedFuture(e); // queue full or closed: stays pending, claimed later
     }
     answer.whenComplete((response, error) -> {
       int status = error == null ? response.statusCode() : -1;
@@ -235,8 +244,11 @@ public final class BufferProcessor implements AutoCloseable {
     }
     try {
       // one script, so a crash between the two cannot leave an acknowledged entry in the stream
-      return redis.async().<Long>eval(ACK_AND_DELETE, ScriptOutputType.INTEGER, new String[] {key},
-          DurableBuffer.GROUP, id).toCompletableFuture();
+      return redis
+          .async()
+          .<Long>eval(
+              ACK_AND_DELETE, ScriptOutputType.INTEGER, new String[] {key}, DurableBuffer.GROUP, id)
+          .toCompletableFuture();
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -287,7 +299,11 @@ public final class BufferProcessor implements AutoCloseable {
     private Duration claimIdle = Duration.ofSeconds(30);
     private Scheduler scheduler = Scheduler.system();
 
-    private Builder(URI redis, String buffer, PacedClient client, BiFunction<String, String, HttpRequest> request) {
+    private Builder(
+        URI redis,
+        String buffer,
+        PacedClient client,
+        BiFunction<String, String, HttpRequest> request) {
       if (redis == null || buffer == null || client == null || request == null) {
         throw new IllegalArgumentException("redis, buffer, client and request must not be null");
       }
@@ -309,7 +325,8 @@ public final class BufferProcessor implements AutoCloseable {
     /** Wants {@code partitions} of {@code leases} while there is work, none when idle. */
     public Builder leases(PartitionLeases leases, int partitions) {
       if (leases == null || partitions < 1) {
-        throw new IllegalArgumentException("leases must not be null and partitions must be >= 1 but was " + partitions);
+        throw new IllegalArgumentException(
+            "leases must not be null and partitions must be >= 1 but was " + partitions);
       }
       this.leases = leases;
       this.partitions = partitions;

@@ -29,9 +29,12 @@ public final class DurableBuffer implements AutoCloseable {
   private final RedisConnection redis;
 
   private DurableBuffer(URI uri, String name) {
-    if (name == null || name.isBlank() || name.chars().anyMatch(c -> c == '{' || c == '}' || c < 0x21 || c > 0x7e)) {
-      throw new IllegalArgumentException("buffer name must be printable characters without braces or "
-          + "spaces but was '" + name + "'");
+    if (name == null
+        || name.isBlank()
+        || name.chars().anyMatch(c -> c == '{' || c == '}' || c < 0x21 || c > 0x7e)) {
+      throw new IllegalArgumentException(
+          "buffer name must be printable characters without braces or " + "spaces but was '" + name
+              + "'");
     }
     this.key = streamKey(name);
     this.redis = new RedisConnection(uri);
@@ -53,12 +56,22 @@ public final class DurableBuffer implements AutoCloseable {
 
   /** Records appended and not yet acknowledged or never read (the stream's length). */
   public long length() {
-    return redis.async().xlen(key).toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join();
+    return redis
+        .async()
+        .xlen(key)
+        .toCompletableFuture()
+        .orTimeout(5, TimeUnit.SECONDS)
+        .join();
   }
 
   /** Records read by a processor and not acknowledged yet. */
   public long pending() {
-    return redis.async().xpending(key, GROUP).toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join()
+    return redis
+        .async()
+        .xpending(key, GROUP)
+        .toCompletableFuture()
+        .orTimeout(5, TimeUnit.SECONDS)
+        .join()
         .getCount();
   }
 
@@ -69,11 +82,17 @@ public final class DurableBuffer implements AutoCloseable {
   /** Creates the stream and its group once; a group that exists already is fine. */
   static void createGroup(RedisConnection redis, String key) {
     try {
-      redis.async().xgroupCreate(XReadArgs.StreamOffset.from(key, "0"), GROUP, XGroupCreateArgs.Builder.mkstream())
-          .toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join();
+      redis
+          .async()
+          .xgroupCreate(
+              XReadArgs.StreamOffset.from(key, "0"), GROUP, XGroupCreateArgs.Builder.mkstream())
+          .toCompletableFuture()
+          .orTimeout(5, TimeUnit.SECONDS)
+          .join();
     } catch (CompletionException e) {
       if (!(e.getCause() instanceof RedisBusyException)
-          && (e.getCause() == null || !String.valueOf(e.getCause().getMessage()).startsWith("BUSYGROUP"))) {
+          && (e.getCause() == null
+              || !String.valueOf(e.getCause().getMessage()).startsWith("BUSYGROUP"))) {
         throw e;
       }
     }

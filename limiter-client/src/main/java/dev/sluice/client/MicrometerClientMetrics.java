@@ -23,21 +23,27 @@ public final class MicrometerClientMetrics implements ClientListener {
 
   public MicrometerClientMetrics(MeterRegistry registry, String name) {
     if (registry == null || name == null || name.isBlank()) {
-      throw new IllegalArgumentException("registry and a non-blank name are required but were "
-          + registry + ", '" + name + "'");
+      throw new IllegalArgumentException(
+          "registry and a non-blank name are required but were " + registry + ", '" + name + "'");
     }
     sends = counter(registry, "sluice.client.sends", name, "attempts sent");
     throttled = counter(registry, "sluice.client.throttled", name, "attempts answered 429 or 503");
     retries = counter(registry, "sluice.client.retries", name, "throttled records tried again");
-    budgetExhausted = counter(registry, "sluice.client.budget.exhausted", name,
+    budgetExhausted = counter(
+        registry,
+        "sluice.client.budget.exhausted",
+        name,
         "throttled records not retried because the retry budget was spent");
-    rejectedLocally = counter(registry, "sluice.client.rejected.locally", name,
-        "records shed by client-side throttling");
+    rejectedLocally = counter(
+        registry, "sluice.client.rejected.locally", name, "records shed by client-side throttling");
     Gauge.builder("sluice.client.pace", paceMillis, p -> p.get() / 1000.0)
-        .tag("client", name).description("permits per second in force").register(registry);
+        .tag("client", name)
+        .description("permits per second in force")
+        .register(registry);
   }
 
-  private static Counter counter(MeterRegistry registry, String meter, String name, String description) {
+  private static Counter counter(
+      MeterRegistry registry, String meter, String name, String description) {
     return Counter.builder(meter).tag("client", name).description(description).register(registry);
   }
 

@@ -73,8 +73,10 @@ public final class PacedClient implements AutoCloseable {
     this.headers = new RateLimitHeaders(b.wall, config.xRateLimitWindow());
     this.wall = b.wall;
     this.retries = new Retries(config, b.random, listener);
-    this.throttle = config.throttlingK() == 0 ? null
-        : new ClientSideThrottle(config.throttlingK(), config.throttlingWindow().toNanos(), clock, b.random);
+    this.throttle = config.throttlingK() == 0
+        ? null
+        : new ClientSideThrottle(
+            config.throttlingK(), config.throttlingWindow().toNanos(), clock, b.random);
     this.pacer = new Pacer(clock, config.lookahead().toNanos());
     this.ceiling = config.pace();
     synchronized (lock) {
@@ -107,7 +109,8 @@ public final class PacedClient implements AutoCloseable {
    * @throws SubmissionRejectedException when the queue is full (push-back: submit later) or the
    *     client is closed
    */
-  public <T> CompletableFuture<HttpResponse<T>> submit(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+  public <T> CompletableFuture<HttpResponse<T>> submit(
+      HttpRequest request, HttpResponse.BodyHandler<T> handler) {
     if (request == null || handler == null) {
       throw new IllegalArgumentException("request and handler must not be null");
     }
@@ -115,11 +118,14 @@ public final class PacedClient implements AutoCloseable {
     job.submittedNanos = clock.nanoTime();
     synchronized (lock) {
       if (closed) {
-        throw new SubmissionRejectedException(SubmissionRejectedException.Reason.CLOSED, "the paced client is closed");
+        throw new SubmissionRejectedException(
+            SubmissionRejectedException.Reason.CLOSED, "the paced client is closed");
       }
       if (queue.size() >= config.maxQueue()) {
-        throw new SubmissionRejectedException(SubmissionRejectedException.Reason.QUEUE_FULL,
-            "the submission queue is full (maxQueue=" + config.maxQueue() + "); submit again later");
+        throw new SubmissionRejectedException(
+            SubmissionRejectedException.Reason.QUEUE_FULL,
+            "the submission queue is full (maxQueue=" + config.maxQueue()
+                + "); submit again later");
       }
     }
     if (throttle != null && throttle.rejectLocally()) {
@@ -201,7 +207,8 @@ public final class PacedClient implements AutoCloseable {
     }
     for (Job<?> job : dropped) {
       job.result.completeExceptionally(new SubmissionRejectedException(
-          SubmissionRejectedException.Reason.CLOSED, "the paced client closed before this record was sent"));
+          SubmissionRejectedException.Reason.CLOSED,
+          "the paced client closed before this record was sent"));
     }
   }
 
@@ -291,12 +298,14 @@ public final class PacedClient implements AutoCloseable {
       timer.cancel();
     }
     timerAt = at;
-    timer = scheduler.schedule(() -> {
-      synchronized (lock) {
-        timer = null;
-      }
-      pump();
-    }, Math.max(0, at - now));
+    timer = scheduler.schedule(
+        () -> {
+          synchronized (lock) {
+            timer = null;
+          }
+          pump();
+        },
+        Math.max(0, at - now));
   }
 
   private <T> void send(Job<T> job) {
@@ -328,8 +337,8 @@ public final class PacedClient implements AutoCloseable {
     } else {
       int status = response.statusCode();
       boolean throttled = status == 429 || status == 503;
-      RateLimitAdvice advice = config.learnFromHeaders() ? headers.read(response.headers())
-          : retryAfterOnly(response);
+      RateLimitAdvice advice =
+          config.learnFromHeaders() ? headers.read(response.headers()) : retryAfterOnly(response);
       learn(job.destination, advice);
       if (!throttled) {
         if (throttle != null) {
@@ -397,7 +406,8 @@ public final class PacedClient implements AutoCloseable {
   /** Recomputes the pace in force: the ceiling, lowered to the advertised pace. Under the lock. */
   private void repace() {
     RateLimit next = ceiling;
-    if (next != null && advertised != null
+    if (next != null
+        && advertised != null
         && RateLimitAdvice.perSecond(advertised) < RateLimitAdvice.perSecond(next)) {
       next = RateLimit.of(advertised.limit(), advertised.period());
     }

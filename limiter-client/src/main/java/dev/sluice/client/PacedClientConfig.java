@@ -29,6 +29,7 @@ public final class PacedClientConfig {
   public static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(10);
   /** 0: Google SRE client-side throttling off. 2 is the book's value. */
   public static final double DEFAULT_THROTTLING_K = 0;
+
   public static final Duration DEFAULT_THROTTLING_WINDOW = Duration.ofMinutes(2);
   public static final Duration DEFAULT_X_RATE_LIMIT_WINDOW = Duration.ofSeconds(1);
 
@@ -138,7 +139,8 @@ public final class PacedClientConfig {
 
   @Override
   public String toString() {
-    return "PacedClientConfig[pace=" + pace.limit() + "/" + pace.period() + ", lookahead=" + lookahead
+    return "PacedClientConfig[pace=" + pace.limit() + "/" + pace.period() + ", lookahead="
+        + lookahead
         + ", maxConcurrency=" + maxConcurrency + ", maxQueue=" + maxQueue + ", maxAttempts="
         + maxAttempts + ", retryBudget=" + retryBudgetRatio + "+" + minRetries + ", backoff="
         + backoffBase + ".." + backoffMax + ", throttlingK=" + throttlingK + "]";
@@ -189,11 +191,12 @@ public final class PacedClientConfig {
         throw new IllegalArgumentException("pace permits must be >= 1 but was " + permits);
       }
       if (period == null || period.toNanos() < 1_000) {
-        throw new IllegalArgumentException("pace period must be at least 1 microsecond but was " + period);
+        throw new IllegalArgumentException(
+            "pace period must be at least 1 microsecond but was " + period);
       }
       if (period.toNanos() / permits < 1) {
-        throw new IllegalArgumentException("pace " + permits + " per " + period
-            + " is faster than one send per nanosecond");
+        throw new IllegalArgumentException(
+            "pace " + permits + " per " + period + " is faster than one send per nanosecond");
       }
       this.pace = RateLimit.of(permits, period);
       return this;
@@ -201,7 +204,9 @@ public final class PacedClientConfig {
 
     /** How far ahead send slots are reserved (absorbs a late timer); default 20 ms, at most 1 s. */
     public Builder lookahead(Duration lookahead) {
-      if (lookahead == null || lookahead.isNegative() || lookahead.compareTo(Duration.ofSeconds(1)) > 0) {
+      if (lookahead == null
+          || lookahead.isNegative()
+          || lookahead.compareTo(Duration.ofSeconds(1)) > 0) {
         throw new IllegalArgumentException("lookahead must be in [0, 1s] but was " + lookahead);
       }
       this.lookahead = lookahead;
@@ -229,7 +234,8 @@ public final class PacedClientConfig {
     /** Tries per record, the first included, in [1, 100]; 1 turns retries off. */
     public Builder maxAttempts(int maxAttempts) {
       if (maxAttempts < 1 || maxAttempts > 100) {
-        throw new IllegalArgumentException("maxAttempts must be in [1, 100] but was " + maxAttempts);
+        throw new IllegalArgumentException(
+            "maxAttempts must be in [1, 100] but was " + maxAttempts);
       }
       this.maxAttempts = maxAttempts;
       return this;
@@ -249,7 +255,8 @@ public final class PacedClientConfig {
         throw new IllegalArgumentException("backoff base must be positive but was " + base);
       }
       if (max == null || max.compareTo(base) < 0) {
-        throw new IllegalArgumentException("backoff max must be >= base (" + base + ") but was " + max);
+        throw new IllegalArgumentException(
+            "backoff max must be >= base (" + base + ") but was " + max);
       }
       this.backoffBase = base;
       this.backoffMax = max;
@@ -262,10 +269,12 @@ public final class PacedClientConfig {
      */
     public Builder clientSideThrottling(double k, Duration window) {
       if (!(k == 0 || (k >= 1 && Double.isFinite(k)))) {
-        throw new IllegalArgumentException("clientSideThrottling k must be 0 (off) or >= 1 but was " + k);
+        throw new IllegalArgumentException(
+            "clientSideThrottling k must be 0 (off) or >= 1 but was " + k);
       }
       if (window == null || window.toMillis() < 10) {
-        throw new IllegalArgumentException("clientSideThrottling window must be >= 10ms but was " + window);
+        throw new IllegalArgumentException(
+            "clientSideThrottling window must be >= 10ms but was " + window);
       }
       this.throttlingK = k;
       this.throttlingWindow = window;
@@ -281,7 +290,8 @@ public final class PacedClientConfig {
     /** The window {@code X-RateLimit-Limit} counts over (that family does not say); default 1 s. */
     public Builder xRateLimitWindow(Duration window) {
       if (window == null || window.toNanos() < 1_000) {
-        throw new IllegalArgumentException("xRateLimitWindow must be at least 1 microsecond but was " + window);
+        throw new IllegalArgumentException(
+            "xRateLimitWindow must be at least 1 microsecond but was " + window);
       }
       this.xRateLimitWindow = window;
       return this;
@@ -296,10 +306,12 @@ public final class PacedClientConfig {
      * a timeout are sent as they are. Default: none.
      */
     public Builder deadlineHeader(String name) {
-      if (name == null || name.isBlank() || !name.chars().allMatch(c -> c > 32 && c < 127
-          && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
-        throw new IllegalArgumentException("deadlineHeader must be a header name but was '" + name
-            + "'");
+      if (name == null
+          || name.isBlank()
+          || !name.chars()
+              .allMatch(c -> c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
+        throw new IllegalArgumentException(
+            "deadlineHeader must be a header name but was '" + name + "'");
       }
       this.deadlineHeader = name;
       return this;

@@ -49,7 +49,9 @@ final class Pacer {
     intervalNanos = Math.max(1, (pace.period().toNanos() + pace.limit() - 1) / pace.limit());
     long burst = Math.max(2, lookaheadNanos / intervalNanos + 1);
     shaper = RateLimiter.builder(Algorithm.LEAKY_BUCKET_SHAPER, pace.withBurst(burst))
-        .clock(clock).unkeyed().build();
+        .clock(clock)
+        .unkeyed()
+        .build();
     if (anySlot) {
       resumeAt = lastSlot + intervalNanos;
       resumePending = true;

@@ -63,8 +63,9 @@ public final class PartitionLeases implements AutoCloseable {
     this.owner = b.owner;
     this.pace = b.pace;
     this.keys = new String[] {
-        "sluice:partitions:{" + config.service() + "}:leases",
-        "sluice:partitions:{" + config.service() + "}:owners"};
+      "sluice:partitions:{" + config.service() + "}:leases",
+      "sluice:partitions:{" + config.service() + "}:owners"
+    };
     this.renewEveryNanos = config.leaseTime().toNanos() / 3;
     this.redis = new RedisConnection(b.redis);
     applyPace(0);
@@ -159,7 +160,10 @@ public final class PartitionLeases implements AutoCloseable {
     CompletableFuture<List<Object>> sent;
     try {
       // EVAL, not EVALSHA: one round per third of a lease is too rare for the script body to matter
-      sent = redis.async().<List<Object>>eval(SCRIPT, ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+      sent = redis
+          .async()
+          .<List<Object>>eval(SCRIPT, ScriptOutputType.MULTI, keys, args)
+          .toCompletableFuture();
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
@@ -232,8 +236,13 @@ public final class PartitionLeases implements AutoCloseable {
     }
     String[] args = {owner, "1", "0"};
     try {
-      redis.async().eval(SCRIPT, ScriptOutputType.MULTI, keys, allPartitions(args))
-          .toCompletableFuture().orTimeout(2, TimeUnit.SECONDS).handle((r, e) -> null).join();
+      redis
+          .async()
+          .eval(SCRIPT, ScriptOutputType.MULTI, keys, allPartitions(args))
+          .toCompletableFuture()
+          .orTimeout(2, TimeUnit.SECONDS)
+          .handle((r, e) -> null)
+          .join();
     } finally {
       redis.close();
     }

@@ -31,7 +31,8 @@ public final class PartitionLeasesConfig {
     this.permitsPerSecond = b.permitsPerSecond;
     this.leaseTime = b.leaseTime;
     this.reservedPerSecond = b.reservedPerSecond;
-    this.maxPartitions = b.maxPartitions == 0 ? b.partitions : Math.min(b.maxPartitions, b.partitions);
+    this.maxPartitions =
+        b.maxPartitions == 0 ? b.partitions : Math.min(b.maxPartitions, b.partitions);
   }
 
   /** Starts the settings of the quota of {@code service} (the Redis keys are named after it). */
@@ -89,7 +90,9 @@ public final class PartitionLeasesConfig {
     private double headroom = DEFAULT_HEADROOM;
 
     private Builder(String service) {
-      if (service == null || service.isBlank() || service.length() > 200
+      if (service == null
+          || service.isBlank()
+          || service.length() > 200
           || service.chars().anyMatch(c -> c == '{' || c == '}' || c < 0x21 || c > 0x7e)) {
         throw new IllegalArgumentException("service must be 1-200 printable characters without "
             + "braces or spaces but was '" + service + "'");
@@ -100,10 +103,12 @@ public final class PartitionLeasesConfig {
     /** {@code partitions} of {@code permitsPerSecond} each; partitions in [1, 10000]. */
     public Builder partitions(int partitions, long permitsPerSecond) {
       if (partitions < 1 || partitions > 10_000) {
-        throw new IllegalArgumentException("partitions must be in [1, 10000] but was " + partitions);
+        throw new IllegalArgumentException(
+            "partitions must be in [1, 10000] but was " + partitions);
       }
       if (permitsPerSecond < 1) {
-        throw new IllegalArgumentException("permitsPerSecond per partition must be >= 1 but was " + permitsPerSecond);
+        throw new IllegalArgumentException(
+            "permitsPerSecond per partition must be >= 1 but was " + permitsPerSecond);
       }
       this.partitions = partitions;
       this.permitsPerSecond = permitsPerSecond;
@@ -112,7 +117,9 @@ public final class PartitionLeasesConfig {
 
     /** How long a lease lasts unrenewed (renewed every third of it); in [100ms, 1h]. */
     public Builder leaseTime(Duration leaseTime) {
-      if (leaseTime == null || leaseTime.toMillis() < 100 || leaseTime.compareTo(Duration.ofHours(1)) > 0) {
+      if (leaseTime == null
+          || leaseTime.toMillis() < 100
+          || leaseTime.compareTo(Duration.ofHours(1)) > 0) {
         throw new IllegalArgumentException("leaseTime must be in [100ms, 1h] but was " + leaseTime);
       }
       this.leaseTime = leaseTime;
@@ -125,7 +132,8 @@ public final class PartitionLeasesConfig {
      */
     public Builder reservedPerSecond(long reservedPerSecond) {
       if (reservedPerSecond < 0) {
-        throw new IllegalArgumentException("reservedPerSecond must be >= 0 but was " + reservedPerSecond);
+        throw new IllegalArgumentException(
+            "reservedPerSecond must be >= 0 but was " + reservedPerSecond);
       }
       this.reservedPerSecond = reservedPerSecond;
       return this;

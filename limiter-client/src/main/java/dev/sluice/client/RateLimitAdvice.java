@@ -19,7 +19,8 @@ public record RateLimitAdvice(Optional<RateLimit> pace, Duration pause) {
 
   public RateLimitAdvice {
     if (pace == null || pause == null || pause.isNegative()) {
-      throw new IllegalArgumentException("pace must not be null and pause must be >= 0: " + pace + ", " + pause);
+      throw new IllegalArgumentException(
+          "pace must not be null and pause must be >= 0: " + pace + ", " + pause);
     }
   }
 

@@ -48,7 +48,8 @@ public final class RateLimitHeaders {
       throw new IllegalArgumentException("wall clock must not be null");
     }
     if (xWindow == null || xWindow.toNanos() < 1_000) {
-      throw new IllegalArgumentException("xWindow must be at least 1 microsecond but was " + xWindow);
+      throw new IllegalArgumentException(
+          "xWindow must be at least 1 microsecond but was " + xWindow);
     }
     this.wall = wall;
     this.xWindow = xWindow;
@@ -68,8 +69,10 @@ public final class RateLimitHeaders {
     if (draftLimit.isPresent() && draftLimit.get() > 0) {
       pace = tighter(pace, Optional.of(RateLimit.of(draftLimit.get(), Duration.ofSeconds(1))));
     }
-    pause = longer(pause, exhausted(headers.firstValue("RateLimit-Remaining"),
-        headers.firstValue("RateLimit-Reset")));
+    pause = longer(
+        pause,
+        exhausted(
+            headers.firstValue("RateLimit-Remaining"), headers.firstValue("RateLimit-Reset")));
 
     Optional<Long> xLimit = number(headers.firstValue("X-RateLimit-Limit"));
     if (xLimit.isPresent() && xLimit.get() > 0) {
@@ -79,7 +82,8 @@ public final class RateLimitHeaders {
     pause = longer(pause, exhausted(xRemaining, headers.firstValue("X-RateLimit-Reset")));
     pause = longer(pause, exhausted(xRemaining, headers.firstValue("X-RateLimit-Retry-After")));
 
-    Optional<Duration> retryAfter = RetryAfter.parse(headers.firstValue("Retry-After").orElse(null), wall);
+    Optional<Duration> retryAfter =
+        RetryAfter.parse(headers.firstValue("Retry-After").orElse(null), wall);
     if (retryAfter.isPresent()) {
       pause = longer(pause, retryAfter.get());
     }
@@ -101,9 +105,13 @@ public final class RateLimitHeaders {
           quota = number(Optional.of(parts.get(0))); // draft-07: the item itself is the quota
         }
         Optional<Long> window = number(Optional.ofNullable(params.get("w")));
-        if (quota.isPresent() && quota.get() > 0 && window.isPresent() && window.get() > 0
+        if (quota.isPresent()
+            && quota.get() > 0
+            && window.isPresent()
+            && window.get() > 0
             && window.get() <= RetryAfter.MAX.toSeconds() * 24) {
-          pace = tighter(pace, Optional.of(RateLimit.of(quota.get(), Duration.ofSeconds(window.get()))));
+          pace = tighter(
+              pace, Optional.of(RateLimit.of(quota.get(), Duration.ofSeconds(window.get()))));
         }
       }
     }
@@ -115,19 +123,25 @@ public final class RateLimitHeaders {
     Duration pause = Duration.ZERO;
     for (String member : splitList(value)) {
       Map<String, String> params = params(splitParams(member));
-      pause = longer(pause, exhausted(Optional.ofNullable(params.get("r")),
-          Optional.ofNullable(params.get("t"))));
+      pause = longer(
+          pause,
+          exhausted(Optional.ofNullable(params.get("r")), Optional.ofNullable(params.get("t"))));
     }
     // draft-06 puts the keys in one dictionary, one per list member
     Map<String, String> dictionary = new TreeMap<>();
     for (String member : splitList(value)) {
       int eq = member.indexOf('=');
       if (eq > 0 && member.indexOf(';') < 0) {
-        dictionary.put(member.substring(0, eq).trim().toLowerCase(Locale.ROOT), member.substring(eq + 1).trim());
+        dictionary.put(
+            member.substring(0, eq).trim().toLowerCase(Locale.ROOT),
+            member.substring(eq + 1).trim());
       }
     }
-    return longer(pause, exhausted(Optional.ofNullable(dictionary.get("remaining")),
-        Optional.ofNullable(dictionary.get("reset"))));
+    return longer(
+        pause,
+        exhausted(
+            Optional.ofNullable(dictionary.get("remaining")),
+            Optional.ofNullable(dictionary.get("reset"))));
   }
 
   /** A pause until the reset when nothing remains; zero otherwise or when either value is unreadable. */
@@ -140,7 +154,9 @@ public final class RateLimitHeaders {
     long r = resetValue.get();
     if (r > UNIX_TIME_THRESHOLD) {
       long delta = r - wall.instant().getEpochSecond();
-      return delta <= 0 ? Duration.ZERO : Duration.ofSeconds(Math.min(delta, RetryAfter.MAX.toSeconds()));
+      return delta <= 0
+          ? Duration.ZERO
+          : Duration.ofSeconds(Math.min(delta, RetryAfter.MAX.toSeconds()));
     }
     return Duration.ofSeconds(Math.min(r, RetryAfter.MAX.toSeconds()));
   }
@@ -197,7 +213,9 @@ public final class RateLimitHeaders {
       String p = parts.get(i);
       int eq = p.indexOf('=');
       if (eq > 0) {
-        params.put(p.substring(0, eq).trim().toLowerCase(Locale.ROOT), p.substring(eq + 1).trim());
+        params.put(
+            p.substring(0, eq).trim().toLowerCase(Locale.ROOT),
+            p.substring(eq + 1).trim());
       }
     }
     return params;

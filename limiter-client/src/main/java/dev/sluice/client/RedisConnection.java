@@ -36,14 +36,16 @@ final class RedisConnection implements AutoCloseable {
     try {
       redisUri = RedisURI.create(uri);
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("redis uri must be like redis://host:port but was '" + uri + "'", e);
+      throw new IllegalArgumentException(
+          "redis uri must be like redis://host:port but was '" + uri + "'", e);
     }
     this.client = RedisClient.create(Shared.RESOURCES, redisUri);
     try {
       this.connection = client.connect();
     } catch (RuntimeException e) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      throw new IllegalStateException("cannot connect to redis at " + uri + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot connect to redis at " + uri + ": " + e.getMessage(), e);
     }
   }
 

@@ -28,7 +28,8 @@ public final class RetryBudget {
       throw new IllegalArgumentException("retry budget ratio must be in [0, 1] but was " + ratio);
     }
     if (minRetries < 0) {
-      throw new IllegalArgumentException("retry budget minRetries must be >= 0 but was " + minRetries);
+      throw new IllegalArgumentException(
+          "retry budget minRetries must be >= 0 but was " + minRetries);
     }
     this.depositPerRequest = Math.round(ratio * SCALE);
     this.cap = Math.max(minRetries, Math.round(1000 * ratio)) * SCALE;

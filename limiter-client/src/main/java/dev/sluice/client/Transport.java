@@ -8,12 +8,14 @@ import java.util.concurrent.CompletableFuture;
 /** Sends one request; the JDK client in production, a scripted server in virtual-time tests. */
 interface Transport {
 
-  <T> CompletableFuture<HttpResponse<T>> send(HttpRequest request, HttpResponse.BodyHandler<T> handler);
+  <T> CompletableFuture<HttpResponse<T>> send(
+      HttpRequest request, HttpResponse.BodyHandler<T> handler);
 
   static Transport of(HttpClient http) {
     return new Transport() {
       @Override
-      public <T> CompletableFuture<HttpResponse<T>> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+      public <T> CompletableFuture<HttpResponse<T>> send(
+          HttpRequest request, HttpResponse.BodyHandler<T> handler) {
         return http.sendAsync(request, handler);
       }
     };

@@ -10,11 +10,10 @@ import org.junit.jupiter.api.Test;
 /** The caller's side builds on the core and the Redis store, never on the server-side plugin. */
 class ArchitectureTest {
 
-  private static final JavaClasses MODULE =
-      new ClassFileImporter()
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-          .importPackages("dev.sluice.client");
+  private static final JavaClasses MODULE = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+      .importPackages("dev.sluice.client");
 
   @Test
   void dependsOnlyOnTheModulesBelowIt() {

@@ -31,7 +31,8 @@ class ClientSideThrottleTest {
         throttle.accepted();
       }
     }
-    assertThat(throttle.rejectProbability()).isCloseTo(60.0 / 101, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(throttle.rejectProbability())
+        .isCloseTo(60.0 / 101, org.assertj.core.data.Offset.offset(1e-9));
   }
 
   @Test

@@ -25,9 +25,14 @@ class DeadlineHeaderTest {
   });
 
   private PacedClient client() {
-    return PacedClient.builder(server).config(PacedClientConfig.custom()
-            .pace(1, Duration.ofMillis(100)).deadlineHeader("X-Deadline-Ms").build())
-        .clock(time).scheduler(time).build();
+    return PacedClient.builder(server)
+        .config(PacedClientConfig.custom()
+            .pace(1, Duration.ofMillis(100))
+            .deadlineHeader("X-Deadline-Ms")
+            .build())
+        .clock(time)
+        .scheduler(time)
+        .build();
   }
 
   private static HttpRequest request(Duration timeout) {
@@ -40,7 +45,8 @@ class DeadlineHeaderTest {
     PacedClient client = client();
     List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      answers.add(client.submit(request(Duration.ofSeconds(1)), HttpResponse.BodyHandlers.ofString()));
+      answers.add(
+          client.submit(request(Duration.ofSeconds(1)), HttpResponse.BodyHandlers.ofString()));
     }
     time.advance(Duration.ofMillis(500));
 

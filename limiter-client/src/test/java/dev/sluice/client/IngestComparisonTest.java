@@ -35,13 +35,16 @@ class IngestComparisonTest {
   static final int NAIVE_RECORDS = 3_000;
   static final int NAIVE_PER_SECOND = 1_000;
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   @Test
-  void pacedClientSendsEachRecordOnceInAboutTheIdealTimeWhereTheNaiveOneFloodsTheService() throws Exception {
-    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    try (IngestServer server = IngestServer.start(dir,
-        Map.of("naive", NAIVE_PER_SECOND, "paced", PER_SECOND, "warm", 1_000_000))) {
+  void pacedClientSendsEachRecordOnceInAboutTheIdealTimeWhereTheNaiveOneFloodsTheService()
+      throws Exception {
+    HttpClient http =
+        HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    try (IngestServer server = IngestServer.start(
+        dir, Map.of("naive", NAIVE_PER_SECOND, "paced", PER_SECOND, "warm", 1_000_000))) {
       double capacity = server.capacity(http, "warm", Duration.ofSeconds(1));
       boolean fullSize = capacity >= 1.5 * PER_SECOND;
       // about two seconds of what the machine carries, so a crowded machine keeps the test short
@@ -51,13 +54,18 @@ class IngestComparisonTest {
 
       NaiveIngest naive = new NaiveIngest();
       long naiveStart = System.nanoTime();
-      naive.run(http, naiveRecords, 64, i -> server.uri("naive", "n" + i)).get(60, TimeUnit.SECONDS);
+      naive
+          .run(http, naiveRecords, 64, i -> server.uri("naive", "n" + i))
+          .get(60, TimeUnit.SECONDS);
       double naiveSeconds = (System.nanoTime() - naiveStart) / 1e9;
 
       AtomicLong sends = new AtomicLong();
       PacedClient client = PacedClient.builder(http)
-          .config(PacedClientConfig.custom().pace(PER_SECOND, Duration.ofSeconds(1))
-              .maxQueue(records).maxConcurrency(64).build())
+          .config(PacedClientConfig.custom()
+              .pace(PER_SECOND, Duration.ofSeconds(1))
+              .maxQueue(records)
+              .maxConcurrency(64)
+              .build())
           .listener(new ClientListener() {
             @Override
             public void onSend() {
@@ -68,23 +76,35 @@ class IngestComparisonTest {
       // the naive run emptied the bucket of its own lane only; start in the server's next second
       // so the second-by-second counts of the two runs do not share a second
       int naiveLastSecond = server.second();
-      await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .pollInterval(Duration.ofMillis(10))
           .until(() -> server.second() > naiveLastSecond);
       long rejectedBefore = server.rejected.get();
       long pacedStart = System.nanoTime();
       List<CompletableFuture<HttpResponse<Void>>> results = new ArrayList<>(records);
       for (int i = 0; i < records; i++) {
-        results.add(client.submit(HttpRequest.newBuilder(server.uri("paced", "p" + i))
-            .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding()));
+        results.add(client.submit(
+            HttpRequest.newBuilder(server.uri("paced", "p" + i))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.discarding()));
       }
       CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
       double pacedSeconds = (System.nanoTime() - pacedStart) / 1e9;
       client.close();
 
-      System.out.printf("naive: %d records into %d/s, %d sends, %d rejected, %.2f s%n", naiveRecords,
-          NAIVE_PER_SECOND, naive.sends.get(), naive.rejected.get(), naiveSeconds);
-      System.out.printf("paced: %d records into %d/s, %d sends, %d rejected, %.2f s (capacity %.0f/s, load %s)%n",
-          records, PER_SECOND, sends.get(), server.rejected.get() - rejectedBefore, pacedSeconds, capacity,
+      System.out.printf(
+          "naive: %d records into %d/s, %d sends, %d rejected, %.2f s%n",
+          naiveRecords, NAIVE_PER_SECOND, naive.sends.get(), naive.rejected.get(), naiveSeconds);
+      System.out.printf(
+          "paced: %d records into %d/s, %d sends, %d rejected, %.2f s (capacity %.0f/s, load %s)%n",
+          records,
+          PER_SECOND,
+          sends.get(),
+          server.rejected.get() - rejectedBefore,
+          pacedSeconds,
+          capacity,
           IngestServer.load());
 
       assertThat(results).allMatch(f -> f.join().statusCode() == 200);
@@ -96,12 +116,12 @@ class IngestComparisonTest {
         assertThat(naive.rejected.get()).isPositive();
       } else {
         // a machine that cannot carry 2,000 requests a second is not a test of pacing
-        System.out.printf("the machine carried only %.0f requests/s (load %s): time bound not checked%n",
+        System.out.printf(
+            "the machine carried only %.0f requests/s (load %s): time bound not checked%n",
             capacity, IngestServer.load());
       }
       assertThat(server.accepted.get() - acceptedBefore).isEqualTo((long) naiveRecords + records);
       assertThat(server.duplicates()).isZero();
     }
   }
-
 }

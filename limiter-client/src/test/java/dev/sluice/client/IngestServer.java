@@ -40,15 +40,24 @@ final class IngestServer implements AutoCloseable {
   /** Lanes and their limit per second: each lane {@code /ingest/NAME} has its own bucket. */
   static IngestServer start(Path dir, Map<String, Integer> lanes) throws IOException {
     StringBuilder rules = new StringBuilder("rules:\n");
-    lanes.forEach((lane, perSecond) -> rules.append("  - id: ingest-").append(lane).append('\n')
-        .append("    resource: /ingest/").append(lane).append('\n')
+    lanes.forEach((lane, perSecond) -> rules
+        .append("  - id: ingest-")
+        .append(lane)
+        .append('\n')
+        .append("    resource: /ingest/")
+        .append(lane)
+        .append('\n')
         .append("    method: POST\n    actor: all\n")
-        .append("    limit: ").append(perSecond).append("\n    unit: second\n")
+        .append("    limit: ")
+        .append(perSecond)
+        .append("\n    unit: second\n")
         .append("    algorithm: token-bucket\n    scope: local\n"));
     Path file = dir.resolve("ingest-rules.yaml");
     Files.writeString(file, rules.toString());
-    SluiceProperties props = SluiceProperties.builder().env(Map.of())
-        .system(Map.of("sluice.rules.file", file.toString())).build();
+    SluiceProperties props = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of("sluice.rules.file", file.toString()))
+        .build();
     IngestServer[] self = new IngestServer[1];
     Javalin javalin = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
@@ -56,7 +65,10 @@ final class IngestServer implements AutoCloseable {
       config.jetty.threadPool = new org.eclipse.jetty.util.thread.QueuedThreadPool(64, 8);
       config.routes.post("/ingest/{lane}", ctx -> {
         String id = ctx.queryParam("id");
-        self[0].acceptedById.computeIfAbsent(id == null ? "?" : id, k -> new AtomicLong()).incrementAndGet();
+        self[0]
+            .acceptedById
+            .computeIfAbsent(id == null ? "?" : id, k -> new AtomicLong())
+            .incrementAndGet();
         ctx.result("ok");
       });
       config.routes.after("/ingest/*", ctx -> {
@@ -96,28 +108,41 @@ final class IngestServer implements AutoCloseable {
    * go for {@code time} on the lane {@code lane} (give it a limit nobody reaches). Also warms JIT and
    * connections. The tests check time and rate targets only when the machine can carry them.
    */
-  double capacity(java.net.http.HttpClient http, String lane, java.time.Duration time) throws Exception {
-    flood(http, lane, time.dividedBy(2)); // the first connections and a cold JIT would understate it
+  double capacity(java.net.http.HttpClient http, String lane, java.time.Duration time)
+      throws Exception {
+    flood(
+        http, lane, time.dividedBy(2)); // the first connections and a cold JIT would understate it
     return flood(http, lane, time);
   }
 
-  private double flood(java.net.http.HttpClient http, String lane, java.time.Duration time) throws Exception {
+  private double flood(java.net.http.HttpClient http, String lane, java.time.Duration time)
+      throws Exception {
     NaiveIngest flood = new NaiveIngest();
     long start = System.nanoTime();
     long end = start + time.toNanos();
-    flood.run(http, Integer.MAX_VALUE, 64, i -> System.nanoTime() - end < 0 ? uri(lane, "probe-" + i) : null)
+    flood
+        .run(
+            http,
+            Integer.MAX_VALUE,
+            64,
+            i -> System.nanoTime() - end < 0 ? uri(lane, "probe-" + i) : null)
         .get(60, java.util.concurrent.TimeUnit.SECONDS);
     return flood.sends.get() / ((System.nanoTime() - start) / 1e9);
   }
 
   static String load() {
-    return String.format(java.util.Locale.ROOT, "%.1f",
+    return String.format(
+        java.util.Locale.ROOT,
+        "%.1f",
         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
   }
 
   long duplicates() {
-    return acceptedById.entrySet().stream().filter(e -> !e.getKey().startsWith("probe-"))
-        .mapToLong(e -> e.getValue().get() - 1).filter(n -> n > 0).sum();
+    return acceptedById.entrySet().stream()
+        .filter(e -> !e.getKey().startsWith("probe-"))
+        .mapToLong(e -> e.getValue().get() - 1)
+        .filter(n -> n > 0)
+        .sum();
   }
 
   @Override

@@ -16,13 +16,17 @@ import org.junit.jupiter.api.Test;
 /** What the client does with the server's answers: pace, pauses, retries and their budget. */
 class LearningTest {
 
-  private static final HttpRequest A = HttpRequest.newBuilder(URI.create("http://a.test/r")).build();
+  private static final HttpRequest A =
+      HttpRequest.newBuilder(URI.create("http://a.test/r")).build();
   private final VirtualTime time = new VirtualTime();
   private final List<Double> paces = new ArrayList<>();
   private final List<String> events = new ArrayList<>();
 
   private PacedClient client(ScriptedServer server, PacedClientConfig.Builder config) {
-    return PacedClient.builder(server).config(config.build()).clock(time).scheduler(time)
+    return PacedClient.builder(server)
+        .config(config.build())
+        .clock(time)
+        .scheduler(time)
         .random(RandomGenerator.of("L64X128MixRandom"))
         .listener(new ClientListener() {
           @Override
@@ -49,9 +53,10 @@ class LearningTest {
 
   @Test
   void anAdvertisedPolicyLowersThePace() {
-    ScriptedServer server = new ScriptedServer(time, 0,
-        (r, n) -> FakeResponse.of(r, 200, "RateLimit-Policy", "\"p\";q=10;w=1"));
-    PacedClient client = client(server, PacedClientConfig.custom().pace(100, Duration.ofSeconds(1)));
+    ScriptedServer server = new ScriptedServer(
+        time, 0, (r, n) -> FakeResponse.of(r, 200, "RateLimit-Policy", "\"p\";q=10;w=1"));
+    PacedClient client =
+        client(server, PacedClientConfig.custom().pace(100, Duration.ofSeconds(1)));
     for (int i = 0; i < 30; i++) {
       submit(client);
     }
@@ -66,8 +71,11 @@ class LearningTest {
 
   @Test
   void anAdvertisedPaceNeverRaisesTheCeiling() {
-    ScriptedServer server = new ScriptedServer(time, 0,
-        (r, n) -> FakeResponse.of(r, 200, "RateLimit-Policy", "\"p\";q=1000;w=1", "X-RateLimit-Limit", "500"));
+    ScriptedServer server = new ScriptedServer(
+        time,
+        0,
+        (r, n) -> FakeResponse.of(
+            r, 200, "RateLimit-Policy", "\"p\";q=1000;w=1", "X-RateLimit-Limit", "500"));
     PacedClient client = client(server, PacedClientConfig.custom().pace(10, Duration.ofSeconds(1)));
     for (int i = 0; i < 30; i++) {
       submit(client);
@@ -81,30 +89,42 @@ class LearningTest {
 
   @Test
   void retryAfterPausesTheDestinationThenTheRecordIsRetried() {
-    ScriptedServer server = new ScriptedServer(time, 0,
+    ScriptedServer server = new ScriptedServer(
+        time,
+        0,
         (r, n) -> n == 0 ? FakeResponse.of(r, 429, "Retry-After", "2") : FakeResponse.of(r, 200));
-    PacedClient client = client(server, PacedClientConfig.custom().pace(100, Duration.ofSeconds(1)));
+    PacedClient client =
+        client(server, PacedClientConfig.custom().pace(100, Duration.ofSeconds(1)));
     CompletableFuture<HttpResponse<Void>> first = submit(client);
     CompletableFuture<HttpResponse<Void>> second = submit(client);
 
     time.advance(Duration.ofMillis(1999));
-    assertThat(server.count()).isEqualTo(1); // the answer came at once: the second waits behind the pause
+    assertThat(server.count())
+        .isEqualTo(1); // the answer came at once: the second waits behind the pause
     time.advance(Duration.ofMillis(20));
 
     assertThat(first.join().statusCode()).isEqualTo(200);
     assertThat(second.join().statusCode()).isEqualTo(200);
-    assertThat(server.arrivals.get(1) - server.arrivals.get(0)).isEqualTo(Duration.ofSeconds(2).toNanos());
+    assertThat(server.arrivals.get(1) - server.arrivals.get(0))
+        .isEqualTo(Duration.ofSeconds(2).toNanos());
     assertThat(events).containsExactly("retry");
   }
 
   @Test
   void a503WithAnHttpDateIsAPauseToo() {
     java.time.Instant now = java.time.Instant.parse("2026-11-23T08:00:00Z");
-    ScriptedServer server = new ScriptedServer(time, 0, (r, n) -> n == 0
-        ? FakeResponse.of(r, 503, "Retry-After", "Mon, 23 Nov 2026 08:00:05 GMT") : FakeResponse.of(r, 200));
+    ScriptedServer server = new ScriptedServer(
+        time,
+        0,
+        (r, n) -> n == 0
+            ? FakeResponse.of(r, 503, "Retry-After", "Mon, 23 Nov 2026 08:00:05 GMT")
+            : FakeResponse.of(r, 200));
     PacedClient client = PacedClient.builder(server)
         .config(PacedClientConfig.custom().pace(100, Duration.ofSeconds(1)).build())
-        .clock(time).scheduler(time).wallClock(java.time.Clock.fixed(now, java.time.ZoneOffset.UTC)).build();
+        .clock(time)
+        .scheduler(time)
+        .wallClock(java.time.Clock.fixed(now, java.time.ZoneOffset.UTC))
+        .build();
     CompletableFuture<HttpResponse<Void>> record = submit(client);
 
     time.advance(Duration.ofMillis(4999));
@@ -117,8 +137,10 @@ class LearningTest {
 
   @Test
   void otherErrorsAreReturnedNotRetried() {
-    ScriptedServer server = new ScriptedServer(time, 0, (r, n) -> FakeResponse.of(r, n == 0 ? 500 : 400));
-    PacedClient client = client(server, PacedClientConfig.custom().pace(100, Duration.ofSeconds(1)));
+    ScriptedServer server =
+        new ScriptedServer(time, 0, (r, n) -> FakeResponse.of(r, n == 0 ? 500 : 400));
+    PacedClient client =
+        client(server, PacedClientConfig.custom().pace(100, Duration.ofSeconds(1)));
     CompletableFuture<HttpResponse<Void>> a = submit(client);
     CompletableFuture<HttpResponse<Void>> b = submit(client);
 
@@ -134,36 +156,48 @@ class LearningTest {
   void transportErrorsFailTheRecordAndAreNotRetried() {
     Transport broken = new Transport() {
       @Override
-      public <T> CompletableFuture<HttpResponse<T>> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+      public <T> CompletableFuture<HttpResponse<T>> send(
+          HttpRequest request, HttpResponse.BodyHandler<T> handler) {
         return CompletableFuture.failedFuture(new java.io.IOException("connection refused"));
       }
     };
     PacedClient client = PacedClient.builder(broken).clock(time).scheduler(time).build();
-    CompletableFuture<HttpResponse<Void>> record = client.submit(A, HttpResponse.BodyHandlers.discarding());
+    CompletableFuture<HttpResponse<Void>> record =
+        client.submit(A, HttpResponse.BodyHandlers.discarding());
     time.advance(Duration.ofSeconds(1));
     assertThat(record).isCompletedExceptionally();
   }
 
   @Test
   void throttledWithoutRetryAfterBacksOffWithJitterWithinTheBound() {
-    ScriptedServer server = new ScriptedServer(time, 0,
-        (r, n) -> n < 2 ? FakeResponse.of(r, 429) : FakeResponse.of(r, 200));
-    PacedClient client = client(server, PacedClientConfig.custom().pace(1000, Duration.ofSeconds(1))
-        .backoff(Duration.ofMillis(100), Duration.ofSeconds(1)));
+    ScriptedServer server = new ScriptedServer(
+        time, 0, (r, n) -> n < 2 ? FakeResponse.of(r, 429) : FakeResponse.of(r, 200));
+    PacedClient client = client(
+        server,
+        PacedClientConfig.custom()
+            .pace(1000, Duration.ofSeconds(1))
+            .backoff(Duration.ofMillis(100), Duration.ofSeconds(1)));
     CompletableFuture<HttpResponse<Void>> record = submit(client);
 
     time.advance(Duration.ofSeconds(2));
 
     assertThat(record.join().statusCode()).isEqualTo(200);
-    assertThat(server.arrivals.get(1) - server.arrivals.get(0)).isBetween(1L, Duration.ofMillis(101).toNanos());
-    assertThat(server.arrivals.get(2) - server.arrivals.get(1)).isBetween(1L, Duration.ofMillis(201).toNanos());
+    assertThat(server.arrivals.get(1) - server.arrivals.get(0))
+        .isBetween(1L, Duration.ofMillis(101).toNanos());
+    assertThat(server.arrivals.get(2) - server.arrivals.get(1))
+        .isBetween(1L, Duration.ofMillis(201).toNanos());
   }
 
   @Test
   void theBudgetStopsARetryStormAndReturnsThe429() {
     ScriptedServer server = new ScriptedServer(time, 0, (r, n) -> FakeResponse.of(r, 429));
-    PacedClient client = client(server, PacedClientConfig.custom().pace(10_000, Duration.ofSeconds(1))
-        .retryBudget(0.1, 0).maxAttempts(5).backoff(Duration.ofMillis(1), Duration.ofMillis(2)));
+    PacedClient client = client(
+        server,
+        PacedClientConfig.custom()
+            .pace(10_000, Duration.ofSeconds(1))
+            .retryBudget(0.1, 0)
+            .maxAttempts(5)
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(2)));
     List<CompletableFuture<HttpResponse<Void>>> records = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
       records.add(submit(client));
@@ -181,8 +215,12 @@ class LearningTest {
   @Test
   void clientSideThrottlingShedsLocallyOnceTheServiceRefusesMost() {
     ScriptedServer server = new ScriptedServer(time, 0, (r, n) -> FakeResponse.of(r, 429));
-    PacedClient client = client(server, PacedClientConfig.custom().pace(10_000, Duration.ofSeconds(1))
-        .maxAttempts(1).clientSideThrottling(2, Duration.ofSeconds(60)));
+    PacedClient client = client(
+        server,
+        PacedClientConfig.custom()
+            .pace(10_000, Duration.ofSeconds(1))
+            .maxAttempts(1)
+            .clientSideThrottling(2, Duration.ofSeconds(60)));
     int shed = 0;
     for (int i = 0; i < 200; i++) {
       CompletableFuture<HttpResponse<Void>> f = submit(client);
@@ -197,11 +235,15 @@ class LearningTest {
 
   @Test
   void withLearningOffOnlyRetryAfterCounts() {
-    ScriptedServer server = new ScriptedServer(time, 0, (r, n) -> n == 0
-        ? FakeResponse.of(r, 429, "Retry-After", "1", "RateLimit-Policy", "\"p\";q=1;w=1")
-        : FakeResponse.of(r, 200, "RateLimit-Policy", "\"p\";q=1;w=1"));
-    PacedClient client = client(server, PacedClientConfig.custom().pace(100, Duration.ofSeconds(1))
-        .learnFromHeaders(false));
+    ScriptedServer server = new ScriptedServer(
+        time,
+        0,
+        (r, n) -> n == 0
+            ? FakeResponse.of(r, 429, "Retry-After", "1", "RateLimit-Policy", "\"p\";q=1;w=1")
+            : FakeResponse.of(r, 200, "RateLimit-Policy", "\"p\";q=1;w=1"));
+    PacedClient client = client(
+        server,
+        PacedClientConfig.custom().pace(100, Duration.ofSeconds(1)).learnFromHeaders(false));
     CompletableFuture<HttpResponse<Void>> record = submit(client);
 
     time.advance(Duration.ofMillis(999));

@@ -9,7 +9,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -33,7 +32,8 @@ class LeasedProcessesTest {
 
   static final int QUOTA = 500;
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   static final class Process {
     final String name;
@@ -46,22 +46,35 @@ class LeasedProcessesTest {
     Process(String name, HttpClient http, RedisServer redis) {
       this.name = name;
       this.client = PacedClient.builder(http)
-          .config(PacedClientConfig.custom().pace(QUOTA, Duration.ofSeconds(1)).maxQueue(1_000).build())
+          .config(PacedClientConfig.custom()
+              .pace(QUOTA, Duration.ofSeconds(1))
+              .maxQueue(1_000)
+              .build())
           .build();
-      this.leases = PartitionLeases.builder(redis.uri(), PartitionLeasesConfig.custom("ingest")
-              .partitions(20, 25).leaseTime(Duration.ofMillis(1500)).build())
-          .owner(name).pacing(client).build();
+      this.leases = PartitionLeases.builder(
+              redis.uri(),
+              PartitionLeasesConfig.custom("ingest")
+                  .partitions(20, 25)
+                  .leaseTime(Duration.ofMillis(1500))
+                  .build())
+          .owner(name)
+          .pacing(client)
+          .build();
     }
   }
 
   @Test
   void threeProcessesStayUnderTheQuotaTogetherAndWorkInProportionToTheirLeases() throws Exception {
-    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    HttpClient http =
+        HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     ScheduledExecutorService feeder = Executors.newSingleThreadScheduledExecutor();
     try (RedisServer redis = RedisServer.start();
-        IngestServer server = IngestServer.start(dir, Map.of("shared", QUOTA, "probe", 1_000_000))) {
+        IngestServer server =
+            IngestServer.start(dir, Map.of("shared", QUOTA, "probe", 1_000_000))) {
       double capacity = server.capacity(http, "probe", Duration.ofMillis(500));
-      List<Process> processes = List.of(new Process("p10", http, redis), new Process("p6", http, redis),
+      List<Process> processes = List.of(
+          new Process("p10", http, redis),
+          new Process("p6", http, redis),
           new Process("p8", http, redis));
       int[] wants = {10, 6, 8};
       AtomicLong ids = new AtomicLong();
@@ -73,33 +86,48 @@ class LeasedProcessesTest {
       }
       long[] lastSample = {System.nanoTime()};
       // keeps every client's queue full (each always has work) and integrates the partitions held
-      feeder.scheduleAtFixedRate(() -> {
-        long now = System.nanoTime();
-        double dt = (now - lastSample[0]) / 1e9;
-        lastSample[0] = now;
-        int together = 0;
-        for (Process p : processes) {
-          int held = p.leases.held();
-          together += held;
-          p.partitionSeconds += held * dt;
-          while (p.client.queued() < 200) {
-            p.client.submit(HttpRequest.newBuilder(server.uri("shared", p.name + "-" + ids.incrementAndGet()))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding())
-                .thenAccept(r -> (r.statusCode() == 200 ? p.accepted : p.throttled).incrementAndGet());
-          }
-        }
-        maxHeldTogether[0] = Math.max(maxHeldTogether[0], together);
-      }, 0, 20, TimeUnit.MILLISECONDS);
+      feeder.scheduleAtFixedRate(
+          () -> {
+            long now = System.nanoTime();
+            double dt = (now - lastSample[0]) / 1e9;
+            lastSample[0] = now;
+            int together = 0;
+            for (Process p : processes) {
+              int held = p.leases.held();
+              together += held;
+              p.partitionSeconds += held * dt;
+              while (p.client.queued() < 200) {
+                p.client
+                    .submit(
+                        HttpRequest.newBuilder(
+                                server.uri("shared", p.name + "-" + ids.incrementAndGet()))
+                            .POST(HttpRequest.BodyPublishers.noBody())
+                            .build(),
+                        HttpResponse.BodyHandlers.discarding())
+                    .thenAccept(
+                        r -> (r.statusCode() == 200 ? p.accepted : p.throttled).incrementAndGet());
+              }
+            }
+            maxHeldTogether[0] = Math.max(maxHeldTogether[0], together);
+          },
+          0,
+          20,
+          TimeUnit.MILLISECONDS);
 
       // real processes against a real server: run until ~3 s worth of the quota was accepted
       // (longer on a slow machine; the figures are per second and per partition-second)
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() ->
-          processes.stream().mapToLong(p -> p.accepted.get()).sum() >= 3L * QUOTA * 95 / 100);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() ->
+              processes.stream().mapToLong(p -> p.accepted.get()).sum() >= 3L * QUOTA * 95 / 100);
       feeder.shutdown();
       feeder.awaitTermination(5, TimeUnit.SECONDS);
       processes.forEach(p -> p.leases.want(0));
       processes.forEach(p -> p.client.close());
-      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(10))
           .until(() -> processes.stream().allMatch(p -> p.client.inFlight() == 0)); // last answers
       processes.forEach(p -> p.leases.close());
 
@@ -114,16 +142,23 @@ class LeasedProcessesTest {
       }
       System.out.println();
       for (Process p : processes) {
-        System.out.printf("%s: accepted %d, throttled %d, partition-seconds %.1f, %.1f per partition-second%n",
-            p.name, p.accepted.get(), p.throttled.get(), p.partitionSeconds, p.accepted.get() / p.partitionSeconds);
+        System.out.printf(
+            "%s: accepted %d, throttled %d, partition-seconds %.1f, %.1f per partition-second%n",
+            p.name,
+            p.accepted.get(),
+            p.throttled.get(),
+            p.partitionSeconds,
+            p.accepted.get() / p.partitionSeconds);
       }
-      System.out.printf("most partitions held at once by all three: %d; run %.1f s; capacity %.0f/s, load %s%n",
+      System.out.printf(
+          "most partitions held at once by all three: %d; run %.1f s; capacity %.0f/s, load %s%n",
           maxHeldTogether[0], (System.nanoTime() - start) / 1e9, capacity, IngestServer.load());
 
       assertThat(maxHeldTogether[0]).isLessThanOrEqualTo(20);
       for (int s = startSecond; s <= endSecond; s++) {
         assertThat(server.acceptedPerSecond.get(s) + server.rejectedPerSecond.get(s))
-            .as("requests in second %d", s).isLessThanOrEqualTo(QUOTA);
+            .as("requests in second %d", s)
+            .isLessThanOrEqualTo(QUOTA);
       }
       long rejected = 0;
       for (int s = startSecond; s <= endSecond; s++) {

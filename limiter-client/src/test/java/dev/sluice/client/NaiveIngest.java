@@ -28,7 +28,8 @@ final class NaiveIngest {
     return CompletableFuture.allOf(lanes);
   }
 
-  private CompletableFuture<Void> worker(HttpClient http, AtomicInteger next, int records, IntFunction<URI> target) {
+  private CompletableFuture<Void> worker(
+      HttpClient http, AtomicInteger next, int records, IntFunction<URI> target) {
     int record = next.getAndIncrement();
     URI uri = record >= records ? null : target.apply(record);
     if (uri == null) {
@@ -39,7 +40,10 @@ final class NaiveIngest {
 
   private CompletableFuture<Void> until(HttpClient http, URI uri) {
     sends.incrementAndGet();
-    return http.sendAsync(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.noBody()).build(),
+    return http.sendAsync(
+            HttpRequest.newBuilder(uri)
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build(),
             HttpResponse.BodyHandlers.discarding())
         .thenCompose(response -> {
           if (response.statusCode() == 200) {

@@ -40,7 +40,8 @@ class PacedClientStressTest {
     Transport server = new Transport() {
       @Override
       @SuppressWarnings("unchecked")
-      public <T> CompletableFuture<HttpResponse<T>> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+      public <T> CompletableFuture<HttpResponse<T>> send(
+          HttpRequest request, HttpResponse.BodyHandler<T> handler) {
         String id = request.uri().getQuery();
         if (onTheWire.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet() > 1) {
           doubleSends.incrementAndGet();
@@ -48,17 +49,27 @@ class PacedClientStressTest {
         maxSeen.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
         CompletableFuture<HttpResponse<T>> answer = new CompletableFuture<>();
         boolean throttled = Math.floorMod(id.hashCode() + System.identityHashCode(answer), 7) == 0;
-        time.schedule(() -> {
-          inFlight.decrementAndGet();
-          onTheWire.get(id).decrementAndGet();
-          answer.complete((HttpResponse<T>) (throttled ? FakeResponse.of(request, 429) : FakeResponse.of(request, 200)));
-        }, Duration.ofMillis(1 + (id.length() % 5)).toNanos());
+        time.schedule(
+            () -> {
+              inFlight.decrementAndGet();
+              onTheWire.get(id).decrementAndGet();
+              answer.complete((HttpResponse<T>)
+                  (throttled ? FakeResponse.of(request, 429) : FakeResponse.of(request, 200)));
+            },
+            Duration.ofMillis(1 + (id.length() % 5)).toNanos());
         return answer;
       }
     };
-    PacedClient client = PacedClient.builder(server).clock(time).scheduler(time)
-        .config(PacedClientConfig.custom().pace(2_000, Duration.ofSeconds(1)).maxConcurrency(maxConcurrency)
-            .maxQueue(50).retryBudget(0.2, 50).backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build())
+    PacedClient client = PacedClient.builder(server)
+        .clock(time)
+        .scheduler(time)
+        .config(PacedClientConfig.custom()
+            .pace(2_000, Duration.ofSeconds(1))
+            .maxConcurrency(maxConcurrency)
+            .maxQueue(50)
+            .retryBudget(0.2, 50)
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(20))
+            .build())
         .build();
 
     int threads = 4;
@@ -69,27 +80,34 @@ class PacedClientStressTest {
     for (int t = 0; t < threads; t++) {
       int thread = t;
       new Thread(() -> {
-        for (int i = 0; i < perThread; i++) {
-          HttpRequest request = HttpRequest.newBuilder(URI.create("http://s.test/r?" + thread + "-" + i)).build();
-          while (true) {
-            try {
-              results.add(client.submit(request, HttpResponse.BodyHandlers.discarding()));
-              break;
-            } catch (SubmissionRejectedException full) {
-              pushedBack.incrementAndGet();
-              Thread.onSpinWait();
+            for (int i = 0; i < perThread; i++) {
+              HttpRequest request = HttpRequest.newBuilder(
+                      URI.create("http://s.test/r?" + thread + "-" + i))
+                  .build();
+              while (true) {
+                try {
+                  results.add(client.submit(request, HttpResponse.BodyHandlers.discarding()));
+                  break;
+                } catch (SubmissionRejectedException full) {
+                  pushedBack.incrementAndGet();
+                  Thread.onSpinWait();
+                }
+              }
             }
-          }
-        }
-        done.countDown();
-      }).start();
+            done.countDown();
+          })
+          .start();
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while ((done.getCount() > 0 || results.stream().anyMatch(f -> !f.isDone())) && System.nanoTime() < deadline) {
+    while ((done.getCount() > 0 || results.stream().anyMatch(f -> !f.isDone()))
+        && System.nanoTime() < deadline) {
       time.advance(Duration.ofNanos(1 + random.nextInt(2_000_000)));
     }
 
-    assertThat(results).as("seed %d", seed).hasSize(threads * perThread).allMatch(CompletableFuture::isDone);
+    assertThat(results)
+        .as("seed %d", seed)
+        .hasSize(threads * perThread)
+        .allMatch(CompletableFuture::isDone);
     assertThat(results).allMatch(f -> !f.isCompletedExceptionally());
     assertThat(doubleSends.get()).as("seed %d", seed).isZero();
     assertThat(maxSeen.get()).as("seed %d", seed).isLessThanOrEqualTo(maxConcurrency);

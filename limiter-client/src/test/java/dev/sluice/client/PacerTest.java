@@ -17,13 +17,18 @@ import org.junit.jupiter.api.Test;
 
 class PacerTest {
 
-  static final HttpRequest REQUEST = HttpRequest.newBuilder(URI.create("http://service.test/records")).build();
+  static final HttpRequest REQUEST =
+      HttpRequest.newBuilder(URI.create("http://service.test/records")).build();
 
   private final VirtualTime time = new VirtualTime();
 
   private PacedClient client(ScriptedServer server, PacedClientConfig config) {
-    return PacedClient.builder(server).config(config).clock(time).scheduler(time)
-        .random(RandomGenerator.of("L64X128MixRandom")).build();
+    return PacedClient.builder(server)
+        .config(config)
+        .clock(time)
+        .scheduler(time)
+        .random(RandomGenerator.of("L64X128MixRandom"))
+        .build();
   }
 
   /** The largest number of arrivals in any half-open window [t, t + window) that starts at an arrival. */
@@ -49,7 +54,8 @@ class PacerTest {
   @Test
   void releasesTwentyEvery200MillisecondsAndNeverMoreInAnyWindow() {
     ScriptedServer server = ScriptedServer.accepting(time, Duration.ofMillis(3).toNanos());
-    PacedClient client = client(server, PacedClientConfig.custom().pace(20, Duration.ofMillis(200)).build());
+    PacedClient client = client(
+        server, PacedClientConfig.custom().pace(20, Duration.ofMillis(200)).build());
     List<CompletableFuture<HttpResponse<Void>>> results = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
       results.add(client.submit(REQUEST, HttpResponse.BodyHandlers.discarding()));
@@ -73,10 +79,16 @@ class PacerTest {
       VirtualTime t = new VirtualTime();
       long permits = 1 + random.nextLong(50);
       Duration period = Duration.ofMillis(10 + random.nextLong(500));
-      ScriptedServer server = ScriptedServer.accepting(t, random.nextLong(Duration.ofMillis(20).toNanos()) + 1);
-      PacedClient client = PacedClient.builder(server).clock(t).scheduler(t)
-          .config(PacedClientConfig.custom().pace(permits, period).maxConcurrency(1 + random.nextInt(64))
-              .lookahead(Duration.ofMillis(random.nextLong(100))).build())
+      ScriptedServer server =
+          ScriptedServer.accepting(t, random.nextLong(Duration.ofMillis(20).toNanos()) + 1);
+      PacedClient client = PacedClient.builder(server)
+          .clock(t)
+          .scheduler(t)
+          .config(PacedClientConfig.custom()
+              .pace(permits, period)
+              .maxConcurrency(1 + random.nextInt(64))
+              .lookahead(Duration.ofMillis(random.nextLong(100)))
+              .build())
           .build();
       int records = 50 + random.nextInt(200);
       for (int i = 0; i < records; i++) {
@@ -88,15 +100,20 @@ class PacerTest {
       }
       assertThat(server.count()).as("seed %d round %d", seed, round).isEqualTo(records);
       assertThat(busiestWindow(server.arrivals, period.toNanos()))
-          .as("seed %d round %d: %d per %s", seed, round, permits, period).isLessThanOrEqualTo((int) permits);
+          .as("seed %d round %d: %d per %s", seed, round, permits, period)
+          .isLessThanOrEqualTo((int) permits);
     }
   }
 
   @Test
   void neverMoreOnTheWireThanMaxConcurrency() {
     ScriptedServer server = ScriptedServer.accepting(time, Duration.ofSeconds(1).toNanos());
-    PacedClient client = client(server, PacedClientConfig.custom().pace(1000, Duration.ofSeconds(1))
-        .maxConcurrency(5).build());
+    PacedClient client = client(
+        server,
+        PacedClientConfig.custom()
+            .pace(1000, Duration.ofSeconds(1))
+            .maxConcurrency(5)
+            .build());
     for (int i = 0; i < 50; i++) {
       client.submit(REQUEST, HttpResponse.BodyHandlers.discarding());
     }
@@ -111,8 +128,9 @@ class PacerTest {
   @Test
   void aFullQueuePushesBackInsteadOfGrowing() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
-    PacedClient client = client(server, PacedClientConfig.custom().pace(1, Duration.ofSeconds(1))
-        .maxQueue(3).build());
+    PacedClient client = client(
+        server,
+        PacedClientConfig.custom().pace(1, Duration.ofSeconds(1)).maxQueue(3).build());
     for (int i = 0; i < 5; i++) { // the first goes out at once, the next has its slot reserved
       client.submit(REQUEST, HttpResponse.BodyHandlers.discarding());
     }
@@ -131,9 +149,11 @@ class PacerTest {
   @Test
   void closeFailsTheWaitingRecordsAndRefusesNewOnes() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
-    PacedClient client = client(server, PacedClientConfig.custom().pace(1, Duration.ofSeconds(1)).build());
+    PacedClient client =
+        client(server, PacedClientConfig.custom().pace(1, Duration.ofSeconds(1)).build());
     client.submit(REQUEST, HttpResponse.BodyHandlers.discarding());
-    CompletableFuture<HttpResponse<Void>> waiting = client.submit(REQUEST, HttpResponse.BodyHandlers.discarding());
+    CompletableFuture<HttpResponse<Void>> waiting =
+        client.submit(REQUEST, HttpResponse.BodyHandlers.discarding());
 
     client.close();
     time.advance(Duration.ofSeconds(5));
@@ -143,13 +163,15 @@ class PacerTest {
     assertThat(time.pendingTasks()).isZero();
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> client.submit(REQUEST, HttpResponse.BodyHandlers.discarding()))
-        .isInstanceOf(SubmissionRejectedException.class).hasMessageContaining("closed");
+        .isInstanceOf(SubmissionRejectedException.class)
+        .hasMessageContaining("closed");
   }
 
   @Test
   void aZeroCeilingHoldsEverySendUntilRaised() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
-    PacedClient client = client(server, PacedClientConfig.custom().pace(100, Duration.ofSeconds(1)).build());
+    PacedClient client = client(
+        server, PacedClientConfig.custom().pace(100, Duration.ofSeconds(1)).build());
     client.changeCeiling(0, Duration.ofSeconds(1));
     for (int i = 0; i < 10; i++) {
       client.submit(REQUEST, HttpResponse.BodyHandlers.discarding());

@@ -39,15 +39,21 @@ class PartitionLeasesTest {
     opened.forEach(PartitionLeases::close);
   }
 
-  private PartitionLeases leases(String owner, PartitionLeasesConfig.Builder config, List<Long> paces) {
-    PartitionLeases leases = PartitionLeases.builder(redis.uri(), config.build()).owner(owner)
-        .random(new Random(owner.hashCode())).onPace(paces::add).build();
+  private PartitionLeases leases(
+      String owner, PartitionLeasesConfig.Builder config, List<Long> paces) {
+    PartitionLeases leases = PartitionLeases.builder(redis.uri(), config.build())
+        .owner(owner)
+        .random(new Random(owner.hashCode()))
+        .onPace(paces::add)
+        .build();
     opened.add(leases);
     return leases;
   }
 
   private PartitionLeasesConfig.Builder quota() {
-    return PartitionLeasesConfig.custom(service).partitions(20, 25).leaseTime(Duration.ofMillis(600))
+    return PartitionLeasesConfig.custom(service)
+        .partitions(20, 25)
+        .leaseTime(Duration.ofMillis(600))
         .headroom(0);
   }
 
@@ -74,7 +80,9 @@ class PartitionLeasesTest {
 
     await().atMost(Duration.ofSeconds(5)).until(() -> b.held() == 5);
     // renewals keep it so: nobody takes a live process's partitions
-    await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3))
+    await()
+        .during(Duration.ofMillis(800))
+        .atMost(Duration.ofSeconds(3))
         .until(() -> a.held() == 15 && b.held() == 5);
   }
 
@@ -93,7 +101,8 @@ class PartitionLeasesTest {
 
     await().atMost(Duration.ofSeconds(5)).until(() -> b.held() == 20);
     // a's last renewal was at most a third of a lease (200 ms) before the kill
-    assertThat(Duration.ofNanos(System.nanoTime() - killedAt)).isGreaterThan(Duration.ofMillis(350));
+    assertThat(Duration.ofNanos(System.nanoTime() - killedAt))
+        .isGreaterThan(Duration.ofMillis(350));
   }
 
   @Test

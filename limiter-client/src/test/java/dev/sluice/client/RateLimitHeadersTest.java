@@ -29,10 +29,18 @@ class RateLimitHeadersTest {
   @Test
   void sluicesOwnAnswerIsRead() {
     RateLimitAdvice advice = reader.read(headers(
-        "RateLimit-Policy", "\"ingest\";q=2000;w=1",
-        "RateLimit", "\"ingest\";r=0;t=1",
-        "X-RateLimit-Limit", "2000", "X-RateLimit-Remaining", "0", "X-RateLimit-Retry-After", "1",
-        "Retry-After", "1"));
+        "RateLimit-Policy",
+        "\"ingest\";q=2000;w=1",
+        "RateLimit",
+        "\"ingest\";r=0;t=1",
+        "X-RateLimit-Limit",
+        "2000",
+        "X-RateLimit-Remaining",
+        "0",
+        "X-RateLimit-Retry-After",
+        "1",
+        "Retry-After",
+        "1"));
 
     assertThat(advice.pace()).hasValue(RateLimit.of(2000, Duration.ofSeconds(1)));
     assertThat(advice.pause()).isEqualTo(Duration.ofSeconds(1));
@@ -40,20 +48,22 @@ class RateLimitHeadersTest {
 
   @Test
   void draftRemainingZeroPausesUntilTheReset() {
-    assertThat(reader.read(headers("RateLimit", "\"a\";r=0;t=7")).pause()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(reader.read(headers("RateLimit", "\"a\";r=0;t=7")).pause())
+        .isEqualTo(Duration.ofSeconds(7));
     assertThat(reader.read(headers("RateLimit", "\"a\";r=3;t=7")).pause()).isZero();
   }
 
   @Test
   void olderDraftFieldsAreRead() {
-    RateLimitAdvice separate = reader.read(headers(
-        "RateLimit-Limit", "50", "RateLimit-Remaining", "0", "RateLimit-Reset", "4"));
+    RateLimitAdvice separate = reader.read(
+        headers("RateLimit-Limit", "50", "RateLimit-Remaining", "0", "RateLimit-Reset", "4"));
     assertThat(separate.pace()).hasValue(RateLimit.of(50, Duration.ofSeconds(1)));
     assertThat(separate.pause()).isEqualTo(Duration.ofSeconds(4));
 
     assertThat(reader.read(headers("RateLimit-Policy", "100;w=60")).pace())
         .hasValue(RateLimit.of(100, Duration.ofSeconds(60)));
-    assertThat(reader.read(headers("RateLimit", "limit=10, remaining=0, reset=5")).pause())
+    assertThat(
+            reader.read(headers("RateLimit", "limit=10, remaining=0, reset=5")).pause())
         .isEqualTo(Duration.ofSeconds(5));
   }
 
@@ -65,10 +75,14 @@ class RateLimitHeadersTest {
     assertThat(delta.pause()).isEqualTo(Duration.ofSeconds(12));
 
     RateLimitAdvice unix = reader.read(headers(
-        "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", Long.toString(NOW.getEpochSecond() + 30)));
+        "X-RateLimit-Remaining",
+        "0",
+        "X-RateLimit-Reset",
+        Long.toString(NOW.getEpochSecond() + 30)));
     assertThat(unix.pause()).isEqualTo(Duration.ofSeconds(30));
 
-    RateLimitHeaders hourly = new RateLimitHeaders(Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofHours(1));
+    RateLimitHeaders hourly =
+        new RateLimitHeaders(Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofHours(1));
     assertThat(hourly.read(headers("X-RateLimit-Limit", "5000")).pace())
         .hasValue(RateLimit.of(5000, Duration.ofHours(1)));
   }
@@ -76,7 +90,8 @@ class RateLimitHeadersTest {
   @Test
   void retryAfterOnAnyResponseIsAPause() {
     assertThat(reader.read(headers("Retry-After", "3")).pause()).isEqualTo(Duration.ofSeconds(3));
-    assertThat(reader.read(headers("Retry-After", "Mon, 23 Nov 2026 08:00:09 GMT")).pause())
+    assertThat(
+            reader.read(headers("Retry-After", "Mon, 23 Nov 2026 08:00:09 GMT")).pause())
         .isEqualTo(Duration.ofSeconds(9));
   }
 
@@ -105,7 +120,8 @@ class RateLimitHeadersTest {
     };
     for (String[] header : bad) {
       assertThat(reader.read(headers(header[0], header[1])))
-          .as("%s: %s", header[0], header[1]).isEqualTo(RateLimitAdvice.NONE);
+          .as("%s: %s", header[0], header[1])
+          .isEqualTo(RateLimitAdvice.NONE);
     }
   }
 

@@ -20,7 +20,8 @@ class RetryAfterTest {
 
   @Test
   void httpDateIsMeasuredFromTheWallClock() {
-    assertThat(RetryAfter.parse("Mon, 23 Nov 2026 08:01:30 GMT", wall)).hasValue(Duration.ofSeconds(90));
+    assertThat(RetryAfter.parse("Mon, 23 Nov 2026 08:01:30 GMT", wall))
+        .hasValue(Duration.ofSeconds(90));
   }
 
   @Test

@@ -45,8 +45,12 @@ class RetryBudgetTest {
 
   @Test
   void badSettingsAreNamed() {
-    assertThatThrownBy(() -> new RetryBudget(1.5, 0)).hasMessageContaining("ratio").hasMessageContaining("1.5");
+    assertThatThrownBy(() -> new RetryBudget(1.5, 0))
+        .hasMessageContaining("ratio")
+        .hasMessageContaining("1.5");
     assertThatThrownBy(() -> new RetryBudget(Double.NaN, 0)).hasMessageContaining("NaN");
-    assertThatThrownBy(() -> new RetryBudget(0.1, -1)).hasMessageContaining("minRetries").hasMessageContaining("-1");
+    assertThatThrownBy(() -> new RetryBudget(0.1, -1))
+        .hasMessageContaining("minRetries")
+        .hasMessageContaining("-1");
   }
 }

@@ -21,7 +21,10 @@ final class ScriptedServer implements Transport {
   int maxInFlight;
   private int inFlight;
 
-  ScriptedServer(VirtualTime time, long latencyNanos, BiFunction<HttpRequest, Integer, FakeResponse<?>> script) {
+  ScriptedServer(
+      VirtualTime time,
+      long latencyNanos,
+      BiFunction<HttpRequest, Integer, FakeResponse<?>> script) {
     this.time = time;
     this.latencyNanos = latencyNanos;
     this.script = script;
@@ -33,7 +36,8 @@ final class ScriptedServer implements Transport {
 
   @Override
   @SuppressWarnings("unchecked")
-  public synchronized <T> CompletableFuture<HttpResponse<T>> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+  public synchronized <T> CompletableFuture<HttpResponse<T>> send(
+      HttpRequest request, HttpResponse.BodyHandler<T> handler) {
     int n = arrivals.size();
     arrivals.add(time.nanoTime());
     inFlight++;

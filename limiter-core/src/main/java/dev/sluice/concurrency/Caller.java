@@ -46,8 +46,8 @@ public final class Caller {
 
   /** The same caller in another class. */
   public Caller withPriority(Priority newPriority) {
-    return new Caller(key, Objects.requireNonNull(newPriority, "priority must not be null"),
-        cost, timeout);
+    return new Caller(
+        key, Objects.requireNonNull(newPriority, "priority must not be null"), cost, timeout);
   }
 
   /**

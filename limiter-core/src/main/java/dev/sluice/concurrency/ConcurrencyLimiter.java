@@ -246,8 +246,10 @@ public interface ConcurrencyLimiter {
     CompletableFuture<T> result = new CompletableFuture<>();
     acquired.whenComplete((permit, failure) -> {
       if (failure != null) {
-        result.completeExceptionally(failure instanceof CompletionException c && c.getCause() != null
-            ? c.getCause() : failure);
+        result.completeExceptionally(
+            failure instanceof CompletionException c && c.getCause() != null
+                ? c.getCause()
+                : failure);
         return;
       }
       if (result.isDone()) { // cancelled while the grant was on its way: nothing will run

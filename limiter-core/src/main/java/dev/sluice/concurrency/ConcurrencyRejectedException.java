@@ -34,8 +34,12 @@ public final class ConcurrencyRejectedException extends RuntimeException {
    */
   public ConcurrencyRejectedException(
       Outcome outcome, RejectionReason reason, String limiterName, long retryAfterNanos) {
-    super("limiter '" + limiterName + "' rejected the request: " + outcome
-        + (reason == RejectionReason.of(outcome) ? "" : " (" + reason + ")"), null, false, false);
+    super(
+        "limiter '" + limiterName + "' rejected the request: " + outcome
+            + (reason == RejectionReason.of(outcome) ? "" : " (" + reason + ")"),
+        null,
+        false,
+        false);
     if (outcome == Outcome.ADMITTED || outcome == Outcome.CANCELLED) {
       throw new IllegalArgumentException("outcome must be a rejection but was " + outcome);
     }

@@ -239,8 +239,13 @@ public final class ConcurrencySnapshot {
     }
 
     /** The outcome counters. */
-    public Builder outcomes(long admitted, long queuedTotal, long rejectedQueueFull,
-        long rejectedQueueTimeout, long cancelled, long rejectedShutdown) {
+    public Builder outcomes(
+        long admitted,
+        long queuedTotal,
+        long rejectedQueueFull,
+        long rejectedQueueTimeout,
+        long cancelled,
+        long rejectedShutdown) {
       this.admitted = admitted;
       this.queuedTotal = queuedTotal;
       this.rejectedQueueFull = rejectedQueueFull;

@@ -51,7 +51,8 @@ public final class FairQueueConfig {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof FairQueueConfig other && maxQueuePerKey == other.maxQueuePerKey
+    return o instanceof FairQueueConfig other
+        && maxQueuePerKey == other.maxQueuePerKey
         && keyWeights.equals(other.keyWeights);
   }
 
@@ -86,8 +87,8 @@ public final class FairQueueConfig {
     public Builder keyWeight(String key, int weight) {
       Objects.requireNonNull(key, "key must not be null");
       if (key.isBlank()) {
-        throw new IllegalArgumentException("key weight's key must not be blank but was '" + key
-            + "'");
+        throw new IllegalArgumentException(
+            "key weight's key must not be blank but was '" + key + "'");
       }
       keyWeights.put(key, LimiterSpec.requireAtLeast("weight of key '" + key + "'", weight, 1));
       return this;

@@ -107,7 +107,8 @@ public final class LimiterSpec {
    * Builder#queueDelayTarget}.
    */
   public java.util.Optional<Duration> queueDelayTarget() {
-    return queueDelayTarget.isZero() ? java.util.Optional.empty()
+    return queueDelayTarget.isZero()
+        ? java.util.Optional.empty()
         : java.util.Optional.of(queueDelayTarget);
   }
 
@@ -123,17 +124,28 @@ public final class LimiterSpec {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof LimiterSpec s && maxConcurrency == s.maxConcurrency
-        && maxQueue == s.maxQueue && queueTimeout.equals(s.queueTimeout)
-        && rejectEarly == s.rejectEarly && leaseTime.equals(s.leaseTime)
-        && queueDelayTarget.equals(s.queueDelayTarget) && limit.equals(s.limit)
+    return o instanceof LimiterSpec s
+        && maxConcurrency == s.maxConcurrency
+        && maxQueue == s.maxQueue
+        && queueTimeout.equals(s.queueTimeout)
+        && rejectEarly == s.rejectEarly
+        && leaseTime.equals(s.leaseTime)
+        && queueDelayTarget.equals(s.queueDelayTarget)
+        && limit.equals(s.limit)
         && queue.equals(s.queue);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(maxConcurrency, maxQueue, queueTimeout, rejectEarly, leaseTime,
-        queueDelayTarget, limit, queue);
+    return Objects.hash(
+        maxConcurrency,
+        maxQueue,
+        queueTimeout,
+        rejectEarly,
+        leaseTime,
+        queueDelayTarget,
+        limit,
+        queue);
   }
 
   @Override

@@ -11,7 +11,8 @@ import java.util.List;
  * @param applied the changes made, in the order applied
  * @param needsRestart the changes not made
  */
-public record Reconfiguration(LimiterSpec inForce, List<String> applied, List<String> needsRestart) {
+public record Reconfiguration(
+    LimiterSpec inForce, List<String> applied, List<String> needsRestart) {
 
   /** Copies the lists. */
   public Reconfiguration {

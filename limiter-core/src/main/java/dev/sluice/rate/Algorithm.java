@@ -46,8 +46,7 @@ public enum Algorithm {
         }
       }
     }
-    throw new IllegalArgumentException(
-        "unknown algorithm '" + id + "'; allowed: " + allowedIds());
+    throw new IllegalArgumentException("unknown algorithm '" + id + "'; allowed: " + allowedIds());
   }
 
   /** The allowed ids, comma separated, for error messages. */

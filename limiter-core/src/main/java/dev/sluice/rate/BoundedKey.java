@@ -40,12 +40,15 @@ final class BoundedKey {
 
   /** The key as it may appear in an error message: at most 64 chars. */
   static String quoted(String key) {
-    return key.length() <= 64 ? "'" + key + "'" : "'" + key.substring(0, 64) + "...' (" + key.length() + " chars)";
+    return key.length() <= 64
+        ? "'" + key + "'"
+        : "'" + key.substring(0, 64) + "...' (" + key.length() + " chars)";
   }
 
   private static String digest(String key) {
     try {
-      byte[] hash = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+      byte[] hash =
+          MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
       return Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JVM must provide SHA-256", e);

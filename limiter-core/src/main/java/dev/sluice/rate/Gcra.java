@@ -19,7 +19,8 @@ final class Gcra implements RateAlgorithm<LongState> {
     this.limit = rateLimit.limit();
     this.burst = rateLimit.burst();
     this.interval = LimitArithmetic.ceilDiv(LimitArithmetic.periodNanos(rateLimit), limit);
-    this.burstOffset = LimitArithmetic.boundedProduct(burst, interval, "gcra burst x emission interval", rateLimit);
+    this.burstOffset = LimitArithmetic.boundedProduct(
+        burst, interval, "gcra burst x emission interval", rateLimit);
   }
 
   @Override

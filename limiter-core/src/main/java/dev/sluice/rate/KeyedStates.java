@@ -61,7 +61,8 @@ final class KeyedStates<S extends KeyState> {
     this.idleNanos = idleNanos;
     this.graceNanos = idleNanos - arithmetic.nanosUntilFull();
     // interval + 3 x idle stays within the exact range: idle <= range / 4, and so is the floor
-    this.sweepEveryNanos = Math.max(idleNanos, Math.min(MIN_SWEEP_INTERVAL_NANOS, maxIdleNanos(arithmetic)));
+    this.sweepEveryNanos =
+        Math.max(idleNanos, Math.min(MIN_SWEEP_INTERVAL_NANOS, maxIdleNanos(arithmetic)));
     this.evictDownTo = maxKeys - Math.max(1, maxKeys / 16);
     this.sweptAt = now;
   }

@@ -36,7 +36,8 @@ final class LeakyBucket implements RateAlgorithm<LongState> {
     if (!shaping || !decision.allowed()) {
       return decision;
     }
-    // the bucket held resetAfter - cost x T before this request: that much must leak before its turn
+    // the bucket held resetAfter - cost x T before this request: that much must leak before its
+    // turn
     long delay = decision.resetAfterNanos() - cost * schedule.interval();
     return new RateDecision(
         true, decision.limit(), decision.remaining(), 0, decision.resetAfterNanos(), delay);

@@ -19,7 +19,8 @@ final class LimitArithmetic {
     try {
       return limit.period().toNanos();
     } catch (ArithmeticException e) {
-      throw new IllegalArgumentException("period is too long to count in nanoseconds: " + limit.period(), e);
+      throw new IllegalArgumentException(
+          "period is too long to count in nanoseconds: " + limit.period(), e);
     }
   }
 

@@ -21,7 +21,11 @@ public record RateDecision(
     long delayNanos) {
 
   public RateDecision {
-    if (limit < 0 || remaining < 0 || retryAfterNanos < 0 || resetAfterNanos < 0 || delayNanos < 0) {
+    if (limit < 0
+        || remaining < 0
+        || retryAfterNanos < 0
+        || resetAfterNanos < 0
+        || delayNanos < 0) {
       throw new IllegalArgumentException("decision fields must not be negative: " + limit + ", "
           + remaining + ", " + retryAfterNanos + ", " + resetAfterNanos + ", " + delayNanos);
     }

@@ -15,7 +15,8 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
 
   RateLimiterBuilder(Algorithm algorithm, RateLimit limit) {
     if (algorithm == null) {
-      throw new IllegalArgumentException("algorithm must not be null; allowed: " + Algorithm.allowedIds());
+      throw new IllegalArgumentException(
+          "algorithm must not be null; allowed: " + Algorithm.allowedIds());
     }
     if (limit == null) {
       throw new IllegalArgumentException("limit must not be null");
@@ -94,14 +95,16 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
     if (expireAfterIdle != null) {
       idle = expireAfterIdle.toNanos();
       if (idle < full) {
-        throw new IllegalArgumentException("expireAfterIdle must be at least " + Duration.ofNanos(full)
-            + " (the time a " + algorithm.id() + " key takes to refill) but was " + expireAfterIdle);
+        throw new IllegalArgumentException(
+            "expireAfterIdle must be at least " + Duration.ofNanos(full) + " (the time a "
+                + algorithm.id() + " key takes to refill) but was " + expireAfterIdle);
       }
     }
     long maxIdle = KeyedStates.maxIdleNanos(arithmetic);
     if (idle > maxIdle) {
-      throw new IllegalArgumentException("expireAfterIdle must be at most " + Duration.ofNanos(maxIdle)
-          + " for " + limit + " with " + algorithm.id() + " but was " + Duration.ofNanos(idle));
+      throw new IllegalArgumentException(
+          "expireAfterIdle must be at most " + Duration.ofNanos(maxIdle) + " for " + limit
+              + " with " + algorithm.id() + " but was " + Duration.ofNanos(idle));
     }
     return new KeyedRateLimiter<>(algorithm, limit, arithmetic, clock, maxKeys, idle);
   }

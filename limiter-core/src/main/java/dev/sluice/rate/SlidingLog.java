@@ -71,8 +71,8 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.Log> {
 
   SlidingLog(RateLimit rateLimit) {
     if (rateLimit.limit() > Integer.MAX_VALUE - 8) {
-      throw new IllegalArgumentException(
-          "sliding-log limit must be <= " + (Integer.MAX_VALUE - 8) + " but was " + rateLimit.limit());
+      throw new IllegalArgumentException("sliding-log limit must be <= " + (Integer.MAX_VALUE - 8)
+          + " but was " + rateLimit.limit());
     }
     this.limit = rateLimit.limit();
     this.periodNanos = LimitArithmetic.periodNanos(rateLimit);

@@ -52,7 +52,9 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.C
     long untilNextWindow = periodNanos - intoWindow;
     synchronized (counts) {
       double estimate = estimate(counts, now);
-      long resetAfter = counts.current > 0 ? untilNextWindow + periodNanos : counts.previous > 0 ? untilNextWindow : 0;
+      long resetAfter = counts.current > 0
+          ? untilNextWindow + periodNanos
+          : counts.previous > 0 ? untilNextWindow : 0;
       if (estimate + cost > limit) {
         return RateDecision.rejected(limit, retryAfter(counts, cost, intoWindow), resetAfter);
       }
@@ -93,7 +95,8 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.C
   public void refund(Counts counts, long now, long cost) {
     long window = Math.floorDiv(now - origin, periodNanos);
     synchronized (counts) {
-      // the refunded permits were counted in this window or, if it rolled since, in the previous one
+      // the refunded permits were counted in this window or, if it rolled since, in the previous
+      // one
       if (window == counts.window) {
         if (counts.current > 0) {
           counts.current = Math.max(0, counts.current - cost);
@@ -119,7 +122,9 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.C
     // under the monitor a decision cannot interleave: it either came first and is judged here, or
     // comes after and sees the state retired
     synchronized (counts) {
-      return untilFull(counts, now) <= -graceNanos && counts.beginRetiring() && counts.completeRetiring();
+      return untilFull(counts, now) <= -graceNanos
+          && counts.beginRetiring()
+          && counts.completeRetiring();
     }
   }
 

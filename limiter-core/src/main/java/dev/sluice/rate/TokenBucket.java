@@ -42,8 +42,8 @@ final class TokenBucket implements RateAlgorithm<LongState> {
     this.capacity = rateLimit.burst();
     this.unitsPerNano = perNano;
     this.unitsPerToken = perToken;
-    this.capacityUnits =
-        LimitArithmetic.boundedProduct(capacity, perToken, "token-bucket capacity x period / limit", rateLimit);
+    this.capacityUnits = LimitArithmetic.boundedProduct(
+        capacity, perToken, "token-bucket capacity x period / limit", rateLimit);
   }
 
   @Override
@@ -56,7 +56,8 @@ final class TokenBucket implements RateAlgorithm<LongState> {
     long nowUnits = now * unitsPerNano;
     if (cost > capacity) {
       long deficit = Math.max(0, state.get() - nowUnits);
-      return RateDecision.rejected(limit, Long.MAX_VALUE, LimitArithmetic.ceilDiv(deficit, unitsPerNano));
+      return RateDecision.rejected(
+          limit, Long.MAX_VALUE, LimitArithmetic.ceilDiv(deficit, unitsPerNano));
     }
     long taken = cost * unitsPerToken;
     while (true) {
@@ -71,7 +72,9 @@ final class TokenBucket implements RateAlgorithm<LongState> {
       }
       if (state.compareAndSet(fullAt, nowUnits + after)) {
         return RateDecision.allowed(
-            limit, (capacityUnits - after) / unitsPerToken, LimitArithmetic.ceilDiv(after, unitsPerNano));
+            limit,
+            (capacityUnits - after) / unitsPerToken,
+            LimitArithmetic.ceilDiv(after, unitsPerNano));
       }
     }
   }

@@ -17,7 +17,8 @@ final class UnkeyedRateLimiter<S extends KeyState> implements RateLimiter {
   private final NanoClock clock;
   private final S state;
 
-  UnkeyedRateLimiter(Algorithm algorithm, RateLimit limit, RateAlgorithm<S> arithmetic, NanoClock clock) {
+  UnkeyedRateLimiter(
+      Algorithm algorithm, RateLimit limit, RateAlgorithm<S> arithmetic, NanoClock clock) {
     this.algorithm = algorithm;
     this.limit = limit;
     this.arithmetic = arithmetic;

@@ -40,10 +40,11 @@ public sealed interface Actor {
         if (name != null) {
           break;
         }
-        return kind.equals("all") ? All.INSTANCE
-            : kind.equals("ip") ? Ip.INSTANCE
-            : kind.equals("account") ? Account.INSTANCE
-            : Device.INSTANCE;
+        return kind.equals("all")
+            ? All.INSTANCE
+            : kind.equals("ip")
+                ? Ip.INSTANCE
+                : kind.equals("account") ? Account.INSTANCE : Device.INSTANCE;
       case "header":
       case "custom":
         if (name == null || name.isEmpty()) {
@@ -160,12 +161,14 @@ public sealed interface Actor {
     }
     for (int i = 0; i < name.length(); i++) {
       char c = name.charAt(i);
-      boolean tokenChar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+      boolean tokenChar = (c >= 'a' && c <= 'z')
+          || (c >= 'A' && c <= 'Z')
+          || (c >= '0' && c <= '9')
           || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
       if (!tokenChar) {
         throw new IllegalArgumentException(
-            what + " name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~) but was '"
-                + name + "'");
+            what + " name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~) but was '" + name
+                + "'");
       }
     }
     return name;

@@ -72,8 +72,10 @@ final class ActorKeys {
       return value;
     }
     byte[] digest = sha256().digest(value.getBytes(StandardCharsets.UTF_8));
-    return HASHED + Base64.getUrlEncoder().withoutPadding().encodeToString(
-        java.util.Arrays.copyOf(digest, 16));
+    return HASHED
+        + Base64.getUrlEncoder()
+            .withoutPadding()
+            .encodeToString(java.util.Arrays.copyOf(digest, 16));
   }
 
   private static boolean plain(String value) {

@@ -17,6 +17,7 @@ public final class ResourcePattern {
 
   /** The one-segment wildcard. */
   public static final String ANY_ONE = "*";
+
   static final String ANY_DEPTH = "**";
 
   private final String text;
@@ -39,8 +40,7 @@ public final class ResourcePattern {
    */
   public static ResourcePattern parse(String pattern) {
     if (pattern == null || !pattern.startsWith("/")) {
-      throw new IllegalArgumentException(
-          "resource must start with '/' but was '" + pattern + "'");
+      throw new IllegalArgumentException("resource must start with '/' but was '" + pattern + "'");
     }
     if (pattern.length() > 2048) {
       throw new IllegalArgumentException(
@@ -92,8 +92,9 @@ public final class ResourcePattern {
           return subtree; // deeper than the pattern: only a subtree reaches
         }
         String expected = segments.get(matched);
-        if (!expected.equals(ANY_ONE) && !(expected.length() == end - start
-            && path.regionMatches(start, expected, 0, end - start))) {
+        if (!expected.equals(ANY_ONE)
+            && !(expected.length() == end - start
+                && path.regionMatches(start, expected, 0, end - start))) {
           return false;
         }
         matched++;

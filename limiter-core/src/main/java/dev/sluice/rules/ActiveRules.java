@@ -1,7 +1,7 @@
 package dev.sluice.rules;
 
-import dev.sluice.request.RequestInfo;
 import dev.sluice.rate.RateLimiter;
+import dev.sluice.request.RequestInfo;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +16,7 @@ final class ActiveRules {
   final RuleSet rules;
   /** Aligned with {@link RuleSet#ordered()}. */
   final Counted[] counted;
+
   final Map<String, Counted> byId;
   /** No rule is counted in the shared store: every request is decided on this node, at once. */
   final boolean allLocal;
@@ -53,8 +54,8 @@ final class ActiveRules {
       Rule rule = ordered.get(i);
       Counted old = previous.byId.get(rule.id());
       RateLimiter kept = old != null && old.rule.sameCounting(rule) ? old.local : null;
-      Counted entry = new Counted(
-          rule, keys.apply(rule), kept != null ? kept : counter.apply(rule));
+      Counted entry =
+          new Counted(rule, keys.apply(rule), kept != null ? kept : counter.apply(rule));
       counted[i] = entry;
       byId.put(rule.id(), entry);
     }

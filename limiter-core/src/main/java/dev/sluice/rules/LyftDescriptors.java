@@ -1,8 +1,8 @@
 package dev.sluice.rules;
 
+import dev.sluice.rate.Algorithm;
 import dev.sluice.request.Actor;
 import dev.sluice.request.ResourcePattern;
-import dev.sluice.rate.Algorithm;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -86,10 +86,9 @@ final class LyftDescriptors {
     }
   }
 
-  private void descriptor(Node item, String path, Chain above, Sink out)
-      throws RulesFileException {
-    Map<String, Node> fields = nodes.fields(nodes.mapping(item, path), path + ".",
-        DESCRIPTOR_FIELDS);
+  private void descriptor(Node item, String path, Chain above, Sink out) throws RulesFileException {
+    Map<String, Node> fields =
+        nodes.fields(nodes.mapping(item, path), path + ".", DESCRIPTOR_FIELDS);
     Node keyNode = fields.get("key");
     if (keyNode == null) {
       throw nodes.error(item, path + ".key", "missing field 'key'");
@@ -101,8 +100,8 @@ final class LyftDescriptors {
 
     Node rateLimit = fields.get("rate_limit");
     if (rateLimit != null) {
-      Rule rule = rule(rateLimit, path + ".rate_limit", chain, fields.get("shadow_mode"),
-          path + ".shadow_mode");
+      Rule rule = rule(
+          rateLimit, path + ".rate_limit", chain, fields.get("shadow_mode"), path + ".shadow_mode");
       if (rule != null) {
         out.add(rule, item, path);
       }
@@ -117,18 +116,28 @@ final class LyftDescriptors {
     switch (key) {
       case "path":
         if (value == null) {
-          throw nodes.error(keyNode, path + ".value",
+          throw nodes.error(
+              keyNode,
+              path + ".value",
               "key 'path' needs a 'value': the resource pattern, e.g. /api/history/*");
         }
-        return new Chain(nodes.convert(valueNode, path + ".value", ResourcePattern::parse),
-            c.method(), c.actor(), c.actorField());
+        return new Chain(
+            nodes.convert(valueNode, path + ".value", ResourcePattern::parse),
+            c.method(),
+            c.actor(),
+            c.actorField());
       case "method":
         if (value == null) {
-          throw nodes.error(keyNode, path + ".value",
+          throw nodes.error(
+              keyNode,
+              path + ".value",
               "key 'method' needs a 'value', e.g. GET (Sluice does not count per method)");
         }
-        return new Chain(c.resource(), nodes.convert(valueNode, path + ".value",
-            Rule::normalizeMethod), c.actor(), c.actorField());
+        return new Chain(
+            c.resource(),
+            nodes.convert(valueNode, path + ".value", Rule::normalizeMethod),
+            c.actor(),
+            c.actorField());
       case "generic_key":
         return actor(c, Actor.All.INSTANCE, keyNode, path);
       default:
@@ -138,31 +147,37 @@ final class LyftDescriptors {
       case "remote_address" -> Actor.Ip.INSTANCE;
       case "account" -> Actor.Account.INSTANCE;
       case "device" -> Actor.Device.INSTANCE;
-      default -> key.startsWith("header:") ? nodes.convert(keyNode, path + ".key", Actor::parse)
-          : null;
+      default ->
+        key.startsWith("header:") ? nodes.convert(keyNode, path + ".key", Actor::parse) : null;
     };
     if (actor == null) {
       throw nodes.error(keyNode, path + ".key", "unknown key '" + key + "'; allowed: " + KEYS);
     }
     if (value != null) {
-      throw nodes.error(valueNode, path + ".value", "key '" + key + "' counts per distinct value;"
-          + " a fixed value (only this client) is not supported: remove 'value'");
+      throw nodes.error(
+          valueNode,
+          path + ".value",
+          "key '" + key + "' counts per distinct value;"
+              + " a fixed value (only this client) is not supported: remove 'value'");
     }
     return actor(c, actor, keyNode, path);
   }
 
   private Chain actor(Chain c, Actor actor, Node keyNode, String path) throws RulesFileException {
     if (c.actor() != null) {
-      throw nodes.error(keyNode, path + ".key", "a second actor under '" + c.actorField()
-          + "'; a Sluice rule counts by one actor (" + c.actor().id() + ")");
+      throw nodes.error(
+          keyNode,
+          path + ".key",
+          "a second actor under '" + c.actorField() + "'; a Sluice rule counts by one actor ("
+              + c.actor().id() + ")");
     }
     return new Chain(c.resource(), c.method(), actor, path + ".key");
   }
 
   private Rule rule(Node node, String path, Chain chain, Node shadowNode, String shadowPath)
       throws RulesFileException {
-    Map<String, Node> fields = nodes.fields(nodes.mapping(node, path), path + ".",
-        RATE_LIMIT_FIELDS);
+    Map<String, Node> fields =
+        nodes.fields(nodes.mapping(node, path), path + ".", RATE_LIMIT_FIELDS);
     if (fields.containsKey("unlimited")
         && nodes.convert(fields.get("unlimited"), path + ".unlimited", RuleNodes::bool)) {
       return null;
@@ -192,8 +207,8 @@ final class LyftDescriptors {
     try {
       return rule.build();
     } catch (IllegalArgumentException e) {
-      throw nodes.error(fields.containsKey("name") ? fields.get("name") : node, path + ".name",
-          e.getMessage());
+      throw nodes.error(
+          fields.containsKey("name") ? fields.get("name") : node, path + ".name", e.getMessage());
     }
   }
 }

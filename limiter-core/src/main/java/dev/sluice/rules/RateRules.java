@@ -1,10 +1,10 @@
 package dev.sluice.rules;
 
+import dev.sluice.rate.RateDecision;
+import dev.sluice.rate.RateLimiter;
 import dev.sluice.request.Actor;
 import dev.sluice.request.RequestInfo;
 import dev.sluice.request.Scope;
-import dev.sluice.rate.RateDecision;
-import dev.sluice.rate.RateLimiter;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.RateStore;
 import dev.sluice.time.NanoClock;
@@ -121,8 +121,8 @@ public final class RateRules {
           global = new ArrayList<>(matches.length);
           globalRules = new ArrayList<>(matches.length);
         }
-        global.add(new RateRequest(counted.rule.id(), key, counted.rule.algorithm(),
-            counted.rule.limit(), 1));
+        global.add(new RateRequest(
+            counted.rule.id(), key, counted.rule.algorithm(), counted.rule.limit(), 1));
         globalRules.add(counted.rule);
         continue;
       }
@@ -136,9 +136,10 @@ public final class RateRules {
     }
     List<RateRequest> requests = global;
     List<Rule> requestRules = globalRules;
-    return store.tryAcquire(requests)
-        .handle((answers, failure) -> decideGlobal(rules, decisions, requests, requestRules,
-            failure == null ? answers : null));
+    return store
+        .tryAcquire(requests)
+        .handle((answers, failure) -> decideGlobal(
+            rules, decisions, requests, requestRules, failure == null ? answers : null));
   }
 
   /**
@@ -171,10 +172,9 @@ public final class RateRules {
       if (key == null) { // the request does not carry what the rule counts by
         return RateVerdict.noRules();
       }
-      RuleDecision decision =
-          new RuleDecision(counted.rule, counted.local.tryAcquire(key, 1), key);
-      return finish(List.of(decision),
-          decision.rejects() ? Optional.of(decision) : Optional.empty());
+      RuleDecision decision = new RuleDecision(counted.rule, counted.local.tryAcquire(key, 1), key);
+      return finish(
+          List.of(decision), decision.rejects() ? Optional.of(decision) : Optional.empty());
     }
     List<RuleDecision> decisions = new ArrayList<>(matches.length);
     for (int position : matches) {
@@ -194,8 +194,8 @@ public final class RateRules {
    * One local rule's decision, added to {@code decisions}; when it rejects, what the earlier rules
    * granted is given back and the rejecting decision is answered (else null).
    */
-  private static RuleDecision decide(ActiveRules rules, ActiveRules.Counted counted, String key,
-      List<RuleDecision> decisions) {
+  private static RuleDecision decide(
+      ActiveRules rules, ActiveRules.Counted counted, String key, List<RuleDecision> decisions) {
     RuleDecision decision = new RuleDecision(counted.rule, counted.local.tryAcquire(key, 1), key);
     decisions.add(decision);
     if (decision.rejects()) {
@@ -205,14 +205,20 @@ public final class RateRules {
     return null;
   }
 
-  private RateVerdict decideGlobal(ActiveRules rules, List<RuleDecision> decisions,
-      List<RateRequest> requests, List<Rule> requestRules, List<RateDecision> answers) {
+  private RateVerdict decideGlobal(
+      ActiveRules rules,
+      List<RuleDecision> decisions,
+      List<RateRequest> requests,
+      List<Rule> requestRules,
+      List<RateDecision> answers) {
     if (answers == null || answers.size() != requests.size()) {
       // the store promised to degrade on its own; if it broke that promise, the local rules alone
       // decide rather than failing the request
       if (toldStoreBrokeContract.compareAndSet(false, true)) {
-        log.log(Level.WARNING, "shared store " + store.describe() + " failed a request instead"
-            + " of degrading; global rules are skipped while it does");
+        log.log(
+            Level.WARNING,
+            "shared store " + store.describe() + " failed a request instead"
+                + " of degrading; global rules are skipped while it does");
       }
       return finish(decisions, Optional.empty());
     }
@@ -264,8 +270,8 @@ public final class RateRules {
   }
 
   private Function<RequestInfo, String> keyOf(Rule rule) {
-    Function<RequestInfo, String> extractor = Actor.keyOf(rule.actor(),
-        rule.actor() instanceof Actor.Custom c ? customActors.get(c.name()) : null);
+    Function<RequestInfo, String> extractor = Actor.keyOf(
+        rule.actor(), rule.actor() instanceof Actor.Custom c ? customActors.get(c.name()) : null);
     if (!(rule.actor() instanceof Actor.Custom)) {
       return extractor;
     }
@@ -276,8 +282,11 @@ public final class RateRules {
       } catch (RuntimeException e) {
         // a custom extractor that chokes on odd input must not turn into a 500
         if (told.compareAndSet(false, true)) {
-          log.log(Level.WARNING, "custom actor " + rule.actor().id() + " of rule '" + rule.id()
-              + "' threw; the rule does not apply to such requests", e);
+          log.log(
+              Level.WARNING,
+              "custom actor " + rule.actor().id() + " of rule '" + rule.id()
+                  + "' threw; the rule does not apply to such requests",
+              e);
         }
         return null;
       }
@@ -290,8 +299,10 @@ public final class RateRules {
         return null;
       }
       if (toldGlobalRunsLocally.compareAndSet(false, true)) {
-        log.log(Level.INFO, "no shared store is configured: global rules (such as '" + rule.id()
-            + "') are counted on this node only");
+        log.log(
+            Level.INFO,
+            "no shared store is configured: global rules (such as '" + rule.id()
+                + "') are counted on this node only");
         if (listener != null) {
           try {
             listener.onGlobalRunsLocally(rule);

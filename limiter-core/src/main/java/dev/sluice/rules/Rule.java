@@ -1,10 +1,10 @@
 package dev.sluice.rules;
 
+import dev.sluice.rate.Algorithm;
+import dev.sluice.rate.RateLimit;
 import dev.sluice.request.Actor;
 import dev.sluice.request.ResourcePattern;
 import dev.sluice.request.Scope;
-import dev.sluice.rate.Algorithm;
-import dev.sluice.rate.RateLimit;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -52,8 +52,8 @@ public record Rule(
     }
     if (id.isEmpty() || id.length() > 200 || id.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
       throw new IllegalArgumentException(
-          "id must have 1 to 200 characters without whitespace or control characters but was '"
-              + id + "'");
+          "id must have 1 to 200 characters without whitespace or control characters but was '" + id
+              + "'");
     }
   }
 
@@ -90,8 +90,9 @@ public record Rule(
 
   static String normalizeMethod(String method) {
     String upper = method.trim().toUpperCase(Locale.ROOT);
-    if (upper.isEmpty() || upper.length() > 32 || !upper.chars().allMatch(
-        c -> (c >= 'A' && c <= 'Z') || c == '-' || c == '_')) {
+    if (upper.isEmpty()
+        || upper.length() > 32
+        || !upper.chars().allMatch(c -> (c >= 'A' && c <= 'Z') || c == '-' || c == '_')) {
       throw new IllegalArgumentException(
           "method must be an HTTP method such as GET or POST but was '" + method + "'");
     }
@@ -101,8 +102,15 @@ public record Rule(
   /** 1s, 15m, 1h, 7d, 250ms...: the largest unit that divides the period exactly. */
   static String compact(Duration period) {
     long nanos = period.toNanos();
-    long[] sizes = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L,
-        1_000_000L, 1_000L, 1L};
+    long[] sizes = {
+      86_400_000_000_000L,
+      3_600_000_000_000L,
+      60_000_000_000L,
+      1_000_000_000L,
+      1_000_000L,
+      1_000L,
+      1L
+    };
     String[] names = {"d", "h", "m", "s", "ms", "us", "ns"};
     for (int i = 0; i < sizes.length; i++) {
       if (nanos % sizes[i] == 0) {

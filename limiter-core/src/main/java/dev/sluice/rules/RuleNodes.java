@@ -1,9 +1,9 @@
 package dev.sluice.rules;
 
+import dev.sluice.rate.Algorithm;
 import dev.sluice.request.Actor;
 import dev.sluice.request.ResourcePattern;
 import dev.sluice.request.Scope;
-import dev.sluice.rate.Algorithm;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,17 +19,34 @@ import org.yaml.snakeyaml.nodes.Tag;
 final class RuleNodes {
 
   static final List<String> RULE_FIELDS = List.of(
-      "id", "resource", "method", "actor", "limit", "unit", "burst", "algorithm", "scope", "shadow");
-  static final List<String> DIANA_RULE_FIELDS = List.of(
-      "id", "method", "actor", "rpu", "unit", "burst", "algo", "scope", "shadow");
+      "id",
+      "resource",
+      "method",
+      "actor",
+      "limit",
+      "unit",
+      "burst",
+      "algorithm",
+      "scope",
+      "shadow");
+  static final List<String> DIANA_RULE_FIELDS =
+      List.of("id", "method", "actor", "rpu", "unit", "burst", "algo", "scope", "shadow");
   static final String DIANA_ALGORITHMS = "W, SW, LB, TB (or " + Algorithm.allowedIds() + ")";
 
   /** A field of one layout used in the other: say which name to use instead. */
   private static final Map<String, String> OTHER_LAYOUT = Map.of(
-      "rpu", "this layout calls it 'limit'", "algo", "this layout calls it 'algorithm'",
-      "limit", "the Diana layout calls it 'rpu'", "algorithm", "the Diana layout calls it 'algo'",
-      "resource", "the Diana layout takes the resource from 'Url'",
-      "url", "'Url' belongs at the top of a Diana layout file, not in a rule");
+      "rpu",
+      "this layout calls it 'limit'",
+      "algo",
+      "this layout calls it 'algorithm'",
+      "limit",
+      "the Diana layout calls it 'rpu'",
+      "algorithm",
+      "the Diana layout calls it 'algo'",
+      "resource",
+      "the Diana layout takes the resource from 'Url'",
+      "url",
+      "'Url' belongs at the top of a Diana layout file, not in a rule");
 
   private final String source;
 
@@ -49,18 +66,19 @@ final class RuleNodes {
   Rule dianaRule(Node item, String path, ResourcePattern resource) throws RulesFileException {
     Map<String, Node> fields = fields(mapping(item, path), path + ".", DIANA_RULE_FIELDS);
     Rule.Builder rule = Rule.builder().resource(resource);
-    rule.algorithm(optional(fields, path, "algo", RuleNodes::dianaAlgorithm,
-        Algorithm.TOKEN_BUCKET));
+    rule.algorithm(
+        optional(fields, path, "algo", RuleNodes::dianaAlgorithm, Algorithm.TOKEN_BUCKET));
     return common(rule, fields, item, path, "rpu");
   }
 
   /** The fields both layouts share. */
-  private Rule common(Rule.Builder rule, Map<String, Node> fields, Node item, String path,
-      String limitField) throws RulesFileException {
+  private Rule common(
+      Rule.Builder rule, Map<String, Node> fields, Node item, String path, String limitField)
+      throws RulesFileException {
     Node limitNode = required(fields, item, path, limitField);
     long limit = convert(limitNode, path + "." + limitField, RuleNodes::positive);
-    Duration period = convert(required(fields, item, path, "unit"), path + ".unit",
-        RulePeriod::parse);
+    Duration period =
+        convert(required(fields, item, path, "unit"), path + ".unit", RulePeriod::parse);
     rule.limit(limit, period);
     rule.burst(optional(fields, path, "burst", RuleNodes::positive, limit));
     rule.method(optional(fields, path, "method", Rule::normalizeMethod, null));
@@ -112,9 +130,13 @@ final class RuleNodes {
       String name = key.getValue();
       if (!allowed.contains(name)) {
         String hint = OTHER_LAYOUT.get(name.toLowerCase(java.util.Locale.ROOT));
-        throw error(key, prefix + name, "unknown field '" + name + "'"
-            + (hint == null ? "" : " (" + hint + ")") + "; allowed: "
-            + String.join(", ", allowed.stream().filter(f -> !f.equals("url")).toList()));
+        throw error(
+            key,
+            prefix + name,
+            "unknown field '" + name + "'"
+                + (hint == null ? "" : " (" + hint + ")") + "; allowed: "
+                + String.join(
+                    ", ", allowed.stream().filter(f -> !f.equals("url")).toList()));
       }
       if (fields.put(name, tuple.getValueNode()) != null) {
         throw error(key, prefix + name, "field '" + name + "' appears twice");
@@ -132,15 +154,15 @@ final class RuleNodes {
     return node;
   }
 
-  private <T> T optional(Map<String, Node> fields, String path, String name,
-      Function<String, T> parse, T absent) throws RulesFileException {
+  private <T> T optional(
+      Map<String, Node> fields, String path, String name, Function<String, T> parse, T absent)
+      throws RulesFileException {
     Node node = fields.get(name);
     return node == null ? absent : convert(node, path + "." + name, parse);
   }
 
   /** A scalar's text through {@code parse}; its IllegalArgumentException becomes a located error. */
-  <T> T convert(Node node, String field, Function<String, T> parse)
-      throws RulesFileException {
+  <T> T convert(Node node, String field, Function<String, T> parse) throws RulesFileException {
     if (!(node instanceof ScalarNode scalar)) {
       throw error(node, field, "must be a single value, not a list or a mapping");
     }
@@ -178,8 +200,7 @@ final class RuleNodes {
     return switch (text.trim()) {
       case "true" -> true;
       case "false" -> false;
-      default -> throw new IllegalArgumentException(
-          "must be true or false but was '" + text + "'");
+      default -> throw new IllegalArgumentException("must be true or false but was '" + text + "'");
     };
   }
 

@@ -7,8 +7,8 @@ import java.util.Locale;
 /** The {@code unit} of a rules file: a named unit or a duration ({@link DurationText}). */
 final class RulePeriod {
 
-  static final String ALLOWED = "second, minute, hour, day, week, or a duration such as 10s, 15m,"
-      + " 500ms, 2h, 1d, PT1H";
+  static final String ALLOWED =
+      "second, minute, hour, day, week, or a duration such as 10s, 15m," + " 500ms, 2h, 1d, PT1H";
 
   /** Far beyond any sensible period, and far from overflowing a long of nanoseconds. */
   private static final Duration MAX = Duration.ofDays(3650);

@@ -22,11 +22,11 @@ public final class RuleSet {
   private static final int[] NONE = new int[0];
   private static final RuleSet EMPTY = new RuleSet(List.of());
 
-  private static final Comparator<Rule> BROADEST_FIRST =
-      Comparator.<Rule>comparingInt(r -> r.resource().depth())
-          .thenComparingInt(r -> r.resource().literalSegments())
-          .thenComparing(r -> !r.resource().isSubtree())
-          .thenComparing(r -> r.method().isPresent());
+  private static final Comparator<Rule> BROADEST_FIRST = Comparator.<Rule>comparingInt(
+          r -> r.resource().depth())
+      .thenComparingInt(r -> r.resource().literalSegments())
+      .thenComparing(r -> !r.resource().isSubtree())
+      .thenComparing(r -> r.method().isPresent());
 
   private final List<Rule> rules;
   private final List<Rule> ordered;

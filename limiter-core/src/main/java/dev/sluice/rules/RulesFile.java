@@ -81,8 +81,8 @@ public final class RulesFile {
   static String read(Path file) throws RulesFileException {
     try {
       if (Files.size(file) > MAX_CHARS * 4L) {
-        throw new RulesFileException(file.toString(), 0, "(file)",
-            "larger than " + MAX_CHARS + " characters");
+        throw new RulesFileException(
+            file.toString(), 0, "(file)", "larger than " + MAX_CHARS + " characters");
       }
       return Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -98,12 +98,15 @@ public final class RulesFile {
    */
   public static RuleSet parse(String sourceName, String yaml) throws RulesFileException {
     if (yaml.length() > MAX_CHARS) {
-      throw new RulesFileException(sourceName, 0, "(file)",
-          "larger than " + MAX_CHARS + " characters");
+      throw new RulesFileException(
+          sourceName, 0, "(file)", "larger than " + MAX_CHARS + " characters");
     }
     List<Node> documents = compose(sourceName, yaml);
     if (documents.isEmpty()) {
-      throw new RulesFileException(sourceName, 1, "rules",
+      throw new RulesFileException(
+          sourceName,
+          1,
+          "rules",
           "the file is empty; expected a 'rules' list (write 'rules: []' for no rules)");
     }
     RuleNodes nodes = new RuleNodes(sourceName);
@@ -113,11 +116,16 @@ public final class RulesFile {
     LyftDescriptors.Sink sink = (rule, item, path) -> {
       Integer earlier = firstLine.putIfAbsent(rule.id(), RuleNodes.line(item));
       if (earlier != null) {
-        throw nodes.error(item, path + ".id", "duplicate rule id '" + rule.id()
-            + "' (first used at line " + earlier + ")"
-            + (nodes.hadExplicitId(item) ? "" : "; the id is derived from actor, method,"
-                + " resource and unit: give one of the rules its own 'id' ('rate_limit.name' in the"
-                + " Lyft layout)"));
+        throw nodes.error(
+            item,
+            path + ".id",
+            "duplicate rule id '" + rule.id()
+                + "' (first used at line " + earlier + ")"
+                + (nodes.hadExplicitId(item)
+                    ? ""
+                    : "; the id is derived from actor, method,"
+                        + " resource and unit: give one of the rules its own 'id' ('rate_limit.name' in the"
+                        + " Lyft layout)"));
       }
       rules.add(rule);
     };
@@ -131,21 +139,23 @@ public final class RulesFile {
       boolean diana = fields.containsKey("Url") || fields.containsKey("url");
       Node list = fields.get("rules");
       if (list == null) {
-        throw nodes.error(top, "rules", "missing field 'rules' (or 'descriptors' for the Lyft"
-            + " layout)");
+        throw nodes.error(
+            top, "rules", "missing field 'rules' (or 'descriptors' for the Lyft" + " layout)");
       }
       if (!(list instanceof SequenceNode sequence)) {
         throw nodes.error(list, "rules", "must be a list of rules");
       }
-      ResourcePattern dianaResource =
-          diana ? nodes.dianaUrl(fields.containsKey("Url") ? fields.get("Url") : fields.get("url"))
-              : null;
+      ResourcePattern dianaResource = diana
+          ? nodes.dianaUrl(fields.containsKey("Url") ? fields.get("Url") : fields.get("url"))
+          : null;
       int index = 0;
       for (Node item : sequence.getValue()) {
         String path = "rules[" + index++ + "]";
         try {
-          sink.add(diana ? nodes.dianaRule(item, path, dianaResource) : nodes.rule(item, path),
-              item, path);
+          sink.add(
+              diana ? nodes.dianaRule(item, path, dianaResource) : nodes.rule(item, path),
+              item,
+              path);
         } catch (RulesFileException e) {
           problems.add(e); // every rule is read: a file with three mistakes is one run, not three
         }
@@ -174,7 +184,10 @@ public final class RulesFile {
       }
     } catch (MarkedYAMLException e) {
       Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
-      throw new RulesFileException(sourceName, mark == null ? 0 : mark.getLine() + 1, "(yaml)",
+      throw new RulesFileException(
+          sourceName,
+          mark == null ? 0 : mark.getLine() + 1,
+          "(yaml)",
           "not valid YAML: " + e.getProblem());
     } catch (YAMLException e) {
       throw new RulesFileException(sourceName, 0, "(yaml)", "not valid YAML: " + e.getMessage());

@@ -21,12 +21,22 @@ public final class RulesFileException extends Exception {
    * @param problem what is wrong, naming the value
    */
   public RulesFileException(String source, int line, String field, String problem) {
-    this(source + (line > 0 ? ":" + line : "") + ": " + field + ": " + problem, source, line,
-        field, problem, null);
+    this(
+        source + (line > 0 ? ":" + line : "") + ": " + field + ": " + problem,
+        source,
+        line,
+        field,
+        problem,
+        null);
   }
 
-  private RulesFileException(String message, String source, int line, String field,
-      String problem, java.util.List<RulesFileException> all) {
+  private RulesFileException(
+      String message,
+      String source,
+      int line,
+      String field,
+      String problem,
+      java.util.List<RulesFileException> all) {
     super(message);
     this.source = source;
     this.line = line;
@@ -45,12 +55,14 @@ public final class RulesFileException extends Exception {
       return first;
     }
     StringBuilder message = new StringBuilder(first.getMessage())
-        .append("; and ").append(problems.size() - 1).append(" more: ");
+        .append("; and ")
+        .append(problems.size() - 1)
+        .append(" more: ");
     for (int i = 1; i < problems.size(); i++) {
       message.append(i > 1 ? "; " : "").append(problems.get(i).getMessage());
     }
-    return new RulesFileException(message.toString(), first.source, first.line, first.field,
-        first.problem, problems);
+    return new RulesFileException(
+        message.toString(), first.source, first.line, first.field, first.problem, problems);
   }
 
   /** Every problem found in the file, this one first (one element for a single problem). */

@@ -64,9 +64,11 @@ public final class RulesReloader implements AutoCloseable {
     this.remoteIntervalNanos = builder.remoteInterval.toNanos();
     this.remoteTimeout = builder.remoteTimeout;
     this.scheduler = builder.scheduler;
-    this.http = remote == null ? null
-        : builder.http != null ? builder.http
-        : HttpClient.newBuilder().connectTimeout(remoteTimeout).build();
+    this.http = remote == null
+        ? null
+        : builder.http != null
+            ? builder.http
+            : HttpClient.newBuilder().connectTimeout(remoteTimeout).build();
     this.onError = builder.onError;
     this.log = builder.log;
   }
@@ -88,8 +90,7 @@ public final class RulesReloader implements AutoCloseable {
       RuleSet rules = RulesFile.parse(file.toString(), text);
       synchronized (this) {
         fileStamp = stamp;
-        applyOrThrow(
-            sources.accept(sources.local, rules, RuleSources.hash(text)), file.toString());
+        applyOrThrow(sources.accept(sources.local, rules, RuleSources.hash(text)), file.toString());
       }
       synchronized (this) {
         if (!closed) {
@@ -171,12 +172,16 @@ public final class RulesReloader implements AutoCloseable {
   }
 
   private CompletionStage<Void> pollRemote() {
-    HttpRequest request = HttpRequest.newBuilder(remote).timeout(remoteTimeout)
-        .header("Accept", "application/yaml, text/yaml, text/plain, */*").GET().build();
+    HttpRequest request = HttpRequest.newBuilder(remote)
+        .timeout(remoteTimeout)
+        .header("Accept", "application/yaml, text/yaml, text/plain, */*")
+        .GET()
+        .build();
     return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
         .handle((response, failure) -> {
           if (failure != null || response.statusCode() != 200) {
-            remoteUnreachable(failure != null ? failure.toString() : "status " + response.statusCode());
+            remoteUnreachable(
+                failure != null ? failure.toString() : "status " + response.statusCode());
           } else {
             remoteAnswered(response.body());
           }
@@ -210,8 +215,9 @@ public final class RulesReloader implements AutoCloseable {
       return;
     }
     if (!Boolean.FALSE.equals(sources.reachable(false))) { // log the change, not every poll
-      log.log(Level.WARNING, "remote rules " + remote + " unreachable (" + why
-          + "); the local rules apply");
+      log.log(
+          Level.WARNING,
+          "remote rules " + remote + " unreachable (" + why + "); the local rules apply");
     }
     apply(sources.inForce());
   }
@@ -285,7 +291,8 @@ public final class RulesReloader implements AutoCloseable {
 
     /** A URL serving a rules file; while it answers with valid rules they win over the file. */
     public Builder remote(URI remote) {
-      if (remote != null && !"http".equals(remote.getScheme())
+      if (remote != null
+          && !"http".equals(remote.getScheme())
           && !"https".equals(remote.getScheme())) {
         throw new IllegalArgumentException("remote must be an http or https URL but was " + remote);
       }

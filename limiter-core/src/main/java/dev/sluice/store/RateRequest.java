@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param limit the global limit (the store applies this node's share itself when degraded)
  * @param cost permits this request takes, at least 1
  */
-public record RateRequest(String ruleId, String key, Algorithm algorithm, RateLimit limit, long cost) {
+public record RateRequest(
+    String ruleId, String key, Algorithm algorithm, RateLimit limit, long cost) {
 
   public RateRequest {
     Objects.requireNonNull(ruleId, "ruleId");

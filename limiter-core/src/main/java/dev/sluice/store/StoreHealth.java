@@ -15,8 +15,8 @@ import java.util.Objects;
  * @param lostStates how many times this node found that the store had lost its state (a restart
  *     without persistence, a flush)
  */
-public record StoreHealth(String state, String description, long degradedDecisions,
-    long lostStates) {
+public record StoreHealth(
+    String state, String description, long degradedDecisions, long lostStates) {
 
   public static final String UP = "up";
   public static final String DOWN = "down";

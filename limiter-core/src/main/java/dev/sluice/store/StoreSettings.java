@@ -18,8 +18,13 @@ import java.util.Objects;
  *     from {@code timeout}: a first connect on a busy machine can take longer than a decision may,
  *     and a slow connect is not an outage
  */
-public record StoreSettings(URI uri, Duration timeout, int expectedNodes, FailurePolicy onFailure,
-    NanoClock clock, Duration connectTimeout) {
+public record StoreSettings(
+    URI uri,
+    Duration timeout,
+    int expectedNodes,
+    FailurePolicy onFailure,
+    NanoClock clock,
+    Duration connectTimeout) {
 
   /** Default bound on opening a connection. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
@@ -42,8 +47,8 @@ public record StoreSettings(URI uri, Duration timeout, int expectedNodes, Failur
   }
 
   /** Settings with the default connect timeout ({@link #DEFAULT_CONNECT_TIMEOUT}). */
-  public StoreSettings(URI uri, Duration timeout, int expectedNodes, FailurePolicy onFailure,
-      NanoClock clock) {
+  public StoreSettings(
+      URI uri, Duration timeout, int expectedNodes, FailurePolicy onFailure, NanoClock clock) {
     this(uri, timeout, expectedNodes, onFailure, clock, DEFAULT_CONNECT_TIMEOUT);
   }
 }

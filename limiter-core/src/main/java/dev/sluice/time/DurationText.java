@@ -86,7 +86,7 @@ public final class DurationText {
   }
 
   private static IllegalArgumentException tooLong() {
-    return new IllegalArgumentException("too long; at most " + MAX.toDays()
-        + "d (the nanoseconds a long holds)");
+    return new IllegalArgumentException(
+        "too long; at most " + MAX.toDays() + "d (the nanoseconds a long holds)");
   }
 }

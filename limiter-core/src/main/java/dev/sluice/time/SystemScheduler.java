@@ -12,14 +12,11 @@ enum SystemScheduler implements Scheduler {
     static final ScheduledThreadPoolExecutor EXECUTOR = create();
 
     private static ScheduledThreadPoolExecutor create() {
-      ScheduledThreadPoolExecutor executor =
-          new ScheduledThreadPoolExecutor(
-              1,
-              runnable -> {
-                Thread thread = new Thread(runnable, "sluice-scheduler");
-                thread.setDaemon(true);
-                return thread;
-              });
+      ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+        Thread thread = new Thread(runnable, "sluice-scheduler");
+        thread.setDaemon(true);
+        return thread;
+      });
       // without this a cancelled timeout stays queued until its deadline: millions of admitted
       // waiters would pin millions of dead tasks
       executor.setRemoveOnCancelPolicy(true);

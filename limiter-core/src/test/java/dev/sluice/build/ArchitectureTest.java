@@ -32,11 +32,10 @@ class ArchitectureTest {
   private static final String INTERNAL = "dev.sluice.concurrency.internal";
   private static final String LIMIT = "dev.sluice.concurrency.limit";
 
-  private static final JavaClasses CORE =
-      new ClassFileImporter()
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-          .importPackages("dev.sluice");
+  private static final JavaClasses CORE = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+      .importPackages("dev.sluice");
 
   @Test
   void coreImportsNoFrameworkClientOrLoggingBackend() {
@@ -144,8 +143,7 @@ class ArchitectureTest {
         .that()
         .resideInAPackage(LIMIT)
         .should()
-        .dependOnClassesThat(
-            resideInAnyPackage(CONTRACT + "..").and(not(resideInAPackage(LIMIT))))
+        .dependOnClassesThat(resideInAnyPackage(CONTRACT + "..").and(not(resideInAPackage(LIMIT))))
         .because("a limit source is a strategy the limiter uses, not the other way round")
         .check(CORE);
   }
@@ -179,9 +177,8 @@ class ArchitectureTest {
       public void check(JavaCodeUnit unit, ConditionEvents events) {
         for (JavaClass type : unit.getRawParameterTypes()) {
           if (type.getPackageName().equals(pkg)) {
-            events.add(
-                SimpleConditionEvent.violated(
-                    unit, unit.getFullName() + " takes a " + type.getName()));
+            events.add(SimpleConditionEvent.violated(
+                unit, unit.getFullName() + " takes a " + type.getName()));
           }
         }
       }

@@ -24,7 +24,8 @@ class BomTest {
   void theBomListsEveryLibraryModuleAtTheBuildsVersion() throws IOException {
     String parent = Files.readString(ROOT.resolve("pom.xml"));
     String bom = Files.readString(ROOT.resolve("sluice-bom/pom.xml"));
-    String version = first(parent, "<artifactId>sluice-parent</artifactId>\\s*<version>([^<]+)</version>");
+    String version =
+        first(parent, "<artifactId>sluice-parent</artifactId>\\s*<version>([^<]+)</version>");
 
     assertThat(first(bom, "<artifactId>sluice-bom</artifactId>\\s*<version>([^<]+)</version>"))
         .isEqualTo(version);
@@ -38,8 +39,10 @@ class BomTest {
     }
     assertThat(libraries).contains("limiter-core", "javalin-plugin");
     for (String library : libraries) {
-      assertThat(bom).as(library).containsPattern("<artifactId>" + Pattern.quote(library)
-          + "</artifactId>\\s*<version>" + Pattern.quote(version) + "</version>");
+      assertThat(bom)
+          .as(library)
+          .containsPattern("<artifactId>" + Pattern.quote(library) + "</artifactId>\\s*<version>"
+              + Pattern.quote(version) + "</version>");
     }
   }
 

@@ -32,8 +32,8 @@ class ReleaseMetadataTest {
 
   @Test
   void everyModuleDescribesItself() throws IOException {
-    Matcher modules =
-        Pattern.compile("<module>([^<]+)</module>").matcher(Files.readString(ROOT.resolve("pom.xml")));
+    Matcher modules = Pattern.compile("<module>([^<]+)</module>")
+        .matcher(Files.readString(ROOT.resolve("pom.xml")));
     while (modules.find()) {
       String pom = Files.readString(ROOT.resolve(modules.group(1)).resolve("pom.xml"));
       assertThat(element(pom, "name")).as(modules.group(1)).isNotBlank();
@@ -50,9 +50,8 @@ class ReleaseMetadataTest {
   /** The first top-level {@code <name ...>...</name>} after the artifact's own coordinates. */
   private static String element(String pom, String name) {
     String afterParent = pom.substring(pom.indexOf("</modelVersion>"));
-    Matcher m =
-        Pattern.compile("<" + name + "(\\s[^>]*)?>(.*?)</" + name + ">", Pattern.DOTALL)
-            .matcher(afterParent.replaceFirst("(?s)<parent>.*?</parent>", ""));
+    Matcher m = Pattern.compile("<" + name + "(\\s[^>]*)?>(.*?)</" + name + ">", Pattern.DOTALL)
+        .matcher(afterParent.replaceFirst("(?s)<parent>.*?</parent>", ""));
     assertThat(m.find()).as(name).isTrue();
     return m.group(2).strip();
   }

@@ -55,8 +55,7 @@ class CallerTest {
 
   @Test
   void badCostOrTimeoutIsRefusedNamingTheValue() {
-    assertThatThrownBy(() -> Caller.DEFAULT.withCost(0))
-        .hasMessage("cost must be >= 1 but was 0");
+    assertThatThrownBy(() -> Caller.DEFAULT.withCost(0)).hasMessage("cost must be >= 1 but was 0");
     assertThatThrownBy(() -> Caller.DEFAULT.withTimeout(Duration.ZERO))
         .hasMessageContaining("timeout must be > 0 but was PT0S");
   }

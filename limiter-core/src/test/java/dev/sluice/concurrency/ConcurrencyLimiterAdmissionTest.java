@@ -25,7 +25,9 @@ class ConcurrencyLimiterAdmissionTest {
     assertThat(second).isCompleted();
     assertThat(first.join().queuedNanos()).isZero();
     assertThat(limiter.snapshot().inFlight()).isEqualTo(2);
-    assertThat(limiters.executor.pending()).as("no dispatch for an immediate admission").isZero();
+    assertThat(limiters.executor.pending())
+        .as("no dispatch for an immediate admission")
+        .isZero();
   }
 
   @Test
@@ -38,11 +40,15 @@ class ConcurrencyLimiterAdmissionTest {
     assertThat(limiter.acquireIfFree()).as("no permit free").isNull();
     CompletableFuture<Permit> waiting = limiter.acquire();
     first.release();
-    assertThat(limiter.acquireIfFree()).as("a waiter is owed the permit: no barging").isNull();
+    assertThat(limiter.acquireIfFree())
+        .as("a waiter is owed the permit: no barging")
+        .isNull();
 
     limiters.executor.runAll();
     assertThat(waiting).isCompleted();
-    assertThat(limiter.snapshot().rejectedQueueFull()).as("a null answer counts nothing").isZero();
+    assertThat(limiter.snapshot().rejectedQueueFull())
+        .as("a null answer counts nothing")
+        .isZero();
     assertThat(limiter.snapshot().inFlight()).isEqualTo(1);
   }
 
@@ -167,7 +173,9 @@ class ConcurrencyLimiterAdmissionTest {
     assertThat(waiter).isNotDone();
 
     limiters.time.advance(Duration.ofMillis(1));
-    assertThat(limiter.snapshot().queued()).as("removed when the deadline fires").isZero();
+    assertThat(limiter.snapshot().queued())
+        .as("removed when the deadline fires")
+        .isZero();
     limiters.executor.runAll();
     assertThat(outcomeOf(waiter)).isEqualTo(Outcome.QUEUE_TIMEOUT);
   }
@@ -233,12 +241,10 @@ class ConcurrencyLimiterAdmissionTest {
     limiter.acquire().join();
 
     assertThatThrownBy(limiter::acquireBlocking)
-        .isInstanceOfSatisfying(
-            ConcurrencyRejectedException.class,
-            e -> {
-              assertThat(e.outcome()).isEqualTo(Outcome.QUEUE_FULL);
-              assertThat(e.limiterName()).isEqualTo("test");
-            });
+        .isInstanceOfSatisfying(ConcurrencyRejectedException.class, e -> {
+          assertThat(e.outcome()).isEqualTo(Outcome.QUEUE_FULL);
+          assertThat(e.limiterName()).isEqualTo("test");
+        });
   }
 
   @Test

@@ -56,7 +56,9 @@ class ConcurrencyLimiterCancellationTest {
     CompletableFuture<Permit> next = limiter.acquire();
 
     held.release(); // grants 'granted'; its completion waits on the executor
-    assertThat(granted.cancel(false)).as("the caller still sees a pending future").isTrue();
+    assertThat(granted.cancel(false))
+        .as("the caller still sees a pending future")
+        .isTrue();
     limiters.executor.runAll();
 
     assertThat(next).as("the permit was not lost with the cancelled caller").isCompleted();

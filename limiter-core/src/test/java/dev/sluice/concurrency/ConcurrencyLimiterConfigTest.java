@@ -54,14 +54,16 @@ class ConcurrencyLimiterConfigTest {
     ConcurrencyLimiter limiter = limiters.limiter(2, 2);
     assertThatThrownBy(() -> limiter.setMaxConcurrency(0))
         .hasMessage("maxConcurrency must be >= 1 but was 0");
-    assertThatThrownBy(() -> limiter.setMaxQueue(-5)).hasMessage("maxQueue must be >= 0 but was -5");
+    assertThatThrownBy(() -> limiter.setMaxQueue(-5))
+        .hasMessage("maxQueue must be >= 0 but was -5");
     assertThat(limiter.snapshot().limit()).isEqualTo(2);
     assertThat(limiter.snapshot().maxQueue()).isEqualTo(2);
   }
 
   @Test
   void defaultsAreDocumentedConstants() {
-    ConcurrencySnapshot snapshot = ConcurrencyLimiter.builder("defaults").build().snapshot();
+    ConcurrencySnapshot snapshot =
+        ConcurrencyLimiter.builder("defaults").build().snapshot();
     assertThat(snapshot.name()).isEqualTo("defaults");
     assertThat(snapshot.limit()).isEqualTo(ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY);
     assertThat(snapshot.maxQueue()).isEqualTo(ConcurrencyLimiter.DEFAULT_MAX_QUEUE);

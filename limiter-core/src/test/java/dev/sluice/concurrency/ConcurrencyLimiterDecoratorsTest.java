@@ -77,13 +77,15 @@ class ConcurrencyLimiterDecoratorsTest {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
     limiter.executeCompletionStage(CompletableFuture::new); // holds the permit forever
 
-    CompletableFuture<Object> rejected = limiter.executeCompletionStage(
-        () -> CompletableFuture.completedFuture("never"));
+    CompletableFuture<Object> rejected =
+        limiter.executeCompletionStage(() -> CompletableFuture.completedFuture("never"));
 
-    assertThatThrownBy(rejected::join).isInstanceOf(CompletionException.class)
-        .cause().isInstanceOf(ConcurrencyRejectedException.class)
-        .satisfies(e -> assertThat(((ConcurrencyRejectedException) e).outcome())
-            .isEqualTo(Outcome.QUEUE_FULL));
+    assertThatThrownBy(rejected::join)
+        .isInstanceOf(CompletionException.class)
+        .cause()
+        .isInstanceOf(ConcurrencyRejectedException.class)
+        .satisfies(e ->
+            assertThat(((ConcurrencyRejectedException) e).outcome()).isEqualTo(Outcome.QUEUE_FULL));
   }
 
   @Test
@@ -109,7 +111,8 @@ class ConcurrencyLimiterDecoratorsTest {
   @Test
   void decoratedSupplierAndCallableReleaseOnReturnAndOnThrow() throws Exception {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
-    Supplier<Integer> inFlightInside = limiter.decorateSupplier(() -> limiter.snapshot().inFlight());
+    Supplier<Integer> inFlightInside =
+        limiter.decorateSupplier(() -> limiter.snapshot().inFlight());
     assertThat(inFlightInside.get()).isEqualTo(1);
     Callable<String> failing = limiter.decorateCallable(() -> {
       throw new IOException("disk");
@@ -150,7 +153,8 @@ class ConcurrencyLimiterDecoratorsTest {
     limiters.time.advance(Duration.ofSeconds(3)); // virtual time: the queue timeout fires
     limiters.executor.runAll();
 
-    assertThatThrownBy(() -> blocked.get(10, TimeUnit.SECONDS)).cause()
+    assertThatThrownBy(() -> blocked.get(10, TimeUnit.SECONDS))
+        .cause()
         .isInstanceOf(ConcurrencyRejectedException.class)
         .satisfies(e -> assertThat(((ConcurrencyRejectedException) e).outcome())
             .isEqualTo(Outcome.QUEUE_TIMEOUT));

@@ -90,16 +90,14 @@ class ConcurrencyLimiterShutdownTest {
     limiter.shutdown();
     CountDownLatch waiting = new CountDownLatch(1);
     AtomicBoolean drained = new AtomicBoolean();
-    Thread awaiter =
-        new Thread(
-            () -> {
-              waiting.countDown();
-              try {
-                drained.set(limiter.awaitDrained(Duration.ofMinutes(1)));
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            });
+    Thread awaiter = new Thread(() -> {
+      waiting.countDown();
+      try {
+        drained.set(limiter.awaitDrained(Duration.ofMinutes(1)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
     awaiter.start();
     waiting.await();
 

@@ -96,28 +96,27 @@ class ConcurrencyLimiterSnapshotTest {
   @Test
   void listenerHearsEveryEvent() {
     List<String> events = new CopyOnWriteArrayList<>();
-    ConcurrencyListener listener =
-        new ConcurrencyListener() {
-          @Override
-          public void onAdmitted(String limiter, long queuedNanos) {
-            events.add("admitted " + limiter + " " + queuedNanos);
-          }
+    ConcurrencyListener listener = new ConcurrencyListener() {
+      @Override
+      public void onAdmitted(String limiter, long queuedNanos) {
+        events.add("admitted " + limiter + " " + queuedNanos);
+      }
 
-          @Override
-          public void onQueued(String limiter) {
-            events.add("queued");
-          }
+      @Override
+      public void onQueued(String limiter) {
+        events.add("queued");
+      }
 
-          @Override
-          public void onRejected(String limiter, Outcome outcome, long waitedNanos) {
-            events.add(outcome + " " + waitedNanos);
-          }
+      @Override
+      public void onRejected(String limiter, Outcome outcome, long waitedNanos) {
+        events.add(outcome + " " + waitedNanos);
+      }
 
-          @Override
-          public void onReleased(String limiter, long serviceNanos) {
-            events.add("released " + serviceNanos);
-          }
-        };
+      @Override
+      public void onReleased(String limiter, long serviceNanos) {
+        events.add("released " + serviceNanos);
+      }
+    };
     ConcurrencyLimiter limiter =
         limiters.builder(1, 1, Duration.ofSeconds(1)).listener(listener).build();
 
@@ -134,18 +133,17 @@ class ConcurrencyLimiterSnapshotTest {
 
   @Test
   void throwingListenerLosesNoPermit() {
-    ConcurrencyListener broken =
-        new ConcurrencyListener() {
-          @Override
-          public void onReleased(String limiter, long serviceNanos) {
-            throw new IllegalStateException("metrics down");
-          }
+    ConcurrencyListener broken = new ConcurrencyListener() {
+      @Override
+      public void onReleased(String limiter, long serviceNanos) {
+        throw new IllegalStateException("metrics down");
+      }
 
-          @Override
-          public void onAdmitted(String limiter, long queuedNanos) {
-            throw new IllegalStateException("metrics down");
-          }
-        };
+      @Override
+      public void onAdmitted(String limiter, long queuedNanos) {
+        throw new IllegalStateException("metrics down");
+      }
+    };
     ConcurrencyLimiter limiter =
         limiters.builder(1, 1, Duration.ofSeconds(1)).listener(broken).build();
 

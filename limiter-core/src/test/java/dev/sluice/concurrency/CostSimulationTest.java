@@ -23,13 +23,25 @@ class CostSimulationTest {
   private static List<Double> cpuWithCeiling(int ceiling) {
     SimulatedServer server = new SimulatedServer(2, 5, SimulatedServer.ms(1));
     server.cost = job -> job.cpuNanos() > SimulatedServer.ms(100) ? 10 : 1;
-    server.limiter = server.builder().spec(LimiterSpec.custom().maxConcurrency(ceiling)
-        .maxQueue(40).queueTimeout(Duration.ofSeconds(10)).rejectEarly(true)
-        .limit(LimitSpec.of("cpu", (max, start) -> CpuLimit.builder().targetCpu(TARGET)
-            .sampler(server.processSampler()).initialLimit(1).maxLimit(max).build()))
-        .build()).build();
-    SimulatedServer.Jobs jobs = random -> new Job(SimulatedServer.Mix.vary(
-        SimulatedServer.ms(random.nextBoolean() ? 20 : 200), random), 0);
+    server.limiter = server
+        .builder()
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(ceiling)
+            .maxQueue(40)
+            .queueTimeout(Duration.ofSeconds(10))
+            .rejectEarly(true)
+            .limit(LimitSpec.of(
+                "cpu",
+                (max, start) -> CpuLimit.builder()
+                    .targetCpu(TARGET)
+                    .sampler(server.processSampler())
+                    .initialLimit(1)
+                    .maxLimit(max)
+                    .build()))
+            .build())
+        .build();
+    SimulatedServer.Jobs jobs = random -> new Job(
+        SimulatedServer.Mix.vary(SimulatedServer.ms(random.nextBoolean() ? 20 : 200), random), 0);
 
     server.run(Duration.ofSeconds(40), jobs, 2 * 2 / 0.11);
 

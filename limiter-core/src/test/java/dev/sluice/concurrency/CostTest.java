@@ -15,9 +15,16 @@ class CostTest {
   private final VirtualTime time = new VirtualTime();
 
   private ConcurrencyLimiter limiter(int max, QueueSpec queue) {
-    return ConcurrencyLimiter.builder("cost").clock(time).scheduler(time).executor(Runnable::run)
-        .spec(LimiterSpec.custom().maxConcurrency(max).maxQueue(100)
-            .queueTimeout(Duration.ofSeconds(10)).queue(queue).build())
+    return ConcurrencyLimiter.builder("cost")
+        .clock(time)
+        .scheduler(time)
+        .executor(Runnable::run)
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(max)
+            .maxQueue(100)
+            .queueTimeout(Duration.ofSeconds(10))
+            .queue(queue)
+            .build())
         .build();
   }
 
@@ -120,9 +127,17 @@ class CostTest {
 
   @Test
   void earlyRejectionPredictsInUnitsSoCostlyWorkAheadCounts() {
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("cost").clock(time).scheduler(time)
-        .executor(Runnable::run).spec(LimiterSpec.custom().maxConcurrency(2).maxQueue(10)
-            .queueTimeout(Duration.ofSeconds(1)).rejectEarly(true).build()).build();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("cost")
+        .clock(time)
+        .scheduler(time)
+        .executor(Runnable::run)
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(2)
+            .maxQueue(10)
+            .queueTimeout(Duration.ofSeconds(1))
+            .rejectEarly(true)
+            .build())
+        .build();
     for (int i = 0; i < 40; i++) { // 500 ms a unit
       Permit p = limiter.acquire().join();
       time.advance(Duration.ofMillis(500));

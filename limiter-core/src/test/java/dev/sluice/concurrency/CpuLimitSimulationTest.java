@@ -1,10 +1,10 @@
 package dev.sluice.concurrency;
 
-import dev.sluice.concurrency.limit.CpuLimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.concurrency.SimulatedServer.Mix;
+import dev.sluice.concurrency.limit.CpuLimit;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,9 +23,14 @@ class CpuLimitSimulationTest {
 
   static SimulatedServer server(int cores, long seed) {
     SimulatedServer server = new SimulatedServer(cores, seed);
-    server.limiter = server.builder()
-        .limitSource(CpuLimit.builder().targetCpu(TARGET).sampler(server.sampler())
-            .initialLimit(1).maxLimit(1000).build())
+    server.limiter = server
+        .builder()
+        .limitSource(CpuLimit.builder()
+            .targetCpu(TARGET)
+            .sampler(server.sampler())
+            .initialLimit(1)
+            .maxLimit(1000)
+            .build())
         .build();
     return server;
   }
@@ -38,16 +43,25 @@ class CpuLimitSimulationTest {
    * an 800 ms job alone is 40% of a second, so for sizes 4 s.
    */
   @ParameterizedTest(name = "{0} on {1} cores at {2}x")
-  @CsvSource({"CPU, 2, 2, 2", "CPU, 32, 2, 1", "SIZES, 2, 2, 4", "SIZES, 32, 2, 1", "IO, 2, 2, 2",
-      "IO, 32, 2, 1", "CPU, 2, 5, 2", "IO, 2, 5, 2"})
+  @CsvSource({
+    "CPU, 2, 2, 2",
+    "CPU, 32, 2, 1",
+    "SIZES, 2, 2, 4",
+    "SIZES, 32, 2, 1",
+    "IO, 2, 2, 2",
+    "IO, 32, 2, 1",
+    "CPU, 2, 5, 2",
+    "IO, 2, 5, 2"
+  })
   void holdsTheTargetInSteadyOverload(Mix mix, int cores, double factor, int window) {
     SimulatedServer server = server(cores, 7);
 
     server.run(Duration.ofSeconds(40), mix, server.overload(mix, factor));
 
     List<Double> cpu = server.cpuPerSecond;
-    assertThat(SimulatedServer.mean(cpu, 10, 40)).as("mean CPU, %s", cpu).isCloseTo(TARGET,
-        within(0.05));
+    assertThat(SimulatedServer.mean(cpu, 10, 40))
+        .as("mean CPU, %s", cpu)
+        .isCloseTo(TARGET, within(0.05));
     assertThat(SimulatedServer.windows(cpu, 10, 40, window))
         .as("CPU per %d s window, %s", window, cpu)
         .allSatisfy(w -> assertThat(w).isCloseTo(TARGET, within(0.10)));
@@ -61,9 +75,10 @@ class CpuLimitSimulationTest {
     server.run(Duration.ofSeconds(10), mix, server.overload(mix, 2));
 
     // 32 cores from a limit of 1: 22 CPU-bound jobs, or about 130 of the I/O ones
-    int reached = server.cpuPerSecond.indexOf(server.cpuPerSecond.stream()
-        .filter(c -> c >= TARGET - 0.05).findFirst().orElseThrow());
-    assertThat(reached).as("second the target was reached, %s", server.cpuPerSecond)
+    int reached = server.cpuPerSecond.indexOf(
+        server.cpuPerSecond.stream().filter(c -> c >= TARGET - 0.05).findFirst().orElseThrow());
+    assertThat(reached)
+        .as("second the target was reached, %s", server.cpuPerSecond)
         .isLessThanOrEqualTo(8);
   }
 

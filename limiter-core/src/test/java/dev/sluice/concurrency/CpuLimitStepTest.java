@@ -30,11 +30,23 @@ class CpuLimitStepTest {
 
   private static SimulatedServer server(int cores, long seed, long stepNanos) {
     SimulatedServer server = new SimulatedServer(cores, seed, stepNanos);
-    server.limiter = server.builder().spec(LimiterSpec.custom().maxConcurrency(1000).maxQueue(40)
-        .queueTimeout(Duration.ofSeconds(10)).rejectEarly(true)
-        .limit(LimitSpec.of("cpu", (max, start) -> CpuLimit.builder().targetCpu(TARGET)
-            .sampler(server.processSampler()).initialLimit(1).maxLimit(max).build()))
-        .build()).build();
+    server.limiter = server
+        .builder()
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(1000)
+            .maxQueue(40)
+            .queueTimeout(Duration.ofSeconds(10))
+            .rejectEarly(true)
+            .limit(LimitSpec.of(
+                "cpu",
+                (max, start) -> CpuLimit.builder()
+                    .targetCpu(TARGET)
+                    .sampler(server.processSampler())
+                    .initialLimit(1)
+                    .maxLimit(max)
+                    .build()))
+            .build())
+        .build();
     return server;
   }
 
@@ -56,12 +68,17 @@ class CpuLimitStepTest {
    * request (5 points at 10x).
    */
   @ParameterizedTest(name = "{0} on {1} cores, seed {3}")
-  @CsvSource({"SHORT, 2, 300, 1", "SHORT, 2, 300, 2", "SHORT, 2, 300, 3", "CPU, 8, 1000, 1",
-      "CPU, 8, 1000, 2"})
-  void settlesWithinTwoSecondsOfEachStepWhenOverloadCostsCpuOfItsOwn(Mix mix, int cores,
-      long overheadMicros, long seed) {
-    SimulatedServer server = server(cores, seed,
-        mix == Mix.SHORT ? SimulatedServer.ms(1) : SimulatedServer.STEP);
+  @CsvSource({
+    "SHORT, 2, 300, 1",
+    "SHORT, 2, 300, 2",
+    "SHORT, 2, 300, 3",
+    "CPU, 8, 1000, 1",
+    "CPU, 8, 1000, 2"
+  })
+  void settlesWithinTwoSecondsOfEachStepWhenOverloadCostsCpuOfItsOwn(
+      Mix mix, int cores, long overheadMicros, long seed) {
+    SimulatedServer server =
+        server(cores, seed, mix == Mix.SHORT ? SimulatedServer.ms(1) : SimulatedServer.STEP);
     server.overheadPerArrivalNanos = overheadMicros * 1000;
     double capacity = server.overload(mix, 1);
 
@@ -70,15 +87,20 @@ class CpuLimitStepTest {
     server.run(Duration.ofSeconds(PHASE), mix, capacity);
 
     List<Double> cpu = server.processCpuPerSecond;
-    assertThat(SimulatedServer.mean(cpu, 5, PHASE)).as("steady 1x, %s", cpu)
+    assertThat(SimulatedServer.mean(cpu, 5, PHASE))
+        .as("steady 1x, %s", cpu)
         .isCloseTo(TARGET, within(0.05));
-    assertThat(settled(cpu, PHASE, 2 * PHASE)).as("after 1x -> 10x, %s", cpu)
+    assertThat(settled(cpu, PHASE, 2 * PHASE))
+        .as("after 1x -> 10x, %s", cpu)
         .isLessThanOrEqualTo(2);
-    assertThat(settled(cpu, 2 * PHASE, 3 * PHASE)).as("after 10x -> 1x, %s", cpu)
+    assertThat(settled(cpu, 2 * PHASE, 3 * PHASE))
+        .as("after 10x -> 1x, %s", cpu)
         .isLessThanOrEqualTo(2);
-    assertThat(SimulatedServer.mean(cpu, 2 * PHASE + 2, 3 * PHASE)).as("%s", cpu)
+    assertThat(SimulatedServer.mean(cpu, 2 * PHASE + 2, 3 * PHASE))
+        .as("%s", cpu)
         .isCloseTo(TARGET, within(0.05));
-    assertThat(cpu.subList(PHASE, 3 * PHASE)).as("no collapse after a step")
+    assertThat(cpu.subList(PHASE, 3 * PHASE))
+        .as("no collapse after a step")
         .allSatisfy(c -> assertThat(c).isGreaterThan(0.55));
   }
 }

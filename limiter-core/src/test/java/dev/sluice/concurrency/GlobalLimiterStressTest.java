@@ -30,8 +30,13 @@ class GlobalLimiterStressTest {
     ExecutorService executor = Executors.newFixedThreadPool(4);
     List<ConcurrencyLimiter> nodes = new ArrayList<>();
     for (int n = 0; n < 3; n++) {
-      nodes.add(ConcurrencyLimiter.builder("stress").maxConcurrency(3).maxQueue(8)
-          .queueTimeout(Duration.ofMillis(20)).executor(executor).permitStore(store).build());
+      nodes.add(ConcurrencyLimiter.builder("stress")
+          .maxConcurrency(3)
+          .maxQueue(8)
+          .queueTimeout(Duration.ofMillis(20))
+          .executor(executor)
+          .permitStore(store)
+          .build());
     }
     AtomicInteger running = new AtomicInteger();
     AtomicInteger maxRunning = new AtomicInteger();

@@ -1,9 +1,9 @@
 package dev.sluice.concurrency;
 
-import dev.sluice.concurrency.limit.LatencyLimit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.SimulatedServer.Mix;
+import dev.sluice.concurrency.limit.LatencyLimit;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +12,8 @@ class LatencyLimitSimulationTest {
 
   private static SimulatedServer server(int cores) {
     SimulatedServer server = new SimulatedServer(cores, 3);
-    server.limiter = server.builder().limitSource(LatencyLimit.builder().build()).build();
+    server.limiter =
+        server.builder().limitSource(LatencyLimit.builder().build()).build();
     return server;
   }
 
@@ -54,7 +55,8 @@ class LatencyLimitSimulationTest {
 
     assertThat(during).as("%s", server.limitPerSecond).isLessThan(before * 0.5);
     assertThat(SimulatedServer.mean(server.limitPerSecond, 35, 40))
-        .as("%s", server.limitPerSecond).isGreaterThan(before * 0.8);
+        .as("%s", server.limitPerSecond)
+        .isGreaterThan(before * 0.8);
   }
 
   /** envoy#9038 on the simulated machine: no periodic dips of the limit in steady overload. */

@@ -1,11 +1,11 @@
 package dev.sluice.concurrency;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sluice.concurrency.limit.CpuLimit;
 import dev.sluice.concurrency.limit.LatencyLimit;
 import dev.sluice.concurrency.limit.LimitSource;
 import dev.sluice.concurrency.limit.LimitState;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,7 +54,8 @@ class LimitSourceSwapTest {
 
   @Test
   void theSnapshotShowsTheControllersInputs() {
-    CpuLimit cpu = CpuLimit.builder().targetCpu(0.6).sampler(() -> 0.3).initialLimit(2).build();
+    CpuLimit cpu =
+        CpuLimit.builder().targetCpu(0.6).sampler(() -> 0.3).initialLimit(2).build();
     ConcurrencyLimiter limiter =
         limiters.builder(4, 10, Duration.ofSeconds(1)).limitSource(cpu).build();
 
@@ -80,10 +81,12 @@ class LimitSourceSwapTest {
   @Test
   void shutdownStopsAnAdaptiveSource() {
     List<Double> reads = new ArrayList<>();
-    CpuLimit cpu = CpuLimit.builder().sampler(() -> {
-      reads.add(0.5);
-      return 0.5;
-    }).build();
+    CpuLimit cpu = CpuLimit.builder()
+        .sampler(() -> {
+          reads.add(0.5);
+          return 0.5;
+        })
+        .build();
     ConcurrencyLimiter limiter =
         limiters.builder(4, 10, Duration.ofSeconds(1)).limitSource(cpu).build();
 

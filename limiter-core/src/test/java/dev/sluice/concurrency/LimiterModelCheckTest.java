@@ -17,8 +17,12 @@ class LimiterModelCheckTest {
 
   private static ConcurrencyLimiter limiter() {
     VirtualTime time = new VirtualTime();
-    return ConcurrencyLimiter.builder("model").maxConcurrency(1).maxQueue(1)
-        .queueTimeout(Duration.ofSeconds(10)).clock(time).scheduler(time)
+    return ConcurrencyLimiter.builder("model")
+        .maxConcurrency(1)
+        .maxQueue(1)
+        .queueTimeout(Duration.ofSeconds(10))
+        .clock(time)
+        .scheduler(time)
         .executor(Runnable::run) // inline: the whole hand-over happens inside the checked threads
         .build();
   }
@@ -47,9 +51,13 @@ class LimiterModelCheckTest {
   @Test
   void twoWaitersAndARacingReleaseAdmitExactlyOne() {
     Lincheck.runConcurrentTest(50, () -> {
-      ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("model").maxConcurrency(1)
-          .maxQueue(2).clock(new VirtualTime()).scheduler(new VirtualTime())
-          .executor(Runnable::run).build();
+      ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("model")
+          .maxConcurrency(1)
+          .maxQueue(2)
+          .clock(new VirtualTime())
+          .scheduler(new VirtualTime())
+          .executor(Runnable::run)
+          .build();
       Permit held = limiter.acquire().join();
       @SuppressWarnings("unchecked")
       CompletableFuture<Permit>[] got = new CompletableFuture[2];
@@ -64,7 +72,8 @@ class LimiterModelCheckTest {
       join(releaser);
       int admitted = (got[0].isDone() ? 1 : 0) + (got[1].isDone() ? 1 : 0);
       check(admitted == 1, "one permit, one admission, but " + admitted);
-      check(limiter.snapshot().inFlight() == 1, "in flight " + limiter.snapshot().inFlight());
+      check(
+          limiter.snapshot().inFlight() == 1, "in flight " + limiter.snapshot().inFlight());
       check(limiter.snapshot().queued() == 1, "queued " + limiter.snapshot().queued());
     });
   }

@@ -33,21 +33,31 @@ class LimiterSpecTest {
         .hasMessage("queueTimeout must be > 0 but was PT0S");
     assertThatThrownBy(() -> LimitSpec.cpu(1.5))
         .hasMessage("targetCpu must be > 0 and < 1 but was 1.5");
-    assertThatThrownBy(() -> LimiterSpec.custom().maxConcurrency(2)
-        .limit(LimitSpec.latency(3)).build())
+    assertThatThrownBy(() ->
+            LimiterSpec.custom().maxConcurrency(2).limit(LimitSpec.latency(3)).build())
         .hasMessage("minConcurrency must be <= maxConcurrency (2) but was 3");
   }
 
   @Test
   void equalSettingsMakeEqualSpecsAndFromCopiesEveryField() {
-    LimiterSpec a = LimiterSpec.custom().maxConcurrency(3).maxQueue(7)
+    LimiterSpec a = LimiterSpec.custom()
+        .maxConcurrency(3)
+        .maxQueue(7)
         .limit(LimitSpec.cpu(0.6, CpuSignal.process(), 2))
-        .queue(QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()).withClasses())
-        .rejectEarly(true).leaseTime(Duration.ofSeconds(5)).build();
-    LimiterSpec b = LimiterSpec.custom().maxConcurrency(3).maxQueue(7)
+        .queue(
+            QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()).withClasses())
+        .rejectEarly(true)
+        .leaseTime(Duration.ofSeconds(5))
+        .build();
+    LimiterSpec b = LimiterSpec.custom()
+        .maxConcurrency(3)
+        .maxQueue(7)
         .limit(LimitSpec.cpu(0.6, CpuSignal.process(), 2))
-        .queue(QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()).withClasses())
-        .rejectEarly(true).leaseTime(Duration.ofSeconds(5)).build();
+        .queue(
+            QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()).withClasses())
+        .rejectEarly(true)
+        .leaseTime(Duration.ofSeconds(5))
+        .build();
 
     assertThat(a).isEqualTo(b).hasSameHashCodeAs(b);
     assertThat(LimiterSpec.from(a).build()).isEqualTo(a);
@@ -56,8 +66,8 @@ class LimiterSpecTest {
 
   @Test
   void aFifoQueueIgnoresFairSettingsSoEqualDisciplinesAreEqual() {
-    assertThat(new QueueSpec.Standard(false,
-        FairQueueConfig.builder().maxQueuePerKey(3).build(), false))
+    assertThat(new QueueSpec.Standard(
+            false, FairQueueConfig.builder().maxQueuePerKey(3).build(), false))
         .isEqualTo(QueueSpec.fifo());
   }
 }

@@ -9,7 +9,8 @@ public final class Limiters {
   public final VirtualTime time = new VirtualTime();
   public final QueuedExecutor executor = new QueuedExecutor();
 
-  public ConcurrencyLimiter.Builder builder(int maxConcurrency, int maxQueue, Duration queueTimeout) {
+  public ConcurrencyLimiter.Builder builder(
+      int maxConcurrency, int maxQueue, Duration queueTimeout) {
     return ConcurrencyLimiter.builder("test")
         .maxConcurrency(maxConcurrency)
         .maxQueue(maxQueue)

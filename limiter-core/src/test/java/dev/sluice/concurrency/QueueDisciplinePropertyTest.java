@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,8 +50,10 @@ class QueueDisciplinePropertyTest {
       SplittableRandom random, FairQueueConfig config, Map<String, Integer> weights, int count) {
     Limiters limiters = new Limiters();
     int limit = 1 + random.nextInt(4);
-    ConcurrencyLimiter limiter = limiters.builder(limit, 10_000, Duration.ofDays(1))
-        .waitQueue(WaitQueue.fair(config)).build();
+    ConcurrencyLimiter limiter = limiters
+        .builder(limit, 10_000, Duration.ofDays(1))
+        .waitQueue(WaitQueue.fair(config))
+        .build();
     List<Permit> held = new ArrayList<>();
     for (int i = 0; i < limit; i++) {
       held.add(limiter.acquire().join());
@@ -104,8 +105,9 @@ class QueueDisciplinePropertyTest {
           max = Math.max(max, r);
         }
         if (max - min > bound + 1e-9) { // assert only on failure: this loop runs millions of times
-          assertThat(max - min).as(seed + ", weights " + weights + ", window " + from + ".." + to
-              + " of " + grants).isLessThanOrEqualTo(bound);
+          assertThat(max - min)
+              .as(seed + ", weights " + weights + ", window " + from + ".." + to + " of " + grants)
+              .isLessThanOrEqualTo(bound);
         }
       }
     }
@@ -120,8 +122,10 @@ class QueueDisciplinePropertyTest {
       int maxQueue = 1 + random.nextInt(12);
       int keys = 1 + random.nextInt(6);
       Limiters limiters = new Limiters();
-      ConcurrencyLimiter limiter = limiters.builder(1, maxQueue, Duration.ofDays(1))
-          .waitQueue(WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(cap).build()))
+      ConcurrencyLimiter limiter = limiters
+          .builder(1, maxQueue, Duration.ofDays(1))
+          .waitQueue(
+              WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(cap).build()))
           .build();
       Permit held = limiter.acquire().join();
       List<Queued> queued = new ArrayList<>(); // the model: who waits, in arrival order
@@ -145,7 +149,8 @@ class QueueDisciplinePropertyTest {
         } else {
           held.release();
           limiters.executor.runAll();
-          Queued granted = queued.stream().filter(q -> q.future.isDone()).findFirst().orElse(null);
+          Queued granted =
+              queued.stream().filter(q -> q.future.isDone()).findFirst().orElse(null);
           if (granted == null) {
             held = limiter.acquire().join(); // nobody waited: take the permit back
           } else {
@@ -154,7 +159,8 @@ class QueueDisciplinePropertyTest {
           }
         }
         long keysWaiting = queued.stream().map(q -> q.key).distinct().count();
-        assertThat(limiter.queueSnapshot().keys()).as("seed " + seed + ": keys with state")
+        assertThat(limiter.queueSnapshot().keys())
+            .as("seed " + seed + ": keys with state")
             .isEqualTo((int) keysWaiting);
         assertThat(limiter.snapshot().queued()).isEqualTo(queued.size());
       }
@@ -168,8 +174,10 @@ class QueueDisciplinePropertyTest {
       SplittableRandom random = new SplittableRandom(seed);
       int maxQueue = 1 + random.nextInt(8);
       Limiters limiters = new Limiters();
-      ConcurrencyLimiter limiter = limiters.builder(1, maxQueue, Duration.ofDays(1))
-          .waitQueue(WaitQueue.prioritized()).build();
+      ConcurrencyLimiter limiter = limiters
+          .builder(1, maxQueue, Duration.ofDays(1))
+          .waitQueue(WaitQueue.prioritized())
+          .build();
       Permit held = limiter.acquire().join();
       List<Queued> queued = new ArrayList<>();
       for (int step = 0; step < 300; step++) {
@@ -177,8 +185,7 @@ class QueueDisciplinePropertyTest {
         int dice = random.nextInt(10);
         if (dice < 6) {
           Priority priority = Priority.values()[random.nextInt(3)];
-          CompletableFuture<Permit> future =
-              limiter.acquire(Caller.DEFAULT.withPriority(priority));
+          CompletableFuture<Permit> future = limiter.acquire(Caller.DEFAULT.withPriority(priority));
           if (queued.size() < maxQueue) {
             assertThat(future).as(as).isNotDone();
             queued.add(new Queued("", priority, future));
@@ -188,9 +195,11 @@ class QueueDisciplinePropertyTest {
               assertThat(reason(future)).as(as).isEqualTo(RejectionReason.QUEUE_FULL);
             } else {
               limiters.executor.runAll();
-              assertThat(reason(victim.future)).as(as + ": victim").isEqualTo(
-                  RejectionReason.DISPLACED);
-              assertThat(queued.stream().filter(q -> q.future.isDone()).count()).as(as)
+              assertThat(reason(victim.future))
+                  .as(as + ": victim")
+                  .isEqualTo(RejectionReason.DISPLACED);
+              assertThat(queued.stream().filter(q -> q.future.isDone()).count())
+                  .as(as)
                   .isEqualTo(1);
               queued.remove(victim);
               assertThat(future).as(as).isNotDone();
@@ -214,8 +223,8 @@ class QueueDisciplinePropertyTest {
         }
         QueueSnapshot snapshot = limiter.queueSnapshot();
         for (Priority p : Priority.values()) {
-          assertThat(snapshot.queued(p)).as(as + ": " + p)
-              .isEqualTo((int) queued.stream().filter(q -> q.priority == p).count());
+          assertThat(snapshot.queued(p)).as(as + ": " + p).isEqualTo((int)
+              queued.stream().filter(q -> q.priority == p).count());
         }
       }
     }

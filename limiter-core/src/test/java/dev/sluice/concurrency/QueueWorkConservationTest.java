@@ -42,20 +42,20 @@ class QueueWorkConservationTest {
    */
   @ParameterizedTest(name = "{0}, rejectEarly={1}, deferred completions={2}")
   @CsvSource({
-      "fifo, false, false", "fifo, true, true",
-      "fair, false, true", "fair, true, false",
-      "prioritized-fifo, false, false", "prioritized-fifo, true, true",
-      "prioritized-fifo, false, true", "prioritized-fifo, true, false",
-      "prioritized-fair, false, false", "prioritized-fair, true, true",
-      "prioritized-fair, false, true", "prioritized-fair, true, false"})
-  void aPermitIsFreeOnlyWhileNobodyWaits(String discipline, boolean rejectEarly,
-      boolean deferred) {
+    "fifo, false, false", "fifo, true, true",
+    "fair, false, true", "fair, true, false",
+    "prioritized-fifo, false, false", "prioritized-fifo, true, true",
+    "prioritized-fifo, false, true", "prioritized-fifo, true, false",
+    "prioritized-fair, false, false", "prioritized-fair, true, true",
+    "prioritized-fair, false, true", "prioritized-fair, true, false"
+  })
+  void aPermitIsFreeOnlyWhileNobodyWaits(String discipline, boolean rejectEarly, boolean deferred) {
     long seed = Seeds.seed();
     Run run = new Run(seed, queue(discipline), rejectEarly, deferred);
     run.go();
 
-    String why = discipline + ", rejectEarly=" + rejectEarly + ", deferred=" + deferred
-        + ", seed " + seed + ": " + run;
+    String why = discipline + ", rejectEarly=" + rejectEarly + ", deferred=" + deferred + ", seed "
+        + seed + ": " + run;
     assertThat(run.violation).as(why).isNull();
     long capacity = RUN.toNanos() / SERVICE;
     assertThat(run.servedInRun).as(why).isGreaterThanOrEqualTo((long) (0.95 * capacity));
@@ -88,10 +88,12 @@ class QueueWorkConservationTest {
 
     Run(long seed, Supplier<WaitQueue> queue, boolean rejectEarly, boolean deferred) {
       this.random = new SplittableRandom(seed);
-      Scheduler checking = (task, delay) -> time.schedule(() -> {
-        task.run();
-        check("limiter task");
-      }, delay);
+      Scheduler checking = (task, delay) -> time.schedule(
+          () -> {
+            task.run();
+            check("limiter task");
+          },
+          delay);
       this.limiter = ConcurrencyLimiter.builder("work")
           .maxConcurrency(1)
           .maxQueue(40)
@@ -100,10 +102,15 @@ class QueueWorkConservationTest {
           .waitQueue(queue.get())
           .clock(time)
           .scheduler(checking)
-          .executor(deferred ? task -> time.schedule(() -> {
-            task.run();
-            check("completion");
-          }, 0) : Runnable::run)
+          .executor(
+              deferred
+                  ? task -> time.schedule(
+                      () -> {
+                        task.run();
+                        check("completion");
+                      },
+                      0)
+                  : Runnable::run)
           .build();
     }
 
@@ -115,10 +122,12 @@ class QueueWorkConservationTest {
       while (at < RUN.toNanos()) {
         at += (long) (-Math.log(1 - random.nextDouble()) * meanGap);
         long delay = at;
-        time.schedule(() -> {
-          arrive(caller(), 1);
-          check("arrival");
-        }, delay);
+        time.schedule(
+            () -> {
+              arrive(caller(), 1);
+              check("arrival");
+            },
+            delay);
       }
       time.advanceNanos(end - time.nanoTime());
       servedInRun = served;
@@ -128,8 +137,8 @@ class QueueWorkConservationTest {
     /** Mostly normal, a tenth critical, a tenth sheddable; a tenth with a deadline of its own. */
     Caller caller() {
       double p = random.nextDouble();
-      Priority priority = p < 0.1 ? Priority.CRITICAL : p < 0.2 ? Priority.SHEDDABLE
-          : Priority.NORMAL;
+      Priority priority =
+          p < 0.1 ? Priority.CRITICAL : p < 0.2 ? Priority.SHEDDABLE : Priority.NORMAL;
       Caller caller = Caller.of("host-" + random.nextInt(HOSTS)).withPriority(priority);
       if (random.nextInt(10) == 0) {
         caller = caller.withTimeout(Duration.ofMillis(100 + random.nextInt(3000)));
@@ -142,29 +151,35 @@ class QueueWorkConservationTest {
       CompletableFuture<Permit> future = limiter.acquire(caller);
       future.whenComplete((permit, failure) -> {
         if (permit != null) {
-          time.schedule(() -> {
-            served++;
-            permit.release();
-            check("release");
-          }, SERVICE);
+          time.schedule(
+              () -> {
+                served++;
+                permit.release();
+                check("release");
+              },
+              SERVICE);
         } else if (failure instanceof ConcurrencyRejectedException e) {
           rejected.merge(e.reason(), 1L, Long::sum);
           if (attempt < 3) {
-            time.schedule(() -> {
-              arrive(caller, attempt + 1);
-              check("retry");
-            }, Math.max(MS, e.retryAfterNanos()));
+            time.schedule(
+                () -> {
+                  arrive(caller, attempt + 1);
+                  check("retry");
+                },
+                Math.max(MS, e.retryAfterNanos()));
           }
         }
       });
       if (!future.isDone() && random.nextInt(20) == 0) {
         // a client that gives up (disconnect, its own deadline)
-        time.schedule(() -> {
-          if (future.cancel(false)) {
-            cancelled++;
-          }
-          check("cancel");
-        }, random.nextLong(10 * MS, 5_000 * MS));
+        time.schedule(
+            () -> {
+              if (future.cancel(false)) {
+                cancelled++;
+              }
+              check("cancel");
+            },
+            random.nextLong(10 * MS, 5_000 * MS));
       }
     }
 
@@ -180,8 +195,8 @@ class QueueWorkConservationTest {
 
     @Override
     public String toString() {
-      return "served " + served + ", rejected " + rejected + ", cancelled " + cancelled
-          + ", queue " + limiter.queueSnapshot() + ", first violation " + violation;
+      return "served " + served + ", rejected " + rejected + ", cancelled " + cancelled + ", queue "
+          + limiter.queueSnapshot() + ", first violation " + violation;
     }
   }
 }

@@ -21,7 +21,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ReconfigureTest {
 
-  enum Kind { LOCAL, GLOBAL }
+  enum Kind {
+    LOCAL,
+    GLOBAL
+  }
 
   private final VirtualTime time = new VirtualTime();
   private final InMemoryPermitStore store = new InMemoryPermitStore();
@@ -29,8 +32,11 @@ class ReconfigureTest {
   private final FakeCpu cpu = new FakeCpu(time);
 
   private ConcurrencyLimiter limiter(Kind kind, LimiterSpec spec) {
-    ConcurrencyLimiter.Builder b = ConcurrencyLimiter.builder("work").spec(spec)
-        .clock(time).scheduler(time).executor(Runnable::run);
+    ConcurrencyLimiter.Builder b = ConcurrencyLimiter.builder("work")
+        .spec(spec)
+        .clock(time)
+        .scheduler(time)
+        .executor(Runnable::run);
     if (kind == Kind.GLOBAL) {
       b.permitStore(store);
     }
@@ -38,7 +44,9 @@ class ReconfigureTest {
   }
 
   private static LimiterSpec.Builder spec(int max, int queue) {
-    return LimiterSpec.custom().maxConcurrency(max).maxQueue(queue)
+    return LimiterSpec.custom()
+        .maxConcurrency(max)
+        .maxQueue(queue)
         .queueTimeout(Duration.ofSeconds(10));
   }
 
@@ -73,7 +81,8 @@ class ReconfigureTest {
     CompletableFuture<Permit> waiting = limiter.acquire();
     assertThat(waiting).isNotDone();
 
-    Reconfiguration r = limiter.reconfigure(LimiterSpec.from(s).maxConcurrency(2).build());
+    Reconfiguration r =
+        limiter.reconfigure(LimiterSpec.from(s).maxConcurrency(2).build());
 
     assertThat(waiting).isCompleted();
     assertThat(r.applied()).containsExactly("maxConcurrency 1 -> 2");
@@ -88,12 +97,16 @@ class ReconfigureTest {
     LimiterSpec s = spec(3, 4).build();
     ConcurrencyLimiter limiter = limiter(kind, s);
 
-    LimiterSpec adaptive = LimiterSpec.from(s).maxConcurrency(8)
-        .limit(LimitSpec.cpu(0.7, cpu, 1)).build();
+    LimiterSpec adaptive =
+        LimiterSpec.from(s).maxConcurrency(8).limit(LimitSpec.cpu(0.7, cpu, 1)).build();
     Reconfiguration r = limiter.reconfigure(adaptive);
 
-    assertThat(r.applied()).singleElement().asString()
-        .startsWith("limit fixed -> cpu").contains("from limit 3").contains("maxConcurrency 3 -> 8");
+    assertThat(r.applied())
+        .singleElement()
+        .asString()
+        .startsWith("limit fixed -> cpu")
+        .contains("from limit 3")
+        .contains("maxConcurrency 3 -> 8");
     ConcurrencySnapshot snap = limiter.snapshot();
     assertThat(snap.limit()).isEqualTo(3);
     assertThat(snap.limitState().strategy()).isEqualTo("cpu");
@@ -109,8 +122,8 @@ class ReconfigureTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void anAdaptiveLimitFromTheSpecLearnsOnBothKinds(Kind kind) {
-    ConcurrencyLimiter limiter = limiter(kind,
-        spec(8, 4).limit(LimitSpec.cpu(0.5, cpu, 1)).build());
+    ConcurrencyLimiter limiter =
+        limiter(kind, spec(8, 4).limit(LimitSpec.cpu(0.5, cpu, 1)).build());
     cpu.busy = 1.0;
 
     time.advance(Duration.ofSeconds(3));
@@ -146,7 +159,8 @@ class ReconfigureTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void earlyRejectionFromTheSpecAnswersAtOnceOnBothKinds(Kind kind) {
-    LimiterSpec s = spec(1, 10).queueTimeout(Duration.ofSeconds(1)).rejectEarly(true).build();
+    LimiterSpec s =
+        spec(1, 10).queueTimeout(Duration.ofSeconds(1)).rejectEarly(true).build();
     ConcurrencyLimiter limiter = limiter(kind, s);
     for (int i = 0; i < 40; i++) { // teach it a service time of 500 ms
       Permit p = limiter.acquire().join();
@@ -179,7 +193,8 @@ class ReconfigureTest {
     limiter.acquire();
     assertThat(limiter.acquire()).isNotDone(); // off: it would wait, then time out
 
-    Reconfiguration r = limiter.reconfigure(LimiterSpec.from(s).rejectEarly(true).build());
+    Reconfiguration r =
+        limiter.reconfigure(LimiterSpec.from(s).rejectEarly(true).build());
 
     assertThat(r.applied()).containsExactly("rejectEarly false -> true");
     assertThat(rejection(limiter.acquire()).reason()).isEqualTo(RejectionReason.PREDICTED_WAIT);
@@ -208,7 +223,8 @@ class ReconfigureTest {
     ConcurrencyLimiter limiter = limiter(kind, s);
     limiter.shutdown();
 
-    Reconfiguration r = limiter.reconfigure(LimiterSpec.from(s).maxConcurrency(5).build());
+    Reconfiguration r =
+        limiter.reconfigure(LimiterSpec.from(s).maxConcurrency(5).build());
 
     assertThat(r.applied()).isEmpty();
     assertThat(r.needsRestart()).singleElement().asString().contains("shut down");

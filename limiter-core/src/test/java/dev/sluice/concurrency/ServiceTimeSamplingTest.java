@@ -32,7 +32,9 @@ class ServiceTimeSamplingTest {
     assertThat(snapshot.inFlight()).isZero();
     // about 1,300 samples of a 4 ms deviation: the mean is within a few percent; 15% never fails
     double mean = (double) snapshot.serviceTotalNanos() / snapshot.serviceCount();
-    assertThat(mean).isCloseTo(Duration.ofMillis(5).toNanos(), org.assertj.core.data.Percentage.withPercentage(15));
+    assertThat(mean)
+        .isCloseTo(
+            Duration.ofMillis(5).toNanos(), org.assertj.core.data.Percentage.withPercentage(15));
     assertThat(snapshot.serviceMaxNanos()).isEqualTo(Duration.ofMillis(9).toNanos());
   }
 
@@ -46,20 +48,21 @@ class ServiceTimeSamplingTest {
     }
 
     ConcurrencySnapshot snapshot = limiter.snapshot();
-    assertThat(snapshot.serviceTotalNanos()).isEqualTo(PERMITS * Duration.ofMillis(3).toNanos());
+    assertThat(snapshot.serviceTotalNanos())
+        .isEqualTo(PERMITS * Duration.ofMillis(3).toNanos());
     assertThat(snapshot.serviceMaxNanos()).isEqualTo(Duration.ofMillis(3).toNanos());
   }
 
   @Test
   void onlyASampleIsTimedOnceWarmedUp() {
     AtomicLong clockReads = new AtomicLong();
-    ConcurrencyLimiter limiter =
-        limiters.builder(2, 0, Duration.ofSeconds(1))
-            .clock(() -> {
-              clockReads.incrementAndGet();
-              return limiters.time.nanoTime();
-            })
-            .build();
+    ConcurrencyLimiter limiter = limiters
+        .builder(2, 0, Duration.ofSeconds(1))
+        .clock(() -> {
+          clockReads.incrementAndGet();
+          return limiters.time.nanoTime();
+        })
+        .build();
     for (int i = 0; i < PERMITS; i++) {
       limiter.tryAcquire().orElseThrow().release();
     }
@@ -73,17 +76,16 @@ class ServiceTimeSamplingTest {
   void aListenerHearsEveryPermitsServiceTime() {
     AtomicLong released = new AtomicLong();
     AtomicLong totalNanos = new AtomicLong();
-    ConcurrencyLimiter limiter =
-        limiters.builder(2, 0, Duration.ofSeconds(1))
-            .listener(
-                new ConcurrencyListener() {
-                  @Override
-                  public void onReleased(String name, long serviceNanos) {
-                    released.incrementAndGet();
-                    totalNanos.addAndGet(serviceNanos);
-                  }
-                })
-            .build();
+    ConcurrencyLimiter limiter = limiters
+        .builder(2, 0, Duration.ofSeconds(1))
+        .listener(new ConcurrencyListener() {
+          @Override
+          public void onReleased(String name, long serviceNanos) {
+            released.incrementAndGet();
+            totalNanos.addAndGet(serviceNanos);
+          }
+        })
+        .build();
     for (int i = 0; i < PERMITS; i++) {
       Permit permit = limiter.tryAcquire().orElseThrow();
       limiters.time.advanceNanos(i);
@@ -93,6 +95,8 @@ class ServiceTimeSamplingTest {
     long expected = (long) PERMITS * (PERMITS - 1) / 2;
     assertThat(released).hasValue(PERMITS);
     assertThat(totalNanos).hasValue(expected);
-    assertThat(limiter.snapshot().serviceTotalNanos()).as("exact when every permit is timed").isEqualTo(expected);
+    assertThat(limiter.snapshot().serviceTotalNanos())
+        .as("exact when every permit is timed")
+        .isEqualTo(expected);
   }
 }

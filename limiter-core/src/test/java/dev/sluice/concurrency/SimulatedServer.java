@@ -25,6 +25,7 @@ public final class SimulatedServer {
 
   /** The default step: fine enough for jobs of 45 ms or more. */
   public static final long STEP = TimeUnit.MILLISECONDS.toNanos(5);
+
   public static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
   /** What one job costs: CPU first, then a wait that uses no CPU. */
@@ -95,6 +96,7 @@ public final class SimulatedServer {
   public final int cores;
   /** The model's step: virtual time advances by this much at a time. */
   public final long step;
+
   public final VirtualTime time = new VirtualTime();
   private final Random random;
   private final List<Running> running = new ArrayList<>();
@@ -127,6 +129,7 @@ public final class SimulatedServer {
   public final List<Double> cpuPerSecond = new ArrayList<>();
   /** This server's own CPU per second (no background), as the load test reads it. */
   public final List<Double> processCpuPerSecond = new ArrayList<>();
+
   public final List<Double> limitPerSecond = new ArrayList<>();
   public final List<Double> servicePerSecondMillis = new ArrayList<>();
   private double secondBusy;
@@ -282,13 +285,14 @@ public final class SimulatedServer {
 
   private void arrive(Job job) {
     int units = cost.applyAsInt(job);
-    (units == 1 ? limiter.acquire() : limiter.acquire(Caller.DEFAULT.withCost(units))).whenComplete((permit, failure) -> {
-      if (permit != null) {
-        running.add(new Running(permit, job, time.nanoTime()));
-      } else if (failure instanceof ConcurrencyRejectedException rejection) {
-        rejected.merge(rejection.reason(), 1L, Long::sum);
-      }
-    });
+    (units == 1 ? limiter.acquire() : limiter.acquire(Caller.DEFAULT.withCost(units)))
+        .whenComplete((permit, failure) -> {
+          if (permit != null) {
+            running.add(new Running(permit, job, time.nanoTime()));
+          } else if (failure instanceof ConcurrencyRejectedException rejection) {
+            rejected.merge(rejection.reason(), 1L, Long::sum);
+          }
+        });
   }
 
   /** Jobs holding a permit now. */

@@ -23,13 +23,20 @@ class StandingQueueTest {
   private final VirtualTime time = new VirtualTime();
 
   private ConcurrencyLimiter limiter(LimiterSpec spec) {
-    return ConcurrencyLimiter.builder("standing").spec(spec).clock(time).scheduler(time)
-        .executor(Runnable::run).build();
+    return ConcurrencyLimiter.builder("standing")
+        .spec(spec)
+        .clock(time)
+        .scheduler(time)
+        .executor(Runnable::run)
+        .build();
   }
 
   private static LimiterSpec.Builder spec(Duration target) {
-    return LimiterSpec.custom().maxConcurrency(1).maxQueue(1000)
-        .queueTimeout(Duration.ofSeconds(2)).queueDelayTarget(target);
+    return LimiterSpec.custom()
+        .maxConcurrency(1)
+        .maxQueue(1000)
+        .queueTimeout(Duration.ofSeconds(2))
+        .queueDelayTarget(target);
   }
 
   private static RejectionReason reason(CompletableFuture<Permit> f) {
@@ -84,7 +91,9 @@ class StandingQueueTest {
     // 429 once the queue stood (those that reached the target before it stood kept waiting)
     assertThat(order).containsExactly(14, 13);
     for (int i = 0; i < 13; i++) {
-      assertThat(reason(waiters.get(i))).as("waiter " + i).isEqualTo(RejectionReason.STANDING_QUEUE);
+      assertThat(reason(waiters.get(i)))
+          .as("waiter " + i)
+          .isEqualTo(RejectionReason.STANDING_QUEUE);
     }
     assertThat(limiter.snapshot().rejectedLate()).isEqualTo(13);
     assertThat(limiter.snapshot().rejectedQueueTimeout()).isZero();
@@ -134,7 +143,8 @@ class StandingQueueTest {
   @Test
   void inAFairQueueTheKeysStillTakeTurnsAndEachServesItsNewest() {
     ConcurrencyLimiter limiter = limiter(spec(Duration.ofMillis(50))
-        .queue(QueueSpec.fair(FairQueueConfig.DEFAULT)).build());
+        .queue(QueueSpec.fair(FairQueueConfig.DEFAULT))
+        .build());
     Permit running = limiter.acquire().join();
     List<String> order = new ArrayList<>();
     for (int i = 0; i < 15; i++) {
@@ -174,8 +184,12 @@ class StandingQueueTest {
    */
   private List<Long> overload(Duration target) {
     VirtualTime clock = new VirtualTime();
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("overload").clock(clock)
-        .scheduler(clock).executor(Runnable::run).spec(spec(target).build()).build();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("overload")
+        .clock(clock)
+        .scheduler(clock)
+        .executor(Runnable::run)
+        .spec(spec(target).build())
+        .build();
     List<Long> waits = Collections.synchronizedList(new ArrayList<>());
     long start = clock.nanoTime();
     for (int i = 0; i < 750; i++) {

@@ -48,7 +48,9 @@ class BadInputTest {
     assertThat(BoundedKey.of(first)).isNotEqualTo(BoundedKey.of(second));
     assertThat(limiter.tryAcquire(first, 3).allowed()).isTrue();
     assertThat(limiter.tryAcquire(first).allowed()).isFalse();
-    assertThat(limiter.tryAcquire(second, 3).allowed()).as("a different long key").isTrue();
+    assertThat(limiter.tryAcquire(second, 3).allowed())
+        .as("a different long key")
+        .isTrue();
   }
 
   @Test
@@ -70,17 +72,24 @@ class BadInputTest {
     RateLimit limit = RateLimit.of(3, Duration.ofSeconds(1));
     assertThatThrownBy(() -> RateLimiter.builder(Algorithm.GCRA, limit).maxKeys(0))
         .hasMessage("maxKeys must be >= 1 but was 0");
-    assertThatThrownBy(() -> RateLimiter.builder(Algorithm.GCRA, limit).expireAfterIdle(Duration.ZERO))
+    assertThatThrownBy(
+            () -> RateLimiter.builder(Algorithm.GCRA, limit).expireAfterIdle(Duration.ZERO))
         .hasMessage("expireAfterIdle must be positive but was PT0S");
-    assertThatThrownBy(() -> RateLimiter.builder(Algorithm.GCRA, limit).expireAfterIdle(Duration.ofMillis(10)).build())
+    assertThatThrownBy(() -> RateLimiter.builder(Algorithm.GCRA, limit)
+            .expireAfterIdle(Duration.ofMillis(10))
+            .build())
         .hasMessageContaining("expireAfterIdle must be at least PT1.000000002S")
         .hasMessageContaining("but was PT0.01S");
     assertThatThrownBy(() -> RateLimiter.builder(null, limit))
         .hasMessageContaining("allowed: token-bucket, leaky-bucket");
-    assertThatThrownBy(() -> RateLimiter.builder(Algorithm.FIXED_WINDOW, RateLimit.of(1L << 40, Duration.ofDays(1))).build())
+    assertThatThrownBy(() -> RateLimiter.builder(
+                Algorithm.FIXED_WINDOW, RateLimit.of(1L << 40, Duration.ofDays(1)))
+            .build())
         .hasMessage("fixed-window limit must be <= 4294967295 but was 1099511627776");
-    assertThatThrownBy(() -> RateLimit.of(0, Duration.ofSeconds(1))).hasMessage("limit must be >= 1 but was 0");
-    assertThatThrownBy(() -> RateLimit.of(1, Duration.ofSeconds(-1))).hasMessageContaining("but was PT-1S");
+    assertThatThrownBy(() -> RateLimit.of(0, Duration.ofSeconds(1)))
+        .hasMessage("limit must be >= 1 but was 0");
+    assertThatThrownBy(() -> RateLimit.of(1, Duration.ofSeconds(-1)))
+        .hasMessageContaining("but was PT-1S");
   }
 
   @Test
@@ -89,6 +98,7 @@ class BadInputTest {
     assertThatThrownBy(() -> RateLimiter.of(Algorithm.TOKEN_BUCKET, huge, time))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("overflows for RateLimit[limit=1");
-    assertThatThrownBy(() -> RateLimiter.of(Algorithm.GCRA, huge, time)).hasMessageContaining("overflows");
+    assertThatThrownBy(() -> RateLimiter.of(Algorithm.GCRA, huge, time))
+        .hasMessageContaining("overflows");
   }
 }

@@ -29,7 +29,8 @@ class ConcurrentAcquireStressTest {
   @EnumSource(Algorithm.class)
   void racingThreadsNeverTakeMoreThanTheCapacity(Algorithm algorithm) throws Exception {
     VirtualTime time = new VirtualTime();
-    RateLimiter limiter = RateLimiter.of(algorithm, RateLimit.of(CAPACITY, Duration.ofHours(1)), time);
+    RateLimiter limiter =
+        RateLimiter.of(algorithm, RateLimit.of(CAPACITY, Duration.ofHours(1)), time);
     String[] keys = {"a", "b", "c"};
     AtomicLong[] held = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
     CountDownLatch start = new CountDownLatch(1);

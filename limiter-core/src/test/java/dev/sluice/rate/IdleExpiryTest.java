@@ -52,9 +52,12 @@ class IdleExpiryTest {
       VirtualTime time = new VirtualTime();
       RateLimiter swept = RateLimiter.of(algorithm, rateLimit, time);
       // days of idle expiry: nothing is dropped during the trace (at most an hour)
-      RateLimiter kept =
-          RateLimiter.builder(algorithm, rateLimit).clock(time).expireAfterIdle(Duration.ofDays(5)).build();
-      RandomTrace generated = RandomTrace.generate(random, 400, Math.max(1, periodNanos / limit), limit + 1);
+      RateLimiter kept = RateLimiter.builder(algorithm, rateLimit)
+          .clock(time)
+          .expireAfterIdle(Duration.ofDays(5))
+          .build();
+      RandomTrace generated =
+          RandomTrace.generate(random, 400, Math.max(1, periodNanos / limit), limit + 1);
       int step = 0;
       for (RandomTrace.Request request : generated.requests()) {
         time.advanceNanos(request.gapNanos());

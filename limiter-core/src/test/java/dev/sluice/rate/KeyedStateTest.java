@@ -14,11 +14,11 @@ class KeyedStateTest {
 
   @Test
   void aFloodOfAMillionOneOffKeysDoesNotResetAHotKeysBucket() {
-    RateLimiter limiter =
-        RateLimiter.builder(Algorithm.TOKEN_BUCKET, RateLimit.of(100, Duration.ofHours(1)))
-            .clock(time)
-            .maxKeys(1_000)
-            .build();
+    RateLimiter limiter = RateLimiter.builder(
+            Algorithm.TOKEN_BUCKET, RateLimit.of(100, Duration.ofHours(1)))
+        .clock(time)
+        .maxKeys(1_000)
+        .build();
     SplittableRandom random = new SplittableRandom(42);
     // ordinary traffic first, so the map is full of keys that took a little when the flood starts
     for (int i = 0; i < 5_000; i++) {
@@ -45,8 +45,11 @@ class KeyedStateTest {
 
   @Test
   void keysAreBoundedByMaxKeys() {
-    RateLimiter limiter =
-        RateLimiter.builder(Algorithm.SLIDING_LOG, RateLimit.of(5, Duration.ofMinutes(1))).clock(time).maxKeys(100).build();
+    RateLimiter limiter = RateLimiter.builder(
+            Algorithm.SLIDING_LOG, RateLimit.of(5, Duration.ofMinutes(1)))
+        .clock(time)
+        .maxKeys(100)
+        .build();
     for (int i = 0; i < 10_000; i++) {
       limiter.tryAcquire("ip-" + i);
     }
@@ -55,11 +58,14 @@ class KeyedStateTest {
 
   @Test
   void aKeyIsForgottenOnceItIsFullAgainAndNotBefore() {
-    RateLimiter limiter = RateLimiter.of(Algorithm.TOKEN_BUCKET, RateLimit.of(10, Duration.ofSeconds(10)), time);
+    RateLimiter limiter =
+        RateLimiter.of(Algorithm.TOKEN_BUCKET, RateLimit.of(10, Duration.ofSeconds(10)), time);
     limiter.tryAcquire("k", 10);
     time.advance(Duration.ofSeconds(10).minusNanos(1));
     assertThat(limiter.trackedKeys()).isEqualTo(1);
-    assertThat(limiter.tryAcquire("k", 10).allowed()).as("still one token short").isFalse();
+    assertThat(limiter.tryAcquire("k", 10).allowed())
+        .as("still one token short")
+        .isFalse();
     time.advance(Duration.ofSeconds(10));
     assertThat(limiter.trackedKeys()).as("full again: no state needed").isZero();
     assertThat(limiter.tryAcquire("k", 10).allowed()).isTrue();
@@ -67,11 +73,11 @@ class KeyedStateTest {
 
   @Test
   void aLongerIdleExpiryKeepsStateLonger() {
-    RateLimiter limiter =
-        RateLimiter.builder(Algorithm.FIXED_WINDOW, RateLimit.of(1, Duration.ofSeconds(1)))
-            .clock(time)
-            .expireAfterIdle(Duration.ofMinutes(5))
-            .build();
+    RateLimiter limiter = RateLimiter.builder(
+            Algorithm.FIXED_WINDOW, RateLimit.of(1, Duration.ofSeconds(1)))
+        .clock(time)
+        .expireAfterIdle(Duration.ofMinutes(5))
+        .build();
     limiter.tryAcquire("k");
     time.advance(Duration.ofMinutes(4));
     assertThat(limiter.trackedKeys()).isEqualTo(1);

@@ -34,9 +34,11 @@ class KeyedStatesStressTest {
    */
   @ParameterizedTest
   @EnumSource(Algorithm.class)
-  void sweepsRacingDecisionsNeverLetAKeyTakeMoreThanAFreshState(Algorithm algorithm) throws Exception {
+  void sweepsRacingDecisionsNeverLetAKeyTakeMoreThanAFreshState(Algorithm algorithm)
+      throws Exception {
     VirtualTime time = new VirtualTime();
-    RateLimiter limiter = RateLimiter.of(algorithm, RateLimit.of(CAPACITY, Duration.ofHours(1)), time);
+    RateLimiter limiter =
+        RateLimiter.of(algorithm, RateLimit.of(CAPACITY, Duration.ofHours(1)), time);
     String[] keys = {"a", "b"};
     AtomicLong[] held = {new AtomicLong(), new AtomicLong()};
     long base = Seeds.seed();
@@ -152,7 +154,8 @@ class KeyedStatesStressTest {
     return thread;
   }
 
-  private static void join(List<Thread> threads, AtomicReference<Throwable> failure) throws Exception {
+  private static void join(List<Thread> threads, AtomicReference<Throwable> failure)
+      throws Exception {
     for (Thread thread : threads) {
       thread.join(60_000);
     }

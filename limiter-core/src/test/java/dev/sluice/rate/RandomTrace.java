@@ -21,7 +21,9 @@ record RandomTrace(List<Request> requests) {
         // change regime: from 20x faster to 5x slower than the mean
         scale = Math.exp(random.nextDouble() * Math.log(100)) / 20;
       }
-      long gap = random.nextInt(10) == 0 ? 0 : (long) (-Math.log(1 - random.nextDouble()) * meanGapNanos * scale);
+      long gap = random.nextInt(10) == 0
+          ? 0
+          : (long) (-Math.log(1 - random.nextDouble()) * meanGapNanos * scale);
       long cost = random.nextInt(5) == 0 ? 1 + random.nextInt((int) maxCost) : 1;
       requests.add(new Request(gap, cost));
     }

@@ -15,8 +15,10 @@ class RefundTest {
   @ParameterizedTest
   @EnumSource(Algorithm.class)
   void aRequestRejectedByAnotherLimitConsumesNoQuota(Algorithm algorithm) {
-    RateLimiter perAccount = RateLimiter.of(algorithm, RateLimit.of(5, Duration.ofMinutes(1)), time);
-    RateLimiter perIp = RateLimiter.of(Algorithm.FIXED_WINDOW, RateLimit.of(1, Duration.ofHours(1)), time);
+    RateLimiter perAccount =
+        RateLimiter.of(algorithm, RateLimit.of(5, Duration.ofMinutes(1)), time);
+    RateLimiter perIp =
+        RateLimiter.of(Algorithm.FIXED_WINDOW, RateLimit.of(1, Duration.ofHours(1)), time);
     int admitted = 0;
     for (int i = 0; i < 20; i++) {
       RateDecision account = perAccount.tryAcquire("acct");

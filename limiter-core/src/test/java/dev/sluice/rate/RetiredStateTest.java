@@ -20,14 +20,23 @@ class RetiredStateTest {
   void aDecisionOnAStateSweptMeanwhileIsMadeAgainOnTheKeysNewState() {
     SweepingFirst algorithm = new SweepingFirst(new TokenBucket(TEN_PER_SECOND));
     KeyedRateLimiter<LongState> limiter = new KeyedRateLimiter<>(
-        Algorithm.TOKEN_BUCKET, TEN_PER_SECOND, algorithm, time, 100, Duration.ofSeconds(1).toNanos());
+        Algorithm.TOKEN_BUCKET,
+        TEN_PER_SECOND,
+        algorithm,
+        time,
+        100,
+        Duration.ofSeconds(1).toNanos());
     limiter.tryAcquire("k", 10);
     time.advance(Duration.ofSeconds(1)); // full again: the next sweep drops it
     algorithm.beforeNextDecision = limiter::trackedKeys; // the sweep runs after the lookup
     assertThat(limiter.tryAcquire("k", 4).allowed()).isTrue();
-    assertThat(limiter.trackedKeys()).as("the permits live in the key's new state").isEqualTo(1);
+    assertThat(limiter.trackedKeys())
+        .as("the permits live in the key's new state")
+        .isEqualTo(1);
     assertThat(limiter.tryAcquire("k", 6).allowed()).isTrue();
-    assertThat(limiter.tryAcquire("k", 1).allowed()).as("4 + 6 taken: nothing was lost").isFalse();
+    assertThat(limiter.tryAcquire("k", 1).allowed())
+        .as("4 + 6 taken: nothing was lost")
+        .isFalse();
   }
 
   @Test
@@ -39,7 +48,9 @@ class RetiredStateTest {
     });
     assertThat(retired).isFalse();
     assertThat(state.live()).isTrue();
-    assertThat(state.retireIf(value -> true)).as("a later sweep may still retire it").isTrue();
+    assertThat(state.retireIf(value -> true))
+        .as("a later sweep may still retire it")
+        .isTrue();
     assertThat(state.live()).isFalse();
   }
 
@@ -58,7 +69,9 @@ class RetiredStateTest {
     SlidingLog log = new SlidingLog(TEN_PER_SECOND);
     SlidingLog.Log state = log.newState(0);
     assertThat(log.tryAcquire(state, 0, 1).allowed()).isTrue();
-    assertThat(log.retireIfFullFor(state, Duration.ofSeconds(1).toNanos() - 1, 0)).as("not full yet").isFalse();
+    assertThat(log.retireIfFullFor(state, Duration.ofSeconds(1).toNanos() - 1, 0))
+        .as("not full yet")
+        .isFalse();
     assertThat(log.retireIfFullFor(state, Duration.ofSeconds(1).toNanos(), 0)).isTrue();
     assertThat(state.live()).isFalse();
   }

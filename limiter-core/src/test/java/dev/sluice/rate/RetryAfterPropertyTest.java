@@ -25,7 +25,8 @@ class RetryAfterPropertyTest {
     int checked = 0;
     for (int trace = 0; trace < 30; trace++) {
       long limit = 1 + random.nextInt(20);
-      RateLimit rateLimit = new RateLimit(limit, Duration.ofNanos(1_000 + random.nextInt(1_000_000_000)), limit);
+      RateLimit rateLimit =
+          new RateLimit(limit, Duration.ofNanos(1_000 + random.nextInt(1_000_000_000)), limit);
       VirtualTime time = new VirtualTime();
       RateLimiter limiter = RateLimiter.of(algorithm, rateLimit, time);
       RandomTrace requests = RandomTrace.generate(random, 200, rateLimit.nanosPerPermit(), 3);
@@ -35,11 +36,16 @@ class RetryAfterPropertyTest {
         if (decision.allowed() || decision.retryAfterNanos() == Long.MAX_VALUE) {
           continue;
         }
-        String where = "seed " + seed + " trace " + trace + " " + rateLimit + " cost " + request.cost();
+        String where =
+            "seed " + seed + " trace " + trace + " " + rateLimit + " cost " + request.cost();
         time.advanceNanos(decision.retryAfterNanos() - 1);
-        assertThat(limiter.tryAcquire("k", request.cost()).allowed()).as(where + ": 1 ns early").isFalse();
+        assertThat(limiter.tryAcquire("k", request.cost()).allowed())
+            .as(where + ": 1 ns early")
+            .isFalse();
         time.advanceNanos(1);
-        assertThat(limiter.tryAcquire("k", request.cost()).allowed()).as(where + ": at retry-after").isTrue();
+        assertThat(limiter.tryAcquire("k", request.cost()).allowed())
+            .as(where + ": at retry-after")
+            .isTrue();
         checked++;
       }
     }

@@ -17,7 +17,9 @@ class SeedExamplesTest {
   void aUserPostsAtMostTwoMessagesASecond(Algorithm algorithm) {
     RateLimiter posts = RateLimiter.of(algorithm, RateLimit.of(2, Duration.ofSeconds(1)), time);
     assertAllowedThenRejected(posts, "user-1", 2, Duration.ofSeconds(1));
-    assertThat(posts.tryAcquire("user-2").allowed()).as("another user has their own limit").isTrue();
+    assertThat(posts.tryAcquire("user-2").allowed())
+        .as("another user has their own limit")
+        .isTrue();
   }
 
   @ParameterizedTest
@@ -45,7 +47,8 @@ class SeedExamplesTest {
       assertThat(decision.limit()).isEqualTo(n);
       if (limiter.algorithm() == Algorithm.LEAKY_BUCKET_SHAPER) {
         // the shaper lets the burst through spaced at the steady rate
-        assertThat(decision.delayNanos()).isEqualTo(i * LimitArithmetic.ceilDiv(period.toNanos(), n));
+        assertThat(decision.delayNanos())
+            .isEqualTo(i * LimitArithmetic.ceilDiv(period.toNanos(), n));
       } else {
         assertThat(decision.delayNanos()).isZero();
       }
@@ -55,6 +58,8 @@ class SeedExamplesTest {
     assertThat(rejected.remaining()).isZero();
     assertThat(rejected.retryAfterNanos()).isPositive().isLessThanOrEqualTo(2 * period.toNanos());
     time.advanceNanos(rejected.retryAfterNanos());
-    assertThat(limiter.tryAcquire(key).allowed()).as("allowed once retry-after has passed").isTrue();
+    assertThat(limiter.tryAcquire(key).allowed())
+        .as("allowed once retry-after has passed")
+        .isTrue();
   }
 }

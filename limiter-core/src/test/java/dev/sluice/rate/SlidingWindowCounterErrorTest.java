@@ -22,7 +22,11 @@ class SlidingWindowCounterErrorTest {
 
   /** What one trace measured. */
   private record Error(
-      long requests, long wronglyAllowed, long wronglyRejected, double deviationPercent, long mostInAnyPeriod) {
+      long requests,
+      long wronglyAllowed,
+      long wronglyRejected,
+      double deviationPercent,
+      long mostInAnyPeriod) {
     double wrongPercent() {
       return 100.0 * (wronglyAllowed + wronglyRejected) / requests;
     }
@@ -32,7 +36,13 @@ class SlidingWindowCounterErrorTest {
       return String.format(
           "%d requests, %d wrongly allowed, %d wrongly rejected (%.4f%% wrong), average deviation %.2f%%,"
               + " most admitted in one sliding period %d (limit %d)",
-          requests, wronglyAllowed, wronglyRejected, wrongPercent(), deviationPercent, mostInAnyPeriod, LIMIT);
+          requests,
+          wronglyAllowed,
+          wronglyRejected,
+          wrongPercent(),
+          deviationPercent,
+          mostInAnyPeriod,
+          LIMIT);
     }
   }
 
@@ -40,12 +50,16 @@ class SlidingWindowCounterErrorTest {
   void onMostlyWellBehavedTrafficTheEstimateAlmostNeverDecidesWrongly() {
     // client rates log-normal around a tenth of the limit: about 1 client in 90 goes over it, as on
     // a public API where the limit is there for the few
-    Error error = measure(new Random(20_240_601), 2_000, random -> Math.exp(Math.log(0.1) + random.nextGaussian()));
+    Error error = measure(
+        new Random(20_240_601), 2_000, random -> Math.exp(Math.log(0.1) + random.nextGaussian()));
     System.out.println("sliding-window counter, mostly well-behaved clients: " + error);
-    assertThat(error.wronglyAllowed() + error.wronglyRejected()).as("the estimate does err").isPositive();
+    assertThat(error.wronglyAllowed() + error.wronglyRejected())
+        .as("the estimate does err")
+        .isPositive();
     assertThat(error.wrongPercent()).as("wrongly decided, %").isLessThan(5.0);
     assertThat(error.deviationPercent()).as("average deviation, %").isLessThan(10.0);
-    // current + previous can never pass twice the limit; the uniformity assumption can cost up to that
+    // current + previous can never pass twice the limit; the uniformity assumption can cost up to
+    // that
     assertThat(error.mostInAnyPeriod()).isGreaterThan(LIMIT).isLessThanOrEqualTo(2 * LIMIT);
   }
 
@@ -55,15 +69,19 @@ class SlidingWindowCounterErrorTest {
     Error error = measure(new Random(7), 200, random -> 1.5 + 3.5 * random.nextDouble());
     System.out.println("sliding-window counter, every client over the limit: " + error);
     assertThat(error.wrongPercent()).as("wrongly decided, %").isLessThan(70.0);
-    assertThat(100.0 * error.wronglyAllowed() / error.requests()).as("wrongly allowed, %").isLessThan(3.0);
+    assertThat(100.0 * error.wronglyAllowed() / error.requests())
+        .as("wrongly allowed, %")
+        .isLessThan(3.0);
     assertThat(error.deviationPercent()).as("average deviation, %").isLessThan(5.0);
-    // current + previous can never pass twice the limit; the uniformity assumption can cost up to that
+    // current + previous can never pass twice the limit; the uniformity assumption can cost up to
+    // that
     assertThat(error.mostInAnyPeriod()).isGreaterThan(LIMIT).isLessThanOrEqualTo(2 * LIMIT);
   }
 
   private static Error measure(Random random, int clients, ToDoubleFunction<Random> rateFactors) {
     long origin = 0;
-    SlidingWindowCounter counter = new SlidingWindowCounter(RateLimit.of(LIMIT, Duration.ofNanos(PERIOD)), origin);
+    SlidingWindowCounter counter =
+        new SlidingWindowCounter(RateLimit.of(LIMIT, Duration.ofNanos(PERIOD)), origin);
     long requests = 0;
     long wronglyAllowed = 0;
     long wronglyRejected = 0;
@@ -104,6 +122,10 @@ class SlidingWindowCounterErrorTest {
     }
     assertThat(requests).isGreaterThan(100_000);
     return new Error(
-        requests, wronglyAllowed, wronglyRejected, 100.0 * deviationSum / deviationSamples, mostInAnyPeriod);
+        requests,
+        wronglyAllowed,
+        wronglyRejected,
+        100.0 * deviationSum / deviationSamples,
+        mostInAnyPeriod);
   }
 }

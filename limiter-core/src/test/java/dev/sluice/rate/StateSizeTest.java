@@ -36,20 +36,25 @@ class StateSizeTest {
     }
     long withHalf = footprint(algorithm, time, keys.subList(0, KEYS / 2));
     long withAll = footprint(algorithm, time, keys);
-    long keyBytes = GraphLayout.parseInstance(keys.subList(KEYS / 2, KEYS).toArray()).totalSize()
-        - GraphLayout.parseInstance((Object) new Object[KEYS / 2]).totalSize();
+    long keyBytes =
+        GraphLayout.parseInstance(keys.subList(KEYS / 2, KEYS).toArray()).totalSize()
+            - GraphLayout.parseInstance((Object) new Object[KEYS / 2]).totalSize();
     double perKey = (double) (withAll - withHalf - keyBytes) / (KEYS / 2);
-    System.out.printf("%s: %.1f bytes of state per key beyond the key (key ~%d bytes)%n",
+    System.out.printf(
+        "%s: %.1f bytes of state per key beyond the key (key ~%d bytes)%n",
         algorithm.id(), perKey, keyBytes / (KEYS / 2));
     // measured on JDK 17, compressed oops: 68.2 / 84.2 / 180.2 (README): the map's ~44-byte entry
     // plus the state, 24 / 40 / 136 bytes. Guards regressions.
-    long bound = algorithm == Algorithm.TOKEN_BUCKET ? 80 : algorithm == Algorithm.SLIDING_WINDOW ? 96 : 192;
+    long bound =
+        algorithm == Algorithm.TOKEN_BUCKET ? 80 : algorithm == Algorithm.SLIDING_WINDOW ? 96 : 192;
     assertThat(perKey).isPositive().isLessThan(bound);
   }
 
   private static long footprint(Algorithm algorithm, VirtualTime time, List<String> keys) {
-    RateLimiter limiter =
-        RateLimiter.builder(algorithm, RateLimit.of(10, Duration.ofMinutes(1))).clock(time).maxKeys(100_000).build();
+    RateLimiter limiter = RateLimiter.builder(algorithm, RateLimit.of(10, Duration.ofMinutes(1)))
+        .clock(time)
+        .maxKeys(100_000)
+        .build();
     for (String key : keys) {
       limiter.tryAcquire(key);
     }

@@ -27,18 +27,19 @@ class TokenBucketVersusBucket4jTest {
       long capacity = 1 + random.nextInt((int) Math.min(3 * limit, 2000));
       VirtualTime time = new VirtualTime();
       long start = time.nanoTime();
-      RateLimiter sluice =
-          RateLimiter.of(Algorithm.TOKEN_BUCKET, new RateLimit(limit, Duration.ofNanos(periodNanos), capacity), time);
+      RateLimiter sluice = RateLimiter.of(
+          Algorithm.TOKEN_BUCKET,
+          new RateLimit(limit, Duration.ofNanos(periodNanos), capacity),
+          time);
       // Bucket4j compares raw times, so it gets time since the start; Sluice gets the raw virtual
       // clock, which may wrap past Long.MAX_VALUE during the trace
       TimeMeter meter = new VirtualTimeMeter(time, start);
-      Bucket bucket =
-          Bucket.builder()
-              .addLimit(l -> l.capacity(capacity).refillGreedy(limit, Duration.ofNanos(periodNanos)))
-              .withCustomTimePrecision(meter)
-              .build();
-      RandomTrace generated =
-          RandomTrace.generate(random, 400, Math.max(1, periodNanos / limit), Math.min(capacity + 2, 20));
+      Bucket bucket = Bucket.builder()
+          .addLimit(l -> l.capacity(capacity).refillGreedy(limit, Duration.ofNanos(periodNanos)))
+          .withCustomTimePrecision(meter)
+          .build();
+      RandomTrace generated = RandomTrace.generate(
+          random, 400, Math.max(1, periodNanos / limit), Math.min(capacity + 2, 20));
       for (RandomTrace.Request request : generated.requests()) {
         time.advanceNanos(request.gapNanos());
         RateDecision ours = sluice.tryAcquire("key", request.cost());
@@ -46,10 +47,14 @@ class TokenBucketVersusBucket4jTest {
         String where = "seed " + seed + ", trace " + trace + " (" + limit + " per " + periodNanos
             + "ns, capacity " + capacity + "), request " + requests + " cost " + request.cost();
         assertThat(ours.allowed()).as(where).isEqualTo(theirs.isConsumed());
-        assertThat(ours.remaining()).as(where).isEqualTo(theirs.isConsumed() ? theirs.getRemainingTokens() : 0);
+        assertThat(ours.remaining())
+            .as(where)
+            .isEqualTo(theirs.isConsumed() ? theirs.getRemainingTokens() : 0);
         if (!theirs.isConsumed() && request.cost() <= capacity) {
           // Bucket4j may round the wait down by a nanosecond; ours is the first instant that passes
-          assertThat(ours.retryAfterNanos()).as(where).isBetween(theirs.getNanosToWaitForRefill(), theirs.getNanosToWaitForRefill() + 1);
+          assertThat(ours.retryAfterNanos())
+              .as(where)
+              .isBetween(theirs.getNanosToWaitForRefill(), theirs.getNanosToWaitForRefill() + 1);
         }
         requests++;
       }

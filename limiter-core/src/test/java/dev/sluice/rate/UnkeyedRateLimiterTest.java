@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /** An unkeyed limiter is one quota for every key, deciding exactly as a keyed limiter's one key. */
 class UnkeyedRateLimiterTest {
@@ -17,11 +17,11 @@ class UnkeyedRateLimiterTest {
 
   @Test
   void everyKeyDrawsOnTheSameQuota() {
-    RateLimiter all =
-        RateLimiter.builder(Algorithm.TOKEN_BUCKET, RateLimit.of(2, Duration.ofSeconds(1)))
-            .clock(time)
-            .unkeyed()
-            .build();
+    RateLimiter all = RateLimiter.builder(
+            Algorithm.TOKEN_BUCKET, RateLimit.of(2, Duration.ofSeconds(1)))
+        .clock(time)
+        .unkeyed()
+        .build();
 
     assertThat(all.tryAcquire("10.0.0.1").allowed()).isTrue();
     assertThat(all.tryAcquire("10.0.0.2").allowed()).isTrue();
@@ -35,7 +35,8 @@ class UnkeyedRateLimiterTest {
     SplittableRandom random = new SplittableRandom(algorithm.ordinal() * 31L + 7);
     RateLimit limit = new RateLimit(5, Duration.ofMillis(200), 8);
     RateLimiter keyed = RateLimiter.builder(algorithm, limit).clock(time).build();
-    RateLimiter unkeyed = RateLimiter.builder(algorithm, limit).clock(time).unkeyed().build();
+    RateLimiter unkeyed =
+        RateLimiter.builder(algorithm, limit).clock(time).unkeyed().build();
     int allowed = 0;
     for (int i = 0; i < 20_000; i++) {
       time.advanceNanos(random.nextLong(60_000_000));
@@ -55,15 +56,15 @@ class UnkeyedRateLimiterTest {
 
   @Test
   void badInputIsRefusedAndTakesNothing() {
-    RateLimiter all =
-        RateLimiter.builder(Algorithm.GCRA, RateLimit.of(1, Duration.ofSeconds(1)))
-            .clock(time)
-            .unkeyed()
-            .build();
+    RateLimiter all = RateLimiter.builder(Algorithm.GCRA, RateLimit.of(1, Duration.ofSeconds(1)))
+        .clock(time)
+        .unkeyed()
+        .build();
 
     assertThatThrownBy(() -> all.tryAcquire(null, 1)).hasMessageContaining("key must not be null");
     assertThatThrownBy(() -> all.tryAcquire("", 1)).hasMessageContaining("key must not be empty");
-    assertThatThrownBy(() -> all.tryAcquire("k", 0)).hasMessage("cost must be >= 1 but was 0 (key 'k')");
+    assertThatThrownBy(() -> all.tryAcquire("k", 0))
+        .hasMessage("cost must be >= 1 but was 0 (key 'k')");
     assertThatThrownBy(() -> all.refund("k", -1)).hasMessageContaining("but was -1");
     assertThat(all.tryAcquire("k").allowed()).as("the state is intact").isTrue();
   }

@@ -60,10 +60,15 @@ class WindowBoundPropertyTest {
       long periodNanos = limit.period().toNanos();
       long[] prefix = prefixSums(admitted);
       for (int i = 0; i < admitted.size(); i++) {
-        for (int j = i; j < admitted.size() && admitted.get(j).offsetNanos() - admitted.get(i).offsetNanos() < periodNanos; j++) {
+        for (int j = i;
+            j < admitted.size()
+                && admitted.get(j).offsetNanos() - admitted.get(i).offsetNanos() < periodNanos;
+            j++) {
           long permits = prefix[j + 1] - prefix[i];
           if (permits > limit.limit()) {
-            fail("seed %d trace %d %s: %d permits from admission %d", seed, trace, limit, permits, i);
+            fail(
+                "seed %d trace %d %s: %d permits from admission %d",
+                seed, trace, limit, permits, i);
           }
           if (permits == limit.limit()) {
             saturatedWindows++;
@@ -76,13 +81,16 @@ class WindowBoundPropertyTest {
   }
 
   private static boolean exceeds(long permits, long window, RateLimit limit, long periodNanos) {
-    BigInteger lhs = BigInteger.valueOf(permits - limit.burst()).multiply(BigInteger.valueOf(periodNanos));
-    return lhs.compareTo(BigInteger.valueOf(window).multiply(BigInteger.valueOf(limit.limit()))) > 0;
+    BigInteger lhs =
+        BigInteger.valueOf(permits - limit.burst()).multiply(BigInteger.valueOf(periodNanos));
+    return lhs.compareTo(BigInteger.valueOf(window).multiply(BigInteger.valueOf(limit.limit())))
+        > 0;
   }
 
   private static RateLimit randomLimit(Random random) {
     long limit = 1 + random.nextInt(30);
-    long periodNanos = 1_000 + (long) (random.nextDouble() * Duration.ofMinutes(10).toNanos());
+    long periodNanos =
+        1_000 + (long) (random.nextDouble() * Duration.ofMinutes(10).toNanos());
     long burst = 1 + random.nextInt((int) (2 * limit));
     return new RateLimit(limit, Duration.ofNanos(periodNanos), burst);
   }
@@ -91,7 +99,8 @@ class WindowBoundPropertyTest {
     VirtualTime time = new VirtualTime();
     long start = time.nanoTime();
     RateLimiter limiter = RateLimiter.of(algorithm, limit, time);
-    RandomTrace trace = RandomTrace.generate(random, 600, Math.max(1, limit.period().toNanos() / limit.limit()), 3);
+    RandomTrace trace =
+        RandomTrace.generate(random, 600, Math.max(1, limit.period().toNanos() / limit.limit()), 3);
     List<Admission> admitted = new ArrayList<>();
     for (RandomTrace.Request request : trace.requests()) {
       time.advanceNanos(request.gapNanos());

@@ -40,7 +40,9 @@ class WindowEdgeTest {
     time.advanceNanos(1);
     assertThat(burst(counter, 30)).as("the previous window still weighs ~100%").isZero();
     time.advance(Duration.ofMillis(500));
-    assertThat(burst(counter, 30)).as("half of the previous window has slid out").isEqualTo(5);
+    assertThat(burst(counter, 30))
+        .as("half of the previous window has slid out")
+        .isEqualTo(5);
   }
 
   @Test

@@ -29,8 +29,10 @@ class ResourcePatternTest {
     assertThat(pattern.matches("/api/history/42")).isTrue();
     assertThat(pattern.matches("/api/history")).isFalse();
     assertThat(pattern.matches("/api/history/42/frames")).isFalse();
-    assertThat(ResourcePattern.parse("/rewards/*/claim").matches("/rewards/7/claim")).isTrue();
-    assertThat(ResourcePattern.parse("/rewards/*/claim").matches("/rewards/7/view")).isFalse();
+    assertThat(ResourcePattern.parse("/rewards/*/claim").matches("/rewards/7/claim"))
+        .isTrue();
+    assertThat(ResourcePattern.parse("/rewards/*/claim").matches("/rewards/7/view"))
+        .isFalse();
   }
 
   @Test
@@ -71,14 +73,15 @@ class ResourcePatternTest {
   @Test
   void badPatternsAreRejectedNamingThePattern() {
     assertThatThrownBy(() -> ResourcePattern.parse("api"))
-        .hasMessageContaining("must start with '/'").hasMessageContaining("'api'");
+        .hasMessageContaining("must start with '/'")
+        .hasMessageContaining("'api'");
     assertThatThrownBy(() -> ResourcePattern.parse("/a/**/b"))
-        .hasMessageContaining("'/a/**/b'").hasMessageContaining("last segment");
-    assertThatThrownBy(() -> ResourcePattern.parse("/a/b*"))
-        .hasMessageContaining("'b*'");
-    assertThatThrownBy(() -> ResourcePattern.parse("/a b"))
-        .hasMessageContaining("whitespace");
-    assertThatThrownBy(() -> ResourcePattern.parse(null)).isInstanceOf(IllegalArgumentException.class);
+        .hasMessageContaining("'/a/**/b'")
+        .hasMessageContaining("last segment");
+    assertThatThrownBy(() -> ResourcePattern.parse("/a/b*")).hasMessageContaining("'b*'");
+    assertThatThrownBy(() -> ResourcePattern.parse("/a b")).hasMessageContaining("whitespace");
+    assertThatThrownBy(() -> ResourcePattern.parse(null))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

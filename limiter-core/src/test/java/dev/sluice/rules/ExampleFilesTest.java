@@ -13,8 +13,10 @@ class ExampleFilesTest {
   void sampleRulesFileLoads() throws Exception {
     RuleSet rules = RulesFile.load(Path.of("examples/ratelimits.yaml"));
     assertThat(rules.rules()).hasSize(7);
-    assertThat(rules.matching("GET", "/api/history/7")).extracting(Rule::id).containsExactly(
-        "api-ceiling", "per-ip", "history-trial", "header:x-api-key:GET:/api/history/*:1m");
+    assertThat(rules.matching("GET", "/api/history/7"))
+        .extracting(Rule::id)
+        .containsExactly(
+            "api-ceiling", "per-ip", "history-trial", "header:x-api-key:GET:/api/history/*:1m");
     assertThat(rules.rule("history-trial").orElseThrow().shadow()).isTrue();
     assertThat(rules.rule("signups-per-ip").orElseThrow().algorithm())
         .isEqualTo(Algorithm.SLIDING_LOG);
@@ -23,9 +25,11 @@ class ExampleFilesTest {
   @Test
   void sampleDianaFileLoads() throws Exception {
     RuleSet rules = RulesFile.load(Path.of("examples/diana.yaml"));
-    assertThat(rules.matching("GET", "/sample/clip")).extracting(Rule::id)
+    assertThat(rules.matching("GET", "/sample/clip"))
+        .extracting(Rule::id)
         .containsExactly("device:/**:1s", "account:/sample/**:1m");
-    assertThat(rules.matching("GET", "/elsewhere")).extracting(Rule::id)
+    assertThat(rules.matching("GET", "/elsewhere"))
+        .extracting(Rule::id)
         .containsExactly("device:/**:1s");
   }
 }

@@ -73,8 +73,8 @@ final class InMemoryRateStore implements RateStore {
   }
 
   private RateLimiter counter(RateRequest request) {
-    return counters.computeIfAbsent(request.ruleId(),
-        id -> RateLimiter.of(request.algorithm(), request.limit(), clock));
+    return counters.computeIfAbsent(
+        request.ruleId(), id -> RateLimiter.of(request.algorithm(), request.limit(), clock));
   }
 
   @Override

@@ -1,14 +1,14 @@
 package dev.sluice.rules;
 
-import dev.sluice.request.Actor;
-import dev.sluice.request.RequestInfo;
-import dev.sluice.request.ResourcePattern;
-import dev.sluice.request.Scope;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.sluice.rate.Algorithm;
 import dev.sluice.rate.RateLimit;
+import dev.sluice.request.Actor;
+import dev.sluice.request.RequestInfo;
+import dev.sluice.request.ResourcePattern;
+import dev.sluice.request.Scope;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,26 +40,39 @@ class LyftDescriptorsTest {
   void theIssueExampleIsFivePerMinutePerAccountOnHistory() throws Exception {
     RuleSet set = RulesFile.parse("lyft.yaml", HISTORY);
 
-    assertThat(set.rules()).singleElement().isEqualTo(new Rule("account:/api/history/*:1m",
-        ResourcePattern.parse("/api/history/*"), Optional.empty(), Actor.Account.INSTANCE,
-        RateLimit.of(5, Duration.ofMinutes(1)), Algorithm.FIXED_WINDOW, Scope.LOCAL, false));
+    assertThat(set.rules())
+        .singleElement()
+        .isEqualTo(new Rule(
+            "account:/api/history/*:1m",
+            ResourcePattern.parse("/api/history/*"),
+            Optional.empty(),
+            Actor.Account.INSTANCE,
+            RateLimit.of(5, Duration.ofMinutes(1)),
+            Algorithm.FIXED_WINDOW,
+            Scope.LOCAL,
+            false));
   }
 
   @Test
   void theIssueExampleLimitsEachAccountToFiveAMinute() throws Exception {
     VirtualTime time = new VirtualTime();
-    RateRules rules = RateRules.builder().rules(RulesFile.parse("lyft.yaml", HISTORY)).clock(time)
+    RateRules rules = RateRules.builder()
+        .rules(RulesFile.parse("lyft.yaml", HISTORY))
+        .clock(time)
         .build();
     List<Boolean> alice = new ArrayList<>();
     for (int i = 0; i < 7; i++) {
       alice.add(allowed(rules, TestRequest.of("GET", "/api/history/1").account("alice")));
     }
     assertThat(alice).containsExactly(true, true, true, true, true, false, false);
-    assertThat(allowed(rules, TestRequest.of("GET", "/api/history/2").account("bob"))).isTrue();
-    assertThat(allowed(rules, TestRequest.of("GET", "/api/other").account("alice"))).isTrue();
+    assertThat(allowed(rules, TestRequest.of("GET", "/api/history/2").account("bob")))
+        .isTrue();
+    assertThat(allowed(rules, TestRequest.of("GET", "/api/other").account("alice")))
+        .isTrue();
 
     time.advance(Duration.ofMinutes(1));
-    assertThat(allowed(rules, TestRequest.of("GET", "/api/history/1").account("alice"))).isTrue();
+    assertThat(allowed(rules, TestRequest.of("GET", "/api/history/1").account("alice")))
+        .isTrue();
   }
 
   private static boolean allowed(RateRules rules, RequestInfo request) {
@@ -117,8 +130,9 @@ class LyftDescriptorsTest {
               - key: acount
                 rate_limit: {unit: minute, requests_per_unit: 5}
         """);
-    assertThat(unknownKey).hasMessageStartingWith(
-        "lyft.yaml:6: descriptors[0].descriptors[0].key: unknown key 'acount'; allowed: path,");
+    assertThat(unknownKey)
+        .hasMessageStartingWith(
+            "lyft.yaml:6: descriptors[0].descriptors[0].key: unknown key 'acount'; allowed: path,");
 
     assertThat(error("""
         domain: sluice
@@ -127,7 +141,9 @@ class LyftDescriptorsTest {
             rate_limit:
               unit: fortnight
               requests_per_unit: 5
-        """)).hasMessageStartingWith("lyft.yaml:5: descriptors[0].rate_limit.unit: unknown unit 'fortnight'");
+        """))
+        .hasMessageStartingWith(
+            "lyft.yaml:5: descriptors[0].rate_limit.unit: unknown unit 'fortnight'");
 
     assertThat(error("""
         domain: sluice
@@ -135,8 +151,9 @@ class LyftDescriptorsTest {
           - key: account
             rate_limit:
               unit: minute
-        """)).hasMessage("lyft.yaml:5: descriptors[0].rate_limit.requests_per_unit:"
-        + " missing field 'requests_per_unit'");
+        """))
+        .hasMessage("lyft.yaml:5: descriptors[0].rate_limit.requests_per_unit:"
+            + " missing field 'requests_per_unit'");
 
     assertThat(error("""
         domain: sluice
@@ -144,15 +161,17 @@ class LyftDescriptorsTest {
           - key: account
             value: alice
             rate_limit: {unit: minute, requests_per_unit: 5}
-        """)).hasMessageStartingWith("lyft.yaml:4: descriptors[0].value: key 'account' counts per"
-        + " distinct value");
+        """))
+        .hasMessageStartingWith(
+            "lyft.yaml:4: descriptors[0].value: key 'account' counts per" + " distinct value");
 
     assertThat(error("""
         domain: sluice
         descriptors:
           - key: path
             rate_limit: {unit: minute, requests_per_unit: 5}
-        """)).hasMessageStartingWith("lyft.yaml:3: descriptors[0].value: key 'path' needs a 'value'");
+        """))
+        .hasMessageStartingWith("lyft.yaml:3: descriptors[0].value: key 'path' needs a 'value'");
 
     assertThat(error("""
         domain: sluice
@@ -161,7 +180,8 @@ class LyftDescriptorsTest {
             descriptors:
               - key: device
                 rate_limit: {unit: minute, requests_per_unit: 0}
-        """)).hasMessageStartingWith("lyft.yaml:5: descriptors[0].descriptors[0].key: a second actor");
+        """))
+        .hasMessageStartingWith("lyft.yaml:5: descriptors[0].descriptors[0].key: a second actor");
 
     assertThat(error("""
         descriptors:
@@ -174,7 +194,8 @@ class LyftDescriptorsTest {
         descriptors:
           - key: account
             rate_limt: {unit: minute, requests_per_unit: 5}
-        """)).hasMessageStartingWith("lyft.yaml:4: descriptors[0].rate_limt: unknown field");
+        """))
+        .hasMessageStartingWith("lyft.yaml:4: descriptors[0].rate_limt: unknown field");
   }
 
   @Test
@@ -186,6 +207,7 @@ class LyftDescriptorsTest {
             rate_limit: {unit: minute, requests_per_unit: 5}
           - key: account
             rate_limit: {unit: minute, requests_per_unit: 6}
-        """)).hasMessageStartingWith("lyft.yaml:5: descriptors[1].id: duplicate rule id");
+        """))
+        .hasMessageStartingWith("lyft.yaml:5: descriptors[1].id: duplicate rule id");
   }
 }

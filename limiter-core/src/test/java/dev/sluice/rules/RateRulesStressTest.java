@@ -37,12 +37,21 @@ class RateRulesStressTest {
   }
 
   private void runRound(long seed) throws Exception {
-    RateRules rules = RateRules.builder().clock(new VirtualTime())
+    RateRules rules = RateRules.builder()
+        .clock(new VirtualTime())
         .rules(RuleSet.of(List.of(
-            Rule.builder().id("per-ip").resource("/api/**").actor("ip")
-                .limit(PER_IP, Duration.ofHours(1)).build(),
-            Rule.builder().id("history-per-account").resource("/api/history/*").actor("account")
-                .limit(PER_ACCOUNT, Duration.ofHours(1)).build())))
+            Rule.builder()
+                .id("per-ip")
+                .resource("/api/**")
+                .actor("ip")
+                .limit(PER_IP, Duration.ofHours(1))
+                .build(),
+            Rule.builder()
+                .id("history-per-account")
+                .resource("/api/history/*")
+                .actor("account")
+                .limit(PER_ACCOUNT, Duration.ofHours(1))
+                .build())))
         .build();
     Map<String, AtomicLong> admittedByIp = new ConcurrentHashMap<>();
     Map<String, AtomicLong> admittedByAccount = new ConcurrentHashMap<>();
@@ -59,14 +68,17 @@ class RateRulesStressTest {
             String ip = "10.0.0." + random.nextInt(2);
             String account = "acct-" + random.nextInt(20);
             boolean history = random.nextInt(20) != 0;
-            TestRequest request = TestRequest.of("GET",
-                history ? "/api/history/" + random.nextInt(1000) : "/api/other")
-                .ip(ip).account(account);
+            TestRequest request = TestRequest.of(
+                    "GET", history ? "/api/history/" + random.nextInt(1000) : "/api/other")
+                .ip(ip)
+                .account(account);
             RateVerdict verdict = rules.check(request).toCompletableFuture().join();
             if (verdict.allowed()) {
               admittedByIp.computeIfAbsent(ip, k -> new AtomicLong()).incrementAndGet();
               if (history) {
-                admittedByAccount.computeIfAbsent(account, k -> new AtomicLong()).incrementAndGet();
+                admittedByAccount
+                    .computeIfAbsent(account, k -> new AtomicLong())
+                    .incrementAndGet();
               }
             } else {
               assertThat(verdict.rejectedBy().orElseThrow().rule().id())
@@ -85,12 +97,16 @@ class RateRulesStressTest {
       thread.join(20_000);
     }
     assertThat(failures).as("seed %d", seed).isEmpty();
-    admittedByAccount.forEach((account, admitted) ->
-        assertThat(admitted.get()).as("seed %d, %s", seed, account).isLessThanOrEqualTo(PER_ACCOUNT));
+    admittedByAccount.forEach((account, admitted) -> assertThat(admitted.get())
+        .as("seed %d, %s", seed, account)
+        .isLessThanOrEqualTo(PER_ACCOUNT));
     admittedByIp.forEach((ip, admitted) -> {
-      RateVerdict probe = rules.check(TestRequest.of("GET", "/api/other").ip(ip))
-          .toCompletableFuture().join();
-      assertThat(probe.decisions().get(0).decision().remaining()).as("seed %d, %s", seed, ip)
+      RateVerdict probe = rules
+          .check(TestRequest.of("GET", "/api/other").ip(ip))
+          .toCompletableFuture()
+          .join();
+      assertThat(probe.decisions().get(0).decision().remaining())
+          .as("seed %d, %s", seed, ip)
           .isEqualTo(PER_IP - admitted.get() - 1);
     });
   }

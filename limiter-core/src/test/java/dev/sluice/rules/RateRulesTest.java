@@ -1,12 +1,11 @@
 package dev.sluice.rules;
 
-
-import dev.sluice.request.RequestInfo;
-import dev.sluice.request.Scope;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.rate.Algorithm;
+import dev.sluice.request.RequestInfo;
+import dev.sluice.request.Scope;
 import dev.sluice.store.RateRequest;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
@@ -23,12 +22,15 @@ class RateRulesTest {
   private final RecordingLogger log = new RecordingLogger();
 
   private static Rule.Builder rule(String id, String resource, String actor, long limit) {
-    return Rule.builder().id(id).resource(resource).actor(actor).limit(limit, Duration.ofMinutes(1));
+    return Rule.builder()
+        .id(id)
+        .resource(resource)
+        .actor(actor)
+        .limit(limit, Duration.ofMinutes(1));
   }
 
   private RateRules.Builder engine(Rule... rules) {
-    return RateRules.builder().rules(RuleSet.of(List.of(rules))).clock(time)
-        .logger(log);
+    return RateRules.builder().rules(RuleSet.of(List.of(rules))).clock(time).logger(log);
   }
 
   private static RateVerdict now(CompletableFuture<RateVerdict> future) {
@@ -45,8 +47,9 @@ class RateRulesTest {
     // envoyproxy/ratelimit#1060: the broad per-IP rule must not be used up by requests that the
     // narrow per-account rule rejects
     RateRules rules = engine(
-        rule("per-ip", "/api/**", "ip", 10).build(),
-        rule("history-per-account", "/api/history/*", "account", 2).build()).build();
+            rule("per-ip", "/api/**", "ip", 10).build(),
+            rule("history-per-account", "/api/history/*", "account", 2).build())
+        .build();
     TestRequest history = TestRequest.of("GET", "/api/history/1").account("alice");
     List<Boolean> allowed = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
@@ -55,13 +58,15 @@ class RateRulesTest {
     assertThat(allowed).containsExactly(true, true, false, false, false, false, false, false);
 
     RateVerdict other = check(rules, TestRequest.of("GET", "/api/other"));
-    assertThat(other.decisions()).singleElement()
+    assertThat(other.decisions())
+        .singleElement()
         .satisfies(d -> assertThat(d.decision().remaining()).isEqualTo(10 - 2 - 1));
   }
 
   @Test
   void guardsAnswersWhetherCheckWouldDecideAnythingAndFollowsAReplace() {
-    RateRules rules = engine(rule("history", "/api/history/*", "ip", 10).method("GET").build())
+    RateRules rules = engine(
+            rule("history", "/api/history/*", "ip", 10).method("GET").build())
         .build();
     assertThat(rules.guards("GET", "/api/history/7")).isTrue();
     assertThat(rules.guards("POST", "/api/history/7")).isFalse();
@@ -75,8 +80,9 @@ class RateRulesTest {
   @Test
   void evaluationStopsAtTheFirstRejection() {
     RateRules rules = engine(
-        rule("tight", "/**", "all", 1).build(),
-        rule("loose", "/x", "all", 100).build()).build();
+            rule("tight", "/**", "all", 1).build(),
+            rule("loose", "/x", "all", 100).build())
+        .build();
     check(rules, TestRequest.of("GET", "/x"));
     RateVerdict rejected = check(rules, TestRequest.of("GET", "/x"));
     assertThat(rejected.allowed()).isFalse();
@@ -92,7 +98,8 @@ class RateRulesTest {
           public void onDecision(RuleDecision decision) {
             seen.add(decision);
           }
-        }).build();
+        })
+        .build();
     assertThat(check(rules, TestRequest.of("GET", "/x")).allowed()).isTrue();
     RateVerdict second = check(rules, TestRequest.of("GET", "/x"));
     assertThat(second.allowed()).isTrue();
@@ -106,8 +113,9 @@ class RateRulesTest {
   @Test
   void shadowPermitsAreGivenBackWhenAnEnforcedRuleRejects() {
     RateRules rules = engine(
-        rule("shadow-broad", "/**", "all", 5).shadow(true).build(),
-        rule("enforced", "/x", "all", 1).build()).build();
+            rule("shadow-broad", "/**", "all", 5).shadow(true).build(),
+            rule("enforced", "/x", "all", 1).build())
+        .build();
     check(rules, TestRequest.of("GET", "/x"));
     for (int i = 0; i < 10; i++) {
       assertThat(check(rules, TestRequest.of("GET", "/x")).allowed()).isFalse();
@@ -118,7 +126,8 @@ class RateRulesTest {
 
   @Test
   void longAndOddHeaderValuesAreBoundedAndNeverThrow() {
-    RateRules rules = engine(rule("per-key", "/x", "header:X-Api-Key", 1).build()).build();
+    RateRules rules =
+        engine(rule("per-key", "/x", "header:X-Api-Key", 1).build()).build();
     String huge = "k".repeat(100_000);
     String odd = "caf\u00e9\u0000\r\n\uD83D\uDE00 ~";
     for (String value : new String[] {huge, odd, "~looks-hashed", " "}) {
@@ -126,13 +135,18 @@ class RateRulesTest {
       assertThat(first.allowed()).as(value.length() + " chars").isTrue();
       String key = first.decisions().get(0).actorKey();
       assertThat(key).hasSizeLessThanOrEqualTo(64).startsWith("~");
-      assertThat(check(rules, TestRequest.of("GET", "/x").header("x-api-key", value)).allowed())
-          .as("the same value is the same actor").isFalse();
+      assertThat(check(rules, TestRequest.of("GET", "/x").header("x-api-key", value))
+              .allowed())
+          .as("the same value is the same actor")
+          .isFalse();
     }
     assertThat(check(rules, TestRequest.of("GET", "/x").header("X-Api-Key", huge + "!"))
-        .allowed()).as("a different long value is another actor").isTrue();
+            .allowed())
+        .as("a different long value is another actor")
+        .isTrue();
     assertThat(check(rules, TestRequest.of("GET", "/x").header("X-Api-Key", "")).decisions())
-        .as("an empty value is a missing one").isEmpty();
+        .as("an empty value is a missing one")
+        .isEmpty();
   }
 
   @Test
@@ -149,12 +163,15 @@ class RateRulesTest {
     RateRules rules = engine(rule("per-tenant", "/x", "custom:tenant", 1).build())
         .customActor("tenant", r -> r.header("X-Tenant").map(t -> t.split("\\.")[1]))
         .build();
-    assertThat(check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "eu.acme")).allowed())
+    assertThat(check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "eu.acme"))
+            .allowed())
         .isTrue();
-    assertThat(check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "us.acme")).allowed())
+    assertThat(check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "us.acme"))
+            .allowed())
         .isFalse();
     // the extractor throws on a value without a dot: the rule does not apply, nothing fails
-    assertThat(check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "odd")).decisions())
+    assertThat(
+            check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "odd")).decisions())
         .isEmpty();
     check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "odder"));
     assertThat(log.messages).filteredOn(m -> m.contains("custom:tenant")).hasSize(1);
@@ -164,33 +181,43 @@ class RateRulesTest {
   void unregisteredCustomActorIsNamed() {
     assertThatThrownBy(() -> engine(rule("r", "/x", "custom:geo", 1).build()).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("custom:geo").hasMessageContaining("'r'");
+        .hasMessageContaining("custom:geo")
+        .hasMessageContaining("'r'");
   }
 
   @Test
   void localRulesAnswerAnAlreadyCompletedStage() {
     RateRules rules = engine(rule("a", "/x", "all", 5).build()).build();
     assertThat(rules.check(TestRequest.of("GET", "/x")).toCompletableFuture()).isDone();
-    assertThat(rules.check(TestRequest.of("GET", "/none")).toCompletableFuture()).isDone();
+    assertThat(rules.check(TestRequest.of("GET", "/none")).toCompletableFuture())
+        .isDone();
   }
 
   @Test
   void globalRulesGoToTheStoreInOneRoundTrip() {
     InMemoryRateStore store = new InMemoryRateStore(time).holding();
     RateRules rules = engine(
-        rule("local", "/**", "ip", 10).build(),
-        rule("g1", "/api/**", "ip", 10).scope(Scope.GLOBAL).build(),
-        rule("g2", "/api/x", "all", 10).scope(Scope.GLOBAL).algorithm(Algorithm.GCRA).build())
-        .store(store).build();
+            rule("local", "/**", "ip", 10).build(),
+            rule("g1", "/api/**", "ip", 10).scope(Scope.GLOBAL).build(),
+            rule("g2", "/api/x", "all", 10)
+                .scope(Scope.GLOBAL)
+                .algorithm(Algorithm.GCRA)
+                .build())
+        .store(store)
+        .build();
     CompletableFuture<RateVerdict> pending =
         rules.check(TestRequest.of("GET", "/api/x")).toCompletableFuture();
     assertThat(pending).isNotDone();
     store.release();
     RateVerdict verdict = pending.join();
     assertThat(verdict.allowed()).isTrue();
-    assertThat(verdict.decisions()).extracting(d -> d.rule().id()).containsExactly("local", "g1", "g2");
-    assertThat(store.calls).singleElement().satisfies(call -> assertThat(call)
-        .extracting(RateRequest::ruleId).containsExactly("g1", "g2"));
+    assertThat(verdict.decisions())
+        .extracting(d -> d.rule().id())
+        .containsExactly("local", "g1", "g2");
+    assertThat(store.calls)
+        .singleElement()
+        .satisfies(
+            call -> assertThat(call).extracting(RateRequest::ruleId).containsExactly("g1", "g2"));
     assertThat(store.calls.get(0).get(1).algorithm()).isEqualTo(Algorithm.GCRA);
   }
 
@@ -198,10 +225,11 @@ class RateRulesTest {
   void globalRejectionGivesBackLocalAndGlobalPermits() {
     InMemoryRateStore store = new InMemoryRateStore(time);
     RateRules rules = engine(
-        rule("local", "/**", "ip", 10).build(),
-        rule("g-broad", "/api/**", "ip", 10).scope(Scope.GLOBAL).build(),
-        rule("g-narrow", "/api/x", "all", 1).scope(Scope.GLOBAL).build())
-        .store(store).build();
+            rule("local", "/**", "ip", 10).build(),
+            rule("g-broad", "/api/**", "ip", 10).scope(Scope.GLOBAL).build(),
+            rule("g-narrow", "/api/x", "all", 1).scope(Scope.GLOBAL).build())
+        .store(store)
+        .build();
     assertThat(check(rules, TestRequest.of("GET", "/api/x")).allowed()).isTrue();
     RateVerdict rejected = check(rules, TestRequest.of("GET", "/api/x"));
     assertThat(rejected.allowed()).isFalse();
@@ -222,11 +250,16 @@ class RateRulesTest {
 
     InMemoryRateStore store = new InMemoryRateStore(time);
     RateRules mixed = engine(
-        rule("local", "/x", "all", 1).build(),
-        rule("global", "/x", "ip", 10).scope(Scope.GLOBAL).build()).store(store).build();
-    assertThat(mixed.checkNow(TestRequest.of("GET", "/x"))).as("a store rule is in force").isNull();
+            rule("local", "/x", "all", 1).build(),
+            rule("global", "/x", "ip", 10).scope(Scope.GLOBAL).build())
+        .store(store)
+        .build();
+    assertThat(mixed.checkNow(TestRequest.of("GET", "/x")))
+        .as("a store rule is in force")
+        .isNull();
     assertThat(check(mixed, TestRequest.of("GET", "/x")).allowed())
-        .as("checkNow counted nothing: the one local permit is still there").isTrue();
+        .as("checkNow counted nothing: the one local permit is still there")
+        .isTrue();
     assertThat(store.calls).hasSize(1);
   }
 
@@ -234,8 +267,10 @@ class RateRulesTest {
   void localRejectionNeverReachesTheStore() {
     InMemoryRateStore store = new InMemoryRateStore(time);
     RateRules rules = engine(
-        rule("local", "/x", "all", 1).build(),
-        rule("global", "/x", "ip", 10).scope(Scope.GLOBAL).build()).store(store).build();
+            rule("local", "/x", "all", 1).build(),
+            rule("global", "/x", "ip", 10).scope(Scope.GLOBAL).build())
+        .store(store)
+        .build();
     check(rules, TestRequest.of("GET", "/x"));
     assertThat(check(rules, TestRequest.of("GET", "/x")).allowed()).isFalse();
     assertThat(store.calls).hasSize(1);
@@ -245,15 +280,17 @@ class RateRulesTest {
   void withoutAStoreGlobalRulesRunLocallyAndSaySoOnce() {
     List<Rule> told = new CopyOnWriteArrayList<>();
     RateRules rules = engine(
-        rule("g1", "/x", "all", 1).scope(Scope.GLOBAL).build(),
-        rule("g2", "/y", "all", 1).scope(Scope.GLOBAL).build())
+            rule("g1", "/x", "all", 1).scope(Scope.GLOBAL).build(),
+            rule("g2", "/y", "all", 1).scope(Scope.GLOBAL).build())
         .listener(new RateListener() {
           @Override
           public void onGlobalRunsLocally(Rule rule) {
             told.add(rule);
           }
-        }).build();
-    rules.replace(RuleSet.of(List.of(rule("g3", "/z", "all", 1).scope(Scope.GLOBAL).build())));
+        })
+        .build();
+    rules.replace(
+        RuleSet.of(List.of(rule("g3", "/z", "all", 1).scope(Scope.GLOBAL).build())));
     RateVerdict first = now(rules.check(TestRequest.of("GET", "/z")).toCompletableFuture());
     assertThat(first.allowed()).isTrue();
     assertThat(check(rules, TestRequest.of("GET", "/z")).allowed()).isFalse();
@@ -271,50 +308,58 @@ class RateRulesTest {
     }
     rules.replace(RuleSet.of(List.of(
         rule("kept", "/a", "all", 2).method("GET").build(), // same identity and limits
-        rule("changed", "/b", "all", 3).build(),            // new limit: counts start afresh
+        rule("changed", "/b", "all", 3).build(), // new limit: counts start afresh
         rule("new", "/c", "all", 1).build())));
     assertThat(check(rules, TestRequest.of("GET", "/a")).allowed()).isFalse();
     assertThat(check(rules, TestRequest.of("GET", "/b")).allowed()).isTrue();
     assertThat(check(rules, TestRequest.of("GET", "/c")).allowed()).isTrue();
-    assertThat(rules.rules().rules()).extracting(Rule::id).containsExactly("kept", "changed", "new");
+    assertThat(rules.rules().rules())
+        .extracting(Rule::id)
+        .containsExactly("kept", "changed", "new");
   }
 
   @Test
   void failedReplaceKeepsTheOldRules() {
     RateRules rules = engine(rule("a", "/a", "all", 1).build()).build();
     RuleSet before = rules.rules();
-    assertThatThrownBy(() -> rules.replace(RuleSet.of(List.of(
-        rule("b", "/b", "custom:nobody", 1).build())))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() ->
+            rules.replace(RuleSet.of(List.of(rule("b", "/b", "custom:nobody", 1).build()))))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(rules.rules()).isSameAs(before);
   }
 
   @Test
   void limitTheAlgorithmCannotHoldNamesTheRule() {
     RateRules rules = engine(rule("a", "/a", "all", 1).build()).build();
-    assertThatThrownBy(() -> rules.replace(RuleSet.of(List.of(
-        rule("huge-window", "/w", "all", 5_000_000_000L).algorithm(Algorithm.FIXED_WINDOW)
-            .build()))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("rule 'huge-window': ");
+    assertThatThrownBy(
+            () -> rules.replace(RuleSet.of(List.of(rule("huge-window", "/w", "all", 5_000_000_000L)
+                .algorithm(Algorithm.FIXED_WINDOW)
+                .build()))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("rule 'huge-window': ");
     assertThat(rules.rules().rules()).extracting(Rule::id).containsExactly("a");
   }
 
   @Test
   void throwingListenerNeverFailsARequest() {
-    RateRules rules = engine(rule("a", "/a", "all", 1).build()).listener(new RateListener() {
-      @Override
-      public void onDecision(RuleDecision decision) {
-        throw new IllegalStateException("metrics down");
-      }
-    }).build();
+    RateRules rules = engine(rule("a", "/a", "all", 1).build())
+        .listener(new RateListener() {
+          @Override
+          public void onDecision(RuleDecision decision) {
+            throw new IllegalStateException("metrics down");
+          }
+        })
+        .build();
     assertThat(check(rules, TestRequest.of("GET", "/a")).allowed()).isTrue();
   }
 
   @Test
   void verdictShowsTheMostRestrictiveDecision() {
     RateRules rules = engine(
-        rule("roomy", "/**", "all", 100).build(),
-        rule("tight", "/a", "all", 3).build(),
-        rule("shadow", "/a", "account", 1).shadow(true).build()).build();
+            rule("roomy", "/**", "all", 100).build(),
+            rule("tight", "/a", "all", 3).build(),
+            rule("shadow", "/a", "account", 1).shadow(true).build())
+        .build();
     RateVerdict verdict = check(rules, TestRequest.of("GET", "/a").account("x"));
     assertThat(verdict.mostRestrictive().map(d -> d.rule().id())).isEqualTo(Optional.of("tight"));
     assertThat(verdict.delayNanos()).isZero();

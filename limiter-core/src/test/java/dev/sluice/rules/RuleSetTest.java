@@ -12,8 +12,12 @@ import org.junit.jupiter.api.Test;
 class RuleSetTest {
 
   private static Rule rule(String id, String resource, String method) {
-    return Rule.builder().id(id).resource(resource).method(method)
-        .limit(10, Duration.ofSeconds(1)).build();
+    return Rule.builder()
+        .id(id)
+        .resource(resource)
+        .method(method)
+        .limit(10, Duration.ofSeconds(1))
+        .build();
   }
 
   @Test
@@ -22,14 +26,16 @@ class RuleSetTest {
         rule("get-history", "/api/history/*", "GET"),
         rule("any-history", "/api/history/*", null),
         rule("post-transcode", "/api/transcode", "POST")));
-    assertThat(set.matching("GET", "/api/history/1")).extracting(Rule::id)
+    assertThat(set.matching("GET", "/api/history/1"))
+        .extracting(Rule::id)
         .containsExactly("any-history", "get-history");
-    assertThat(set.matching("delete", "/api/history/1")).extracting(Rule::id)
+    assertThat(set.matching("delete", "/api/history/1"))
+        .extracting(Rule::id)
         .containsExactly("any-history");
-    assertThat(set.matching("get", "/api/history/1")).extracting(Rule::id)
-        .contains("get-history");
+    assertThat(set.matching("get", "/api/history/1")).extracting(Rule::id).contains("get-history");
     assertThat(set.matching("GET", "/api/transcode")).isEmpty();
-    assertThat(set.matching("POST", "/api/transcode")).extracting(Rule::id)
+    assertThat(set.matching("POST", "/api/transcode"))
+        .extracting(Rule::id)
         .containsExactly("post-transcode");
     assertThat(set.matching("GET", "/nowhere")).isEmpty();
   }
@@ -42,15 +48,17 @@ class RuleSetTest {
         rule("api-subtree", "/api/**", null),
         rule("history-subtree", "/api/history/**", null),
         rule("everything", "/**", null)));
-    assertThat(set.matching("GET", "/api/history/1")).extracting(Rule::id).containsExactly(
-        "everything", "api-subtree", "history-subtree", "one-segment", "exact");
+    assertThat(set.matching("GET", "/api/history/1"))
+        .extracting(Rule::id)
+        .containsExactly("everything", "api-subtree", "history-subtree", "one-segment", "exact");
     assertThat(set.rules()).extracting(Rule::id).startsWith("exact");
   }
 
   @Test
   void duplicateIdsAreRejected() {
     assertThatThrownBy(() -> RuleSet.of(List.of(rule("a", "/x", null), rule("a", "/y", null))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duplicate rule id 'a'");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duplicate rule id 'a'");
   }
 
   @Test
@@ -63,12 +71,16 @@ class RuleSetTest {
       StringBuilder pattern = new StringBuilder();
       int depth = random.nextInt(4);
       for (int d = 0; d < depth; d++) {
-        pattern.append('/').append(random.nextInt(4) == 0 ? "*" : words[random.nextInt(words.length)]);
+        pattern
+            .append('/')
+            .append(random.nextInt(4) == 0 ? "*" : words[random.nextInt(words.length)]);
       }
       if (random.nextBoolean()) {
         pattern.append("/**");
       }
-      rules.add(rule("r" + i, pattern.length() == 0 ? "/" : pattern.toString(),
+      rules.add(rule(
+          "r" + i,
+          pattern.length() == 0 ? "/" : pattern.toString(),
           methods[random.nextInt(methods.length)]));
     }
     RuleSet set = RuleSet.of(rules);
@@ -81,9 +93,13 @@ class RuleSetTest {
       String requestPath = path.length() == 0 ? "/" : path.toString();
       String method = random.nextBoolean() ? "GET" : "POST";
       List<String> scanned = set.ordered().stream()
-          .filter(r -> r.matches(method, requestPath)).map(Rule::id).toList();
-      assertThat(set.matching(method, requestPath)).extracting(Rule::id)
-          .as("%s %s", method, requestPath).containsExactlyElementsOf(scanned);
+          .filter(r -> r.matches(method, requestPath))
+          .map(Rule::id)
+          .toList();
+      assertThat(set.matching(method, requestPath))
+          .extracting(Rule::id)
+          .as("%s %s", method, requestPath)
+          .containsExactlyElementsOf(scanned);
     }
   }
 
@@ -101,13 +117,17 @@ class RuleSetTest {
         StringBuilder pattern = new StringBuilder();
         int depth = random.nextInt(4);
         for (int d = 0; d < depth; d++) {
-          pattern.append('/').append(wildcards && random.nextInt(4) == 0
-              ? "*" : words[random.nextInt(words.length)]);
+          pattern
+              .append('/')
+              .append(
+                  wildcards && random.nextInt(4) == 0 ? "*" : words[random.nextInt(words.length)]);
         }
         if (random.nextInt(3) == 0) {
           pattern.append("/**");
         }
-        rules.add(rule("r" + i, pattern.length() == 0 ? "/" : pattern.toString(),
+        rules.add(rule(
+            "r" + i,
+            pattern.length() == 0 ? "/" : pattern.toString(),
             methods[random.nextInt(methods.length)]));
       }
       RuleSet rulesSet = RuleSet.of(rules);
@@ -115,7 +135,8 @@ class RuleSetTest {
         StringBuilder path = new StringBuilder();
         int depth = random.nextInt(5);
         for (int d = 0; d < depth; d++) {
-          path.append(random.nextInt(6) == 0 ? "//" : "/").append(words[random.nextInt(words.length)]);
+          path.append(random.nextInt(6) == 0 ? "//" : "/")
+              .append(words[random.nextInt(words.length)]);
         }
         if (random.nextInt(4) == 0) {
           path.append('/');
@@ -123,22 +144,30 @@ class RuleSetTest {
         String requestPath = path.length() == 0 ? "/" : path.toString();
         String method = random.nextBoolean() ? "GET" : "POST";
         List<String> scanned = rulesSet.ordered().stream()
-            .filter(r -> r.matches(method, requestPath)).map(Rule::id).toList();
-        assertThat(rulesSet.matching(method, requestPath)).extracting(Rule::id)
-            .as("%s %s in %s", method, requestPath, rules).containsExactlyElementsOf(scanned);
+            .filter(r -> r.matches(method, requestPath))
+            .map(Rule::id)
+            .toList();
+        assertThat(rulesSet.matching(method, requestPath))
+            .extracting(Rule::id)
+            .as("%s %s in %s", method, requestPath, rules)
+            .containsExactlyElementsOf(scanned);
       }
     }
   }
 
   @Test
   void aPathWithoutWildcardsOnItsWayIsAnsweredFromTheIndexWithoutANewArray() {
-    RuleSet set = RuleSet.of(List.of(rule("all", "/**", null), rule("api", "/api/**", null),
-        rule("ping", "/api/ping", "GET"), rule("admin", "/admin/*", null)));
+    RuleSet set = RuleSet.of(List.of(
+        rule("all", "/**", null),
+        rule("api", "/api/**", null),
+        rule("ping", "/api/ping", "GET"),
+        rule("admin", "/admin/*", null)));
     int[] first = set.match("GET", "/api/ping");
     assertThat(first).containsExactly(0, 1, 3); // "/admin/*" is broader than "/api/ping": 2
     assertThat(set.match("GET", "//api/ping/")).isSameAs(first); // the same array: nothing built
     assertThat(set.match("POST", "/api/ping")).containsExactly(0, 1); // a method filtered out
-    assertThat(set.match("GET", "/elsewhere")).containsExactly(0)
+    assertThat(set.match("GET", "/elsewhere"))
+        .containsExactly(0)
         .isSameAs(set.match("GET", "/elsewhere/deeper"));
   }
 }

@@ -1,11 +1,11 @@
 package dev.sluice.rules;
 
-import dev.sluice.request.Actor;
-import dev.sluice.request.Scope;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.rate.Algorithm;
+import dev.sluice.request.Actor;
+import dev.sluice.request.Scope;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -13,14 +13,27 @@ class RuleTest {
 
   @Test
   void idIsDerivedFromWhatIsCountedAndIsStable() {
-    Rule rule = Rule.builder().resource("/posts").method("post").actor("account")
-        .limit(2, Duration.ofSeconds(1)).build();
+    Rule rule = Rule.builder()
+        .resource("/posts")
+        .method("post")
+        .actor("account")
+        .limit(2, Duration.ofSeconds(1))
+        .build();
     assertThat(rule.id()).isEqualTo("account:POST:/posts:1s");
-    Rule again = Rule.builder().actor(Actor.Account.INSTANCE).limit(2, Duration.ofSeconds(1))
-        .method("POST").resource("/posts").build();
+    Rule again = Rule.builder()
+        .actor(Actor.Account.INSTANCE)
+        .limit(2, Duration.ofSeconds(1))
+        .method("POST")
+        .resource("/posts")
+        .build();
     assertThat(again).isEqualTo(rule);
-    assertThat(Rule.builder().resource("/signup").actor("ip").limit(10, Duration.ofDays(1))
-        .build().id()).isEqualTo("ip:/signup:1d");
+    assertThat(Rule.builder()
+            .resource("/signup")
+            .actor("ip")
+            .limit(10, Duration.ofDays(1))
+            .build()
+            .id())
+        .isEqualTo("ip:/signup:1d");
   }
 
   @Test
@@ -39,12 +52,18 @@ class RuleTest {
     assertThatThrownBy(() -> Rule.builder().limit(5, Duration.ofSeconds(1)).build())
         .hasMessageContaining("resource");
     assertThatThrownBy(() -> Rule.builder().resource("/x").build()).hasMessageContaining("limit");
-    assertThatThrownBy(() -> Rule.builder().resource("/x").limit(0, Duration.ofSeconds(1)).build())
+    assertThatThrownBy(
+            () -> Rule.builder().resource("/x").limit(0, Duration.ofSeconds(1)).build())
         .hasMessageContaining("limit must be >= 1 but was 0");
     assertThatThrownBy(() -> Rule.builder().method("GE T"))
-        .hasMessageContaining("method").hasMessageContaining("'GE T'");
-    assertThatThrownBy(() -> Rule.builder().id("has space").resource("/x")
-        .limit(1, Duration.ofSeconds(1)).build()).hasMessageContaining("'has space'");
+        .hasMessageContaining("method")
+        .hasMessageContaining("'GE T'");
+    assertThatThrownBy(() -> Rule.builder()
+            .id("has space")
+            .resource("/x")
+            .limit(1, Duration.ofSeconds(1))
+            .build())
+        .hasMessageContaining("'has space'");
   }
 
   @Test
@@ -61,8 +80,10 @@ class RuleTest {
   @Test
   void unknownActorListsTheAllowedForms() {
     for (String bad : new String[] {"acount", "header:", "header:a b", "ip:1", "custom:"}) {
-      assertThatThrownBy(() -> Actor.parse(bad)).as(bad)
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(bad.trim());
+      assertThatThrownBy(() -> Actor.parse(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(bad.trim());
     }
     assertThatThrownBy(() -> Actor.parse("acount"))
         .hasMessageContaining("allowed: all, ip, account, device, header:<name>, custom:<name>");

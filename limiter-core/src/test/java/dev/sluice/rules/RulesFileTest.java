@@ -1,13 +1,13 @@
 package dev.sluice.rules;
 
-import dev.sluice.request.Actor;
-import dev.sluice.request.ResourcePattern;
-import dev.sluice.request.Scope;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.sluice.rate.Algorithm;
 import dev.sluice.rate.RateLimit;
+import dev.sluice.request.Actor;
+import dev.sluice.request.ResourcePattern;
+import dev.sluice.request.Scope;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +36,8 @@ class RulesFileTest {
       """;
 
   private static RulesFileException error(String yaml) {
-    return catchThrowableOfType(RulesFileException.class, () -> RulesFile.parse("rules.yaml", yaml));
+    return catchThrowableOfType(
+        RulesFileException.class, () -> RulesFile.parse("rules.yaml", yaml));
   }
 
   @Test
@@ -50,10 +51,13 @@ class RulesFileTest {
         """);
 
     assertThat(e.all()).extracting(RulesFileException::line).containsExactly(2, 4, 5);
-    assertThat(e.all()).extracting(RulesFileException::field)
+    assertThat(e.all())
+        .extracting(RulesFileException::field)
         .containsExactly("rules[0].limit", "rules[2].unit", "rules[3].algorithm");
-    assertThat(e.getMessage()).startsWith("rules.yaml:2: rules[0].limit")
-        .contains("and 2 more").contains("rules.yaml:4: rules[2].unit")
+    assertThat(e.getMessage())
+        .startsWith("rules.yaml:2: rules[0].limit")
+        .contains("and 2 more")
+        .contains("rules.yaml:4: rules[2].unit")
         .contains("rules.yaml:5: rules[3].algorithm");
   }
 
@@ -61,10 +65,16 @@ class RulesFileTest {
   void readsTheContractLayout() throws Exception {
     RuleSet set = RulesFile.parse("rules.yaml", CONTRACT);
     Rule history = set.rules().get(0);
-    assertThat(history).isEqualTo(new Rule("history-per-account",
-        ResourcePattern.parse("/api/history/*"), Optional.of("GET"), Actor.Account.INSTANCE,
-        new RateLimit(10, Duration.ofSeconds(1), 20), Algorithm.SLIDING_WINDOW, Scope.GLOBAL,
-        true));
+    assertThat(history)
+        .isEqualTo(new Rule(
+            "history-per-account",
+            ResourcePattern.parse("/api/history/*"),
+            Optional.of("GET"),
+            Actor.Account.INSTANCE,
+            new RateLimit(10, Duration.ofSeconds(1), 20),
+            Algorithm.SLIDING_WINDOW,
+            Scope.GLOBAL,
+            true));
     Rule signup = set.rules().get(1);
     assertThat(signup.id()).isEqualTo("ip:/signup:1d");
     assertThat(signup.algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
@@ -98,25 +108,39 @@ class RulesFileTest {
             rpu: 90000
             algo: LB
         """);
-    assertThat(set.rules()).extracting(Rule::algorithm).containsExactly(Algorithm.TOKEN_BUCKET,
-        Algorithm.SLIDING_WINDOW, Algorithm.FIXED_WINDOW, Algorithm.LEAKY_BUCKET);
+    assertThat(set.rules())
+        .extracting(Rule::algorithm)
+        .containsExactly(
+            Algorithm.TOKEN_BUCKET,
+            Algorithm.SLIDING_WINDOW,
+            Algorithm.FIXED_WINDOW,
+            Algorithm.LEAKY_BUCKET);
     assertThat(set.rules().get(0).scope()).isEqualTo(Scope.GLOBAL);
     assertThat(set.rules().get(1).scope()).isEqualTo(Scope.LOCAL);
     assertThat(set.rules().get(0).limit()).isEqualTo(RateLimit.of(10, Duration.ofSeconds(1)));
     // paths nest: "/" is checked before "/sample"
-    assertThat(set.matching("GET", "/sample/clip/1")).extracting(Rule::id).containsExactly(
-        "device:/**:1s", "account:/**:1m", "all:/sample/**:1h", "all:/sample/**:1d");
+    assertThat(set.matching("GET", "/sample/clip/1"))
+        .extracting(Rule::id)
+        .containsExactly(
+            "device:/**:1s", "account:/**:1m", "all:/sample/**:1h", "all:/sample/**:1d");
     assertThat(set.matching("GET", "/other")).hasSize(2);
   }
 
   @Test
   void unitsTakeNamesAndDurations() throws Exception {
     String template = "rules:\n  - {resource: /x, limit: 1, unit: %s}\n";
-    Object[][] cases = {{"second", Duration.ofSeconds(1)}, {"minute", Duration.ofMinutes(1)},
-        {"hour", Duration.ofHours(1)}, {"day", Duration.ofDays(1)}, {"week", Duration.ofDays(7)},
-        {"10s", Duration.ofSeconds(10)}, {"15m", Duration.ofMinutes(15)},
-        {"500ms", Duration.ofMillis(500)}, {"PT1H", Duration.ofHours(1)},
-        {"2w", Duration.ofDays(14)}};
+    Object[][] cases = {
+      {"second", Duration.ofSeconds(1)},
+      {"minute", Duration.ofMinutes(1)},
+      {"hour", Duration.ofHours(1)},
+      {"day", Duration.ofDays(1)},
+      {"week", Duration.ofDays(7)},
+      {"10s", Duration.ofSeconds(10)},
+      {"15m", Duration.ofMinutes(15)},
+      {"500ms", Duration.ofMillis(500)},
+      {"PT1H", Duration.ofHours(1)},
+      {"2w", Duration.ofDays(14)}
+    };
     for (Object[] c : cases) {
       RuleSet set = RulesFile.parse("u.yaml", template.formatted(c[0]));
       assertThat(set.rules().get(0).limit().period()).as("%s", c[0]).isEqualTo(c[1]);
@@ -140,7 +164,8 @@ class RulesFileTest {
     assertThat(e.source()).isEqualTo("rules.yaml");
     assertThat(e.line()).isEqualTo(5);
     assertThat(e.field()).isEqualTo("rules[0].algorithm");
-    assertThat(e.getMessage()).startsWith("rules.yaml:5: rules[0].algorithm: ")
+    assertThat(e.getMessage())
+        .startsWith("rules.yaml:5: rules[0].algorithm: ")
         .contains("'tokenbucket'")
         .contains("token-bucket, leaky-bucket, leaky-bucket-shaper, fixed-window, sliding-log,"
             + " sliding-window, gcra");
@@ -157,16 +182,21 @@ class RulesFileTest {
   @Test
   void aNegativeOrOverflowingUnitNamesFileLineFieldAndTheAllowedUnits() {
     for (String unit : new String[] {"PT-1S", "99999999999999999999s", "200000d"}) {
-      RulesFileException e = error("rules:\n  - resource: /x\n    limit: 1\n    unit: " + unit + "\n");
+      RulesFileException e =
+          error("rules:\n  - resource: /x\n    limit: 1\n    unit: " + unit + "\n");
       assertThat(e.line()).as(unit).isEqualTo(4);
       assertThat(e.field()).isEqualTo("rules[0].unit");
-      assertThat(e.getMessage()).startsWith("rules.yaml:4: rules[0].unit: ")
-          .contains("'" + unit + "'").contains("second, minute, hour, day, week");
+      assertThat(e.getMessage())
+          .startsWith("rules.yaml:4: rules[0].unit: ")
+          .contains("'" + unit + "'")
+          .contains("second, minute, hour, day, week");
     }
     assertThat(error("rules:\n  - {resource: /x, limit: 1, unit: 3651d}\n").getMessage())
-        .contains("at most 3650 days").contains("'3651d'");
+        .contains("at most 3650 days")
+        .contains("'3651d'");
     assertThat(error("rules:\n  - {resource: /x, limit: 1, unit: 0ms}\n").getMessage())
-        .contains("at least 1 microsecond").contains("'0ms'");
+        .contains("at least 1 microsecond")
+        .contains("'0ms'");
   }
 
   @Test
@@ -243,20 +273,29 @@ class RulesFileTest {
   @Test
   void badValuesAreNamedWithTheValue() {
     assertThat(error("rules:\n  - {resource: /x, limit: -3, unit: day}\n").getMessage())
-        .contains("rules[0].limit").contains("'-3'");
+        .contains("rules[0].limit")
+        .contains("'-3'");
     assertThat(error("rules:\n  - {resource: /x, limit: 2.5, unit: day}\n").getMessage())
-        .contains("whole number").contains("'2.5'");
+        .contains("whole number")
+        .contains("'2.5'");
     assertThat(error("rules:\n  - {resource: /x, limit: 99999999999999999999, unit: day}\n")
-        .field()).isEqualTo("rules[0].limit");
-    assertThat(error("rules:\n  - {resource: /x, limit: 1, unit: day, burst: 0}\n").field())
+            .field())
+        .isEqualTo("rules[0].limit");
+    assertThat(
+            error("rules:\n  - {resource: /x, limit: 1, unit: day, burst: 0}\n").field())
         .isEqualTo("rules[0].burst");
     assertThat(error("rules:\n  - {resource: /x, limit: 1, unit: day, shadow: yes}\n")
-        .getMessage()).contains("true or false").contains("'yes'");
+            .getMessage())
+        .contains("true or false")
+        .contains("'yes'");
     assertThat(error("rules:\n  - {resource: /x, limit: 1, unit: day, scope: cluster}\n")
-        .getMessage()).contains("'cluster'").contains("local, global");
+            .getMessage())
+        .contains("'cluster'")
+        .contains("local, global");
     assertThat(error("rules:\n  - {resource: x, limit: 1, unit: day}\n").field())
         .isEqualTo("rules[0].resource");
-    assertThat(error("rules:\n  - {resource: /x, limit: 1, unit: day, method: 'G T'}\n").field())
+    assertThat(error("rules:\n  - {resource: /x, limit: 1, unit: day, method: 'G T'}\n")
+            .field())
         .isEqualTo("rules[0].method");
     assertThat(error("rules:\n  - {resource: /x, limit: 1, unit: 0s}\n").field())
         .isEqualTo("rules[0].unit");
@@ -266,7 +305,8 @@ class RulesFileTest {
         .contains("must not be empty");
     assertThat(error("rules:\n  - {resource: [/x], limit: 1, unit: day}\n").getMessage())
         .contains("single value");
-    assertThat(error("rules:\n  - {id: 'a b', resource: /x, limit: 1, unit: day}\n").field())
+    assertThat(error("rules:\n  - {id: 'a b', resource: /x, limit: 1, unit: day}\n")
+            .field())
         .isEqualTo("rules[0].id");
   }
 
@@ -275,7 +315,8 @@ class RulesFileTest {
     assertThat(error("rules: 5\n").getMessage()).contains("must be a list");
     assertThat(error("rules:\n  - just-a-string\n").field()).isEqualTo("rules[0]");
     assertThat(error("- a\n- b\n").field()).isEqualTo("(document)");
-    assertThat(error("rules:\n  - {resource: /x, limit: 1, limit: 2, unit: day}\n").getMessage())
+    assertThat(
+            error("rules:\n  - {resource: /x, limit: 1, limit: 2, unit: day}\n").getMessage())
         .contains("appears twice");
   }
 
@@ -298,8 +339,8 @@ class RulesFileTest {
     Path file = dir.resolve("ratelimits.yaml");
     Files.writeString(file, CONTRACT);
     assertThat(RulesFile.load(file).rules()).hasSize(2);
-    RulesFileException e = catchThrowableOfType(RulesFileException.class,
-        () -> RulesFile.load(dir.resolve("missing.yaml")));
+    RulesFileException e = catchThrowableOfType(
+        RulesFileException.class, () -> RulesFile.load(dir.resolve("missing.yaml")));
     assertThat(e.source()).endsWith("missing.yaml");
     assertThat(e.getMessage()).contains("cannot be read");
   }

@@ -39,7 +39,9 @@ class RulesReloaderTest {
         - {id: r, resource: /r, limit: 1, unit: minute}
       """;
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
+
   private final VirtualTime time = new VirtualTime();
   private final RecordingLogger log = new RecordingLogger();
   private final List<RulesFileException> errors = new CopyOnWriteArrayList<>();
@@ -72,13 +74,19 @@ class RulesReloaderTest {
   /** Writes the file with a new modification time, as an editor would. */
   private void write(String text) throws Exception {
     Files.writeString(file, text);
-    Files.setLastModifiedTime(file, FileTime.from(Instant.parse("2026-01-01T00:00:00Z")
-        .plusSeconds(++writes)));
+    Files.setLastModifiedTime(
+        file, FileTime.from(Instant.parse("2026-01-01T00:00:00Z").plusSeconds(++writes)));
   }
 
   private RulesReloader.Builder reloader() {
-    return RulesReloader.builder().target(engine).file(file).interval(INTERVAL).scheduler(time)
-        .onError(errors::add).logger(log).remoteTimeout(Duration.ofSeconds(2));
+    return RulesReloader.builder()
+        .target(engine)
+        .file(file)
+        .interval(INTERVAL)
+        .scheduler(time)
+        .onError(errors::add)
+        .logger(log)
+        .remoteTimeout(Duration.ofSeconds(2));
   }
 
   private URI serve() throws Exception {
@@ -94,7 +102,11 @@ class RulesReloaderTest {
   }
 
   private boolean allowed(String path) {
-    return engine.check(TestRequest.of("GET", path)).toCompletableFuture().join().allowed();
+    return engine
+        .check(TestRequest.of("GET", path))
+        .toCompletableFuture()
+        .join()
+        .allowed();
   }
 
   private List<String> ids() {
@@ -117,7 +129,8 @@ class RulesReloaderTest {
   void badFileStopsStartUpNamingFileLineAndField() throws Exception {
     write("rules:\n  - {resource: /a, limit: 2, unit: fortnight}\n");
     reloader = reloader().build();
-    assertThatThrownBy(reloader::start).isInstanceOf(RulesFileException.class)
+    assertThatThrownBy(reloader::start)
+        .isInstanceOf(RulesFileException.class)
         .hasMessageContaining("ratelimits.yaml:2: rules[0].unit");
     assertThat(engine.rules().rules()).isEmpty();
   }
@@ -149,14 +162,21 @@ class RulesReloaderTest {
 
   @Test
   void withoutAHandlerAnInvalidNewFileIsLoggedOncePerVersion() throws Exception {
-    reloader = RulesReloader.builder().target(engine).file(file).interval(INTERVAL)
-        .scheduler(time).logger(log).build();
+    reloader = RulesReloader.builder()
+        .target(engine)
+        .file(file)
+        .interval(INTERVAL)
+        .scheduler(time)
+        .logger(log)
+        .build();
     reloader.start();
     write("rules:\n  - {resource: /a, limit: 2, unit: minute, algorithm: magic}\n");
     time.advance(INTERVAL.multipliedBy(4));
 
     assertThat(ids()).containsExactly("a");
-    assertThat(log.messages).filteredOn(m -> m.startsWith("ERROR")).singleElement()
+    assertThat(log.messages)
+        .filteredOn(m -> m.startsWith("ERROR"))
+        .singleElement()
         .satisfies(m -> assertThat(m).contains("ratelimits.yaml:2: rules[0].algorithm"));
   }
 
@@ -192,7 +212,8 @@ class RulesReloaderTest {
     Files.delete(file);
     time.advance(INTERVAL.multipliedBy(3));
     assertThat(ids()).containsExactly("a");
-    assertThat(errors).singleElement()
+    assertThat(errors)
+        .singleElement()
         .satisfies(e -> assertThat(e.getMessage()).contains("cannot be read"));
   }
 
@@ -203,7 +224,8 @@ class RulesReloaderTest {
     write("rules:\n  - {id: t, resource: /t, limit: 1, unit: minute, actor: 'custom:tenant'}\n");
     time.advance(INTERVAL.multipliedBy(2));
     assertThat(ids()).containsExactly("a");
-    assertThat(errors).singleElement()
+    assertThat(errors)
+        .singleElement()
         .satisfies(e -> assertThat(e.getMessage()).contains("custom:tenant"));
   }
 
@@ -282,8 +304,13 @@ class RulesReloaderTest {
   void remoteOnlyReloaderNeedsNoFile() throws Exception {
     // a generous timeout: the first fetch also builds the HTTP client, which took over 4 s on a
     // machine loaded 20x its cores, and the default 2 s then made this test fail
-    reloader = RulesReloader.builder().target(engine).remote(serve()).scheduler(time)
-        .logger(log).remoteTimeout(Duration.ofSeconds(15)).build();
+    reloader = RulesReloader.builder()
+        .target(engine)
+        .remote(serve())
+        .scheduler(time)
+        .logger(log)
+        .remoteTimeout(Duration.ofSeconds(15))
+        .build();
     reloader.start();
     assertThat(ids()).containsExactly("a", "r");
   }

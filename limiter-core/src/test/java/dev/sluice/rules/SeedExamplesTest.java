@@ -39,7 +39,9 @@ class SeedExamplesTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    engine = RateRules.builder().rules(RulesFile.parse("seeds.yaml", SEEDS)).clock(time)
+    engine = RateRules.builder()
+        .rules(RulesFile.parse("seeds.yaml", SEEDS))
+        .clock(time)
         .build();
   }
 
@@ -57,10 +59,13 @@ class SeedExamplesTest {
     assertThat(third.rejectedBy().orElseThrow().rule().id()).isEqualTo("posts-per-user");
     assertThat(third.rejectedBy().orElseThrow().decision().retryAfterNanos()).isPositive();
     assertThat(check(TestRequest.of("POST", "/posts").account("bob")).allowed()).isTrue();
-    assertThat(check(TestRequest.of("GET", "/posts").account("alice")).decisions()).isEmpty();
+    assertThat(check(TestRequest.of("GET", "/posts").account("alice")).decisions())
+        .isEmpty();
 
     time.advance(Duration.ofMillis(499));
-    assertThat(check(alice).allowed()).as("the token bucket refills one post per 500 ms").isFalse();
+    assertThat(check(alice).allowed())
+        .as("the token bucket refills one post per 500 ms")
+        .isFalse();
     time.advance(Duration.ofMillis(1));
     assertThat(check(alice).allowed()).isTrue();
     time.advance(Duration.ofSeconds(1));
@@ -81,7 +86,8 @@ class SeedExamplesTest {
     assertThat(eleventh.allowed()).isFalse();
     assertThat(eleventh.rejectedBy().orElseThrow().decision().retryAfterNanos())
         .isEqualTo(Duration.ofHours(4).toNanos());
-    assertThat(check(TestRequest.of("POST", "/accounts").ip("198.51.100.1")).allowed()).isTrue();
+    assertThat(check(TestRequest.of("POST", "/accounts").ip("198.51.100.1")).allowed())
+        .isTrue();
 
     time.advance(Duration.ofHours(4)); // the first sign-up leaves the 24-hour window
     assertThat(check(signup).allowed()).isTrue();
@@ -98,8 +104,11 @@ class SeedExamplesTest {
     TestRequest sixth = TestRequest.of("POST", "/rewards/99/claim").device("phone-1");
     assertThat(check(sixth).allowed()).as("day 5").isFalse();
     time.advance(Duration.ofDays(2).minusSeconds(1));
-    assertThat(check(sixth).allowed()).as("a second before a week after the first").isFalse();
-    assertThat(check(TestRequest.of("POST", "/rewards/99/claim").device("phone-2")).allowed())
+    assertThat(check(sixth).allowed())
+        .as("a second before a week after the first")
+        .isFalse();
+    assertThat(
+            check(TestRequest.of("POST", "/rewards/99/claim").device("phone-2")).allowed())
         .isTrue();
 
     time.advance(Duration.ofSeconds(1));

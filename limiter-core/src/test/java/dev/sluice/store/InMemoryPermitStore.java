@@ -54,14 +54,14 @@ public final class InMemoryPermitStore implements PermitStore {
   }
 
   @Override
-  public CompletionStage<Optional<PermitLease>> tryAcquire(String limiter, int maxPermits,
-      Duration leaseTime) {
+  public CompletionStage<Optional<PermitLease>> tryAcquire(
+      String limiter, int maxPermits, Duration leaseTime) {
     return tryAcquire(limiter, maxPermits, leaseTime, null);
   }
 
   @Override
-  public synchronized CompletionStage<Optional<PermitLease>> tryAcquire(String limiter,
-      int maxPermits, Duration leaseTime, String ticket) {
+  public synchronized CompletionStage<Optional<PermitLease>> tryAcquire(
+      String limiter, int maxPermits, Duration leaseTime, String ticket) {
     Limiter l = limiters.computeIfAbsent(limiter, name -> new Limiter());
     int free = maxPermits - l.held;
     int rank = rank(l.line, ticket);

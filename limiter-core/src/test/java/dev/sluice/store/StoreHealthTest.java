@@ -46,8 +46,7 @@ class StoreHealthTest {
       public void close() {}
     };
 
-    assertThat(inMemory.health())
-        .isEqualTo(new StoreHealth(StoreHealth.UP, "memory://test", 0, 0));
+    assertThat(inMemory.health()).isEqualTo(new StoreHealth(StoreHealth.UP, "memory://test", 0, 0));
   }
 
   @Test

@@ -21,8 +21,8 @@ public final class Seeds {
     try {
       return Long.parseLong(pinned.trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("-D" + PROPERTY + " must be a whole number but was '"
-          + pinned + "'", e);
+      throw new IllegalArgumentException(
+          "-D" + PROPERTY + " must be a whole number but was '" + pinned + "'", e);
     }
   }
 }

@@ -69,16 +69,18 @@ class DurationTextTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "106752d", // fits a Duration, not a long of nanoseconds
-      "15251w",
-      "9223372036854775807ms", // fits a long of millis: 292 million years
-      "9223372036854775807s", // fits a long, not a Duration of days... nor a long of nanos
-      "9223372036854775807d", // overflows Duration.ofDays
-      "2635249153387078803w", // overflows 7 x amount
-      "99999999999999999999s", // more digits than a long holds
-      "PT9999999999999999999H", // ISO whose number overflows
-      "P106752D"})
+  @ValueSource(
+      strings = {
+        "106752d", // fits a Duration, not a long of nanoseconds
+        "15251w",
+        "9223372036854775807ms", // fits a long of millis: 292 million years
+        "9223372036854775807s", // fits a long, not a Duration of days... nor a long of nanos
+        "9223372036854775807d", // overflows Duration.ofDays
+        "2635249153387078803w", // overflows 7 x amount
+        "99999999999999999999s", // more digits than a long holds
+        "PT9999999999999999999H", // ISO whose number overflows
+        "P106752D"
+      })
   void longerThanALongOfNanosecondsIsTooLongNotAnOverflowLater(String text) {
     assertThatThrownBy(() -> DurationText.parse(text))
         .isInstanceOf(IllegalArgumentException.class)

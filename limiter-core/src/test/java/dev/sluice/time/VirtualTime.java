@@ -25,7 +25,8 @@ public final class VirtualTime implements NanoClock, Scheduler {
     this(
         ThreadLocalRandom.current().nextBoolean()
             ? ThreadLocalRandom.current().nextLong()
-            : Long.MAX_VALUE - ThreadLocalRandom.current().nextLong(Duration.ofHours(1).toNanos()));
+            : Long.MAX_VALUE
+                - ThreadLocalRandom.current().nextLong(Duration.ofHours(1).toNanos()));
   }
 
   public VirtualTime(long startNanos) {

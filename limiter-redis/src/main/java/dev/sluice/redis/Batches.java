@@ -38,7 +38,8 @@ final class Batches {
 
   static boolean batchable(RateRequest request) {
     Algorithm algorithm = request.algorithm();
-    return algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.GCRA
+    return algorithm == Algorithm.TOKEN_BUCKET
+        || algorithm == Algorithm.GCRA
         || algorithm == Algorithm.LEAKY_BUCKET;
   }
 
@@ -73,8 +74,10 @@ final class Batches {
     if (extra < 0) {
       // fewer than the request needs: park what came and reject, rather than admit on credit
       park(request, taken);
-      return RateDecision.rejected(request.limit().limit(),
-          request.limit().nanosPerPermit() * -extra, decision.resetAfterNanos());
+      return RateDecision.rejected(
+          request.limit().limit(),
+          request.limit().nanosPerPermit() * -extra,
+          decision.resetAfterNanos());
     }
     long left = park(request, extra);
     return new RateDecision(true, decision.limit(), left, 0, decision.resetAfterNanos(), 0);
@@ -99,8 +102,8 @@ final class Batches {
   }
 
   /** Gives every parked permit back to Redis (the sync), best effort; completes when sent back. */
-  CompletableFuture<Void> giveBack(RedisScriptingAsyncCommands<String, String> redis,
-      RateScripts scripts) {
+  CompletableFuture<Void> giveBack(
+      RedisScriptingAsyncCommands<String, String> redis, RateScripts scripts) {
     List<CompletableFuture<?>> sent = new ArrayList<>();
     for (Map.Entry<Rule, Held> entry : held.entrySet()) {
       Held batch = entry.getValue();
@@ -113,8 +116,9 @@ final class Batches {
       held.remove(entry.getKey(), batch);
       if (left > 0) {
         Rule rule = entry.getKey();
-        sent.add(scripts.refund(redis, new RateRequest(rule.ruleId(), rule.key(),
-            rule.algorithm(), rule.limit(), left)));
+        sent.add(scripts.refund(
+            redis,
+            new RateRequest(rule.ruleId(), rule.key(), rule.algorithm(), rule.limit(), left)));
       }
     }
     return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));

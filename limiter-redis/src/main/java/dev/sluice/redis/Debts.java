@@ -128,8 +128,11 @@ final class Debts {
    * before the loss (the bucket's backlog of {@code request}'s cost).
    */
   static Charge recentCharge(RateRequest request, long now) {
-    return new Charge("loss:" + UUID.randomUUID(), request,
-        now + intervalNanos(request.limit()) * request.cost(), now);
+    return new Charge(
+        "loss:" + UUID.randomUUID(),
+        request,
+        now + intervalNanos(request.limit()) * request.cost(),
+        now);
   }
 
   /** A charge whose answer did not come: sent again, as it is, with the next ones. */

@@ -51,19 +51,21 @@ final class Guard {
       case ALLOW -> "allowing every request";
       case DENY -> "denying every request";
     };
-    this.breaker =
-        CircuitBreaker.of(
-            "sluice-redis " + where,
-            CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(20)
-                .minimumNumberOfCalls(5)
-                .failureRateThreshold(50)
-                .waitDurationInOpenState(OPEN_FOR)
-                .permittedNumberOfCallsInHalfOpenState(3)
-                .build());
-    breaker.getEventPublisher().onStateTransition(event -> logTransition(
-        event.getStateTransition().getFromState(), event.getStateTransition().getToState()));
+    this.breaker = CircuitBreaker.of(
+        "sluice-redis " + where,
+        CircuitBreakerConfig.custom()
+            .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+            .slidingWindowSize(20)
+            .minimumNumberOfCalls(5)
+            .failureRateThreshold(50)
+            .waitDurationInOpenState(OPEN_FOR)
+            .permittedNumberOfCallsInHalfOpenState(3)
+            .build());
+    breaker
+        .getEventPublisher()
+        .onStateTransition(event -> logTransition(
+            event.getStateTransition().getFromState(),
+            event.getStateTransition().getToState()));
   }
 
   /** Runs {@code action} each time Redis starts counting as down (not at each probe cycle). */
@@ -92,8 +94,8 @@ final class Guard {
   }
 
   void failed(long startNanos, Throwable error) {
-    Throwable cause = error instanceof CompletionException && error.getCause() != null
-        ? error.getCause() : error;
+    Throwable cause =
+        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     lastError = cause.getClass().getSimpleName()
         + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
     breaker.onError(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS, cause);
@@ -130,8 +132,9 @@ final class Guard {
     RedisState state = state();
     return switch (state) {
       case UP -> where + " (up)";
-      case DOWN, PROBING -> where + " (" + state.name().toLowerCase(java.util.Locale.ROOT)
-          + ", " + whileDown + "; last error " + lastError + ")";
+      case DOWN, PROBING ->
+        where + " (" + state.name().toLowerCase(java.util.Locale.ROOT) + ", " + whileDown
+            + "; last error " + lastError + ")";
     };
   }
 
@@ -151,9 +154,14 @@ final class Guard {
         LOG.debug("Redis at {} counts as down again ({})", where, lastError);
         return;
       }
-      LOG.warn("Redis at {} counts as down ({}): global rules are {}{}", where, lastError,
-          whileDown, unlogged == 0 ? "" : "; it went down " + unlogged
-              + " more time(s) since the last warning");
+      LOG.warn(
+          "Redis at {} counts as down ({}): global rules are {}{}",
+          where,
+          lastError,
+          whileDown,
+          unlogged == 0
+              ? ""
+              : "; it went down " + unlogged + " more time(s) since the last warning");
       unlogged = 0;
       downLogged = true;
     } else if (to == CircuitBreaker.State.CLOSED) {

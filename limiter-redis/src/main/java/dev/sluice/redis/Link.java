@@ -58,18 +58,16 @@ final class Link implements AutoCloseable {
     // its local share for seconds. Commands are bounded by TimeoutOptions below instead.
     // never tighter than one command: a connect is at least a round trip or two
     Duration connectTimeout = settings.connectTimeout().compareTo(settings.timeout()) >= 0
-        ? settings.connectTimeout() : settings.timeout();
+        ? settings.connectTimeout()
+        : settings.timeout();
     this.uri.setTimeout(connectTimeout);
-    this.resources =
-        ClientResources.builder()
-            .ioThreadPoolSize(2)
-            .computationThreadPoolSize(2)
-            .reconnectDelay(RECONNECT_DELAY)
-            .build();
-    SocketOptions socket = SocketOptions.builder()
-        .connectTimeout(connectTimeout)
-        .keepAlive(true)
+    this.resources = ClientResources.builder()
+        .ioThreadPoolSize(2)
+        .computationThreadPoolSize(2)
+        .reconnectDelay(RECONNECT_DELAY)
         .build();
+    SocketOptions socket =
+        SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build();
     // a PING asked whether a connection whose calls time out is slow or dead (see StallCheck):
     // it waits as long as a connect may, the decisions only as long as the decision timeout
     long decisionNanos = settings.timeout().toNanos();
@@ -80,7 +78,8 @@ final class Link implements AutoCloseable {
           @Override
           public long getTimeout(io.lettuce.core.protocol.RedisCommand<?, ?, ?> command) {
             return command.getType() == io.lettuce.core.protocol.CommandType.PING
-                ? pingNanos : decisionNanos;
+                ? pingNanos
+                : decisionNanos;
           }
 
           @Override
@@ -132,11 +131,16 @@ final class Link implements AutoCloseable {
   /** Where this link points, without credentials. */
   String where() {
     if (!uri.getSentinels().isEmpty()) {
-      return "redis-sentinel://" + uri.getSentinels().stream()
-          .map(s -> s.getHost() + ':' + s.getPort())
-          .collect(java.util.stream.Collectors.joining(",")) + '#' + uri.getSentinelMasterId();
+      return "redis-sentinel://"
+          + uri.getSentinels().stream()
+              .map(s -> s.getHost() + ':' + s.getPort())
+              .collect(java.util.stream.Collectors.joining(","))
+          + '#' + uri.getSentinelMasterId();
     }
-    return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ':' + uri.getPort()
+    return (uri.isSsl() ? "rediss://" : "redis://")
+        + uri.getHost()
+        + ':'
+        + uri.getPort()
         + (cluster ? " (cluster)" : "");
   }
 
@@ -149,7 +153,9 @@ final class Link implements AutoCloseable {
     if (cluster) {
       // the asynchronous cluster connect needs the slot map first (the blocking one loads it)
       RedisClusterClient clusterClient = (RedisClusterClient) client;
-      attempt = clusterClient.refreshPartitionsAsync().toCompletableFuture()
+      attempt = clusterClient
+          .refreshPartitionsAsync()
+          .toCompletableFuture()
           .thenCompose(loaded -> clusterClient.connectAsync(StringCodec.UTF8));
     } else {
       attempt = ((RedisClient) client).connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
@@ -161,7 +167,8 @@ final class Link implements AutoCloseable {
           opened.closeAsync();
         } else {
           commands = opened instanceof StatefulRedisClusterConnection<String, String> c
-              ? c.async() : ((StatefulRedisConnection<String, String>) opened).async();
+              ? c.async()
+              : ((StatefulRedisConnection<String, String>) opened).async();
           connection = opened;
         }
       }
@@ -217,7 +224,8 @@ final class Link implements AutoCloseable {
   CompletableFuture<String> ping(StatefulConnection<String, String> on) {
     try {
       return (on instanceof StatefulRedisClusterConnection<String, String> c
-          ? c.async().ping() : ((StatefulRedisConnection<String, String>) on).async().ping())
+              ? c.async().ping()
+              : ((StatefulRedisConnection<String, String>) on).async().ping())
           .toCompletableFuture();
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);

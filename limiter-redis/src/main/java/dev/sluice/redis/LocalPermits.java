@@ -36,8 +36,8 @@ final class LocalPermits {
   }
 
   /** {@code running}: jobs of this limiter already running on this node under Redis leases. */
-  Optional<PermitLease> tryAcquire(String limiter, int maxPermits, Duration leaseTime,
-      int running) {
+  Optional<PermitLease> tryAcquire(
+      String limiter, int maxPermits, Duration leaseTime, int running) {
     int share = Math.max(1, maxPermits / expectedNodes) - running;
     AtomicInteger count = held.computeIfAbsent(limiter, name -> new AtomicInteger());
     while (true) {

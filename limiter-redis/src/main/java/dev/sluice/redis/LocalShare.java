@@ -126,8 +126,9 @@ final class LocalShare {
   }
 
   private RateLimiter seededLimiterFor(RateRequest request) {
-    RateLimiter limiter = limiters.computeIfAbsent(Share.of(request), share -> RateLimiter.of(
-        share.algorithm(), nodeShare(share.limit(), expectedNodes), clock));
+    RateLimiter limiter = limiters.computeIfAbsent(
+        Share.of(request),
+        share -> RateLimiter.of(share.algorithm(), nodeShare(share.limit(), expectedNodes), clock));
     Recent.Key key = Recent.Key.of(request);
     if (!seeded.contains(key)) {
       // The permits this node took in the last period count against its share of this outage.
@@ -136,7 +137,8 @@ final class LocalShare {
       // (measured: 9 admitted beyond the limit by a node that had used it all before the outage).
       synchronized (limiter) {
         if (!seeded.contains(key)) {
-          long used = Math.min(recent.count(key, clock.nanoTime()),
+          long used = Math.min(
+              recent.count(key, clock.nanoTime()),
               nodeShare(request.limit(), expectedNodes).burst());
           for (long i = 0; i < used; i++) {
             limiter.tryAcquire(request.key(), 1);
@@ -150,8 +152,8 @@ final class LocalShare {
 
   /** limit / nodes and burst / nodes, rounded down but at least 1, over the same period. */
   static RateLimit nodeShare(RateLimit limit, int nodes) {
-    return new RateLimit(Math.max(1, limit.limit() / nodes), limit.period(),
-        Math.max(1, limit.burst() / nodes));
+    return new RateLimit(
+        Math.max(1, limit.limit() / nodes), limit.period(), Math.max(1, limit.burst() / nodes));
   }
 
   /** One local limiter per rule, algorithm and limit: a changed rule starts a fresh one. */

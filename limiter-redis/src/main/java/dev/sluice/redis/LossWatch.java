@@ -56,6 +56,7 @@ final class LossWatch {
    * finding it gone and learning the new one. Changed by CAS only, so one loss is charged once.
    */
   private final AtomicReference<String> epoch = new AtomicReference<>();
+
   private final LongAdder losses = new LongAdder();
   private volatile long settledAt;
   private volatile boolean settling;
@@ -66,7 +67,12 @@ final class LossWatch {
    * {@code inScripts}: the decision scripts check the epoch themselves (not in Redis Cluster).
    * {@code onLoss}: charges what this node admitted recently, on the connection given.
    */
-  LossWatch(Link link, NanoClock clock, Scheduler scheduler, long timeoutNanos, boolean inScripts,
+  LossWatch(
+      Link link,
+      NanoClock clock,
+      Scheduler scheduler,
+      long timeoutNanos,
+      boolean inScripts,
       Consumer<RedisScriptingAsyncCommands<String, String>> onLoss) {
     this.link = link;
     this.clock = clock;
@@ -152,7 +158,8 @@ final class LossWatch {
     if (!(redis instanceof RedisStringAsyncCommands<?, ?>)) {
       return CompletableFuture.completedFuture(null);
     }
-    RedisStringAsyncCommands<String, String> strings = (RedisStringAsyncCommands<String, String>) redis;
+    RedisStringAsyncCommands<String, String> strings =
+        (RedisStringAsyncCommands<String, String>) redis;
     CompletableFuture<String> asked;
     String before = epoch.get();
     try {
@@ -173,11 +180,15 @@ final class LossWatch {
         if (known != null && !known.equals(LOST) && epoch.compareAndSet(known, LOST)) {
           lost(redis);
         }
-        return strings.setnx(EPOCH_KEY, Long.toHexString(ThreadLocalRandom.current().nextLong()))
-            .thenCompose(written -> strings.get(EPOCH_KEY)).toCompletableFuture()
+        return strings
+            .setnx(EPOCH_KEY, Long.toHexString(ThreadLocalRandom.current().nextLong()))
+            .thenCompose(written -> strings.get(EPOCH_KEY))
+            .toCompletableFuture()
             .thenAccept(this::learn);
       }
-      if (known != null && !known.equals(LOST) && !known.equals(current)
+      if (known != null
+          && !known.equals(LOST)
+          && !known.equals(current)
           && epoch.compareAndSet(known, current)) {
         lost(redis); // another node found it gone first and wrote a new one
       }
@@ -201,33 +212,38 @@ final class LossWatch {
     losses.increment();
     settledAt = clock.nanoTime() + settleNanos();
     settling = true;
-    LOG.warn("Redis at {} lost its counts (restart or FLUSHALL): charging what this node admitted "
-        + "in the last period again, and deciding global rules on this node's share for {} ms "
-        + "while the other nodes do the same", link.where(),
+    LOG.warn(
+        "Redis at {} lost its counts (restart or FLUSHALL): charging what this node admitted "
+            + "in the last period again, and deciding global rules on this node's share for {} ms "
+            + "while the other nodes do the same",
+        link.where(),
         TimeUnit.NANOSECONDS.toMillis(settleNanos()));
     onLoss.accept(redis);
   }
 
   /** Starts the idle poll: a node that decides nothing still charges its counts after a loss. */
   void startPolling(java.util.function.BooleanSupplier up) {
-    poll = scheduler.schedule(() -> {
-      if (closed) {
-        return;
-      }
-      try {
-        RedisScriptingAsyncCommands<String, String> redis = up.getAsBoolean() ? link.commands() : null;
-        if (redis != null) {
-          ask(redis).exceptionally(error -> {
-            LOG.debug("epoch poll failed", error);
-            return null;
-          });
-        }
-      } catch (RuntimeException e) {
-        LOG.debug("epoch poll failed", e);
-      } finally {
-        startPolling(up);
-      }
-    }, POLL.toNanos());
+    poll = scheduler.schedule(
+        () -> {
+          if (closed) {
+            return;
+          }
+          try {
+            RedisScriptingAsyncCommands<String, String> redis =
+                up.getAsBoolean() ? link.commands() : null;
+            if (redis != null) {
+              ask(redis).exceptionally(error -> {
+                LOG.debug("epoch poll failed", error);
+                return null;
+              });
+            }
+          } catch (RuntimeException e) {
+            LOG.debug("epoch poll failed", e);
+          } finally {
+            startPolling(up);
+          }
+        },
+        POLL.toNanos());
   }
 
   void close() {

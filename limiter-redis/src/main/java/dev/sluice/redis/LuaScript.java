@@ -81,9 +81,14 @@ final class LuaScript {
     return run(redis, ScriptOutputType.INTEGER, keys, args);
   }
 
-  private <T> CompletableFuture<T> run(RedisScriptingAsyncCommands<String, String> redis,
-      ScriptOutputType output, String[] keys, String[] args) {
-    return redis.<T>evalsha(sha, output, keys, args).toCompletableFuture()
+  private <T> CompletableFuture<T> run(
+      RedisScriptingAsyncCommands<String, String> redis,
+      ScriptOutputType output,
+      String[] keys,
+      String[] args) {
+    return redis
+        .<T>evalsha(sha, output, keys, args)
+        .toCompletableFuture()
         .exceptionallyCompose(error -> unwrap(error) instanceof RedisNoScriptException
             ? redis.<T>eval(body, output, keys, args).toCompletableFuture()
             : CompletableFuture.failedFuture(error));

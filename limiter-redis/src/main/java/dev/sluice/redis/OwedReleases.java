@@ -62,24 +62,26 @@ final class OwedReleases {
       return;
     }
     long now = System.nanoTime();
-    CompletableFuture<?>[] round = owed.stream().map(release -> {
-      if (release.expiresAtNanos - now <= 0) {
-        owed.remove(release); // Redis has dropped it by itself
-        return CompletableFuture.completedFuture(null);
-      }
-      try {
-        return this.release.runForLong(redis, new String[] {release.leases}, release.id,
-                release.channel)
-            .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-            .whenComplete((removed, error) -> {
-              if (error == null) {
-                owed.remove(release);
-              }
-            });
-      } catch (RuntimeException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    }).toArray(CompletableFuture[]::new);
+    CompletableFuture<?>[] round = owed.stream()
+        .map(release -> {
+          if (release.expiresAtNanos - now <= 0) {
+            owed.remove(release); // Redis has dropped it by itself
+            return CompletableFuture.completedFuture(null);
+          }
+          try {
+            return this.release
+                .runForLong(redis, new String[] {release.leases}, release.id, release.channel)
+                .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+                .whenComplete((removed, error) -> {
+                  if (error == null) {
+                    owed.remove(release);
+                  }
+                });
+          } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+          }
+        })
+        .toArray(CompletableFuture[]::new);
     CompletableFuture.allOf(round).whenComplete((ignored, error) -> {
       sending.set(false);
       if (error != null) {
@@ -92,13 +94,15 @@ final class OwedReleases {
     if (closed || !scheduled.compareAndSet(false, true)) {
       return;
     }
-    scheduler.schedule(() -> {
-      scheduled.set(false);
-      retry();
-      if (!owed.isEmpty()) {
-        scheduleRetry();
-      }
-    }, RETRY_EVERY_NANOS);
+    scheduler.schedule(
+        () -> {
+          scheduled.set(false);
+          retry();
+          if (!owed.isEmpty()) {
+            scheduleRetry();
+          }
+        },
+        RETRY_EVERY_NANOS);
   }
 
   /** The store closes: what is still owed expires in Redis by itself. */

@@ -140,8 +140,8 @@ final class PermitNews implements AutoCloseable {
     }
     pong.whenComplete((answer, error) -> {
       checking.set(false);
-      Throwable cause = error instanceof java.util.concurrent.CompletionException
-          ? error.getCause() : error;
+      Throwable cause =
+          error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
       if (cause instanceof RedisCommandTimeoutException) {
         replace(open);
       }
@@ -157,8 +157,11 @@ final class PermitNews implements AutoCloseable {
       connection = null;
     }
     replaced.incrementAndGet();
-    LOG.warn("Redis at {} did not answer a PING on the pub/sub connection within {} ms: the "
-        + "connection is replaced", link.where(), link.pingTimeout().toMillis());
+    LOG.warn(
+        "Redis at {} did not answer a PING on the pub/sub connection within {} ms: the "
+            + "connection is replaced",
+        link.where(),
+        link.pingTimeout().toMillis());
     stuck.closeAsync();
     connect();
   }

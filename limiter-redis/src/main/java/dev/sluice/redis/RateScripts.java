@@ -38,8 +38,11 @@ final class RateScripts {
   }
 
   /** Batched mode: takes up to {@code wanted} permits; the reply's sixth number is how many. */
-  CompletableFuture<List<Object>> take(RedisScriptingAsyncCommands<String, String> redis,
-      RateRequest request, long wanted, String epoch) {
+  CompletableFuture<List<Object>> take(
+      RedisScriptingAsyncCommands<String, String> redis,
+      RateRequest request,
+      long wanted,
+      String epoch) {
     return run(redis, request, wanted, "1", epoch);
   }
 
@@ -48,7 +51,9 @@ final class RateScripts {
    * lost its counts since), else {@code null}.
    */
   static String lostEpoch(List<Object> reply) {
-    if (reply.size() == 2 && reply.get(0) instanceof Long first && first == -1
+    if (reply.size() == 2
+        && reply.get(0) instanceof Long first
+        && first == -1
         && reply.get(1) instanceof String epoch) {
       return epoch;
     }
@@ -67,10 +72,20 @@ final class RateScripts {
     long backlogMicros = charge.backlogMicros(now);
     // the node sends it until it is moot (see Debts.Charge.moot): remembered at least as long
     long rememberMicros = Math.max(periodMicros, backlogMicros) + 1_000_000;
-    return script(request).run(redis, new String[] {state, KeyLayout.charges(state)},
-        Long.toString(request.limit().limit()), Long.toString(periodMicros),
-        Long.toString(request.limit().burst()), Long.toString(request.cost()), "0", "2", "",
-        Long.toString(backlogMicros), charge.id(), Long.toString(rememberMicros));
+    return script(request)
+        .run(
+            redis,
+            new String[] {state, KeyLayout.charges(state)},
+            Long.toString(request.limit().limit()),
+            Long.toString(periodMicros),
+            Long.toString(request.limit().burst()),
+            Long.toString(request.cost()),
+            "0",
+            "2",
+            "",
+            Long.toString(backlogMicros),
+            charge.id(),
+            Long.toString(rememberMicros));
   }
 
   CompletableFuture<List<Object>> refund(
@@ -79,16 +94,28 @@ final class RateScripts {
   }
 
   private CompletableFuture<List<Object>> run(
-      RedisScriptingAsyncCommands<String, String> redis, RateRequest request, long cost,
-      String takeUpTo, String epoch) {
+      RedisScriptingAsyncCommands<String, String> redis,
+      RateRequest request,
+      long cost,
+      String takeUpTo,
+      String epoch) {
     RateLimit limit = request.limit();
     String state = KeyLayout.rate(request.ruleId(), request.key(), request.algorithm());
-    String[] keys = epoch == null ? new String[] {state} : new String[] {state, LossWatch.EPOCH_KEY};
+    String[] keys =
+        epoch == null ? new String[] {state} : new String[] {state, LossWatch.EPOCH_KEY};
     String periodMicros = Long.toString(Math.max(1, limit.period().toNanos() / 1_000));
     LuaScript script = script(request);
-    String shaper = request.algorithm() == dev.sluice.rate.Algorithm.LEAKY_BUCKET_SHAPER ? "1" : "0";
-    return script.run(redis, keys, Long.toString(limit.limit()), periodMicros,
-        Long.toString(limit.burst()), Long.toString(cost), shaper, takeUpTo,
+    String shaper =
+        request.algorithm() == dev.sluice.rate.Algorithm.LEAKY_BUCKET_SHAPER ? "1" : "0";
+    return script.run(
+        redis,
+        keys,
+        Long.toString(limit.limit()),
+        periodMicros,
+        Long.toString(limit.burst()),
+        Long.toString(cost),
+        shaper,
+        takeUpTo,
         epoch == null ? "" : epoch);
   }
 
@@ -106,8 +133,13 @@ final class RateScripts {
     boolean allowed = number(reply, 0) == 1;
     long retryMicros = number(reply, 2);
     long retryNanos = retryMicros < 0 ? Long.MAX_VALUE : nanos(retryMicros);
-    return new RateDecision(allowed, request.limit().limit(), Math.max(0, number(reply, 1)),
-        allowed ? 0 : retryNanos, nanos(number(reply, 3)), nanos(number(reply, 4)));
+    return new RateDecision(
+        allowed,
+        request.limit().limit(),
+        Math.max(0, number(reply, 1)),
+        allowed ? 0 : retryNanos,
+        nanos(number(reply, 3)),
+        nanos(number(reply, 4)));
   }
 
   static long number(List<Object> reply, int index) {

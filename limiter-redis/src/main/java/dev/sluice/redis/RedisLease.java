@@ -37,12 +37,13 @@ final class RedisLease implements PermitLease {
   /** Written for a permit granted on the local share, which counts it there already. */
   private volatile boolean adopted;
 
-  RedisLease(RedisPermitStore store, String limiter, String id, int maxPermits,
-      Duration leaseTime) {
+  RedisLease(
+      RedisPermitStore store, String limiter, String id, int maxPermits, Duration leaseTime) {
     this.store = store;
     this.limiter = limiter;
-    this.keys = new String[] {KeyLayout.permits(limiter), KeyLayout.permitLine(limiter),
-        KeyLayout.permitLineTtl(limiter)};
+    this.keys = new String[] {
+      KeyLayout.permits(limiter), KeyLayout.permitLine(limiter), KeyLayout.permitLineTtl(limiter)
+    };
     this.channel = KeyLayout.permitsFreed(limiter);
     this.id = id;
     this.maxPermits = Integer.toString(maxPermits);
@@ -56,21 +57,37 @@ final class RedisLease implements PermitLease {
    * wait): 1 when the permit is now held, 0 when not, -1 when {@code epoch} (null: unchecked) is
    * not Redis's (see {@code lease_acquire.lua}).
    */
-  CompletableFuture<Long> claim(RedisScriptingAsyncCommands<String, String> redis,
-      String ticket, String epoch) {
+  CompletableFuture<Long> claim(
+      RedisScriptingAsyncCommands<String, String> redis, String ticket, String epoch) {
     if (epoch == null) {
-      return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "0",
-          ticket, store.ticketMicros(), channel);
+      return store
+          .acquireScript()
+          .runForLong(
+              redis, keys, maxPermits, leaseMicros, id, "0", ticket, store.ticketMicros(), channel);
     }
     String[] checked = {keys[0], keys[1], keys[2], LossWatch.EPOCH_KEY};
-    return store.acquireScript().runForLong(redis, checked, maxPermits, leaseMicros, id, "0",
-        ticket, store.ticketMicros(), channel, epoch);
+    return store
+        .acquireScript()
+        .runForLong(
+            redis,
+            checked,
+            maxPermits,
+            leaseMicros,
+            id,
+            "0",
+            ticket,
+            store.ticketMicros(),
+            channel,
+            epoch);
   }
 
   /** Writes the lease of a job that already runs (adopted from the local share), whatever the max. */
   CompletableFuture<Boolean> adopt(RedisScriptingAsyncCommands<String, String> redis) {
-    return store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "2", "",
-        store.ticketMicros(), channel).thenApply(held -> held == 1);
+    return store
+        .acquireScript()
+        .runForLong(
+            redis, keys, maxPermits, leaseMicros, id, "2", "", store.ticketMicros(), channel)
+        .thenApply(held -> held == 1);
   }
 
   /**
@@ -84,8 +101,10 @@ final class RedisLease implements PermitLease {
         return; // a reclaim after the release's ZREM would hold the permit until it expired
       }
       try {
-        sent = store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "2", "",
-            store.ticketMicros(), channel);
+        sent = store
+            .acquireScript()
+            .runForLong(
+                redis, keys, maxPermits, leaseMicros, id, "2", "", store.ticketMicros(), channel);
       } catch (RuntimeException e) {
         LOG.debug("reclaiming lease {} failed; its renewal takes it again", id, e);
         return;
@@ -139,8 +158,18 @@ final class RedisLease implements PermitLease {
       try {
         sent = redis == null
             ? CompletableFuture.failedFuture(new IllegalStateException("not connected"))
-            : store.acquireScript().runForLong(redis, keys, maxPermits, leaseMicros, id, "1", "",
-                store.ticketMicros(), channel);
+            : store
+                .acquireScript()
+                .runForLong(
+                    redis,
+                    keys,
+                    maxPermits,
+                    leaseMicros,
+                    id,
+                    "1",
+                    "",
+                    store.ticketMicros(),
+                    channel);
       } catch (RuntimeException e) {
         sent = CompletableFuture.failedFuture(e);
       }
@@ -149,8 +178,11 @@ final class RedisLease implements PermitLease {
       if (error != null) {
         LOG.debug("renewing lease {} failed; trying again", id, error);
       } else if (held == 0) {
-        LOG.warn("lease {} on {} expired and every permit is taken again; the job that holds it "
-            + "runs on over the global limit until it ends", id, limiter);
+        LOG.warn(
+            "lease {} on {} expired and every permit is taken again; the job that holds it "
+                + "runs on over the global limit until it ends",
+            id,
+            limiter);
       }
       startRenewing();
     });
@@ -177,14 +209,13 @@ final class RedisLease implements PermitLease {
         sent = CompletableFuture.failedFuture(e);
       }
     }
-    return sent.orTimeout(store.timeoutNanos(), TimeUnit.NANOSECONDS)
-        .handle((removed, error) -> {
-          if (error != null) {
-            // kept and sent again when Redis answers: the job has ended, and a lease left to
-            // expire would keep a permit from every node for the rest of its lease time
-            store.owedReleases().owe(keys[0], id, channel, leaseNanos);
-          }
-          return null;
-        });
+    return sent.orTimeout(store.timeoutNanos(), TimeUnit.NANOSECONDS).handle((removed, error) -> {
+      if (error != null) {
+        // kept and sent again when Redis answers: the job has ended, and a lease left to
+        // expire would keep a permit from every node for the rest of its lease time
+        store.owedReleases().owe(keys[0], id, channel, leaseNanos);
+      }
+      return null;
+    });
   }
 }

@@ -40,13 +40,20 @@ final class RedisPermitStore implements PermitStore {
   private final long timeoutNanos;
   /** Lease ids are unique per node and call, so one node's release never frees another's lease. */
   private final String node = UUID.randomUUID().toString();
+
   private final AtomicLong sequence = new AtomicLong();
   private final Set<RedisLease> renewing = ConcurrentHashMap.newKeySet();
   private final LossWatch loss;
   private final OwedReleases owedReleases;
 
-  RedisPermitStore(Link link, Guard guard, FailurePolicy policy, int expectedNodes,
-      Scheduler scheduler, LossWatch loss, long timeoutNanos) {
+  RedisPermitStore(
+      Link link,
+      Guard guard,
+      FailurePolicy policy,
+      int expectedNodes,
+      Scheduler scheduler,
+      LossWatch loss,
+      long timeoutNanos) {
     this.link = link;
     this.loss = loss;
     this.guard = guard;
@@ -91,14 +98,15 @@ final class RedisPermitStore implements PermitStore {
         guard.failed(start, new IllegalStateException("not connected"));
         return CompletableFuture.completedFuture(degraded(limiter, maxPermits, leaseTime));
       }
-      RedisLease lease = new RedisLease(this, limiter,
-          node + ':' + sequence.incrementAndGet(), maxPermits, leaseTime);
+      RedisLease lease = new RedisLease(
+          this, limiter, node + ':' + sequence.incrementAndGet(), maxPermits, leaseTime);
       // checked only once this node knows an epoch (it has no lease to write again before that)
       String epoch = loss.inScripts() && loss.learnt() ? loss.known() : null;
       if (!loss.learnt()) {
         loss.ask(redis);
       }
-      return lease.claim(redis, ticket == null ? "" : ticket, epoch)
+      return lease
+          .claim(redis, ticket == null ? "" : ticket, epoch)
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .handle((held, error) -> {
             if (error != null) {
@@ -136,9 +144,12 @@ final class RedisPermitStore implements PermitStore {
       return; // the ticket is forgotten by itself after TICKET_TTL
     }
     try {
-      leave.runForLong(redis,
-          new String[] {KeyLayout.permitLine(limiter), KeyLayout.permitLineTtl(limiter)},
-          ticket, KeyLayout.permitsFreed(limiter))
+      leave
+          .runForLong(
+              redis,
+              new String[] {KeyLayout.permitLine(limiter), KeyLayout.permitLineTtl(limiter)},
+              ticket,
+              KeyLayout.permitsFreed(limiter))
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .whenComplete((removed, error) -> {
             if (error != null) {
@@ -170,7 +181,8 @@ final class RedisPermitStore implements PermitStore {
     try {
       adoptLocalPermits(redis);
       owedReleases.retry();
-      return count.runForLong(redis, new String[] {KeyLayout.permits(limiter)})
+      return count
+          .runForLong(redis, new String[] {KeyLayout.permits(limiter)})
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .handle((n, error) -> error != null || n == null ? -1 : n.intValue());
     } catch (RuntimeException e) {
@@ -192,16 +204,23 @@ final class RedisPermitStore implements PermitStore {
       if (!held.startAdopting()) {
         continue;
       }
-      RedisLease lease = new RedisLease(this, held.limiter,
-          node + ':' + sequence.incrementAndGet(), held.maxPermits, held.leaseTime);
+      RedisLease lease = new RedisLease(
+          this,
+          held.limiter,
+          node + ':' + sequence.incrementAndGet(),
+          held.maxPermits,
+          held.leaseTime);
       lease.markAdopted();
-      lease.adopt(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+      lease
+          .adopt(redis)
+          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .whenComplete((written, error) -> {
             if (error != null || !Boolean.TRUE.equals(written)) {
               held.adopted(null); // tried again, under a new id, after the next call to Redis
               if (error != null) {
                 // the write may have run with its answer lost: that id is released (and sent
-                // again until answered), else it would stay as a lease nobody holds until it expires
+                // again until answered), else it would stay as a lease nobody holds until it
+                // expires
                 lease.release();
               }
             } else if (held.adopted(lease)) {

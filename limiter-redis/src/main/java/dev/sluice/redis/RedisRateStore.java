@@ -49,13 +49,22 @@ final class RedisRateStore implements RateStore {
    * Standalone Redis: asks whether the master is a promoted replica (and charges what it lacks);
    * run before the first decisions after an outage. Set once by {@link RedisStores}.
    */
-  private volatile java.util.function.Function<RedisScriptingAsyncCommands<String, String>,
-      CompletableFuture<Void>> replicationCheck;
+  private volatile java.util.function.Function<
+          RedisScriptingAsyncCommands<String, String>, CompletableFuture<Void>>
+      replicationCheck;
   /** Whether the next decisions run {@link #replicationCheck} first: at start, after an outage. */
   private volatile boolean checkReplication = true;
 
-  RedisRateStore(Link link, Guard guard, RateScripts scripts, LocalShare local, Recent recent,
-      NanoClock clock, LossWatch loss, long timeoutNanos, Batches batches,
+  RedisRateStore(
+      Link link,
+      Guard guard,
+      RateScripts scripts,
+      LocalShare local,
+      Recent recent,
+      NanoClock clock,
+      LossWatch loss,
+      long timeoutNanos,
+      Batches batches,
       Replication replication) {
     this.replication = replication;
     this.link = link;
@@ -101,7 +110,9 @@ final class RedisRateStore implements RateStore {
       if (checkReplication && check != null) {
         // back after an outage, perhaps on a promoted replica: what it lacks is charged (on this
         // connection, ahead of the decisions) before anything is decided on it
-        return check.apply(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        return check
+            .apply(redis)
+            .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
             .handle((ignored, error) -> error)
             .thenCompose(error -> {
               if (error != null) {
@@ -126,12 +137,15 @@ final class RedisRateStore implements RateStore {
    * beside the decisions rather than inside them.
    */
   private CompletableFuture<List<RateDecision>> decideInCluster(
-      RedisScriptingAsyncCommands<String, String> redis, List<RateRequest> requests,
-      RateDecision[] served, long start) {
+      RedisScriptingAsyncCommands<String, String> redis,
+      List<RateRequest> requests,
+      RateDecision[] served,
+      long start) {
     if (recovering) {
       // back after an outage: learn whether Redis lost its counts (and charge them again)
       // before deciding anything, at the cost of one round trip on the first calls
-      return loss.ask(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+      return loss.ask(redis)
+          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .handle((ignored, error) -> error)
           .thenCompose(error -> {
             if (error != null) {
@@ -151,8 +165,10 @@ final class RedisRateStore implements RateStore {
   }
 
   private CompletableFuture<List<RateDecision>> decideInRedis(
-      RedisScriptingAsyncCommands<String, String> redis, List<RateRequest> requests,
-      RateDecision[] served, long start) {
+      RedisScriptingAsyncCommands<String, String> redis,
+      List<RateRequest> requests,
+      RateDecision[] served,
+      long start) {
     CompletableFuture<RateDecision>[] parts;
     String epoch = loss.inScripts() ? loss.known() : null;
     try {
@@ -182,7 +198,8 @@ final class RedisRateStore implements RateStore {
 
   /** After learning the epoch: one more round trip, whose failures are decided locally. */
   private CompletableFuture<List<RateDecision>> decideAgain(
-      RedisScriptingAsyncCommands<String, String> redis, List<RateRequest> requests,
+      RedisScriptingAsyncCommands<String, String> redis,
+      List<RateRequest> requests,
       RateDecision[] served) {
     CompletableFuture<RateDecision>[] parts;
     try {
@@ -200,8 +217,11 @@ final class RedisRateStore implements RateStore {
    * Sends one script call per request not served from a batch, with {@code epoch} ({@code null}:
    * unchecked, Redis Cluster).
    */
-  private CompletableFuture<RateDecision>[] send(RedisScriptingAsyncCommands<String, String> redis,
-      List<RateRequest> requests, RateDecision[] served, String epoch) {
+  private CompletableFuture<RateDecision>[] send(
+      RedisScriptingAsyncCommands<String, String> redis,
+      List<RateRequest> requests,
+      RateDecision[] served,
+      String epoch) {
     @SuppressWarnings("unchecked")
     CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
     for (int i = 0; i < parts.length; i++) {
@@ -209,10 +229,12 @@ final class RedisRateStore implements RateStore {
       if (served != null && served[i] != null) {
         parts[i] = CompletableFuture.completedFuture(served[i]);
       } else if (batches != null && Batches.batchable(request)) {
-        parts[i] = scripts.take(redis, request, batches.wanted(request), epoch)
+        parts[i] = scripts
+            .take(redis, request, batches.wanted(request), epoch)
             .thenApply(reply -> stale(reply, redis) ? STALE : batches.keep(request, reply));
       } else {
-        parts[i] = scripts.acquire(redis, request, epoch)
+        parts[i] = scripts
+            .acquire(redis, request, epoch)
             .thenApply(reply -> stale(reply, redis) ? STALE : RateScripts.decision(request, reply));
       }
     }
@@ -239,8 +261,10 @@ final class RedisRateStore implements RateStore {
   }
 
   /** Sets what {@link #replicationCheck} runs (standalone Redis). */
-  void checkReplicationWith(java.util.function.Function<RedisScriptingAsyncCommands<String, String>,
-      CompletableFuture<Void>> check) {
+  void checkReplicationWith(
+      java.util.function.Function<
+              RedisScriptingAsyncCommands<String, String>, CompletableFuture<Void>>
+          check) {
     this.replicationCheck = check;
   }
 
@@ -273,7 +297,9 @@ final class RedisRateStore implements RateStore {
   /** Counts {@code owed} in Redis; sent again, unchanged, if no answer comes. */
   private void charge(RedisScriptingAsyncCommands<String, String> redis, Debts.Charge owed) {
     try {
-      scripts.charge(redis, owed, clock.nanoTime()).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+      scripts
+          .charge(redis, owed, clock.nanoTime())
+          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .whenComplete((reply, error) -> {
             if (error != null) {
               local.unanswered(owed);
@@ -295,8 +321,11 @@ final class RedisRateStore implements RateStore {
     local.forgetDebts();
     long now = clock.nanoTime();
     var charges = recent.charges(now, false);
-    LOG.info("charging Redis at {} again with the {} rule and actor pair(s) this node used in the "
-        + "last period", link.where(), charges.size());
+    LOG.info(
+        "charging Redis at {} again with the {} rule and actor pair(s) this node used in the "
+            + "last period",
+        link.where(),
+        charges.size());
     for (RateRequest charge : charges) {
       charge(redis, Debts.recentCharge(charge, now));
     }
@@ -306,13 +335,15 @@ final class RedisRateStore implements RateStore {
    * A promoted replica lacks the master's last writes: {@code promotion}'s admissions (or, when
    * they cannot be placed, everything recent) are charged again, dated as recent admissions.
    */
-  void unreplicated(RedisScriptingAsyncCommands<String, String> redis,
-      Replication.Promotion promotion) {
+  void unreplicated(
+      RedisScriptingAsyncCommands<String, String> redis, Replication.Promotion promotion) {
     long now = clock.nanoTime();
-    LOG.warn("Redis at {} is a promoted replica that may lack the old master's last writes: "
-        + "charging it again with what this node admitted {} ({} rule and actor pair(s))",
-        link.where(), promotion.all() ? "in the last " + Replication.KEPT + " polls"
-            : "since its copy ended", promotion.charges().size());
+    LOG.warn(
+        "Redis at {} is a promoted replica that may lack the old master's last writes: "
+            + "charging it again with what this node admitted {} ({} rule and actor pair(s))",
+        link.where(),
+        promotion.all() ? "in the last " + Replication.KEPT + " polls" : "since its copy ended",
+        promotion.charges().size());
     for (RateRequest charge : promotion.charges()) {
       charge(redis, Debts.recentCharge(charge, now));
     }
@@ -367,8 +398,8 @@ final class RedisRateStore implements RateStore {
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .handle((ignored, error) -> {
             if (error != null) {
-              LOG.debug("refund in Redis failed; the permits come back when their state expires",
-                  error);
+              LOG.debug(
+                  "refund in Redis failed; the permits come back when their state expires", error);
             }
             return null;
           });
@@ -379,8 +410,8 @@ final class RedisRateStore implements RateStore {
   }
 
   /** Redis's answer where it came in time, the local decision where it did not. */
-  private List<RateDecision> collect(List<RateRequest> requests,
-      CompletableFuture<RateDecision>[] parts) {
+  private List<RateDecision> collect(
+      List<RateRequest> requests, CompletableFuture<RateDecision>[] parts) {
     List<RateDecision> decisions = new ArrayList<>(parts.length);
     long now = clock.nanoTime();
     for (int i = 0; i < parts.length; i++) {
@@ -405,7 +436,8 @@ final class RedisRateStore implements RateStore {
   private List<RateDecision> decideLocally(List<RateRequest> requests, RateDecision[] served) {
     List<RateDecision> decisions = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
-      decisions.add(served != null && served[i] != null ? served[i] : decideLocally(requests.get(i)));
+      decisions.add(
+          served != null && served[i] != null ? served[i] : decideLocally(requests.get(i)));
     }
     return decisions;
   }
@@ -415,7 +447,8 @@ final class RedisRateStore implements RateStore {
     try {
       // settling after a loss while Redis answers: the share, whatever the failure policy
       return loss.settling() && guard.state() == RedisState.UP
-          ? local.decideOnShare(request) : local.decide(request);
+          ? local.decideOnShare(request)
+          : local.decide(request);
     } catch (RuntimeException e) {
       // the fallback must not turn into a 500 either; a local limiter that cannot decide (a bug,
       // a key it refuses) lets the request through rather than failing the caller

@@ -15,7 +15,8 @@ public final class RedisStoreProvider implements StoreProvider {
   @Override
   public boolean supports(URI uri) {
     String scheme = uri.getScheme();
-    return "redis".equalsIgnoreCase(scheme) || "rediss".equalsIgnoreCase(scheme)
+    return "redis".equalsIgnoreCase(scheme)
+        || "rediss".equalsIgnoreCase(scheme)
         || "redis-sentinel".equalsIgnoreCase(scheme);
   }
 

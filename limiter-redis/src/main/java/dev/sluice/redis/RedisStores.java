@@ -40,6 +40,7 @@ public final class RedisStores implements Stores {
   private final Scheduler scheduler;
   /** Standalone and Sentinel: finds the writes a promoted replica lacks; null in Cluster. */
   private final Replication replication;
+
   private volatile boolean replicationRefused;
   private final long syncNanos;
   private final long timeoutNanos;
@@ -61,18 +62,27 @@ public final class RedisStores implements Stores {
     this.batches = options.batch() > 0 ? new Batches(options.batch()) : null;
     this.syncNanos = options.batchSync().toNanos();
     Recent recent = new Recent();
-    LocalShare local = new LocalShare(settings.onFailure(), settings.expectedNodes(),
-        settings.clock(), recent);
+    LocalShare local =
+        new LocalShare(settings.onFailure(), settings.expectedNodes(), settings.clock(), recent);
     guard.onDown(local::outageStarted);
     // the loss of Redis's state is charged by both stores (see lost)
-    this.loss = new LossWatch(link, settings.clock(), scheduler, timeoutNanos, !link.isCluster(),
-        this::lost);
+    this.loss = new LossWatch(
+        link, settings.clock(), scheduler, timeoutNanos, !link.isCluster(), this::lost);
     this.replication = link.isCluster() ? null : new Replication();
-    this.rates = new RedisRateStore(link, guard, scripts, local, recent, settings.clock(), loss,
-        timeoutNanos, batches, replication);
+    this.rates = new RedisRateStore(
+        link,
+        guard,
+        scripts,
+        local,
+        recent,
+        settings.clock(),
+        loss,
+        timeoutNanos,
+        batches,
+        replication);
     guard.onDown(rates::outageStarted);
-    this.permits = new RedisPermitStore(link, guard, settings.onFailure(),
-        settings.expectedNodes(), scheduler, loss, timeoutNanos);
+    this.permits = new RedisPermitStore(
+        link, guard, settings.onFailure(), settings.expectedNodes(), scheduler, loss, timeoutNanos);
     loss.startPolling(() -> guard.state() == RedisState.UP);
     scheduleProbe();
     if (replication != null) {
@@ -96,16 +106,18 @@ public final class RedisStores implements Stores {
    * again, and its owed releases and charges waited for the next request.
    */
   private void scheduleProbe() {
-    scheduler.schedule(() -> {
-      if (closed) {
-        return;
-      }
-      try {
-        probe();
-      } finally {
-        scheduleProbe();
-      }
-    }, Guard.OPEN_FOR.toNanos());
+    scheduler.schedule(
+        () -> {
+          if (closed) {
+            return;
+          }
+          try {
+            probe();
+          } finally {
+            scheduleProbe();
+          }
+        },
+        Guard.OPEN_FOR.toNanos());
   }
 
   /**
@@ -138,27 +150,30 @@ public final class RedisStores implements Stores {
 
   /** Every {@link LossWatch#POLL} while up: asks where the master's replication stands. */
   private void scheduleReplicationPoll() {
-    scheduler.schedule(() -> {
-      if (closed) {
-        return;
-      }
-      try {
-        RedisScriptingAsyncCommands<String, String> redis =
-            guard.state() == RedisState.UP ? link.commands() : null;
-        if (redis != null) {
-          askReplication(redis).exceptionally(error -> null);
-        }
-      } finally {
-        scheduleReplicationPoll();
-      }
-    }, LossWatch.POLL.toNanos());
+    scheduler.schedule(
+        () -> {
+          if (closed) {
+            return;
+          }
+          try {
+            RedisScriptingAsyncCommands<String, String> redis =
+                guard.state() == RedisState.UP ? link.commands() : null;
+            if (redis != null) {
+              askReplication(redis).exceptionally(error -> null);
+            }
+          } finally {
+            scheduleReplicationPoll();
+          }
+        },
+        LossWatch.POLL.toNanos());
   }
 
   /**
    * {@code INFO replication}; when it shows a promoted replica that may lack writes this node
    * made, they are charged again and the held leases written again (see {@link Replication}).
    */
-  private CompletableFuture<Void> askReplication(RedisScriptingAsyncCommands<String, String> redis) {
+  private CompletableFuture<Void> askReplication(
+      RedisScriptingAsyncCommands<String, String> redis) {
     if (replication == null
         || !(redis instanceof io.lettuce.core.api.async.RedisServerAsyncCommands<?, ?>)) {
       return CompletableFuture.completedFuture(null);
@@ -171,15 +186,18 @@ public final class RedisStores implements Stores {
     long poll = replication.nextPoll();
     try {
       return server.info("replication").toCompletableFuture().handle((info, error) -> {
-        Throwable cause = error instanceof java.util.concurrent.CompletionException
-            ? error.getCause() : error;
+        Throwable cause =
+            error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
         if (cause instanceof io.lettuce.core.RedisCommandExecutionException) {
           // a Redis that refuses INFO (renamed or forbidden by a managed service): no check,
           // rather than no decision in Redis after every outage
           replicationRefused = true;
-          org.slf4j.LoggerFactory.getLogger(RedisStores.class).warn("Redis at {} refuses INFO "
-              + "({}): writes a promoted replica missed will not be found", link.where(),
-              cause.getMessage());
+          org.slf4j.LoggerFactory.getLogger(RedisStores.class)
+              .warn(
+                  "Redis at {} refuses INFO "
+                      + "({}): writes a promoted replica missed will not be found",
+                  link.where(),
+                  cause.getMessage());
           return null;
         }
         if (error != null) {
@@ -199,16 +217,18 @@ public final class RedisStores implements Stores {
 
   /** Batched mode: every batch-sync interval the permits parked on this node go back to Redis. */
   private void scheduleSync() {
-    sync = scheduler.schedule(() -> {
-      if (closed) {
-        return;
-      }
-      try {
-        giveBack();
-      } finally {
-        scheduleSync();
-      }
-    }, syncNanos);
+    sync = scheduler.schedule(
+        () -> {
+          if (closed) {
+            return;
+          }
+          try {
+            giveBack();
+          } finally {
+            scheduleSync();
+          }
+        },
+        syncNanos);
   }
 
   private CompletableFuture<Void> giveBack() {
@@ -245,7 +265,8 @@ public final class RedisStores implements Stores {
   void connect(StoreSettings settings) {
     // Lettuce ends the attempt itself (TCP connect and handshake, each within the connect
     // timeout); this bound is only a safety net for a machine so starved that its timers run late
-    long bound = Math.max(10_000,
+    long bound = Math.max(
+        10_000,
         Math.max(settings.connectTimeout().toMillis(), settings.timeout().toMillis()) * 4);
     try {
       link.connect().get(bound, TimeUnit.MILLISECONDS);
@@ -259,23 +280,24 @@ public final class RedisStores implements Stores {
       while (why != null && why.getCause() != null) {
         why = why.getCause(); // Lettuce wraps the reason (refused, unknown host, auth) deep down
       }
-      guard.markDown(new IllegalStateException("cannot connect at start-up"
-          + (why == null ? " in time" : ": " + why), why));
+      guard.markDown(new IllegalStateException(
+          "cannot connect at start-up" + (why == null ? " in time" : ": " + why), why));
       keepConnecting();
     }
   }
 
   /** Until a connection is open, starts a new attempt every {@link #RECONNECT_EVERY}. */
   private void keepConnecting() {
-    scheduler.schedule(() -> {
-      if (closed || link.isConnected()) {
-        return;
-      }
-      link.connect();
-      keepConnecting();
-    }, RECONNECT_EVERY.toNanos());
+    scheduler.schedule(
+        () -> {
+          if (closed || link.isConnected()) {
+            return;
+          }
+          link.connect();
+          keepConnecting();
+        },
+        RECONNECT_EVERY.toNanos());
   }
-
 
   @Override
   public RateStore rates() {
@@ -298,7 +320,8 @@ public final class RedisStores implements Stores {
    */
   @Override
   public StoreHealth health() {
-    String state = loss.settling() && guard.state() == RedisState.UP ? StoreHealth.SETTLING
+    String state = loss.settling() && guard.state() == RedisState.UP
+        ? StoreHealth.SETTLING
         : guard.state().name().toLowerCase(java.util.Locale.ROOT);
     return new StoreHealth(state, describe(), guard.degradedDecisions(), loss.losses());
   }

@@ -43,12 +43,15 @@ final class Replication {
       new ConcurrentHashMap<>();
   /** (generation, offset) of the polls answered by the master known; guarded by this. */
   private final Deque<long[]> polls = new ArrayDeque<>();
+
   private String replid;
 
   /** {@code request} was admitted in Redis (its write may be lost on a failover). */
   void admitted(RateRequest request) {
-    admitted.computeIfAbsent(generation.get(), g -> new ConcurrentHashMap<>())
-        .computeIfAbsent(Recent.Key.of(request), k -> new LongAdder()).add(request.cost());
+    admitted
+        .computeIfAbsent(generation.get(), g -> new ConcurrentHashMap<>())
+        .computeIfAbsent(Recent.Key.of(request), k -> new LongAdder())
+        .add(request.cost());
   }
 
   /** A poll is about to be sent: later admissions count in a new generation. Answers this one. */

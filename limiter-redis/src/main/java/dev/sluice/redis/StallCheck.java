@@ -56,8 +56,10 @@ final class StallCheck {
       } else {
         replaced++;
         advice = "";
-        LOG.warn("Redis at {} did not answer a PING within {} ms: the connection is replaced",
-            link.where(), link.pingTimeout().toMillis());
+        LOG.warn(
+            "Redis at {} did not answer a PING within {} ms: the connection is replaced",
+            link.where(),
+            link.pingTimeout().toMillis());
         link.replace(on);
       }
       checking.set(false);

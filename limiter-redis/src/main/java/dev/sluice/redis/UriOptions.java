@@ -45,8 +45,8 @@ record UriOptions(String lettuceUri, boolean cluster, int batch, Duration batchS
       }
     }
     String base = text.substring(0, text.indexOf('?'));
-    return new UriOptions(rest.isEmpty() ? base : base + '?' + String.join("&", rest), cluster,
-        batch, batchSync);
+    return new UriOptions(
+        rest.isEmpty() ? base : base + '?' + String.join("&", rest), cluster, batch, batchSync);
   }
 
   private static boolean parseBoolean(String value) {

@@ -10,11 +10,10 @@ import org.junit.jupiter.api.Test;
 /** limiter-redis implements the core's store SPI and knows no module above it. */
 class ArchitectureTest {
 
-  private static final JavaClasses MODULE =
-      new ClassFileImporter()
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-          .importPackages("dev.sluice.redis");
+  private static final JavaClasses MODULE = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+      .importPackages("dev.sluice.redis");
 
   @Test
   void dependsOnlyOnTheModulesBelowIt() {

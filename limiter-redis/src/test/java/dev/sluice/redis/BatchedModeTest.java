@@ -30,8 +30,10 @@ class BatchedModeTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
   private static final int BATCH = 10;
+
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
+
   private Nodes nodes;
 
   @BeforeEach
@@ -49,20 +51,26 @@ class BatchedModeTest {
   }
 
   private RedisStores node(Scheduler scheduler) {
-    return nodes.open(Nodes.settings(batched(), TIMEOUT, 3, FailurePolicy.DENY,
-        NanoClock.system()), scheduler);
+    return nodes.open(
+        Nodes.settings(batched(), TIMEOUT, 3, FailurePolicy.DENY, NanoClock.system()), scheduler);
   }
 
   private static RateRequest request(Algorithm algorithm, long limit) {
-    return new RateRequest("batched-" + UUID.randomUUID(), "actor", algorithm,
-        RateLimit.of(limit, Duration.ofHours(1)), 1);
+    return new RateRequest(
+        "batched-" + UUID.randomUUID(),
+        "actor",
+        algorithm,
+        RateLimit.of(limit, Duration.ofHours(1)),
+        1);
   }
 
   @ParameterizedTest
-  @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "GCRA", "LEAKY_BUCKET"})
+  @EnumSource(
+      value = Algorithm.class,
+      names = {"TOKEN_BUCKET", "GCRA", "LEAKY_BUCKET"})
   void nodesHandingOutBatchesNeverAdmitMoreThanTheLimit(Algorithm algorithm) throws Exception {
-    List<RedisStores> cluster = List.of(node(Scheduler.system()), node(Scheduler.system()),
-        node(Scheduler.system()));
+    List<RedisStores> cluster =
+        List.of(node(Scheduler.system()), node(Scheduler.system()), node(Scheduler.system()));
     RateRequest request = request(algorithm, 120);
     long admitted = Nodes.hammer(cluster, 4, request, 360, TIMEOUT);
 
@@ -92,7 +100,8 @@ class BatchedModeTest {
     RedisStores other = node(Scheduler.system());
     RateRequest request = request(Algorithm.GCRA, BATCH);
     assertThat(decide(holder, request, TIMEOUT).allowed()).isTrue();
-    assertThat(decide(other, request, TIMEOUT).allowed()).as("the rest is parked on the holder")
+    assertThat(decide(other, request, TIMEOUT).allowed())
+        .as("the rest is parked on the holder")
         .isFalse();
 
     scheduler.advance(Duration.ofSeconds(1));

@@ -28,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class ClusterFailoverTest {
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
+
   private final List<RedisServer> servers = new ArrayList<>();
 
   @AfterEach
@@ -50,49 +52,74 @@ class ClusterFailoverTest {
   private void failover(String name, Consumer<RedisServer> fail) throws Exception {
     List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
     for (int i = 0; i < 6; i++) {
-      RedisServer server = RedisServer.start("--cluster-enabled", "yes", "--dir", dir.toString(),
-          "--cluster-config-file", "nodes-" + i + ".conf", "--cluster-node-timeout", "1000");
+      RedisServer server = RedisServer.start(
+          "--cluster-enabled",
+          "yes",
+          "--dir",
+          dir.toString(),
+          "--cluster-config-file",
+          "nodes-" + i + ".conf",
+          "--cluster-node-timeout",
+          "1000");
       servers.add(server);
       create.add("127.0.0.1:" + server.port());
     }
     create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-    Process creating = new ProcessBuilder(create).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-    assertThat(creating.waitFor(30, TimeUnit.SECONDS)).as("redis-cli --cluster create").isTrue();
+    Process creating = new ProcessBuilder(create)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    assertThat(creating.waitFor(30, TimeUnit.SECONDS))
+        .as("redis-cli --cluster create")
+        .isTrue();
     assertThat(creating.exitValue()).isZero();
-    await("the cluster is ok with three replicas").atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(100)).until(() ->
-            servers.stream().allMatch(s -> s.command("CLUSTER", "INFO")
-                .contains("cluster_state:ok"))
+    await("the cluster is ok with three replicas")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> servers.stream()
+                .allMatch(s -> s.command("CLUSTER", "INFO").contains("cluster_state:ok"))
             // a replica that never synced may not be promoted
-            && servers.stream().filter(s -> s.command("ROLE").startsWith("slave")
-                && s.command("ROLE").contains("connected")).count() == 3);
+            && servers.stream()
+                    .filter(s -> s.command("ROLE").startsWith("slave")
+                        && s.command("ROLE").contains("connected"))
+                    .count()
+                == 3);
 
     try (Nodes nodes = new Nodes()) {
       RedisStores node = nodes.open(
           URI.create("redis://127.0.0.1:" + servers.get(0).port() + "?cluster=true"),
-          Duration.ofMillis(100), 2, FailurePolicy.LOCAL);
+          Duration.ofMillis(100),
+          2,
+          FailurePolicy.LOCAL);
       await("up").atMost(Duration.ofSeconds(10)).until(() -> allInRedis(node));
-      RedisServer victim = servers.stream().skip(1)
-          .filter(s -> s.command("ROLE").startsWith("master")).findFirst().orElseThrow();
-      List<RedisServer> replicas = servers.stream()
-          .filter(s -> s.command("ROLE").startsWith("slave")).toList();
+      RedisServer victim = servers.stream()
+          .skip(1)
+          .filter(s -> s.command("ROLE").startsWith("master"))
+          .findFirst()
+          .orElseThrow();
+      List<RedisServer> replicas =
+          servers.stream().filter(s -> s.command("ROLE").startsWith("slave")).toList();
 
       fail.accept(victim);
       long failed = System.nanoTime();
-      await("a replica is promoted").atMost(Duration.ofSeconds(30))
-          .pollInterval(Duration.ofMillis(20)).until(() -> {
+      await("a replica is promoted")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> {
             allInRedis(node); // the node keeps deciding all along
             return replicas.stream().anyMatch(r -> r.command("ROLE").startsWith("master"));
           });
       long promoted = System.nanoTime();
-      await("every slot decided in Redis again").atMost(Duration.ofSeconds(5))
-          .pollInterval(Duration.ofMillis(20)).until(() -> allInRedis(node));
+      await("every slot decided in Redis again")
+          .atMost(Duration.ofSeconds(5))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> allInRedis(node));
       long back = System.nanoTime();
 
-      System.out.printf("cluster failover by %s: promoted %d ms after the failure, every slot "
-          + "decided in Redis %d ms after the promotion%n", name,
-          (promoted - failed) / 1_000_000, (back - promoted) / 1_000_000);
+      System.out.printf(
+          "cluster failover by %s: promoted %d ms after the failure, every slot "
+              + "decided in Redis %d ms after the promotion%n",
+          name, (promoted - failed) / 1_000_000, (back - promoted) / 1_000_000);
     }
   }
 
@@ -103,8 +130,15 @@ class ClusterFailoverTest {
   private static boolean allInRedis(RedisStores node) {
     long before = node.degradedDecisions();
     for (int i = 0; i < 24; i++) {
-      Nodes.decide(node, new RateRequest("probe", UUID.randomUUID().toString(),
-          Algorithm.TOKEN_BUCKET, RateLimit.of(10, Duration.ofHours(1)), 1), Duration.ofSeconds(3));
+      Nodes.decide(
+          node,
+          new RateRequest(
+              "probe",
+              UUID.randomUUID().toString(),
+              Algorithm.TOKEN_BUCKET,
+              RateLimit.of(10, Duration.ofHours(1)),
+              1),
+          Duration.ofSeconds(3));
     }
     return node.degradedDecisions() == before && node.state() == RedisState.UP;
   }

@@ -42,7 +42,9 @@ class ClusterReshardTest {
   private static final int MAX_JOBS = 3;
   private static final int NODES = 2;
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
+
   private final List<RedisServer> masters = new ArrayList<>();
 
   @AfterEach
@@ -54,8 +56,12 @@ class ClusterReshardTest {
   void movingTheSlotsOfLiveKeysSurfacesNothingAndKeepsTheLimits() throws Exception {
     startCluster();
     String limiter = "reshard-jobs";
-    RateRequest request = new RateRequest("reshard", "account-1", Algorithm.TOKEN_BUCKET,
-        RateLimit.of(RATE_LIMIT, Duration.ofHours(1)), 1);
+    RateRequest request = new RateRequest(
+        "reshard",
+        "account-1",
+        Algorithm.TOKEN_BUCKET,
+        RateLimit.of(RATE_LIMIT, Duration.ofHours(1)),
+        1);
     String rateKey = KeyLayout.rate("reshard", "account-1", Algorithm.TOKEN_BUCKET);
     String leaseKey = KeyLayout.permits(limiter);
 
@@ -79,7 +85,8 @@ class ClusterReshardTest {
                 admitted.incrementAndGet();
               }
               Optional<PermitLease> lease = node.permits()
-                  .tryAcquire(limiter, MAX_JOBS, Duration.ofSeconds(30)).toCompletableFuture()
+                  .tryAcquire(limiter, MAX_JOBS, Duration.ofSeconds(30))
+                  .toCompletableFuture()
                   .get(3, TimeUnit.SECONDS);
               if (lease.isPresent()) {
                 mostRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
@@ -93,9 +100,10 @@ class ClusterReshardTest {
         }
       }
       try {
-        await("the rate key and the lease set are live").atMost(Duration.ofSeconds(10))
-            .until(() -> "string".equals(owner(rateKey).command("TYPE", rateKey))
-                && mostRunning.get() > 0);
+        await("the rate key and the lease set are live")
+            .atMost(Duration.ofSeconds(10))
+            .until(() ->
+                "string".equals(owner(rateKey).command("TYPE", rateKey)) && mostRunning.get() > 0);
 
         RedisServer rateFrom = owner(rateKey);
         RedisServer rateTo = other(rateFrom);
@@ -113,14 +121,24 @@ class ClusterReshardTest {
         for (Future<?> call : calls) {
           call.get(10, TimeUnit.SECONDS); // an exception a caller saw fails the test here
         }
-        System.out.printf("resharding mid-run: %d admitted for a limit of %d (share %d), %d of "
-            + "them after the move; at most %d jobs at once for a limit of %d (share %d); "
-            + "degraded decisions %d and %d%n", admitted.get(), RATE_LIMIT, RATE_LIMIT / NODES,
-            admitted.get() - after, mostRunning.get(), MAX_JOBS, MAX_JOBS / NODES,
-            stores.get(0).degradedDecisions(), stores.get(1).degradedDecisions());
+        System.out.printf(
+            "resharding mid-run: %d admitted for a limit of %d (share %d), %d of "
+                + "them after the move; at most %d jobs at once for a limit of %d (share %d); "
+                + "degraded decisions %d and %d%n",
+            admitted.get(),
+            RATE_LIMIT,
+            RATE_LIMIT / NODES,
+            admitted.get() - after,
+            mostRunning.get(),
+            MAX_JOBS,
+            MAX_JOBS / NODES,
+            stores.get(0).degradedDecisions(),
+            stores.get(1).degradedDecisions());
         assertThat(admitted.get()).isLessThanOrEqualTo(RATE_LIMIT + RATE_LIMIT / NODES);
         assertThat(mostRunning.get()).isLessThanOrEqualTo(MAX_JOBS + MAX_JOBS / NODES);
-        await("every lease back").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+        await("every lease back")
+            .atMost(Duration.ofSeconds(5))
+            .pollInterval(Duration.ofMillis(50))
             .until(() -> "0".equals(leaseTo.command("ZCARD", leaseKey)));
       } finally {
         stop.set(true);
@@ -132,23 +150,39 @@ class ClusterReshardTest {
   private void startCluster() throws Exception {
     List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
     for (int i = 0; i < 3; i++) {
-      RedisServer master = RedisServer.start("--cluster-enabled", "yes", "--dir", dir.toString(),
-          "--cluster-config-file", "nodes-" + i + ".conf", "--cluster-node-timeout", "5000");
+      RedisServer master = RedisServer.start(
+          "--cluster-enabled",
+          "yes",
+          "--dir",
+          dir.toString(),
+          "--cluster-config-file",
+          "nodes-" + i + ".conf",
+          "--cluster-node-timeout",
+          "5000");
       masters.add(master);
       create.add("127.0.0.1:" + master.port());
     }
     create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-    Process creating = new ProcessBuilder(create).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-    assertThat(creating.waitFor(30, TimeUnit.SECONDS)).as("redis-cli --cluster create").isTrue();
+    Process creating = new ProcessBuilder(create)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    assertThat(creating.waitFor(30, TimeUnit.SECONDS))
+        .as("redis-cli --cluster create")
+        .isTrue();
     assertThat(creating.exitValue()).isZero();
-    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() ->
-        masters.stream().allMatch(m -> m.command("CLUSTER", "INFO").contains("cluster_state:ok")));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> masters.stream()
+            .allMatch(m -> m.command("CLUSTER", "INFO").contains("cluster_state:ok")));
   }
 
   /** The master that owns the slot of {@code key} (the others answer MOVED). */
   private RedisServer owner(String key) {
-    return masters.stream().filter(m -> !m.command("TYPE", key).startsWith("MOVED")).findFirst()
+    return masters.stream()
+        .filter(m -> !m.command("TYPE", key).startsWith("MOVED"))
+        .findFirst()
         .orElseThrow();
   }
 
@@ -173,8 +207,8 @@ class ClusterReshardTest {
         break;
       }
       for (String key : Arrays.asList(keys.split("\n"))) {
-        String moved = from.command("MIGRATE", "127.0.0.1", Integer.toString(to.port()), key,
-            "0", "5000");
+        String moved =
+            from.command("MIGRATE", "127.0.0.1", Integer.toString(to.port()), key, "0", "5000");
         assertThat(moved).as("MIGRATE %s", key).isIn("OK", "NOKEY");
         Thread.sleep(20); // callers run against a half-moved slot
       }

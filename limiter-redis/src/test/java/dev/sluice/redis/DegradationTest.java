@@ -50,8 +50,8 @@ class DegradationTest {
   }
 
   private static RateRequest fresh(String actor) {
-    return new RateRequest("degrade-" + UUID.randomUUID(), actor, Algorithm.TOKEN_BUCKET,
-        HUNDRED_AN_HOUR, 1);
+    return new RateRequest(
+        "degrade-" + UUID.randomUUID(), actor, Algorithm.TOKEN_BUCKET, HUNDRED_AN_HOUR, 1);
   }
 
   private static long admitted(RedisStores node, RateRequest request, int attempts) {
@@ -77,7 +77,9 @@ class DegradationTest {
     Thread caller = new Thread(() -> {
       while (running.get()) {
         try {
-          node.rates().tryAcquire(List.of(background)).toCompletableFuture()
+          node.rates()
+              .tryAcquire(List.of(background))
+              .toCompletableFuture()
               .get(1, TimeUnit.SECONDS);
           answered.incrementAndGet();
         } catch (Exception e) {
@@ -188,11 +190,16 @@ class DegradationTest {
   @EnumSource(Algorithm.class)
   void everyAlgorithmFallsBackToItsLocalShareOnTheNodesClock(Algorithm algorithm) {
     VirtualTime clock = new VirtualTime();
-    RedisStores node = nodes.open(Nodes.settings(
-        java.net.URI.create("redis://127.0.0.1:" + RedisServer.freePort()), TIMEOUT, 4,
-        FailurePolicy.LOCAL, clock), clock);
-    RateRequest request = new RateRequest("local-" + algorithm.id(), "actor", algorithm,
-        HUNDRED_AN_HOUR, 1);
+    RedisStores node = nodes.open(
+        Nodes.settings(
+            java.net.URI.create("redis://127.0.0.1:" + RedisServer.freePort()),
+            TIMEOUT,
+            4,
+            FailurePolicy.LOCAL,
+            clock),
+        clock);
+    RateRequest request =
+        new RateRequest("local-" + algorithm.id(), "actor", algorithm, HUNDRED_AN_HOUR, 1);
 
     assertThat(admitted(node, request, 40)).as("100 / 4 nodes").isEqualTo(25);
     clock.advance(Duration.ofHours(2));

@@ -29,6 +29,7 @@ class EpochCheckTest {
 
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
+
   private static RedisClient client;
   private static StatefulRedisConnection<String, String> connection;
   private static RedisAsyncCommands<String, String> redis;
@@ -53,8 +54,8 @@ class EpochCheckTest {
   }
 
   private static RateRequest request(Algorithm algorithm) {
-    return new RateRequest("rule-" + UUID.randomUUID(), "actor", algorithm,
-        RateLimit.of(5, Duration.ofHours(1)), 1);
+    return new RateRequest(
+        "rule-" + UUID.randomUUID(), "actor", algorithm, RateLimit.of(5, Duration.ofHours(1)), 1);
   }
 
   private static String stateKey(RateRequest request) {
@@ -94,7 +95,8 @@ class EpochCheckTest {
   void afterALossAnOldEpochDecidesNothingAndWritesNothing(Algorithm algorithm) throws Exception {
     RateRequest request = request(algorithm);
     String before = RateScripts.lostEpoch(acquire(request, ""));
-    assertThat(RateScripts.decision(request, acquire(request, before)).allowed()).isTrue();
+    assertThat(RateScripts.decision(request, acquire(request, before)).allowed())
+        .isTrue();
 
     REDIS.server().command("FLUSHALL");
     List<Object> reply = acquire(request, before);
@@ -109,7 +111,8 @@ class EpochCheckTest {
   void chargesAndRefundsAreNotChecked(Algorithm algorithm) throws Exception {
     RateRequest request = request(algorithm);
 
-    scripts.charge(redis, Debts.recentCharge(request, System.nanoTime()), System.nanoTime())
+    scripts
+        .charge(redis, Debts.recentCharge(request, System.nanoTime()), System.nanoTime())
         .get(5, TimeUnit.SECONDS);
 
     assertThat(REDIS.server().command("EXISTS", stateKey(request))).isEqualTo("1");

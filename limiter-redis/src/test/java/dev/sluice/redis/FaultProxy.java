@@ -21,7 +21,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class FaultProxy implements AutoCloseable {
 
-  private enum Mode { PASS, BLACKHOLE, CUT }
+  private enum Mode {
+    PASS,
+    BLACKHOLE,
+    CUT
+  }
 
   private static final long RETRANSMIT_NANOS = 200_000_000L;
 
@@ -128,46 +132,50 @@ final class FaultProxy implements AutoCloseable {
     InputStream in = from.getInputStream();
     OutputStream out = to.getOutputStream();
     ArrayDeque<Chunk> queue = new ArrayDeque<>();
-    Thread reader = new Thread(() -> {
-      byte[] buffer = new byte[8192];
-      try {
-        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-          synchronized (lock) {
-            long at = System.nanoTime() + (random.nextDouble() < loss ? RETRANSMIT_NANOS : 0);
-            Chunk last = queue.peekLast();
-            // in order, as TCP delivers: a retransmitted chunk holds up the ones behind it
-            long due = last == null ? at : Math.max(at, last.at);
-            queue.add(new Chunk(Arrays.copyOf(buffer, n), due));
-            lock.notifyAll();
-          }
-        }
-      } catch (IOException e) {
-        // closed
-      }
-      closeQuietly(to);
-    }, "fault-proxy-read");
-    Thread writer = new Thread(() -> {
-      try {
-        while (!to.isClosed()) {
-          Chunk next;
-          synchronized (lock) {
-            next = queue.peek();
-            long due = next == null ? 0 : next.at + delayNanos - System.nanoTime();
-            boolean held = mode != Mode.PASS || frozen.contains(from);
-            if (next == null || held || due > 0) {
-              // waiting is the fault under test: a delay, or a blackhole until healed
-              lock.wait(next == null || held ? 50 : Math.max(1, due / 1_000_000));
-              continue;
+    Thread reader = new Thread(
+        () -> {
+          byte[] buffer = new byte[8192];
+          try {
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+              synchronized (lock) {
+                long at = System.nanoTime() + (random.nextDouble() < loss ? RETRANSMIT_NANOS : 0);
+                Chunk last = queue.peekLast();
+                // in order, as TCP delivers: a retransmitted chunk holds up the ones behind it
+                long due = last == null ? at : Math.max(at, last.at);
+                queue.add(new Chunk(Arrays.copyOf(buffer, n), due));
+                lock.notifyAll();
+              }
             }
-            queue.poll();
+          } catch (IOException e) {
+            // closed
           }
-          out.write(next.bytes);
-          out.flush();
-        }
-      } catch (IOException | InterruptedException e) {
-        closeQuietly(from);
-      }
-    }, "fault-proxy-write");
+          closeQuietly(to);
+        },
+        "fault-proxy-read");
+    Thread writer = new Thread(
+        () -> {
+          try {
+            while (!to.isClosed()) {
+              Chunk next;
+              synchronized (lock) {
+                next = queue.peek();
+                long due = next == null ? 0 : next.at + delayNanos - System.nanoTime();
+                boolean held = mode != Mode.PASS || frozen.contains(from);
+                if (next == null || held || due > 0) {
+                  // waiting is the fault under test: a delay, or a blackhole until healed
+                  lock.wait(next == null || held ? 50 : Math.max(1, due / 1_000_000));
+                  continue;
+                }
+                queue.poll();
+              }
+              out.write(next.bytes);
+              out.flush();
+            }
+          } catch (IOException | InterruptedException e) {
+            closeQuietly(from);
+          }
+        },
+        "fault-proxy-write");
     reader.setDaemon(true);
     writer.setDaemon(true);
     reader.start();

@@ -33,6 +33,7 @@ class GlobalConcurrencyTest {
 
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
+
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
   private Nodes nodes;
   private String name;
@@ -52,11 +53,16 @@ class GlobalConcurrencyTest {
   }
 
   private ConcurrencyLimiter node(int limit, int maxQueue, Duration timeout) {
-    RedisStores stores = nodes.open(REDIS.server().uri(), Duration.ofSeconds(1), 2,
-        FailurePolicy.LOCAL);
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder(name).maxConcurrency(limit)
-        .maxQueue(maxQueue).queueTimeout(timeout).executor(executor)
-        .permitStore(stores.permits()).leaseTime(Duration.ofSeconds(10)).build();
+    RedisStores stores =
+        nodes.open(REDIS.server().uri(), Duration.ofSeconds(1), 2, FailurePolicy.LOCAL);
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder(name)
+        .maxConcurrency(limit)
+        .maxQueue(maxQueue)
+        .queueTimeout(timeout)
+        .executor(executor)
+        .permitStore(stores.permits())
+        .leaseTime(Duration.ofSeconds(10))
+        .build();
     limiters.add(limiter);
     return limiter;
   }
@@ -119,8 +125,10 @@ class GlobalConcurrencyTest {
 
     assertThat(outcome(waiting)).isEqualTo(Outcome.QUEUE_TIMEOUT);
     held.release();
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-        assertThat(REDIS.server().command("ZCARD", KeyLayout.permitLine(name))).isEqualTo("0"));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(REDIS.server().command("ZCARD", KeyLayout.permitLine(name)))
+            .isEqualTo("0"));
   }
 
   @Test
@@ -129,8 +137,9 @@ class GlobalConcurrencyTest {
     ConcurrencyLimiter b = node(1, 4, Duration.ofSeconds(5));
     Permit held = a.acquire().join();
     CompletableFuture<Permit> bWaits = b.acquire();
-    await().atMost(Duration.ofSeconds(5)).until(() ->
-        "1".equals(REDIS.server().command("ZCARD", KeyLayout.permitLine(name))));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> "1".equals(REDIS.server().command("ZCARD", KeyLayout.permitLine(name))));
     CompletableFuture<Permit> aWaits = a.acquire();
 
     held.release();
@@ -158,8 +167,9 @@ class GlobalConcurrencyTest {
         permit.release();
         return at;
       });
-      await().atMost(Duration.ofSeconds(5)).until(() ->
-          "1".equals(REDIS.server().command("ZCARD", KeyLayout.permitLine(name))));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> "1".equals(REDIS.server().command("ZCARD", KeyLayout.permitLine(name))));
       long releasedAt = System.nanoTime();
       held.release();
       handOffMicros.add((started.orTimeout(5, TimeUnit.SECONDS).join() - releasedAt) / 1_000);
@@ -167,15 +177,20 @@ class GlobalConcurrencyTest {
     Collections.sort(handOffMicros);
     long median = handOffMicros.get(handOffMicros.size() / 2);
     long p90 = handOffMicros.get(handOffMicros.size() * 9 / 10);
-    System.out.printf("global hand-off A release -> B start over %d runs: median %.2f ms, "
-        + "p90 %.2f ms, max %.2f ms%n", handOffMicros.size(), median / 1e3, p90 / 1e3,
+    System.out.printf(
+        "global hand-off A release -> B start over %d runs: median %.2f ms, "
+            + "p90 %.2f ms, max %.2f ms%n",
+        handOffMicros.size(),
+        median / 1e3,
+        p90 / 1e3,
         handOffMicros.get(handOffMicros.size() - 1) / 1e3);
     assertThat(median).isLessThan(250_000);
   }
 
   private static Throwable unwrap(Throwable error) {
     return error instanceof CompletionException && error.getCause() != null
-        ? error.getCause() : error;
+        ? error.getCause()
+        : error;
   }
 
   /** Releases permits after a delay, off the callers' threads; waits for all on close. */

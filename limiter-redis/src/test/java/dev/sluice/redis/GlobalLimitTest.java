@@ -39,6 +39,7 @@ class GlobalLimitTest {
 
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
+
   private Nodes nodes;
   private List<RedisStores> cluster;
 
@@ -48,10 +49,12 @@ class GlobalLimitTest {
     cluster = new ArrayList<>();
     for (int i = 0; i < NODES; i++) {
       // node clocks minutes apart, one far in the past and one far ahead: Redis's TIME decides
-      long skew = Duration.ofMinutes((i - 1) * 7L + ThreadLocalRandom.current().nextInt(3)).toNanos();
+      long skew = Duration.ofMinutes((i - 1) * 7L + ThreadLocalRandom.current().nextInt(3))
+          .toNanos();
       NanoClock skewed = () -> System.nanoTime() + skew;
-      cluster.add(nodes.open(Nodes.settings(REDIS.server().uri(), TIMEOUT, NODES, FailurePolicy.DENY,
-          skewed), Scheduler.system()));
+      cluster.add(nodes.open(
+          Nodes.settings(REDIS.server().uri(), TIMEOUT, NODES, FailurePolicy.DENY, skewed),
+          Scheduler.system()));
     }
   }
 
@@ -61,7 +64,8 @@ class GlobalLimitTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Algorithm.class,
+  @EnumSource(
+      value = Algorithm.class,
       names = {"TOKEN_BUCKET", "GCRA", "FIXED_WINDOW", "SLIDING_LOG", "LEAKY_BUCKET"})
   void nodesHammeringOneKeyAdmitExactlyTheLimit(Algorithm algorithm) throws Exception {
     Hammered result = hammer(algorithm, 3 * (int) LIMIT);
@@ -85,8 +89,8 @@ class GlobalLimitTest {
 
   @Test
   void aNodeWhoseClockRunsMinutesAheadGetsNoExtraTokens() {
-    RateRequest request = new RateRequest("skew-" + UUID.randomUUID(), "actor",
-        Algorithm.TOKEN_BUCKET, RateLimit.of(10, PERIOD), 1);
+    RateRequest request = new RateRequest(
+        "skew-" + UUID.randomUUID(), "actor", Algorithm.TOKEN_BUCKET, RateLimit.of(10, PERIOD), 1);
     RedisStores behind = cluster.get(0);
     RedisStores ahead = cluster.get(2);
     for (int i = 0; i < 10; i++) {
@@ -102,8 +106,8 @@ class GlobalLimitTest {
   }
 
   private Hammered hammer(Algorithm algorithm, int attempts) throws Exception {
-    RateRequest request = new RateRequest("hammer-" + UUID.randomUUID(), "one-actor", algorithm,
-        RateLimit.of(LIMIT, PERIOD), 1);
+    RateRequest request = new RateRequest(
+        "hammer-" + UUID.randomUUID(), "one-actor", algorithm, RateLimit.of(LIMIT, PERIOD), 1);
     long start = System.nanoTime();
     long admitted = Nodes.hammer(cluster, THREADS_PER_NODE, request, attempts, TIMEOUT);
     return new Hammered(admitted, System.nanoTime() - start);

@@ -26,8 +26,9 @@ class KeyLayoutTest {
   @Test
   void differentActorsSpreadOverTheCluster() {
     Set<Integer> slots = new HashSet<>();
-    IntStream.range(0, 2_000).forEach(i -> slots.add(
-        SlotHash.getSlot(KeyLayout.rate("per-ip", "10.0.0." + i, Algorithm.GCRA))));
+    IntStream.range(0, 2_000)
+        .forEach(i ->
+            slots.add(SlotHash.getSlot(KeyLayout.rate("per-ip", "10.0.0." + i, Algorithm.GCRA))));
 
     assertThat(slots.size()).isGreaterThan(1_500);
   }

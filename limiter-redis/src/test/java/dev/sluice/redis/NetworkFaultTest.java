@@ -37,8 +37,10 @@ class NetworkFaultTest {
 
   private static final Duration TIMEOUT = Duration.ofMillis(50);
   private static final Duration LEASE = Duration.ofSeconds(30);
+
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
+
   private Nodes nodes;
   private FaultProxy proxy;
   private String limiter;
@@ -78,12 +80,17 @@ class NetworkFaultTest {
     proxy.heal();
     long healed = System.nanoTime();
 
-    await("both leases freed in Redis").atMost(Duration.ofSeconds(2))
-        .pollInterval(Duration.ofMillis(20)).until(() -> leasesInRedis() == 0);
-    System.out.printf("released during a cut: freed in Redis %d ms after the cut healed%n",
+    await("both leases freed in Redis")
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> leasesInRedis() == 0);
+    System.out.printf(
+        "released during a cut: freed in Redis %d ms after the cut healed%n",
         (System.nanoTime() - healed) / 1_000_000);
-    await("a new job gets a lease in Redis").atMost(Duration.ofSeconds(2))
-        .pollInterval(Duration.ofMillis(20)).until(() -> {
+    await("a new job gets a lease in Redis")
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> {
           take(node, limiter, 2);
           return leasesInRedis() == 1;
         });
@@ -103,34 +110,46 @@ class NetworkFaultTest {
     AtomicLong most = new AtomicLong();
     AtomicLong startedOnRedis = new AtomicLong();
     try {
-      load.scheduleWithFixedDelay(() -> take(node, limiter, 2).ifPresent(lease -> {
-        if (lease instanceof RedisLease) {
-          startedOnRedis.incrementAndGet();
-        }
-        load.schedule(() -> lease.release(), jobMillis, TimeUnit.MILLISECONDS);
-      }), 0, 10, TimeUnit.MILLISECONDS);
-      load.scheduleWithFixedDelay(() -> most.accumulateAndGet(leasesInRedis(), Math::max),
-          0, 5, TimeUnit.MILLISECONDS);
+      load.scheduleWithFixedDelay(
+          () -> take(node, limiter, 2).ifPresent(lease -> {
+            if (lease instanceof RedisLease) {
+              startedOnRedis.incrementAndGet();
+            }
+            load.schedule(() -> lease.release(), jobMillis, TimeUnit.MILLISECONDS);
+          }),
+          0,
+          10,
+          TimeUnit.MILLISECONDS);
+      load.scheduleWithFixedDelay(
+          () -> most.accumulateAndGet(leasesInRedis(), Math::max), 0, 5, TimeUnit.MILLISECONDS);
       await().atMost(Duration.ofSeconds(5)).until(() -> startedOnRedis.get() >= 10);
 
       fault.accept(proxy);
-      await("the node degrades").atMost(Duration.ofSeconds(5))
+      await("the node degrades")
+          .atMost(Duration.ofSeconds(5))
           .until(() -> node.state() != RedisState.UP);
       long before = startedOnRedis.get();
-      await("jobs run on the local share").atMost(Duration.ofSeconds(5))
+      await("jobs run on the local share")
+          .atMost(Duration.ofSeconds(5))
           .until(() -> node.degradedDecisions() > 20);
       proxy.delay(Duration.ZERO);
       proxy.heal();
       long healed = System.nanoTime();
-      await("jobs start on Redis again").atMost(Duration.ofSeconds(2))
-          .pollInterval(Duration.ofMillis(5)).until(() -> startedOnRedis.get() > before + 2);
+      await("jobs start on Redis again")
+          .atMost(Duration.ofSeconds(2))
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> startedOnRedis.get() > before + 2);
       long back = (System.nanoTime() - healed) / 1_000_000;
       load.shutdown(); // the jobs running end (their releases are delayed tasks), no new ones
       assertThat(load.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
-      await("every lease comes back").atMost(Duration.ofSeconds(2))
-          .pollInterval(Duration.ofMillis(20)).until(() -> leasesInRedis() == 0);
-      System.out.printf("%s: jobs on Redis again %d ms after the fault ended; at most %d leases "
-          + "in Redis (limit 2, share 1)%n", name, back, most.get());
+      await("every lease comes back")
+          .atMost(Duration.ofSeconds(2))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> leasesInRedis() == 0);
+      System.out.printf(
+          "%s: jobs on Redis again %d ms after the fault ended; at most %d leases "
+              + "in Redis (limit 2, share 1)%n",
+          name, back, most.get());
       assertThat(most.get()).isLessThanOrEqualTo(3);
     } finally {
       load.shutdownNow();
@@ -168,7 +187,9 @@ class NetworkFaultTest {
 
     proxy.freezeOpen();
     long frozen = System.nanoTime();
-    await("counted down").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
+    await("counted down")
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(5))
         .until(() -> {
           Nodes.decide(node, probe(), Duration.ofSeconds(1));
           return node.state() != RedisState.UP;
@@ -177,8 +198,9 @@ class NetworkFaultTest {
     awaitUp(node);
     long up = System.nanoTime();
 
-    System.out.printf("a connection gone silent: down after %d ms, on a new connection after %d "
-        + "ms%n", (down - frozen) / 1_000_000, (up - frozen) / 1_000_000);
+    System.out.printf(
+        "a connection gone silent: down after %d ms, on a new connection after %d " + "ms%n",
+        (down - frozen) / 1_000_000, (up - frozen) / 1_000_000);
     assertThat(node.replacedConnections()).isEqualTo(1);
     assertThat(Duration.ofNanos(up - frozen)).isLessThan(Duration.ofSeconds(5));
   }
@@ -195,24 +217,32 @@ class NetworkFaultTest {
     node.permits().watch(limiter, notices::incrementAndGet);
     String channel = KeyLayout.permitsFreed(limiter);
     AtomicInteger sent = new AtomicInteger(); // PUBLISH answers how many subscribers it reached
-    await("subscribed").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+    await("subscribed")
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(20))
         .until(() -> {
-          sent.addAndGet(Integer.parseInt(REDIS.server().command("PUBLISH", channel, "x").trim()));
+          sent.addAndGet(
+              Integer.parseInt(REDIS.server().command("PUBLISH", channel, "x").trim()));
           return notices.get() > 0;
         });
-    await("nothing in flight").atMost(Duration.ofSeconds(5)).until(() -> notices.get() == sent.get());
+    await("nothing in flight")
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> notices.get() == sent.get());
 
     proxy.freezeOpen();
     long frozen = System.nanoTime();
     int before = notices.get();
-    await("a notice arrives on a new subscription").atMost(Duration.ofSeconds(10))
-        .pollInterval(Duration.ofMillis(20)).until(() -> {
+    await("a notice arrives on a new subscription")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> {
           REDIS.server().command("PUBLISH", channel, "x");
           return notices.get() > before;
         });
 
-    System.out.printf("a silent pub/sub connection: notices arrive again %d ms after it went "
-        + "silent%n", (System.nanoTime() - frozen) / 1_000_000);
+    System.out.printf(
+        "a silent pub/sub connection: notices arrive again %d ms after it went " + "silent%n",
+        (System.nanoTime() - frozen) / 1_000_000);
     assertThat(node.replacedConnections()).isEqualTo(1);
   }
 
@@ -224,8 +254,8 @@ class NetworkFaultTest {
   void aFlappingRedisLogsOnePairOfWarnings() {
     RedisStores node = nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL);
     awaitUp(node);
-    ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger)
-        org.slf4j.LoggerFactory.getLogger(RedisStores.class);
+    ch.qos.logback.classic.Logger log =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(RedisStores.class);
     ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> events =
         new ch.qos.logback.core.read.ListAppender<>();
     events.start();
@@ -233,7 +263,9 @@ class NetworkFaultTest {
     try {
       for (int i = 0; i < 3; i++) {
         proxy.cut();
-        await("counted down").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
+        await("counted down")
+            .atMost(Duration.ofSeconds(2))
+            .pollInterval(Duration.ofMillis(5))
             .until(() -> {
               Nodes.decide(node, probe(), Duration.ofSeconds(1));
               return node.state() != RedisState.UP;
@@ -245,7 +277,8 @@ class NetworkFaultTest {
       log.detachAppender(events);
     }
 
-    assertThat(events.list).filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+    assertThat(events.list)
+        .filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
         .extracting(e -> e.getFormattedMessage().contains("counts as down") ? "down" : "back")
         .containsExactly("down", "back");
   }
@@ -256,14 +289,19 @@ class NetworkFaultTest {
    */
   @Test
   void anEpochAnswerOlderThanWhatTheNodeLearntIsNoLoss() throws Exception {
-    StoreSettings settings = Nodes.settings(proxy.uri(), Duration.ofSeconds(1), 2,
-        FailurePolicy.LOCAL, NanoClock.system());
+    StoreSettings settings = Nodes.settings(
+        proxy.uri(), Duration.ofSeconds(1), 2, FailurePolicy.LOCAL, NanoClock.system());
     try (Link link = new Link(settings, UriOptions.parse(proxy.uri()))) {
       link.connect().get(5, TimeUnit.SECONDS);
       var redis = link.commands();
       AtomicInteger charged = new AtomicInteger();
-      LossWatch loss = new LossWatch(link, NanoClock.system(), Scheduler.system(),
-          Duration.ofSeconds(1).toNanos(), true, r -> charged.incrementAndGet());
+      LossWatch loss = new LossWatch(
+          link,
+          NanoClock.system(),
+          Scheduler.system(),
+          Duration.ofSeconds(1).toNanos(),
+          true,
+          r -> charged.incrementAndGet());
       proxy.delay(Duration.ofMillis(200));
 
       var asked = loss.ask(redis);
@@ -282,7 +320,9 @@ class NetworkFaultTest {
     RedisStores node = nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL);
     awaitUp(node);
     proxy.cut();
-    await("counted down").atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
+    await("counted down")
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(5))
         .until(() -> {
           Nodes.decide(node, probe(), Duration.ofSeconds(1));
           return node.state() != RedisState.UP;
@@ -290,10 +330,12 @@ class NetworkFaultTest {
 
     proxy.heal();
     long healed = System.nanoTime();
-    await("up with no request").atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(10))
+    await("up with no request")
+        .atMost(Duration.ofSeconds(3))
+        .pollInterval(Duration.ofMillis(10))
         .until(() -> node.state() == RedisState.UP);
-    System.out.printf("an idle node: up %d ms after the cut healed%n",
-        (System.nanoTime() - healed) / 1_000_000);
+    System.out.printf(
+        "an idle node: up %d ms after the cut healed%n", (System.nanoTime() - healed) / 1_000_000);
   }
 
   /**
@@ -306,8 +348,10 @@ class NetworkFaultTest {
     awaitUp(node);
 
     proxy.delay(Duration.ofMillis(200));
-    await("advice to raise the timeout").atMost(Duration.ofSeconds(5))
-        .pollInterval(Duration.ofMillis(20)).until(() -> {
+    await("advice to raise the timeout")
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> {
           Nodes.decide(node, probe(), Duration.ofSeconds(1));
           return node.describe().contains("slow: a PING took");
         });
@@ -321,16 +365,28 @@ class NetworkFaultTest {
   }
 
   private static RateRequest probe() {
-    return new RateRequest("probe-" + UUID.randomUUID(), "p", Algorithm.TOKEN_BUCKET,
-        RateLimit.of(10, Duration.ofSeconds(1)), 1);
+    return new RateRequest(
+        "probe-" + UUID.randomUUID(),
+        "p",
+        Algorithm.TOKEN_BUCKET,
+        RateLimit.of(10, Duration.ofSeconds(1)),
+        1);
   }
 
   /** Decisions on fresh keys until the node counts Redis as up (each one pays debts first). */
   private static void awaitUp(RedisStores node) {
-    await("back on Redis").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+    await("back on Redis")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(20))
         .until(() -> {
-          Nodes.decide(node, new RateRequest("probe-" + UUID.randomUUID(), "p",
-              Algorithm.TOKEN_BUCKET, RateLimit.of(10, Duration.ofSeconds(1)), 1),
+          Nodes.decide(
+              node,
+              new RateRequest(
+                  "probe-" + UUID.randomUUID(),
+                  "p",
+                  Algorithm.TOKEN_BUCKET,
+                  RateLimit.of(10, Duration.ofSeconds(1)),
+                  1),
               Duration.ofSeconds(1));
           return node.state() == RedisState.UP;
         });
@@ -345,10 +401,14 @@ class NetworkFaultTest {
   @Test
   void anActorWithinItsRateIsNotRefusedAfterAnOutage() {
     VirtualTime clock = new VirtualTime();
-    RedisStores node = nodes.open(Nodes.settings(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL,
-        clock), Scheduler.system());
-    RateRequest account = new RateRequest("history-" + UUID.randomUUID(), "account-42",
-        Algorithm.TOKEN_BUCKET, new RateLimit(600, Duration.ofMinutes(1), 10), 1);
+    RedisStores node = nodes.open(
+        Nodes.settings(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL, clock), Scheduler.system());
+    RateRequest account = new RateRequest(
+        "history-" + UUID.randomUUID(),
+        "account-42",
+        Algorithm.TOKEN_BUCKET,
+        new RateLimit(600, Duration.ofMinutes(1), 10),
+        1);
     assertThat(Nodes.decide(node, account, Duration.ofSeconds(2)).allowed()).isTrue();
 
     proxy.cut();
@@ -364,8 +424,9 @@ class NetworkFaultTest {
 
     clock.advance(Duration.ofMillis(250));
     RateDecision next = Nodes.decide(node, account, Duration.ofSeconds(2));
-    System.out.printf("after a 30 s outage at 4/s under 10/s: next request %s, %d remaining of "
-        + "10%n", next.allowed() ? "allowed" : "refused", next.remaining());
+    System.out.printf(
+        "after a 30 s outage at 4/s under 10/s: next request %s, %d remaining of " + "10%n",
+        next.allowed() ? "allowed" : "refused", next.remaining());
     assertThat(next.allowed()).isTrue();
     assertThat(next.remaining()).isGreaterThanOrEqualTo(7);
   }
@@ -379,10 +440,14 @@ class NetworkFaultTest {
   @Test
   void aChargeWhoseAnswerWasLostIsCountedOnce() {
     VirtualTime clock = new VirtualTime();
-    RedisStores node = nodes.open(Nodes.settings(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL,
-        clock), Scheduler.system());
-    RateRequest account = new RateRequest("history-" + UUID.randomUUID(), "account-7",
-        Algorithm.TOKEN_BUCKET, new RateLimit(60, Duration.ofMinutes(10), 6), 1);
+    RedisStores node = nodes.open(
+        Nodes.settings(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL, clock), Scheduler.system());
+    RateRequest account = new RateRequest(
+        "history-" + UUID.randomUUID(),
+        "account-7",
+        Algorithm.TOKEN_BUCKET,
+        new RateLimit(60, Duration.ofMinutes(10), 6),
+        1);
     awaitUp(node);
 
     proxy.cut();
@@ -390,16 +455,25 @@ class NetworkFaultTest {
       assertThat(Nodes.decide(node, account, Duration.ofSeconds(2)).allowed()).isTrue();
     }
     assertThat(Nodes.decide(node, account, Duration.ofSeconds(2)).allowed())
-        .as("the local share's burst is 3").isFalse();
+        .as("the local share's burst is 3")
+        .isFalse();
     logEverything();
     proxy.delay(Duration.ofMillis(200));
     proxy.heal();
     String state = KeyLayout.rate(account.ruleId(), account.key(), account.algorithm());
     // every call times out; the probes among them send the charge again
-    await("the charge ran in Redis twice, unanswered").atMost(Duration.ofSeconds(10))
-        .pollInterval(Duration.ofMillis(50)).until(() -> {
-          Nodes.decide(node, new RateRequest("probe-" + UUID.randomUUID(), "p",
-              Algorithm.TOKEN_BUCKET, RateLimit.of(10, Duration.ofSeconds(1)), 1),
+    await("the charge ran in Redis twice, unanswered")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> {
+          Nodes.decide(
+              node,
+              new RateRequest(
+                  "probe-" + UUID.randomUUID(),
+                  "p",
+                  Algorithm.TOKEN_BUCKET,
+                  RateLimit.of(10, Duration.ofSeconds(1)),
+                  1),
               Duration.ofSeconds(1));
           return callsOn(state) >= 2;
         });
@@ -407,16 +481,21 @@ class NetworkFaultTest {
     awaitUp(node);
 
     RateDecision next = Nodes.decide(node, account, Duration.ofSeconds(2));
-    System.out.printf("a charge of 3 sent while answers came late: next request %s, %d "
-        + "remaining of 6%n", next.allowed() ? "allowed" : "refused", next.remaining());
+    System.out.printf(
+        "a charge of 3 sent while answers came late: next request %s, %d " + "remaining of 6%n",
+        next.allowed() ? "allowed" : "refused", next.remaining());
     assertThat(next.allowed()).isTrue();
     assertThat(next.remaining()).isEqualTo(2);
   }
 
   /** How many commands Redis ran on {@code key} since the slow log was reset (logEverything). */
   private static long callsOn(String key) {
-    return REDIS.server().command("SLOWLOG", "GET", "100000").lines()
-        .filter(key::equals).count();
+    return REDIS
+        .server()
+        .command("SLOWLOG", "GET", "100000")
+        .lines()
+        .filter(key::equals)
+        .count();
   }
 
   /** The slow log keeps every command with its arguments, so a test can count what ran. */

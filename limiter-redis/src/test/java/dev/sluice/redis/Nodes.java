@@ -23,8 +23,8 @@ final class Nodes implements AutoCloseable {
   private final List<RedisStores> open = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   RedisStores open(URI uri, Duration timeout, int expectedNodes, FailurePolicy policy) {
-    return open(settings(uri, timeout, expectedNodes, policy, NanoClock.system()),
-        Scheduler.system());
+    return open(
+        settings(uri, timeout, expectedNodes, policy, NanoClock.system()), Scheduler.system());
   }
 
   RedisStores open(StoreSettings settings, Scheduler scheduler) {
@@ -34,16 +34,19 @@ final class Nodes implements AutoCloseable {
     return stores;
   }
 
-  static StoreSettings settings(URI uri, Duration timeout, int expectedNodes, FailurePolicy policy,
-      NanoClock clock) {
+  static StoreSettings settings(
+      URI uri, Duration timeout, int expectedNodes, FailurePolicy policy, NanoClock clock) {
     return new StoreSettings(uri, timeout, expectedNodes, policy, clock);
   }
 
   /** One decision, waited for at most {@code bound}; a caller that sees an exception fails here. */
   static RateDecision decide(RedisStores node, RateRequest request, Duration bound) {
     try {
-      return node.rates().tryAcquire(List.of(request)).toCompletableFuture()
-          .get(bound.toNanos(), TimeUnit.NANOSECONDS).get(0);
+      return node.rates()
+          .tryAcquire(List.of(request))
+          .toCompletableFuture()
+          .get(bound.toNanos(), TimeUnit.NANOSECONDS)
+          .get(0);
     } catch (Exception e) {
       throw new AssertionError("a decision must neither fail nor hang: " + e, e);
     }
@@ -53,8 +56,13 @@ final class Nodes implements AutoCloseable {
    * Every thread of every node decides {@code request} until {@code attempts} are used up; returns
    * how many were admitted. Any exception or hang of a decision fails the test.
    */
-  static long hammer(List<RedisStores> nodes, int threadsPerNode, RateRequest request,
-      int attempts, Duration bound) throws Exception {
+  static long hammer(
+      List<RedisStores> nodes,
+      int threadsPerNode,
+      RateRequest request,
+      int attempts,
+      Duration bound)
+      throws Exception {
     AtomicInteger left = new AtomicInteger(attempts);
     AtomicLong admitted = new AtomicLong();
     ExecutorService threads = Executors.newFixedThreadPool(nodes.size() * threadsPerNode);

@@ -29,8 +29,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PermitLeaseTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
+
   private Nodes nodes;
   private String limiter;
 
@@ -49,8 +51,8 @@ class PermitLeaseTest {
     return nodes.open(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY);
   }
 
-  private static Optional<PermitLease> take(RedisStores node, String limiter, int max,
-      Duration lease) {
+  private static Optional<PermitLease> take(
+      RedisStores node, String limiter, int max, Duration lease) {
     return node.permits().tryAcquire(limiter, max, lease).toCompletableFuture().join();
   }
 
@@ -114,8 +116,9 @@ class PermitLeaseTest {
   void theLeasesOfANodeThatStoppedComeBackAfterTheLeaseTime() {
     // the frozen node's scheduler never runs: it renews nothing, like a crashed or hung node
     VirtualTime frozen = new VirtualTime();
-    RedisStores crashed = nodes.open(Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY,
-        NanoClock.system()), frozen);
+    RedisStores crashed = nodes.open(
+        Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY, NanoClock.system()),
+        frozen);
     RedisStores survivor = node();
     Duration lease = Duration.ofMillis(400);
     for (int i = 0; i < 3; i++) {
@@ -134,13 +137,16 @@ class PermitLeaseTest {
 
   @Test
   void aHeldLeaseIsRenewedPastItsLeaseTime() {
-    RedisStores holder = nodes.open(Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY,
-        NanoClock.system()), Scheduler.system());
+    RedisStores holder = nodes.open(
+        Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY, NanoClock.system()),
+        Scheduler.system());
     RedisStores other = node();
     Duration lease = Duration.ofMillis(600);
     PermitLease held = take(holder, limiter, 1, lease).orElseThrow();
 
-    await().during(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(4))
+    await()
+        .during(Duration.ofMillis(1_500))
+        .atMost(Duration.ofSeconds(4))
         .pollInterval(Duration.ofMillis(50))
         .until(() -> take(other, limiter, 1, lease).isEmpty());
 
@@ -150,7 +156,8 @@ class PermitLeaseTest {
 
   @Test
   void whileRedisIsDownTheLocalPolicyGrantsThisNodesShareOfPermits() {
-    RedisStores node = nodes.open(REDIS.server().uri(), Duration.ofMillis(50), 3, FailurePolicy.LOCAL);
+    RedisStores node =
+        nodes.open(REDIS.server().uri(), Duration.ofMillis(50), 3, FailurePolicy.LOCAL);
     REDIS.server().kill();
     try {
       List<PermitLease> local = new ArrayList<>();
@@ -170,13 +177,14 @@ class PermitLeaseTest {
 
   @Test
   void jobsRunningUnderRedisLeasesCountAgainstTheLocalShare() {
-    RedisStores node = nodes.open(REDIS.server().uri(), Duration.ofMillis(50), 2,
-        FailurePolicy.LOCAL);
+    RedisStores node =
+        nodes.open(REDIS.server().uri(), Duration.ofMillis(50), 2, FailurePolicy.LOCAL);
     PermitLease running = take(node, limiter, 2, Duration.ofSeconds(30)).orElseThrow();
     REDIS.server().kill();
     try {
       assertThat(take(node, limiter, 2, Duration.ofSeconds(30)))
-          .as("the share (1 of 2) is taken by the job already running").isEmpty();
+          .as("the share (1 of 2) is taken by the job already running")
+          .isEmpty();
 
       running.release().toCompletableFuture().join();
       assertThat(take(node, limiter, 2, Duration.ofSeconds(30))).isPresent();
@@ -187,8 +195,8 @@ class PermitLeaseTest {
 
   @Test
   void aPermitGrantedWhileRedisWasDownIsWrittenToRedisWhenItAnswersAgain() {
-    RedisStores node = nodes.open(REDIS.server().uri(), Duration.ofMillis(200), 3,
-        FailurePolicy.LOCAL);
+    RedisStores node =
+        nodes.open(REDIS.server().uri(), Duration.ofMillis(200), 3, FailurePolicy.LOCAL);
     REDIS.server().kill();
     PermitLease local;
     try {
@@ -198,7 +206,9 @@ class PermitLeaseTest {
     }
 
     // the limiter's poll asks for the count: that call writes the running job's lease to Redis
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
         .until(() -> node.permits().held(limiter).toCompletableFuture().join() == 1);
     assertThat(held()).isEqualTo(1);
 

@@ -2,9 +2,9 @@ package dev.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
-import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RulesFile;
 import dev.sluice.store.FailurePolicy;
 import java.time.Duration;
@@ -22,6 +22,7 @@ class RateRulesOverRedisTest {
 
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
+
   private final Nodes nodes = new Nodes();
 
   @AfterEach
@@ -30,14 +31,17 @@ class RateRulesOverRedisTest {
   }
 
   private RateRules node(String yaml) throws Exception {
-    RedisStores stores = nodes.open(REDIS.server().uri(), Duration.ofSeconds(5), 2,
-        FailurePolicy.DENY);
-    return RateRules.builder().rules(RulesFile.parse("test.yaml", yaml)).store(stores.rates())
+    RedisStores stores =
+        nodes.open(REDIS.server().uri(), Duration.ofSeconds(5), 2, FailurePolicy.DENY);
+    return RateRules.builder()
+        .rules(RulesFile.parse("test.yaml", yaml))
+        .store(stores.rates())
         .build();
   }
 
   private static boolean allowed(RateRules rules, String account) {
-    RateVerdict verdict = rules.check(new Request(account)).toCompletableFuture().join();
+    RateVerdict verdict =
+        rules.check(new Request(account)).toCompletableFuture().join();
     return verdict.allowed();
   }
 

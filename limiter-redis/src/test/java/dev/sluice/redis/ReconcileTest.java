@@ -43,10 +43,11 @@ class ReconcileTest {
   void start() {
     server = RedisServer.start();
     nodes = new Nodes();
-    cluster = List.of(nodes.open(server.uri(), TIMEOUT, 2, FailurePolicy.LOCAL),
+    cluster = List.of(
+        nodes.open(server.uri(), TIMEOUT, 2, FailurePolicy.LOCAL),
         nodes.open(server.uri(), TIMEOUT, 2, FailurePolicy.LOCAL));
-    request = new RateRequest("reconcile-" + UUID.randomUUID(), "all", Algorithm.TOKEN_BUCKET,
-        TWENTY_AN_HOUR, 1);
+    request = new RateRequest(
+        "reconcile-" + UUID.randomUUID(), "all", Algorithm.TOKEN_BUCKET, TWENTY_AN_HOUR, 1);
   }
 
   @AfterEach
@@ -63,8 +64,11 @@ class ReconcileTest {
     await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).until(() -> {
       for (RedisStores node : cluster) {
         // a fresh key: probing must not spend the rule under test
-        Nodes.decide(node, new RateRequest("probe-" + UUID.randomUUID(), "p",
-            Algorithm.TOKEN_BUCKET, TWENTY_AN_HOUR, 1), Duration.ofSeconds(1));
+        Nodes.decide(
+            node,
+            new RateRequest(
+                "probe-" + UUID.randomUUID(), "p", Algorithm.TOKEN_BUCKET, TWENTY_AN_HOUR, 1),
+            Duration.ofSeconds(1));
       }
       return cluster.stream().allMatch(n -> n.state() == RedisState.UP);
     });
@@ -76,8 +80,10 @@ class ReconcileTest {
       List<java.util.concurrent.CompletableFuture<?>> trips = new java.util.ArrayList<>();
       for (RedisStores node : cluster) {
         for (int i = 0; i < 5; i++) {
-          trips.add(node.rates().tryAcquire(List.of(new RateRequest("trip-" + UUID.randomUUID(),
-              "t", Algorithm.TOKEN_BUCKET, TWENTY_AN_HOUR, 1))).toCompletableFuture());
+          trips.add(node.rates()
+              .tryAcquire(List.of(new RateRequest(
+                  "trip-" + UUID.randomUUID(), "t", Algorithm.TOKEN_BUCKET, TWENTY_AN_HOUR, 1)))
+              .toCompletableFuture());
         }
       }
       trips.forEach(java.util.concurrent.CompletableFuture::join);
@@ -100,9 +106,11 @@ class ReconcileTest {
     assertThat(after).isLessThanOrEqualTo(SHARE);
     // a node that got none of the attempts after the flush (the other, deciding locally, is fast)
     // finds the loss by its poll
-    await().atMost(Duration.ofSeconds(5))
+    await()
+        .atMost(Duration.ofSeconds(5))
         .until(() -> cluster.stream().allMatch(node -> node.health().lostStates() > 0));
-    assertThat(cluster).allSatisfy(node -> assertThat(node.health().lostStates()).isEqualTo(1));
+    assertThat(cluster)
+        .allSatisfy(node -> assertThat(node.health().lostStates()).isEqualTo(1));
   }
 
   @Test
@@ -127,8 +135,8 @@ class ReconcileTest {
     time.advance(Duration.ofSeconds(5)); // the busy node's settling time is over
     long after = hammer(List.of(busy), 50);
 
-    System.out.println("reconcile FLUSHALL with an idle node: overshoot " + (settling + after) + " ("
-        + settling + " while settling, " + after + " after; limit 20, local share 10)");
+    System.out.println("reconcile FLUSHALL with an idle node: overshoot " + (settling + after)
+        + " (" + settling + " while settling, " + after + " after; limit 20, local share 10)");
     assertThat(busy.health().lostStates()).isEqualTo(1);
     assertThat(idle.health().lostStates()).isEqualTo(1);
     assertThat(busy.describe()).doesNotContain("lost its counts");
@@ -144,8 +152,7 @@ class ReconcileTest {
   void whileSettlingANodeDecidesOnItsShareWhateverTheFailurePolicy(FailurePolicy policy)
       throws Exception {
     VirtualTime time = new VirtualTime();
-    RedisStores node = nodes.open(
-        Nodes.settings(server.uri(), TIMEOUT, 2, policy, time), time);
+    RedisStores node = nodes.open(Nodes.settings(server.uri(), TIMEOUT, 2, policy, time), time);
     assertThat(hammer(List.of(node), 5)).isEqualTo(5);
 
     server.command("FLUSHALL");
@@ -168,7 +175,8 @@ class ReconcileTest {
     assertThat(lease(running, limiter, leaseTime)).isPresent();
     assertThat(lease(running, limiter, leaseTime)).isPresent();
     assertThat(lease(asking, limiter, leaseTime)).isEmpty();
-    await().atMost(Duration.ofSeconds(5))
+    await()
+        .atMost(Duration.ofSeconds(5))
         .until(() -> rates(running).knowsEpoch() && rates(asking).knowsEpoch());
 
     server.command("FLUSHALL");
@@ -183,13 +191,18 @@ class ReconcileTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> "2".equals(server.command("ZCARD", leases)));
     time.advance(Duration.ofSeconds(5));
 
-    assertThat(lease(asking, limiter, leaseTime)).as("both permits are held again").isEmpty();
+    assertThat(lease(asking, limiter, leaseTime))
+        .as("both permits are held again")
+        .isEmpty();
     assertThat(running.health().lostStates()).isEqualTo(1);
   }
 
-  private static java.util.Optional<PermitStore.PermitLease> lease(RedisStores node, String limiter,
-      Duration leaseTime) {
-    return node.permits().tryAcquire(limiter, 2, leaseTime).toCompletableFuture().join();
+  private static java.util.Optional<PermitStore.PermitLease> lease(
+      RedisStores node, String limiter, Duration leaseTime) {
+    return node.permits()
+        .tryAcquire(limiter, 2, leaseTime)
+        .toCompletableFuture()
+        .join();
   }
 
   /** A node of two whose clock and scheduler (the poll, the settling time) are {@code time}. */
@@ -199,8 +212,11 @@ class ReconcileTest {
 
   /** One decision on a fresh key: the node learns the epoch, and the rule under test is not spent. */
   private void probe(RedisStores node) {
-    Nodes.decide(node, new RateRequest("probe-" + UUID.randomUUID(), "p", Algorithm.TOKEN_BUCKET,
-        TWENTY_AN_HOUR, 1), Duration.ofSeconds(1));
+    Nodes.decide(
+        node,
+        new RateRequest(
+            "probe-" + UUID.randomUUID(), "p", Algorithm.TOKEN_BUCKET, TWENTY_AN_HOUR, 1),
+        Duration.ofSeconds(1));
     assertThat(rates(node).knowsEpoch()).isTrue();
   }
 
@@ -245,7 +261,8 @@ class ReconcileTest {
         + " admitted in all (" + duringOutage + " while down, " + afterResume
         + " after; limit 20, local share 10)");
     assertThat(15 + duringOutage + afterResume).isLessThanOrEqualTo(20 + SHARE);
-    assertThat(afterResume).as("the debts were paid: nothing left once Redis answers")
+    assertThat(afterResume)
+        .as("the debts were paid: nothing left once Redis answers")
         .isLessThanOrEqualTo(Math.max(0, 5 - duringOutage) + 2);
   }
 }

@@ -39,22 +39,39 @@ class RedisClusterTest {
     Path dir = Files.createTempDirectory("sluice-cluster");
     List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
     for (int i = 0; i < 3; i++) {
-      RedisServer master = RedisServer.start("--cluster-enabled", "yes", "--dir", dir.toString(),
-          "--cluster-config-file", "nodes-" + i + ".conf", "--cluster-node-timeout", "5000");
+      RedisServer master = RedisServer.start(
+          "--cluster-enabled",
+          "yes",
+          "--dir",
+          dir.toString(),
+          "--cluster-config-file",
+          "nodes-" + i + ".conf",
+          "--cluster-node-timeout",
+          "5000");
       MASTERS.add(master);
       create.add("127.0.0.1:" + master.port());
     }
     create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-    Process creating = new ProcessBuilder(create).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-    assertThat(creating.waitFor(30, TimeUnit.SECONDS)).as("redis-cli --cluster create").isTrue();
+    Process creating = new ProcessBuilder(create)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    assertThat(creating.waitFor(30, TimeUnit.SECONDS))
+        .as("redis-cli --cluster create")
+        .isTrue();
     assertThat(creating.exitValue()).isZero();
-    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() ->
-        MASTERS.stream().allMatch(m -> m.command("CLUSTER", "INFO").contains("cluster_state:ok")));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> MASTERS.stream()
+            .allMatch(m -> m.command("CLUSTER", "INFO").contains("cluster_state:ok")));
 
     nodes = new Nodes();
-    node = nodes.open(URI.create("redis://127.0.0.1:" + MASTERS.get(0).port() + "?cluster=true"),
-        TIMEOUT, 1, FailurePolicy.DENY);
+    node = nodes.open(
+        URI.create("redis://127.0.0.1:" + MASTERS.get(0).port() + "?cluster=true"),
+        TIMEOUT,
+        1,
+        FailurePolicy.DENY);
   }
 
   @AfterAll
@@ -79,9 +96,12 @@ class RedisClusterTest {
       assertThat(admitted).as("actor %d", actor).isEqualTo(3);
     }
 
-    assertThat(node.degradedDecisions()).as("no CROSSSLOT, no MOVED left unanswered").isZero();
-    assertThat(MASTERS).allSatisfy(master ->
-        assertThat(Long.parseLong(master.command("DBSIZE"))).as("keys on every master")
+    assertThat(node.degradedDecisions())
+        .as("no CROSSSLOT, no MOVED left unanswered")
+        .isZero();
+    assertThat(MASTERS)
+        .allSatisfy(master -> assertThat(Long.parseLong(master.command("DBSIZE")))
+            .as("keys on every master")
             .isPositive());
   }
 
@@ -90,13 +110,18 @@ class RedisClusterTest {
     List<PermitLease> held = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       Optional<PermitLease> lease = node.permits()
-          .tryAcquire("cluster-transcode", 3, Duration.ofSeconds(10)).toCompletableFuture().join();
+          .tryAcquire("cluster-transcode", 3, Duration.ofSeconds(10))
+          .toCompletableFuture()
+          .join();
       lease.ifPresent(held::add);
     }
 
     assertThat(held).hasSize(3);
     held.forEach(lease -> lease.release().toCompletableFuture().join());
-    assertThat(node.permits().tryAcquire("cluster-transcode", 3, Duration.ofSeconds(10))
-        .toCompletableFuture().join()).isPresent();
+    assertThat(node.permits()
+            .tryAcquire("cluster-transcode", 3, Duration.ofSeconds(10))
+            .toCompletableFuture()
+            .join())
+        .isPresent();
   }
 }

@@ -24,8 +24,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RedisRateStoreTest {
 
   private static final Duration BOUND = Duration.ofSeconds(5);
+
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
+
   private static RedisServer server;
   private static Nodes nodes;
   private static RedisStores node;
@@ -45,8 +47,8 @@ class RedisRateStoreTest {
   }
 
   private static RateRequest request(Algorithm algorithm, long limit, Duration period, long cost) {
-    return new RateRequest("rule-" + UUID.randomUUID(), "actor", algorithm,
-        RateLimit.of(limit, period), cost);
+    return new RateRequest(
+        "rule-" + UUID.randomUUID(), "actor", algorithm, RateLimit.of(limit, period), cost);
   }
 
   @ParameterizedTest
@@ -75,8 +77,8 @@ class RedisRateStoreTest {
     RateRequest request = request(algorithm, 5, Duration.ofSeconds(10), 1);
     decide(node, request, BOUND);
 
-    long ttl = Long.parseLong(server.command("PTTL",
-        KeyLayout.rate(request.ruleId(), request.key(), algorithm)));
+    long ttl = Long.parseLong(
+        server.command("PTTL", KeyLayout.rate(request.ruleId(), request.key(), algorithm)));
 
     assertThat(ttl).as("PTTL of the %s key", algorithm).isBetween(1L, 20_001L);
   }
@@ -114,9 +116,10 @@ class RedisRateStoreTest {
 
     assertThat(first).isZero();
     // one emission interval (1 s) apart, less the microseconds that passed between the calls
-    assertThat(second).isBetween(Duration.ofMillis(500).toNanos(), Duration.ofSeconds(1).toNanos());
-    assertThat(third - second).isBetween(Duration.ofMillis(500).toNanos(),
-        Duration.ofSeconds(1).toNanos());
+    assertThat(second)
+        .isBetween(Duration.ofMillis(500).toNanos(), Duration.ofSeconds(1).toNanos());
+    assertThat(third - second)
+        .isBetween(Duration.ofMillis(500).toNanos(), Duration.ofSeconds(1).toNanos());
   }
 
   @Test
@@ -126,8 +129,10 @@ class RedisRateStoreTest {
     RateRequest log = request(Algorithm.SLIDING_LOG, 3, Duration.ofHours(1), 1);
     decide(node, tight, BOUND);
 
-    List<RateDecision> decisions = node.rates().tryAcquire(List.of(roomy, tight, log))
-        .toCompletableFuture().join();
+    List<RateDecision> decisions = node.rates()
+        .tryAcquire(List.of(roomy, tight, log))
+        .toCompletableFuture()
+        .join();
 
     assertThat(decisions).extracting(RateDecision::allowed).containsExactly(true, false, true);
     assertThat(decisions).extracting(RateDecision::remaining).containsExactly(4L, 0L, 2L);
@@ -150,7 +155,8 @@ class RedisRateStoreTest {
 
     assertThat(afterFlush.allowed()).isTrue();
     assertThat(afterFlush.remaining()).isEqualTo(97);
-    assertThat(calls("eval")).as("one EVAL after NOSCRIPT, then EVALSHA again")
+    assertThat(calls("eval"))
+        .as("one EVAL after NOSCRIPT, then EVALSHA again")
         .isEqualTo(evalBefore + 1);
     assertThat(calls("evalsha")).isEqualTo(evalshaBefore + 3);
     assertThat(node.degradedDecisions()).isZero();

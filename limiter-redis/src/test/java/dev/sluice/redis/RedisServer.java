@@ -148,8 +148,12 @@ public final class RedisServer implements AutoCloseable {
   static String command(int port, String... args) {
     StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
     for (String arg : args) {
-      request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
-          .append(arg).append("\r\n");
+      request
+          .append('$')
+          .append(arg.getBytes(StandardCharsets.UTF_8).length)
+          .append("\r\n")
+          .append(arg)
+          .append("\r\n");
     }
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
@@ -202,8 +206,16 @@ public final class RedisServer implements AutoCloseable {
 
   private void launch() {
     try {
-      List<String> command = new ArrayList<>(List.of("redis-server", "--port",
-          Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"));
+      List<String> command = new ArrayList<>(List.of(
+          "redis-server",
+          "--port",
+          Integer.toString(port),
+          "--bind",
+          "127.0.0.1",
+          "--save",
+          "",
+          "--appendonly",
+          "no"));
       command.addAll(extraArgs);
       process = new ProcessBuilder(command)
           .redirectErrorStream(true)

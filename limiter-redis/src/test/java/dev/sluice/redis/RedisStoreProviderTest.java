@@ -29,8 +29,8 @@ class RedisStoreProviderTest {
   @Test
   void theStoreLoaderOpensRedisStoresForARedisUri() {
     try (RedisServer server = RedisServer.start()) {
-      StoreSettings settings = new StoreSettings(server.uri(), Duration.ofMillis(500), 1,
-          FailurePolicy.LOCAL, NanoClock.system());
+      StoreSettings settings = new StoreSettings(
+          server.uri(), Duration.ofMillis(500), 1, FailurePolicy.LOCAL, NanoClock.system());
 
       Optional<Stores> stores = StoreLoader.open(settings);
 

@@ -27,8 +27,8 @@ class ReplicationTest {
   }
 
   private static RateRequest request(String actor, long cost) {
-    return new RateRequest("rule", actor, Algorithm.TOKEN_BUCKET,
-        RateLimit.of(20, Duration.ofHours(1)), cost);
+    return new RateRequest(
+        "rule", actor, Algorithm.TOKEN_BUCKET, RateLimit.of(20, Duration.ofHours(1)), cost);
   }
 
   @Test
@@ -45,8 +45,10 @@ class ReplicationTest {
     Replication.Promotion promotion = replication.answered(replication.nextPoll(), promoted(200));
 
     assertThat(promotion.all()).isFalse();
-    assertThat(promotion.charges()).extracting(RateRequest::key, RateRequest::cost)
-        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("late", 3L),
+    assertThat(promotion.charges())
+        .extracting(RateRequest::key, RateRequest::cost)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("late", 3L),
             org.assertj.core.groups.Tuple.tuple("later", 1L));
   }
 
@@ -60,8 +62,10 @@ class ReplicationTest {
     Replication.Promotion promotion = replication.answered(replication.nextPoll(), promoted(100));
 
     assertThat(promotion.all()).isTrue();
-    assertThat(promotion.charges()).extracting(RateRequest::key, RateRequest::cost)
-        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("first", 1L),
+    assertThat(promotion.charges())
+        .extracting(RateRequest::key, RateRequest::cost)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("first", 1L),
             org.assertj.core.groups.Tuple.tuple("a", 2L));
   }
 
@@ -95,7 +99,8 @@ class ReplicationTest {
     replication.answered(replication.nextPoll(), master(OLD, 100));
 
     assertThat(replication.answered(replication.nextPoll(), master(OLD, 900))).isNull();
-    assertThat(replication.answered(replication.nextPoll(),
-        "role:slave\r\nmaster_replid:" + NEW + "\r\n")).isNull();
+    assertThat(replication.answered(
+            replication.nextPoll(), "role:slave\r\nmaster_replid:" + NEW + "\r\n"))
+        .isNull();
   }
 }

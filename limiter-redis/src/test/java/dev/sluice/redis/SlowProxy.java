@@ -52,22 +52,25 @@ final class SlowProxy implements AutoCloseable {
   }
 
   private static void pump(InputStream in, OutputStream out, Duration firstDelay) {
-    Thread thread = new Thread(() -> {
-      byte[] buffer = new byte[8192];
-      boolean first = true;
-      try {
-        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-          if (first && !firstDelay.isZero()) {
-            Thread.sleep(firstDelay.toMillis()); // the slowness under test, not a synchronisation
+    Thread thread = new Thread(
+        () -> {
+          byte[] buffer = new byte[8192];
+          boolean first = true;
+          try {
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+              if (first && !firstDelay.isZero()) {
+                Thread.sleep(
+                    firstDelay.toMillis()); // the slowness under test, not a synchronisation
+              }
+              first = false;
+              out.write(buffer, 0, n);
+              out.flush();
+            }
+          } catch (IOException | InterruptedException e) {
+            // connection closed
           }
-          first = false;
-          out.write(buffer, 0, n);
-          out.flush();
-        }
-      } catch (IOException | InterruptedException e) {
-        // connection closed
-      }
-    }, "slow-proxy-pump");
+        },
+        "slow-proxy-pump");
     thread.setDaemon(true);
     thread.start();
   }

@@ -29,6 +29,7 @@ class StartUpTest {
 
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
+
   private static final RateLimit TEN_AN_HOUR = RateLimit.of(10, Duration.ofHours(1));
   private Nodes nodes;
 
@@ -43,16 +44,21 @@ class StartUpTest {
   }
 
   private static RateRequest fresh() {
-    return new RateRequest("start-" + UUID.randomUUID(), "all", Algorithm.TOKEN_BUCKET,
-        TEN_AN_HOUR, 1);
+    return new RateRequest(
+        "start-" + UUID.randomUUID(), "all", Algorithm.TOKEN_BUCKET, TEN_AN_HOUR, 1);
   }
 
   @Test
   void aHandshakeSlowerThanTheCommandTimeoutIsNotAnOutage() throws Exception {
     try (SlowProxy slow = new SlowProxy(REDIS.server().port(), Duration.ofMillis(600))) {
       // decisions are bounded by 200 ms; the connect by its own 2 s
-      StoreSettings settings = new StoreSettings(slow.uri(), Duration.ofMillis(200), 2,
-          FailurePolicy.LOCAL, NanoClock.system(), Duration.ofSeconds(2));
+      StoreSettings settings = new StoreSettings(
+          slow.uri(),
+          Duration.ofMillis(200),
+          2,
+          FailurePolicy.LOCAL,
+          NanoClock.system(),
+          Duration.ofSeconds(2));
 
       RedisStores node = nodes.open(settings, Scheduler.system());
 
@@ -70,15 +76,22 @@ class StartUpTest {
   @Test
   void aFirstConnectThatFailsCountsAsDownAndTheNodeReconnectsInTheBackground() throws Exception {
     int port = RedisServer.freePort();
-    StoreSettings settings = new StoreSettings(uriOf(port), Duration.ofMillis(50), 2,
-        FailurePolicy.LOCAL, NanoClock.system(), Duration.ofSeconds(1));
+    StoreSettings settings = new StoreSettings(
+        uriOf(port),
+        Duration.ofMillis(50),
+        2,
+        FailurePolicy.LOCAL,
+        NanoClock.system(),
+        Duration.ofSeconds(1));
     RedisStores node = nodes.open(settings, Scheduler.system());
     assertThat(node.state()).isEqualTo(RedisState.DOWN);
 
     try (RedisServer late = RedisServer.onPort(port)) {
       RateRequest request = fresh();
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
-          .pollInterval(Duration.ofMillis(50)).until(() -> {
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> {
             Nodes.decide(node, request, Duration.ofSeconds(1));
             return node.state() == RedisState.UP;
           });
@@ -95,15 +108,17 @@ class StartUpTest {
     AtomicBoolean busy = new AtomicBoolean(true);
     List<Thread> burners = new ArrayList<>();
     for (int i = 0; i < Runtime.getRuntime().availableProcessors(); i++) {
-      Thread burner = new Thread(() -> {
-        long x = 0;
-        while (busy.get()) {
-          x += System.nanoTime() % 7; // keep a core busy
-        }
-        if (x == 42) {
-          System.out.print("");
-        }
-      }, "burner-" + i);
+      Thread burner = new Thread(
+          () -> {
+            long x = 0;
+            while (busy.get()) {
+              x += System.nanoTime() % 7; // keep a core busy
+            }
+            if (x == 42) {
+              System.out.print("");
+            }
+          },
+          "burner-" + i);
       burner.setDaemon(true);
       burner.start();
       burners.add(burner);
@@ -113,9 +128,15 @@ class StartUpTest {
       // every node opens at once while every core is busy, as on the loaded machine of the report
       List<CompletableFuture<RedisStores>> opening = new ArrayList<>();
       for (int n = 0; n < count; n++) {
-        opening.add(CompletableFuture.supplyAsync(() -> nodes.open(new StoreSettings(
-            REDIS.server().uri(), Duration.ofMillis(500), count, FailurePolicy.LOCAL,
-            NanoClock.system(), Duration.ofSeconds(2)), Scheduler.system())));
+        opening.add(CompletableFuture.supplyAsync(() -> nodes.open(
+            new StoreSettings(
+                REDIS.server().uri(),
+                Duration.ofMillis(500),
+                count,
+                FailurePolicy.LOCAL,
+                NanoClock.system(),
+                Duration.ofSeconds(2)),
+            Scheduler.system())));
       }
       started = opening.stream().map(CompletableFuture::join).toList();
       for (RedisStores node : started) {
@@ -128,7 +149,8 @@ class StartUpTest {
       // (limiter-redis/README.md: a timed-out call may admit one fewer)
       long degraded = started.stream().mapToLong(RedisStores::degradedDecisions).sum();
       assertThat(admitted).isLessThanOrEqualTo(10);
-      assertThat(admitted).as("admitted, with %d calls decided locally", degraded)
+      assertThat(admitted)
+          .as("admitted, with %d calls decided locally", degraded)
           .isGreaterThanOrEqualTo(10 - degraded);
     } finally {
       busy.set(false);

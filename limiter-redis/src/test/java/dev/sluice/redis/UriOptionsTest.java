@@ -13,8 +13,9 @@ class UriOptionsTest {
   void aPlainUriHasNoOptions() {
     UriOptions options = UriOptions.parse(URI.create("redis://127.0.0.1:6379"));
 
-    assertThat(options).isEqualTo(new UriOptions("redis://127.0.0.1:6379", false, 0,
-        UriOptions.DEFAULT_BATCH_SYNC));
+    assertThat(options)
+        .isEqualTo(
+            new UriOptions("redis://127.0.0.1:6379", false, 0, UriOptions.DEFAULT_BATCH_SYNC));
   }
 
   @Test
@@ -32,7 +33,8 @@ class UriOptionsTest {
   void batchSyncTakesEveryDurationFormOfTheProperties() {
     assertThat(UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=2s")).batchSync())
         .isEqualTo(Duration.ofSeconds(2));
-    assertThat(UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=PT0.5S")).batchSync())
+    assertThat(UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=PT0.5S"))
+            .batchSync())
         .isEqualTo(Duration.ofMillis(500));
     assertThat(UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=1m")).batchSync())
         .isEqualTo(Duration.ofMinutes(1));
@@ -41,14 +43,18 @@ class UriOptionsTest {
   @Test
   void badValuesNameTheParameterAndTheValue() {
     assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?batch=1")))
-        .hasMessageContaining("batch").hasMessageContaining("'1'");
+        .hasMessageContaining("batch")
+        .hasMessageContaining("'1'");
     assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?batch=ten")))
         .hasMessageContaining("'ten'");
     assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=soon")))
-        .hasMessageContaining("batch-sync").hasMessageContaining("'soon'");
+        .hasMessageContaining("batch-sync")
+        .hasMessageContaining("'soon'");
     assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=0s")))
-        .hasMessageContaining("at least 1ms").hasMessageContaining("'0s'");
+        .hasMessageContaining("at least 1ms")
+        .hasMessageContaining("'0s'");
     assertThatThrownBy(() -> UriOptions.parse(URI.create("redis://h:1?cluster=yes")))
-        .hasMessageContaining("cluster").hasMessageContaining("'yes'");
+        .hasMessageContaining("cluster")
+        .hasMessageContaining("'yes'");
   }
 }

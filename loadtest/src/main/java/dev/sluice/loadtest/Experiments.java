@@ -34,7 +34,9 @@ final class Experiments {
 
   /** @throws IllegalArgumentException naming the value and every known name */
   static Experiment named(String id) {
-    return ALL.stream().filter(e -> e.id().equals(id)).findFirst()
+    return ALL.stream()
+        .filter(e -> e.id().equals(id))
+        .findFirst()
         .orElseThrow(() -> new IllegalArgumentException(
             "--scenario must be one of " + ids() + " but was '" + id + "'"));
   }
@@ -46,6 +48,9 @@ final class Experiments {
 
   /** The experiments that read {@code option}; empty for an option that is not one's own. */
   static List<String> reading(String option) {
-    return ALL.stream().filter(e -> e.ownOptions().contains(option)).map(Experiment::id).toList();
+    return ALL.stream()
+        .filter(e -> e.ownOptions().contains(option))
+        .map(Experiment::id)
+        .toList();
   }
 }

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -60,66 +59,65 @@ public record Options(
     OverloadOptions overload,
     Optional<Path> beforeJar) {
 
-  static final String USAGE =
-      String.join(
-          "\n",
-          "usage: java -jar loadtest/target/loadtest.jar (--target URL | --embedded) [options]",
-          "  --target URL         the service, e.g. http://localhost:7070",
-          "  --embedded           start the demo service in a child JVM on a free port",
-          "  --port N             with --embedded: the service's port instead of a free one",
-          "                       (not with --scenario overhead, which starts several)",
-          "  --scenario NAME      monday-maintenance (default) | steady | spike | greedy-host | priority",
-          "                       | adaptive | overload | ingest | monday | overhead | soak",
-          "                       monday: the Monday window with real ffmpeg (needs --embedded and",
-          "                       ffmpeg on PATH): --variants none,static,static-N,cpu,cpu+cost on",
-          "                       fresh demos, --duration per variant (default 10m)",
-          "                       ingest: naive against paced client, 10,000 records into 2,000/s;",
-          "                       needs --embedded; --rate R sets the service's limit, records = 5 x R",
-          "                       overhead: server CPU and bytes allocated per request (and",
-          "                       throughput) of GET /api/ping with no limiter, Sluice (limiter, IP",
-          "                       rate rule), Javalin RateLimitPlugin and Jetty QoSHandler, driven by",
-          "                       wrk when on PATH (needs --embedded; --duration is the measured time",
-          "                       per service, in 7 rounds)",
-          "                       soak: two services on one redis-server (from PATH) under a mixed",
-          "                       global load, sampled every 10 s; heap, thread and Redis trends",
-          "                       (needs --embedded; --duration default 15m)",
-          "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
-          "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
-          "  --cpu-millis N       CPU per transcode job (default 200)",
-          "  --seed N             random seed (default 42)",
-          "  --out DIR            where report.html and summary.json go (default loadtest-report)",
-          "  --ab                 monday-maintenance, steady, spike: run with the limiter off, then on,",
-          "                       side by side (needs --embedded)",
-          "  --overhead           the same as --scenario overhead (the older spelling, still accepted)",
-          "  --max-attempts N     tries per request, the first included (default 3)",
-          "  --drain D            wait for open requests after the last send (default 30s)",
-          "  --server-property K=V  system property for the embedded service (repeatable)",
-          "  --variant NAME[:K=V] greedy-host, priority: compare this set-up (fifo, fair, classes,",
-          "                       netflix-partitioned, or a new name); :K=V adds a property to it",
-          "                       (repeatable; default: the scenario's own variants)",
-          "  --scenario overload  the overload sweep: offered load at --points multiples of the",
-          "                       capacity measured unloaded, for --jobs, each --variants variant",
-          "                       on a fresh demo (needs --embedded; --duration per point, default 20s)",
-          "  --mix M              adaptive: cpu | sizes | io | all, or a comma list (default all)",
-          "  --overload X         adaptive: offered load as multiples of capacity (default 2,5)",
-          "  --variants V         adaptive: comma list of fixed, cpu, cpu-machine, latency,",
-          "                       netflix-gradient2, netflix-vegas",
-          "                       (default " + AdaptiveVariant.DEFAULT_NAMES + ")",
-          "                       overload: comma list of fifo, standing, cost-declared,",
-          "                       cost-learned, netflix-gradient2, netflix-vegas (default per job",
-          "                       kind: fifo,standing,netflix-gradient2 for one size,",
-          "                       fifo,cost-declared,cost-learned,netflix-gradient2 for sizes)",
-          "                       overhead: comma list of sluice-limiter, sluice-rate,",
-          "                       ratelimitplugin, qos, javalin-handlers (default all; none is",
-          "                       always measured)",
-          "  --points X           overload: multiples of the capacity, a comma list or none",
-          "                       (default 1,2,5,10)",
-          "  --jobs K             overload: comma list of short (20 ms), long (200 ms), sizes",
-          "                       (both, half each) (default short,long,sizes)",
-          "  --step               overload: also run the step test (1x, 10x, 1x, a third each)",
-          "  --before-jar JAR     overhead: also run each Sluice variant from JAR, an earlier",
-          "                       build's loadtest.jar, in the same rounds (NAME@before)",
-          "  --help               this text");
+  static final String USAGE = String.join(
+      "\n",
+      "usage: java -jar loadtest/target/loadtest.jar (--target URL | --embedded) [options]",
+      "  --target URL         the service, e.g. http://localhost:7070",
+      "  --embedded           start the demo service in a child JVM on a free port",
+      "  --port N             with --embedded: the service's port instead of a free one",
+      "                       (not with --scenario overhead, which starts several)",
+      "  --scenario NAME      monday-maintenance (default) | steady | spike | greedy-host | priority",
+      "                       | adaptive | overload | ingest | monday | overhead | soak",
+      "                       monday: the Monday window with real ffmpeg (needs --embedded and",
+      "                       ffmpeg on PATH): --variants none,static,static-N,cpu,cpu+cost on",
+      "                       fresh demos, --duration per variant (default 10m)",
+      "                       ingest: naive against paced client, 10,000 records into 2,000/s;",
+      "                       needs --embedded; --rate R sets the service's limit, records = 5 x R",
+      "                       overhead: server CPU and bytes allocated per request (and",
+      "                       throughput) of GET /api/ping with no limiter, Sluice (limiter, IP",
+      "                       rate rule), Javalin RateLimitPlugin and Jetty QoSHandler, driven by",
+      "                       wrk when on PATH (needs --embedded; --duration is the measured time",
+      "                       per service, in 7 rounds)",
+      "                       soak: two services on one redis-server (from PATH) under a mixed",
+      "                       global load, sampled every 10 s; heap, thread and Redis trends",
+      "                       (needs --embedded; --duration default 15m)",
+      "  --duration D         how long to send, e.g. 60s, 2m, PT1M (default 60s)",
+      "  --rate R             offered transcode jobs/s (default: the scenario's multiple of capacity)",
+      "  --cpu-millis N       CPU per transcode job (default 200)",
+      "  --seed N             random seed (default 42)",
+      "  --out DIR            where report.html and summary.json go (default loadtest-report)",
+      "  --ab                 monday-maintenance, steady, spike: run with the limiter off, then on,",
+      "                       side by side (needs --embedded)",
+      "  --overhead           the same as --scenario overhead (the older spelling, still accepted)",
+      "  --max-attempts N     tries per request, the first included (default 3)",
+      "  --drain D            wait for open requests after the last send (default 30s)",
+      "  --server-property K=V  system property for the embedded service (repeatable)",
+      "  --variant NAME[:K=V] greedy-host, priority: compare this set-up (fifo, fair, classes,",
+      "                       netflix-partitioned, or a new name); :K=V adds a property to it",
+      "                       (repeatable; default: the scenario's own variants)",
+      "  --scenario overload  the overload sweep: offered load at --points multiples of the",
+      "                       capacity measured unloaded, for --jobs, each --variants variant",
+      "                       on a fresh demo (needs --embedded; --duration per point, default 20s)",
+      "  --mix M              adaptive: cpu | sizes | io | all, or a comma list (default all)",
+      "  --overload X         adaptive: offered load as multiples of capacity (default 2,5)",
+      "  --variants V         adaptive: comma list of fixed, cpu, cpu-machine, latency,",
+      "                       netflix-gradient2, netflix-vegas",
+      "                       (default " + AdaptiveVariant.DEFAULT_NAMES + ")",
+      "                       overload: comma list of fifo, standing, cost-declared,",
+      "                       cost-learned, netflix-gradient2, netflix-vegas (default per job",
+      "                       kind: fifo,standing,netflix-gradient2 for one size,",
+      "                       fifo,cost-declared,cost-learned,netflix-gradient2 for sizes)",
+      "                       overhead: comma list of sluice-limiter, sluice-rate,",
+      "                       ratelimitplugin, qos, javalin-handlers (default all; none is",
+      "                       always measured)",
+      "  --points X           overload: multiples of the capacity, a comma list or none",
+      "                       (default 1,2,5,10)",
+      "  --jobs K             overload: comma list of short (20 ms), long (200 ms), sizes",
+      "                       (both, half each) (default short,long,sizes)",
+      "  --step               overload: also run the step test (1x, 10x, 1x, a third each)",
+      "  --before-jar JAR     overhead: also run each Sluice variant from JAR, an earlier",
+      "                       build's loadtest.jar, in the same rounds (NAME@before)",
+      "  --help               this text");
 
   /** Whether the arguments ask for the usage ({@code --help} or {@code -h}) instead of a run. */
   public static boolean wantsHelp(String... args) {
@@ -161,7 +159,8 @@ public record Options(
           Experiment named = Experiments.named(
               option.equals("--overhead") ? "overhead" : value(args, ++i, option));
           String choice = option.equals("--overhead")
-              ? "--overhead (--scenario overhead)" : "--scenario " + named.id();
+              ? "--overhead (--scenario overhead)"
+              : "--scenario " + named.id();
           if (experiment != null && experiment != named) {
             throw new IllegalArgumentException(
                 "give one scenario, not both " + chosenBy + " and " + choice);
@@ -172,10 +171,13 @@ public record Options(
         case "--duration" -> duration = duration(option, value(args, ++i, option));
         case "--drain" -> drain = duration(option, value(args, ++i, option));
         case "--rate" -> rate = Optional.of(positive(option, value(args, ++i, option)));
-        case "--cpu-millis" -> cpuMillis = (int) integer(option, value(args, ++i, option), 1, 10_000);
-        case "--seed" -> seed = integer(option, value(args, ++i, option), Long.MIN_VALUE, Long.MAX_VALUE);
+        case "--cpu-millis" ->
+          cpuMillis = (int) integer(option, value(args, ++i, option), 1, 10_000);
+        case "--seed" ->
+          seed = integer(option, value(args, ++i, option), Long.MIN_VALUE, Long.MAX_VALUE);
         case "--out" -> out = Path.of(value(args, ++i, option));
-        case "--max-attempts" -> maxAttempts = (int) integer(option, value(args, ++i, option), 1, 20);
+        case "--max-attempts" ->
+          maxAttempts = (int) integer(option, value(args, ++i, option), 1, 20);
         case "--port" -> {
           // handed to the embedded service as server.port (DemoProcess reads it from there)
           port = (int) integer(option, value(args, ++i, option), 1, 65_535);
@@ -194,15 +196,18 @@ public record Options(
         case "--overload" -> overloads = overloads(option, value(args, ++i, option));
         // checked by the scenario that reads it (adaptive and overload know different names)
         case "--variants" -> variantList = Optional.of(value(args, ++i, option));
-        case "--points" -> overload = overload.withPoints(OverloadOptions.points(option, value(args, ++i, option)));
-        case "--jobs" -> overload = overload.withJobs(JobKind.parse(option, value(args, ++i, option)));
+        case "--points" ->
+          overload = overload.withPoints(OverloadOptions.points(option, value(args, ++i, option)));
+        case "--jobs" ->
+          overload = overload.withJobs(JobKind.parse(option, value(args, ++i, option)));
         case "--step" -> overload = overload.withStep();
         case "--before-jar" -> beforeJar = Optional.of(Path.of(value(args, ++i, option)));
         default -> throw new IllegalArgumentException("unknown option '" + option + "'\n" + USAGE);
       }
     }
     if (target.isPresent() == embedded) {
-      throw new IllegalArgumentException("give exactly one of --target URL and --embedded\n" + USAGE);
+      throw new IllegalArgumentException(
+          "give exactly one of --target URL and --embedded\n" + USAGE);
     }
     if (experiment == null) {
       experiment = Experiments.DEFAULT;
@@ -213,8 +218,8 @@ public record Options(
     for (String option : given) {
       List<String> readers = Experiments.reading(option);
       if (!readers.isEmpty() && !readers.contains(experiment.id())) {
-        throw new IllegalArgumentException(option + " is for --scenario " + String.join(", ", readers)
-            + ", not " + experiment.id());
+        throw new IllegalArgumentException(option + " is for --scenario "
+            + String.join(", ", readers) + ", not " + experiment.id());
       }
     }
     if (port != 0 && !embedded) {
@@ -225,7 +230,17 @@ public record Options(
       throw new IllegalArgumentException("--duration must be > 0 but was " + duration);
     }
     Options options = new Options(
-        target, embedded, experiment, duration, rate, cpuMillis, seed, out, ab, maxAttempts, drain,
+        target,
+        embedded,
+        experiment,
+        duration,
+        rate,
+        cpuMillis,
+        seed,
+        out,
+        ab,
+        maxAttempts,
+        drain,
         List.copyOf(serverProperties),
         List.copyOf(variants),
         mixes,
@@ -257,7 +272,8 @@ public record Options(
       }
       return uri;
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(option + " must be an http(s) URL but was '" + value + "'");
+      throw new IllegalArgumentException(
+          option + " must be an http(s) URL but was '" + value + "'");
     }
   }
 

@@ -22,11 +22,10 @@ class ArchitectureTest {
   private static final String SAMPLING = "dev.sluice.loadtest.sampling..";
   private static final String REPORT = "dev.sluice.loadtest.report..";
 
-  private static final JavaClasses MODULE =
-      new ClassFileImporter()
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-          .importPackages("dev.sluice.loadtest");
+  private static final JavaClasses MODULE = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+      .importPackages("dev.sluice.loadtest");
 
   @Test
   void dependsOnlyOnTheModulesBelowIt() {

@@ -12,10 +12,23 @@ class OptionsTest {
 
   @Test
   void parsesAFullCommandLine() {
-    Options o =
-        Options.parse(
-            "--embedded", "--ab", "--scenario", "spike", "--duration", "2m", "--rate", "12.5",
-            "--seed", "9", "--out", "x", "--drain", "500ms", "--server-property", "a.b=c");
+    Options o = Options.parse(
+        "--embedded",
+        "--ab",
+        "--scenario",
+        "spike",
+        "--duration",
+        "2m",
+        "--rate",
+        "12.5",
+        "--seed",
+        "9",
+        "--out",
+        "x",
+        "--drain",
+        "500ms",
+        "--server-property",
+        "a.b=c");
     assertThat(o.embedded()).isTrue();
     assertThat(o.ab()).isTrue();
     assertThat(o.experiment()).isEqualTo(Scenario.SPIKE);
@@ -38,7 +51,9 @@ class OptionsTest {
       System.setOut(before);
     }
     assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8))
-        .startsWith("usage:").contains("--port N").contains("--help");
+        .startsWith("usage:")
+        .contains("--port N")
+        .contains("--help");
     assertThat(Options.wantsHelp("--embedded", "-h")).isTrue();
     assertThat(Options.wantsHelp("--embedded")).isFalse();
   }
@@ -52,7 +67,8 @@ class OptionsTest {
     assertThatThrownBy(() -> Options.parse("--embedded", "--overhead", "--port", "8123"))
         .hasMessageContaining("--overhead");
     assertThatThrownBy(() -> Options.parse("--embedded", "--port", "70000"))
-        .hasMessageContaining("--port").hasMessageContaining("70000");
+        .hasMessageContaining("--port")
+        .hasMessageContaining("70000");
   }
 
   @Test
@@ -63,12 +79,15 @@ class OptionsTest {
     assertThat(byAlias).isSameAs(byName).isInstanceOf(OverheadRun.class);
     assertThat(byName.id()).isEqualTo("overhead");
     // saying it twice is fine, naming two scenarios is not
-    assertThat(Options.parse("--embedded", "--overhead", "--scenario", "overhead").experiment())
+    assertThat(
+            Options.parse("--embedded", "--overhead", "--scenario", "overhead").experiment())
         .isSameAs(byName);
     assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "adaptive", "--overhead"))
-        .hasMessageContaining("--scenario adaptive").hasMessageContaining("--overhead");
+        .hasMessageContaining("--scenario adaptive")
+        .hasMessageContaining("--overhead");
     assertThatThrownBy(() -> Options.parse("--target", "http://h:1", "--overhead"))
-        .hasMessageContaining("--overhead").hasMessageContaining("--embedded");
+        .hasMessageContaining("--overhead")
+        .hasMessageContaining("--embedded");
   }
 
   @Test
@@ -92,9 +111,12 @@ class OptionsTest {
   @Test
   void anOptionOfAnotherScenarioIsRefusedNamingTheScenariosThatReadIt() {
     assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "steady", "--mix", "cpu"))
-        .hasMessageContaining("--mix").hasMessageContaining("adaptive").hasMessageContaining("steady");
+        .hasMessageContaining("--mix")
+        .hasMessageContaining("adaptive")
+        .hasMessageContaining("steady");
     assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "greedy-host", "--ab"))
-        .hasMessageContaining("--ab").hasMessageContaining("monday-maintenance")
+        .hasMessageContaining("--ab")
+        .hasMessageContaining("monday-maintenance")
         .hasMessageContaining("greedy-host");
     assertThat(Options.parse("--embedded", "--scenario", "spike", "--ab").ab()).isTrue();
   }
@@ -102,13 +124,17 @@ class OptionsTest {
   @Test
   void errorsNameTheOptionAndTheValue() {
     assertThatThrownBy(() -> Options.parse("--embedded", "--rate", "-3"))
-        .hasMessageContaining("--rate").hasMessageContaining("-3");
+        .hasMessageContaining("--rate")
+        .hasMessageContaining("-3");
     assertThatThrownBy(() -> Options.parse("--embedded", "--duration", "soon"))
-        .hasMessageContaining("--duration").hasMessageContaining("soon");
+        .hasMessageContaining("--duration")
+        .hasMessageContaining("soon");
     assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "tuesday"))
-        .hasMessageContaining("--scenario").hasMessageContaining("tuesday");
+        .hasMessageContaining("--scenario")
+        .hasMessageContaining("tuesday");
     assertThatThrownBy(() -> Options.parse("--target", "ftp://x"))
-        .hasMessageContaining("--target").hasMessageContaining("ftp://x");
+        .hasMessageContaining("--target")
+        .hasMessageContaining("ftp://x");
     assertThatThrownBy(() -> Options.parse("--target", "http://x", "--ab"))
         .hasMessageContaining("--ab");
     assertThatThrownBy(() -> Options.parse()).hasMessageContaining("--embedded");

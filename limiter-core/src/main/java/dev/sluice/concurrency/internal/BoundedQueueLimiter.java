@@ -5,11 +5,11 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.LimiterSpec;
-import dev.sluice.concurrency.Reconfiguration;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.QueueSnapshot;
+import dev.sluice.concurrency.Reconfiguration;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.concurrency.WaitQueue;
 import dev.sluice.concurrency.limit.LimitSource;
@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -116,6 +115,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   /** Serialises {@link #reconfigure} and the setters that change the spec; never on the request path. */
   private final Object reconfiguring = new Object();
+
   private final LimiterStats stats = new LimiterStats();
 
   /** A listener wants every permit's service time: then every permit is timed. */
@@ -147,6 +147,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
    * counts work, not heads (one job of cost 4 ahead is four jobs of cost 1).
    */
   private long queuedUnits;
+
   private long queueSequence;
   private long grantSequence;
 
@@ -165,7 +166,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     this.queue = queue;
     this.prediction = new WaitPrediction(stats);
     this.rejectEarly = spec.rejectEarly();
-    this.delayTargetNanos = spec.queueDelayTarget().map(BoundedQueueLimiter::saturatedNanos).orElse(0L);
+    this.delayTargetNanos =
+        spec.queueDelayTarget().map(BoundedQueueLimiter::saturatedNanos).orElse(0L);
     limit.start(control);
   }
 
@@ -262,7 +264,6 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     return Blocking.await(name, acquire());
   }
 
-
   /** One CAS when nobody waits; false sends the caller to the slow path. */
   private boolean tryFastAdmit() {
     for (; ; ) {
@@ -302,7 +303,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       listener.admitted(0);
     }
     return timeThisPermit()
-        ? new TimedPermit(this, units, clock.nanoTime()) : new GrantedPermit(this, units);
+        ? new TimedPermit(this, units, clock.nanoTime())
+        : new GrantedPermit(this, units);
   }
 
   /** Whether a caller of {@code units} fits beside those in flight in word {@code s}. */
@@ -384,9 +386,13 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         if (early) {
           waiter.aheadAtJoin = queue.ahead(waiter) + (held != null ? 1 : 0);
           waiter.leftBeforeJoin = queueSequence - queuedNow;
-          long wait = meanServiceNanos < 0 ? -1
-              : WaitPrediction.waitNanos(unitsOf(waiter.aheadAtJoin, queuedNow),
-                  Math.min(units, limit.limit()), exactLimit(), meanServiceNanos);
+          long wait = meanServiceNanos < 0
+              ? -1
+              : WaitPrediction.waitNanos(
+                  unitsOf(waiter.aheadAtJoin, queuedNow),
+                  Math.min(units, limit.limit()),
+                  exactLimit(),
+                  meanServiceNanos);
           if (wait > timeoutNanos) {
             rejection = Outcome.QUEUE_FULL;
             reason = RejectionReason.PREDICTED_WAIT;
@@ -424,8 +430,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       if (listener != null) {
         listener.rejected(rejection, reason, 0);
       }
-      return CompletableFuture.failedFuture(new ConcurrencyRejectedException(rejection, reason,
-          name, predictedWait >= 0 ? predictedWait : retryAfterNanos(queuedAhead)));
+      return CompletableFuture.failedFuture(new ConcurrencyRejectedException(
+          rejection,
+          reason,
+          name,
+          predictedWait >= 0 ? predictedWait : retryAfterNanos(queuedAhead)));
     }
     stats.queuedTotal.increment();
     if (listener != null) {
@@ -433,11 +442,13 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     }
     long target = delayTargetNanos;
     if (waiter.isWaiting() && (timeoutNanos != Long.MAX_VALUE || target > 0)) {
-      // scheduled outside the lock; a grant that wins meanwhile cancels it (Waiter#timeoutScheduled)
+      // scheduled outside the lock; a grant that wins meanwhile cancels it
+      // (Waiter#timeoutScheduled)
       if (early || target > 0) {
-        long deadline = timeoutNanos == Long.MAX_VALUE
-            ? Long.MAX_VALUE : waiter.enqueuedAtNanos + timeoutNanos;
-        waiter.timeoutScheduled(scheduler.schedule(() -> check(waiter, deadline),
+        long deadline =
+            timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : waiter.enqueuedAtNanos + timeoutNanos;
+        waiter.timeoutScheduled(scheduler.schedule(
+            () -> check(waiter, deadline),
             nextCheckNanos(waiter, timeoutNanos, early, target, clock.nanoTime())));
       } else {
         waiter.timeoutScheduled(
@@ -546,7 +557,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       if (queued(s) == 0 || inFlight(s) >= limit.limit()) {
         return first;
       }
-      Waiter head = held != null ? held : (Waiter) (newestFirst ? queue.pollNewest() : queue.poll());
+      Waiter head =
+          held != null ? held : (Waiter) (newestFirst ? queue.pollNewest() : queue.poll());
       held = null;
       int units = Math.min(head.caller().cost(), limit.limit());
       if (head.isWaiting() && inFlight(s) + units > limit.limit()) {
@@ -585,15 +597,14 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       if (listener != null) {
         listener.admitted(waited);
       }
-      GrantedPermit permit = new QueuedPermit(this, waiter.units, now, waited,
-          waiter.queueSequence, waiter.grantSequence);
-      execute(
-          () -> {
-            // the caller cancelled between grant and completion: the permit goes to the next one
-            if (!waiter.complete(permit)) {
-              permit.release();
-            }
-          });
+      GrantedPermit permit = new QueuedPermit(
+          this, waiter.units, now, waited, waiter.queueSequence, waiter.grantSequence);
+      execute(() -> {
+        // the caller cancelled between grant and completion: the permit goes to the next one
+        if (!waiter.complete(permit)) {
+          permit.release();
+        }
+      });
     }
   }
 
@@ -639,14 +650,13 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     rejectWaiter(waiter, outcome, reason, queuedNow, retryAfter);
   }
 
-  private void rejectWaiter(
-      Waiter waiter, Outcome outcome, RejectionReason reason, int queuedNow) {
+  private void rejectWaiter(Waiter waiter, Outcome outcome, RejectionReason reason, int queuedNow) {
     rejectWaiter(waiter, outcome, reason, queuedNow, -1);
   }
 
   /** Counts and answers a rejected waiter; {@code retryAfter} -1: estimated from the queue. */
-  private void rejectWaiter(Waiter waiter, Outcome outcome, RejectionReason reason, int queuedNow,
-      long retryAfter) {
+  private void rejectWaiter(
+      Waiter waiter, Outcome outcome, RejectionReason reason, int queuedNow, long retryAfter) {
     long waited = clock.nanoTime() - waiter.enqueuedAtNanos;
     stats.leftQueue(waited);
     stats.rejected(outcome);
@@ -658,8 +668,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       listener.rejected(outcome, reason, waited);
     }
     if (outcome != Outcome.CANCELLED) {
-      ConcurrencyRejectedException rejected = new ConcurrencyRejectedException(outcome, reason,
-          name, retryAfter >= 0 ? retryAfter : retryAfterNanos(queuedNow));
+      ConcurrencyRejectedException rejected = new ConcurrencyRejectedException(
+          outcome, reason, name, retryAfter >= 0 ? retryAfter : retryAfterNanos(queuedNow));
       execute(() -> waiter.completeExceptionally(rejected));
     }
   }
@@ -693,7 +703,10 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     long target = delayTargetNanos;
     if (target > 0 && now - waiter.enqueuedAtNanos >= target && standing(now, target)) {
       // the queue stands and this waiter has waited its share: a 429 now, not a 504 later
-      abandon(waiter, Outcome.QUEUE_FULL, RejectionReason.STANDING_QUEUE,
+      abandon(
+          waiter,
+          Outcome.QUEUE_FULL,
+          RejectionReason.STANDING_QUEUE,
           retryAfterNanos(queued(state)));
       return;
     }
@@ -719,8 +732,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
         return;
       }
     }
-    waiter.timeoutScheduled(scheduler.schedule(() -> check(waiter, deadline),
-        nextCheckNanos(waiter, remaining, early, target, now)));
+    waiter.timeoutScheduled(scheduler.schedule(
+        () -> check(waiter, deadline), nextCheckNanos(waiter, remaining, early, target, now)));
   }
 
   /**
@@ -728,8 +741,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
    * every 50-500 ms) and with standing-queue control (when it will have waited the target, then
    * every interval while the queue may start to stand).
    */
-  private long nextCheckNanos(Waiter waiter, long remaining, boolean early, long target,
-      long now) {
+  private long nextCheckNanos(Waiter waiter, long remaining, boolean early, long target, long now) {
     long next = remaining;
     if (early && remaining != Long.MAX_VALUE) {
       next = Math.min(next, WaitPrediction.recheckDelayNanos(remaining));
@@ -739,8 +751,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       // before the target: at the target; after it: when the queue would have stood an interval
       // (it is shed then, not an interval later)
       long standsIn = nonEmptySince + standingIntervalNanos(target) - now;
-      next = Math.min(next, waited < target ? target - waited
-          : Math.max(MIN_STANDING_CHECK_NANOS, standsIn));
+      next = Math.min(
+          next, waited < target ? target - waited : Math.max(MIN_STANDING_CHECK_NANOS, standsIn));
     }
     return Math.max(0, next);
   }
@@ -852,14 +864,16 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       }
       if (!next.queue().equals(before.queue())) {
         int moved = moveTo(next.queue().newQueue());
-        applied.add("queue " + before.queue() + " -> " + next.queue() + ", " + moved
-            + " waiting moved");
+        applied.add(
+            "queue " + before.queue() + " -> " + next.queue() + ", " + moved + " waiting moved");
       }
       if (!next.queueDelayTarget().equals(before.queueDelayTarget())) {
-        delayTargetNanos = next.queueDelayTarget().map(BoundedQueueLimiter::saturatedNanos)
+        delayTargetNanos = next.queueDelayTarget()
+            .map(BoundedQueueLimiter::saturatedNanos)
             .orElse(0L); // newcomers are checked against it; waiters at their next check
-        applied.add("queueDelayTarget " + before.queueDelayTarget().map(Duration::toString)
-            .orElse("off") + " -> " + next.queueDelayTarget().map(Duration::toString).orElse("off"));
+        applied.add("queueDelayTarget "
+            + before.queueDelayTarget().map(Duration::toString).orElse("off") + " -> "
+            + next.queueDelayTarget().map(Duration::toString).orElse("off"));
       }
       if (!next.leaseTime().equals(before.leaseTime())) {
         applied.add("leaseTime " + before.leaseTime() + " -> " + next.leaseTime());
@@ -1030,11 +1044,17 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     long timed = stats.timedCount.sum();
     return ConcurrencySnapshot.builder(name, spec, limit.state())
         .gauges(inFlight(s), queued(s), s < 0)
-        .outcomes(stats.admittedReported.get(), stats.queuedTotal.sum(),
-            stats.rejectedQueueFull.sum(), stats.rejectedQueueTimeout.sum(), stats.cancelled.sum(),
+        .outcomes(
+            stats.admittedReported.get(),
+            stats.queuedTotal.sum(),
+            stats.rejectedQueueFull.sum(),
+            stats.rejectedQueueTimeout.sum(),
+            stats.cancelled.sum(),
             stats.rejectedShutdown.sum())
         .queueWait(stats.queueWaitCount.sum(), stats.queueWaitTotal.sum(), stats.queueWaitMax.get())
-        .service(released, LimiterStats.serviceTotal(released, timed, timedTotal),
+        .service(
+            released,
+            LimiterStats.serviceTotal(released, timed, timedTotal),
             stats.serviceMax.get())
         .late(stats.rejectedLate.sum())
         .reasons(stats.predictedWait.sum(), stats.standingQueue.sum())
@@ -1056,8 +1076,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     } finally {
       lock.unlock();
     }
-    return new QueueSnapshot(critical, normal, sheddable, keys, stats.rejectedKeyCap.sum(),
-        stats.displaced.sum());
+    return new QueueSnapshot(
+        critical, normal, sheddable, keys, stats.rejectedKeyCap.sum(), stats.displaced.sum());
   }
 
   @Override

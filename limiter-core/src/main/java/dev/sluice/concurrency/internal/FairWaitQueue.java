@@ -32,6 +32,7 @@ public final class FairWaitQueue implements ClassQueue {
     long deficit;
     /** Whether this visit's credit was given: a flow earns its weight once per turn. */
     boolean credited;
+
     Waiter head;
     Waiter tail;
     int size;
@@ -56,6 +57,7 @@ public final class FairWaitQueue implements ClassQueue {
    * grant retires a key and every arrival makes one, and reusing the object halves that garbage.
    */
   private Flow spare;
+
   private Waiter newest;
   private int size;
 

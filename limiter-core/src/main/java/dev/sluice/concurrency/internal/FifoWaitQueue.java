@@ -11,7 +11,6 @@ public final class FifoWaitQueue implements ClassQueue {
   /** An empty queue. */
   public FifoWaitQueue() {}
 
-
   private Waiter head;
   private Waiter tail;
   private int size;

@@ -36,8 +36,8 @@ final class GlobalAcquire extends PendingPermit {
   boolean asking;
   boolean askAgain;
 
-  GlobalAcquire(GlobalLimiter limiter, Caller caller, long arrivedNanos, long timeoutNanos,
-      String ticket) {
+  GlobalAcquire(
+      GlobalLimiter limiter, Caller caller, long arrivedNanos, long timeoutNanos, String ticket) {
     this.limiter = limiter;
     this.caller = caller;
     this.arrivedNanos = arrivedNanos;

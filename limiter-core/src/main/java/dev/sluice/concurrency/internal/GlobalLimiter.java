@@ -5,10 +5,10 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.LimiterSpec;
-import dev.sluice.concurrency.Reconfiguration;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.QueueSnapshot;
+import dev.sluice.concurrency.Reconfiguration;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.concurrency.WaitQueue;
 import dev.sluice.concurrency.limit.LimitSource;
@@ -27,7 +27,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -66,15 +65,18 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   private final PermitStore store;
   /** Reconfigurable: applies to the leases taken after a change. */
   private volatile Duration leaseTime;
+
   private final NanoClock clock;
   private final Scheduler scheduler;
   private final Executor executor;
   private final GuardedListener listener;
   /** Reconfigurable: applies to callers arriving after a change. */
   private volatile long queueTimeoutNanos;
+
   private final LimiterStats stats = new LimiterStats();
   /** Tickets are unique in the cluster: a random node id and a sequence. */
   private final String node = UUID.randomUUID().toString();
+
   private final AtomicLong tickets = new AtomicLong();
   private final AtomicInteger running = new AtomicInteger();
   private final AtomicLong admitted = new AtomicLong();
@@ -114,8 +116,12 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   @Override
   public CompletableFuture<Permit> acquire(Caller caller) {
     Objects.requireNonNull(caller, "caller must not be null");
-    GlobalAcquire acquire = new GlobalAcquire(this, caller, clock.nanoTime(),
-        timeoutNanos(caller), node + ':' + tickets.incrementAndGet());
+    GlobalAcquire acquire = new GlobalAcquire(
+        this,
+        caller,
+        clock.nanoTime(),
+        timeoutNanos(caller),
+        node + ':' + tickets.incrementAndGet());
     acquire.callingThread = Thread.currentThread();
     try {
       CompletableFuture<Permit> localStage = local.acquire(caller);
@@ -139,11 +145,16 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     if (error != null) {
       Throwable cause = unwrap(error);
       Outcome outcome = cause instanceof ConcurrencyRejectedException rejected
-          ? rejected.outcome() : Outcome.CANCELLED;
+          ? rejected.outcome()
+          : Outcome.CANCELLED;
       if (acquire.decide(outcome)) {
         // the local stage's reason (key cap, displaced, predicted wait) is the caller's reason
-        rejected(acquire, outcome, cause instanceof ConcurrencyRejectedException rejected
-            ? rejected.reason() : reasonOf(outcome));
+        rejected(
+            acquire,
+            outcome,
+            cause instanceof ConcurrencyRejectedException rejected
+                ? rejected.reason()
+                : reasonOf(outcome));
         if (outcome != Outcome.CANCELLED) {
           complete(acquire, () -> acquire.completeExceptionally(cause));
         }
@@ -166,8 +177,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     }
     if (acquire.timeoutNanos != Long.MAX_VALUE) {
       long left = acquire.timeoutNanos - (clock.nanoTime() - acquire.arrivedNanos);
-      acquire.timeoutScheduled(scheduler.schedule(
-          () -> abandon(acquire, Outcome.QUEUE_TIMEOUT), Math.max(0, left)));
+      acquire.timeoutScheduled(
+          scheduler.schedule(() -> abandon(acquire, Outcome.QUEUE_TIMEOUT), Math.max(0, left)));
     }
     ask(acquire);
   }
@@ -335,18 +346,22 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     if (stopped) {
       return;
     }
-    poll = scheduler.schedule(() -> {
-      if (stopped) {
-        return;
-      }
-      try {
-        wake();
-        store.held(name).whenComplete((held, error) ->
-            clusterLeases = error != null || held == null ? -1 : held);
-      } finally {
-        schedulePoll();
-      }
-    }, POLL.toNanos());
+    poll = scheduler.schedule(
+        () -> {
+          if (stopped) {
+            return;
+          }
+          try {
+            wake();
+            store
+                .held(name)
+                .whenComplete(
+                    (held, error) -> clusterLeases = error != null || held == null ? -1 : held);
+          } finally {
+            schedulePoll();
+          }
+        },
+        POLL.toNanos());
   }
 
   /**
@@ -407,8 +422,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
       if (listener != null) {
         listener.admitted(0);
       }
-      return Optional.of(new LeasedPermit(this, localPermit.get(), answer.join().get(),
-          clock.nanoTime(), 0));
+      return Optional.of(
+          new LeasedPermit(this, localPermit.get(), answer.join().get(), clock.nanoTime(), 0));
     }
     localPermit.get().release();
     answer.thenAccept(late -> late.ifPresent(PermitLease::release));
@@ -423,7 +438,6 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   public Permit acquireBlocking() throws InterruptedException {
     return Blocking.await(name, acquire());
   }
-
 
   @Override
   public void setMaxConcurrency(int newLimit) {
@@ -493,10 +507,17 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     long timed = stats.timedCount.sum();
     return ConcurrencySnapshot.builder(name, l.spec(), l.limitState())
         .gauges(inFlight, l.queued() + waitingForLease, l.shutdown())
-        .outcomes(admitted.get(), stats.queuedTotal.sum(), stats.rejectedQueueFull.sum(),
-            stats.rejectedQueueTimeout.sum(), stats.cancelled.sum(), stats.rejectedShutdown.sum())
+        .outcomes(
+            admitted.get(),
+            stats.queuedTotal.sum(),
+            stats.rejectedQueueFull.sum(),
+            stats.rejectedQueueTimeout.sum(),
+            stats.cancelled.sum(),
+            stats.rejectedShutdown.sum())
         .queueWait(stats.queueWaitCount.sum(), stats.queueWaitTotal.sum(), stats.queueWaitMax.get())
-        .service(released, LimiterStats.serviceTotal(released, timed, stats.timedTotal.sum()),
+        .service(
+            released,
+            LimiterStats.serviceTotal(released, timed, stats.timedTotal.sum()),
             stats.serviceMax.get())
         .late(stats.rejectedLate.sum())
         .reasons(l.rejectedPredictedWait(), l.rejectedStandingQueue())
@@ -536,12 +557,14 @@ final class GlobalLimiter implements ConcurrencyLimiter {
 
   private static Throwable unwrap(Throwable error) {
     return error instanceof CompletionException && error.getCause() != null
-        ? error.getCause() : error;
+        ? error.getCause()
+        : error;
   }
 
   @Override
   public String toString() {
     return "ConcurrencyLimiter[" + name + ", global, limit=" + local.limit() + ", running here="
-        + running.get() + ", cluster leases=" + clusterLeases + (isShutdown() ? ", shut down]" : "]");
+        + running.get() + ", cluster leases=" + clusterLeases
+        + (isShutdown() ? ", shut down]" : "]");
   }
 }

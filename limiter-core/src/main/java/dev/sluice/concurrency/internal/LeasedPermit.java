@@ -17,8 +17,12 @@ final class LeasedPermit implements Permit {
   private final long queuedNanos;
   private final AtomicBoolean released = new AtomicBoolean();
 
-  LeasedPermit(GlobalLimiter limiter, Permit local, PermitStore.PermitLease lease,
-      long admittedAtNanos, long queuedNanos) {
+  LeasedPermit(
+      GlobalLimiter limiter,
+      Permit local,
+      PermitStore.PermitLease lease,
+      long admittedAtNanos,
+      long queuedNanos) {
     this.limiter = limiter;
     this.local = local;
     this.lease = lease;

@@ -19,6 +19,7 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   final String name;
   /** Everything but the runtime pieces below. */
   LimiterSpec.Builder spec = LimiterSpec.custom();
+
   NanoClock clock = NanoClock.system();
   Scheduler scheduler = Scheduler.system();
   Executor executor = ForkJoinPool.commonPool();
@@ -36,8 +37,7 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
 
   public static int requireAtLeast(String setting, int value, int min) {
     if (value < min) {
-      throw new IllegalArgumentException(
-          setting + " must be >= " + min + " but was " + value);
+      throw new IllegalArgumentException(setting + " must be >= " + min + " but was " + value);
     }
     return value;
   }

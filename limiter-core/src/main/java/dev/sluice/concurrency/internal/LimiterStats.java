@@ -27,9 +27,11 @@ final class LimiterStats {
   final LongAdder rejectedShutdown = new LongAdder();
   /** Queue-full answers with a finer reason (also counted in {@link #rejectedQueueFull}). */
   final LongAdder rejectedKeyCap = new LongAdder();
+
   final LongAdder displaced = new LongAdder();
   /** Queue-full answers given after the caller had queued (displaced, predicted wait, shed). */
   final LongAdder rejectedLate = new LongAdder();
+
   final LongAdder predictedWait = new LongAdder();
   final LongAdder standingQueue = new LongAdder();
 
@@ -101,7 +103,8 @@ final class LimiterStats {
   void timed(long nanos, int units) {
     double perUnit = (double) nanos / Math.max(1, units);
     double recent = recentServiceNanos;
-    recentServiceNanos = Double.isNaN(recent) ? perUnit : recent + RECENT_WEIGHT * (perUnit - recent);
+    recentServiceNanos =
+        Double.isNaN(recent) ? perUnit : recent + RECENT_WEIGHT * (perUnit - recent);
     timedCount.increment();
     timedTotal.add(nanos);
     serviceMax.accumulate(nanos);

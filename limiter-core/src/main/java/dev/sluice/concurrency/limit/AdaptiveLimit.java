@@ -68,8 +68,12 @@ public abstract class AdaptiveLimit implements LimitSource {
    * 10 s).
    */
   protected AdaptiveLimit(int minLimit, int maxLimit, int initialLimit, Duration tick) {
-    this(requireAtLeast("minLimit", minLimit, 1), requireAtLeast("maxLimit", maxLimit, 1),
-        requireAtLeast("initialLimit", initialLimit, 1), requireTick(tick).toNanos(), true);
+    this(
+        requireAtLeast("minLimit", minLimit, 1),
+        requireAtLeast("maxLimit", maxLimit, 1),
+        requireAtLeast("initialLimit", initialLimit, 1),
+        requireTick(tick).toNanos(),
+        true);
     requireBounds(minLimit, maxLimit);
   }
 
@@ -78,8 +82,8 @@ public abstract class AdaptiveLimit implements LimitSource {
     this(bounds.minLimit, bounds.maxLimit, bounds.initialLimit(), bounds.tick.toNanos(), true);
   }
 
-  private AdaptiveLimit(int minLimit, int maxLimit, int initialLimit, long tickNanos,
-      boolean checked) {
+  private AdaptiveLimit(
+      int minLimit, int maxLimit, int initialLimit, long tickNanos, boolean checked) {
     this.minLimit = minLimit;
     this.maxLimit = maxLimit;
     this.tickNanos = tickNanos;
@@ -115,8 +119,16 @@ public abstract class AdaptiveLimit implements LimitSource {
     if (name.endsWith("Limit") && name.length() > "Limit".length()) {
       name = name.substring(0, name.length() - "Limit".length());
     }
-    return new LimitState(name.toLowerCase(java.util.Locale.ROOT), limit(), exactLimit(),
-        minLimit(), maxLimit(), Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+    return new LimitState(
+        name.toLowerCase(java.util.Locale.ROOT),
+        limit(),
+        exactLimit(),
+        minLimit(),
+        maxLimit(),
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN);
   }
 
   /** The lower bound. */
@@ -173,8 +185,7 @@ public abstract class AdaptiveLimit implements LimitSource {
 
   static Duration requireTick(Duration d) {
     Objects.requireNonNull(d, "tick must not be null");
-    if (d.compareTo(Duration.ofMillis(10)) < 0
-        || d.compareTo(Duration.ofSeconds(10)) > 0) {
+    if (d.compareTo(Duration.ofMillis(10)) < 0 || d.compareTo(Duration.ofSeconds(10)) > 0) {
       throw new IllegalArgumentException("tick must be between 10ms and 10s but was " + d);
     }
     return d;

@@ -118,8 +118,16 @@ public final class CpuLimit extends AdaptiveLimit {
 
   @Override
   public LimitState state() {
-    return new LimitState("cpu", limit(), exactLimit(), minLimit(), maxLimit(), smoothedCpu, targetCpu,
-        Double.NaN, Double.NaN);
+    return new LimitState(
+        "cpu",
+        limit(),
+        exactLimit(),
+        minLimit(),
+        maxLimit(),
+        smoothedCpu,
+        targetCpu,
+        Double.NaN,
+        Double.NaN);
   }
 
   @Override

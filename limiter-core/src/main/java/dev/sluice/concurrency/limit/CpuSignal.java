@@ -44,8 +44,8 @@ public interface CpuSignal {
         if (before == null || now.measuredNanos() <= before.measuredNanos()) {
           return Double.NaN;
         }
-        double busy = (now.busyNanos() - before.busyNanos())
-            / (now.measuredNanos() - before.measuredNanos());
+        double busy =
+            (now.busyNanos() - before.busyNanos()) / (now.measuredNanos() - before.measuredNanos());
         return Math.max(0.0, Math.min(1.0, busy));
       }
 
@@ -76,7 +76,9 @@ public interface CpuSignal {
   /** The JVM's extended OS bean, or null on a JVM without {@code com.sun.management}. */
   private static com.sun.management.OperatingSystemMXBean osBean() {
     return ManagementFactory.getOperatingSystemMXBean()
-            instanceof com.sun.management.OperatingSystemMXBean bean ? bean : null;
+            instanceof com.sun.management.OperatingSystemMXBean bean
+        ? bean
+        : null;
   }
 
   /** The two signals of this JVM. */

@@ -161,14 +161,22 @@ public final class LatencyLimit extends AdaptiveLimit {
 
   @Override
   public LimitState state() {
-    return new LimitState("latency", limit(), exactLimit(), minLimit(), maxLimit(), Double.NaN,
-        Double.NaN, lastMeanNanos / 1e6, baselineNanos * tolerance / 1e6);
+    return new LimitState(
+        "latency",
+        limit(),
+        exactLimit(),
+        minLimit(),
+        maxLimit(),
+        Double.NaN,
+        Double.NaN,
+        lastMeanNanos / 1e6,
+        baselineNanos * tolerance / 1e6);
   }
 
   @Override
   public String toString() {
-    return "LatencyLimit[tolerance=" + tolerance + ", limit=" + limit() + ", exact="
-        + exactLimit() + ", baselineNanos=" + baselineNanos + "]";
+    return "LatencyLimit[tolerance=" + tolerance + ", limit=" + limit() + ", exact=" + exactLimit()
+        + ", baselineNanos=" + baselineNanos + "]";
   }
 
   /** Configures a {@link LatencyLimit}; every setter validates at once, naming the setting. */

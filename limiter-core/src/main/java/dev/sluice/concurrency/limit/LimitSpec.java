@@ -126,8 +126,11 @@ public interface LimitSpec {
 
     @Override
     public LimitSource newSource(int maxConcurrency, int startAt) {
-      CpuLimit.Builder b = CpuLimit.builder().targetCpu(targetCpu).sampler(signal.newSampler())
-          .minLimit(Math.min(minConcurrency, maxConcurrency)).maxLimit(maxConcurrency);
+      CpuLimit.Builder b = CpuLimit.builder()
+          .targetCpu(targetCpu)
+          .sampler(signal.newSampler())
+          .minLimit(Math.min(minConcurrency, maxConcurrency))
+          .maxLimit(maxConcurrency);
       return (startAt > 0 ? b.initialLimit(startAt) : b).build();
     }
 
@@ -161,7 +164,8 @@ public interface LimitSpec {
     @Override
     public LimitSource newSource(int maxConcurrency, int startAt) {
       LatencyLimit.Builder b = LatencyLimit.builder()
-          .minLimit(Math.min(minConcurrency, maxConcurrency)).maxLimit(maxConcurrency);
+          .minLimit(Math.min(minConcurrency, maxConcurrency))
+          .maxLimit(maxConcurrency);
       return (startAt > 0 ? b.initialLimit(startAt) : b).build();
     }
 
@@ -196,7 +200,8 @@ public interface LimitSpec {
 
     @Override
     public LimitSource newSource(int maxConcurrency, int startAt) {
-      return Objects.requireNonNull(factory.apply(maxConcurrency, startAt),
+      return Objects.requireNonNull(
+          factory.apply(maxConcurrency, startAt),
           "the factory of limit '" + kind + "' returned null");
     }
 

@@ -1,5 +1,7 @@
 package dev.sluice.concurrency.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
@@ -10,8 +12,6 @@ import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.concurrency.WaitQueue;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.sluice.testing.Seeds;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
@@ -85,9 +85,11 @@ class ConcurrencyLimiterStressTest {
 
   @Test
   void fairQueueWithKeyCapsLosesNoPermitAndKeepsOrderWithinAKey() throws Exception {
-    Result result = run(true,
-        () -> WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(3).keyWeight("k0", 2)
-            .build()), true);
+    Result result = run(
+        true,
+        () -> WaitQueue.fair(
+            FairQueueConfig.builder().maxQueuePerKey(3).keyWeight("k0", 2).build()),
+        true);
 
     assertThat(result.maxHolders).isLessThanOrEqualTo(6);
     assertThat(result.queue.rejectedKeyCap()).as("key caps were exercised").isPositive();
@@ -95,8 +97,10 @@ class ConcurrencyLimiterStressTest {
 
   @Test
   void prioritizedFairQueueDisplacesAndLosesNoPermit() throws Exception {
-    Result result = run(true,
-        () -> WaitQueue.prioritized(FairQueueConfig.builder().maxQueuePerKey(3).build()), true);
+    Result result = run(
+        true,
+        () -> WaitQueue.prioritized(FairQueueConfig.builder().maxQueuePerKey(3).build()),
+        true);
 
     assertThat(result.maxHolders).isLessThanOrEqualTo(6);
     assertThat(result.queue.displaced()).as("displacement was exercised").isPositive();
@@ -114,37 +118,45 @@ class ConcurrencyLimiterStressTest {
    */
   @Test
   void standingQueueControlWithCostsLosesAndInventsNoPermit() throws Exception {
-    Result result = run(true,
-        () -> WaitQueue.prioritized(FairQueueConfig.builder().maxQueuePerKey(3).build()), true,
-        true, Duration.ofMillis(1));
+    Result result = run(
+        true,
+        () -> WaitQueue.prioritized(FairQueueConfig.builder().maxQueuePerKey(3).build()),
+        true,
+        true,
+        Duration.ofMillis(1));
 
     assertThat(result.maxHolders).isLessThanOrEqualTo(6);
     assertThat(result.snapshot.rejectedLate()).as("late answers were exercised").isPositive();
   }
 
-  private Result run(boolean changeLimits, Supplier<WaitQueue> discipline, boolean callers,
-      boolean rejectEarly) throws Exception {
+  private Result run(
+      boolean changeLimits, Supplier<WaitQueue> discipline, boolean callers, boolean rejectEarly)
+      throws Exception {
     return run(changeLimits, discipline, callers, rejectEarly, Duration.ZERO);
   }
 
-  private Result run(boolean changeLimits, Supplier<WaitQueue> discipline, boolean callers,
-      boolean rejectEarly, Duration delayTarget) throws Exception {
+  private Result run(
+      boolean changeLimits,
+      Supplier<WaitQueue> discipline,
+      boolean callers,
+      boolean rejectEarly,
+      Duration delayTarget)
+      throws Exception {
     long seed = Seeds.seed();
     VirtualTime time = new VirtualTime();
     ExecutorService executor = Executors.newFixedThreadPool(2);
-    ConcurrencyLimiter limiter =
-        ConcurrencyLimiter.builder("stress")
-            .maxConcurrency(4)
-            .maxQueue(8)
-            // with standing-queue control, long enough for the queue to stand (100 ms floor)
-            .queueTimeout(delayTarget.isZero() ? Duration.ofMillis(5) : Duration.ofMillis(300))
-            .clock(time)
-            .scheduler(time)
-            .executor(executor)
-            .rejectEarly(rejectEarly)
-            .queueDelayTarget(delayTarget)
-            .waitQueue(discipline.get())
-            .build();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("stress")
+        .maxConcurrency(4)
+        .maxQueue(8)
+        // with standing-queue control, long enough for the queue to stand (100 ms floor)
+        .queueTimeout(delayTarget.isZero() ? Duration.ofMillis(5) : Duration.ofMillis(300))
+        .clock(time)
+        .scheduler(time)
+        .executor(executor)
+        .rejectEarly(rejectEarly)
+        .queueDelayTarget(delayTarget)
+        .waitQueue(discipline.get())
+        .build();
 
     AtomicInteger holders = new AtomicInteger();
     AtomicInteger maxHolders = new AtomicInteger();
@@ -155,32 +167,40 @@ class ConcurrencyLimiterStressTest {
     AtomicBoolean workersDone = new AtomicBoolean();
     CountDownLatch start = new CountDownLatch(1);
 
-    Thread clock =
-        new Thread(
-            () -> {
-              SplittableRandom random = new SplittableRandom(seed);
-              while (!workersDone.get()) {
-                time.advanceNanos(random.nextLong(50_000));
-                Thread.yield();
-              }
-            },
-            "virtual-clock");
+    Thread clock = new Thread(
+        () -> {
+          SplittableRandom random = new SplittableRandom(seed);
+          while (!workersDone.get()) {
+            time.advanceNanos(random.nextLong(50_000));
+            Thread.yield();
+          }
+        },
+        "virtual-clock");
     List<Thread> workers = new ArrayList<>();
     List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
     for (int w = 0; w < WORKERS; w++) {
       SplittableRandom random = new SplittableRandom(seed + w + 1);
-      Thread worker =
-          new Thread(
-              () -> {
-                try {
-                  start.await();
-                  work(random, limiter, time, changeLimits, callers, holders, maxHolders,
-                      attempts, allFutures, allPermits, allAttempts);
-                } catch (Throwable t) {
-                  failures.add(t);
-                }
-              },
-              "stress-" + w);
+      Thread worker = new Thread(
+          () -> {
+            try {
+              start.await();
+              work(
+                  random,
+                  limiter,
+                  time,
+                  changeLimits,
+                  callers,
+                  holders,
+                  maxHolders,
+                  attempts,
+                  allFutures,
+                  allPermits,
+                  allAttempts);
+            } catch (Throwable t) {
+              failures.add(t);
+            }
+          },
+          "stress-" + w);
       workers.add(worker);
       worker.start();
     }
@@ -202,18 +222,21 @@ class ConcurrencyLimiterStressTest {
     // every future was completed (by grant, rejection or cancellation): none is stranded
     assertThat(allFutures).allSatisfy(f -> assertThat(f).isDone());
     // give back every permit ever granted; release is idempotent, so repeats must be harmless
-    allFutures.stream().filter(f -> !f.isCompletedExceptionally()).forEach(f -> f.join().release());
+    allFutures.stream()
+        .filter(f -> !f.isCompletedExceptionally())
+        .forEach(f -> f.join().release());
     allPermits.forEach(Permit::release);
 
     ConcurrencySnapshot snapshot = limiter.snapshot();
-    assertThat(snapshot.inFlight()).as("seed " + seed + ": in flight after all released").isZero();
+    assertThat(snapshot.inFlight())
+        .as("seed " + seed + ": in flight after all released")
+        .isZero();
     assertThat(snapshot.queued()).isZero();
-    long decided =
-        snapshot.admitted()
-            + snapshot.rejectedQueueFull()
-            + snapshot.rejectedQueueTimeout()
-            + snapshot.cancelled()
-            + snapshot.rejectedShutdown();
+    long decided = snapshot.admitted()
+        + snapshot.rejectedQueueFull()
+        + snapshot.rejectedQueueTimeout()
+        + snapshot.cancelled()
+        + snapshot.rejectedShutdown();
     assertThat(decided).as("every attempt decided exactly once").isEqualTo(attempts.get());
     if (delayTarget.isZero()) { // with standing-queue control waiters are shed before that
       assertThat(snapshot.rejectedQueueTimeout()).as("timeouts were exercised").isPositive();
@@ -268,14 +291,13 @@ class ConcurrencyLimiterStressTest {
         CompletableFuture<Permit> future = limiter.acquire(caller);
         allFutures.add(future);
         allAttempts.add(new Attempt(callers ? caller : Caller.DEFAULT, future));
-        future.thenAccept(
-            permit -> {
-              // counted as soon as the continuation runs, i.e. while the permit is surely held;
-              // in units of the limit (a caller of cost 2 holds two)
-              maxHolders.accumulateAndGet(holders.addAndGet(units(permit)), Math::max);
-              allPermits.add(permit);
-              granted.add(permit);
-            });
+        future.thenAccept(permit -> {
+          // counted as soon as the continuation runs, i.e. while the permit is surely held;
+          // in units of the limit (a caller of cost 2 holds two)
+          maxHolders.accumulateAndGet(holders.addAndGet(units(permit)), Math::max);
+          allPermits.add(permit);
+          granted.add(permit);
+        });
         if (!future.isDone()) {
           pending.add(future);
         } else if (future.isCompletedExceptionally()) {
@@ -315,11 +337,10 @@ class ConcurrencyLimiterStressTest {
     for (Permit p = granted.poll(); p != null; p = granted.poll()) {
       held.add(p);
     }
-    held.forEach(
-        p -> {
-          holders.addAndGet(-units(p));
-          p.release();
-        });
+    held.forEach(p -> {
+      holders.addAndGet(-units(p));
+      p.release();
+    });
   }
 
   private static int units(Permit permit) {
@@ -328,8 +349,8 @@ class ConcurrencyLimiterStressTest {
 
   /** Mostly a few keys and normal class; some critical and sheddable, some costing more. */
   private static Caller randomCaller(SplittableRandom random) {
-    Caller caller = Caller.of("k" + random.nextInt(KEYS))
-        .withPriority(CLASSES[random.nextInt(CLASSES.length)]);
+    Caller caller =
+        Caller.of("k" + random.nextInt(KEYS)).withPriority(CLASSES[random.nextInt(CLASSES.length)]);
     return random.nextInt(10) == 0 ? caller.withCost(2) : caller;
   }
 
@@ -340,12 +361,15 @@ class ConcurrencyLimiterStressTest {
   private static void assertFifoWithinKeyAndClass(Queue<Attempt> attempts, long seed) {
     Map<String, List<GrantedPermit>> groups = new HashMap<>();
     for (Attempt attempt : attempts) {
-      if (attempt.future.isDone() && !attempt.future.isCompletedExceptionally()
+      if (attempt.future.isDone()
+          && !attempt.future.isCompletedExceptionally()
           && !attempt.future.isCancelled()) {
         GrantedPermit granted = (GrantedPermit) attempt.future.join();
         if (granted.grantSequence() >= 0) {
-          groups.computeIfAbsent(attempt.caller.key() + "/" + attempt.caller.priority(),
-              k -> new ArrayList<>()).add(granted);
+          groups
+              .computeIfAbsent(
+                  attempt.caller.key() + "/" + attempt.caller.priority(), k -> new ArrayList<>())
+              .add(granted);
         }
       }
     }
@@ -354,7 +378,8 @@ class ConcurrencyLimiterStressTest {
       granted.sort((a, b) -> Long.compare(a.grantSequence(), b.grantSequence()));
       long previous = -1;
       for (GrantedPermit permit : granted) {
-        assertThat(permit.queueSequence()).as("seed " + seed + ": FIFO within " + group)
+        assertThat(permit.queueSequence())
+            .as("seed " + seed + ": FIFO within " + group)
             .isGreaterThan(previous);
         previous = permit.queueSequence();
       }
@@ -378,13 +403,15 @@ class ConcurrencyLimiterStressTest {
           keyCap++;
         } else if (rejected.reason() == RejectionReason.DISPLACED) {
           displaced++;
-          assertThat(attempt.caller.priority()).as("seed " + seed + ": displaced class")
+          assertThat(attempt.caller.priority())
+              .as("seed " + seed + ": displaced class")
               .isNotEqualTo(Priority.CRITICAL);
         }
       }
     }
     assertThat(keyCap).as("seed " + seed + ": key-cap answers").isEqualTo(queue.rejectedKeyCap());
-    assertThat(displaced).as("seed " + seed + ": displaced answers")
+    assertThat(displaced)
+        .as("seed " + seed + ": displaced answers")
         .isLessThanOrEqualTo(queue.displaced());
   }
 

@@ -1,12 +1,12 @@
 package dev.sluice.concurrency.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.FairQueueConfig;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.concurrency.WaitQueue;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -131,7 +131,8 @@ class FairWaitQueueTest {
 
   @Test
   void refusesAKeyAtItsCapButNotTheOthers() {
-    FairWaitQueue queue = new FairWaitQueue(FairQueueConfig.builder().maxQueuePerKey(2).build());
+    FairWaitQueue queue =
+        new FairWaitQueue(FairQueueConfig.builder().maxQueuePerKey(2).build());
     queue.add(waiter("greedy"));
     queue.add(waiter("greedy"));
 

@@ -1,12 +1,12 @@
 package dev.sluice.concurrency.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.sluice.store.InMemoryPermitStore;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
@@ -21,9 +21,15 @@ class GlobalLimiterTest {
   private final InMemoryPermitStore store = new InMemoryPermitStore();
 
   private ConcurrencyLimiter node(int limit, int maxQueue) {
-    return ConcurrencyLimiter.builder("work").maxConcurrency(limit).maxQueue(maxQueue)
-        .queueTimeout(Duration.ofSeconds(10)).clock(time).scheduler(time)
-        .executor(Runnable::run).permitStore(store).build();
+    return ConcurrencyLimiter.builder("work")
+        .maxConcurrency(limit)
+        .maxQueue(maxQueue)
+        .queueTimeout(Duration.ofSeconds(10))
+        .clock(time)
+        .scheduler(time)
+        .executor(Runnable::run)
+        .permitStore(store)
+        .build();
   }
 
   private static Outcome rejection(CompletableFuture<Permit> future) {
@@ -95,8 +101,8 @@ class GlobalLimiterTest {
     ConcurrencyLimiter a = node(1, 4);
     ConcurrencyLimiter b = node(1, 4);
     Permit held = a.acquire().join();
-    CompletableFuture<Permit> bWaits = b.acquire();      // joins the line first
-    CompletableFuture<Permit> aWaits = a.acquire();      // queued on A behind its own job
+    CompletableFuture<Permit> bWaits = b.acquire(); // joins the line first
+    CompletableFuture<Permit> aWaits = a.acquire(); // queued on A behind its own job
 
     held.release();
 

@@ -1,12 +1,12 @@
 package dev.sluice.concurrency.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.FairQueueConfig;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.concurrency.WaitQueue;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import org.junit.jupiter.api.Test;
 
 /** Priority classes over FIFO or fair queues: one rule per test. */
@@ -48,11 +48,14 @@ class PriorityWaitQueueTest {
     assertThat(queue.victimFor(waiter("x", Priority.CRITICAL))).isSameAs(shedNew);
     assertThat(queue.victimFor(waiter("x", Priority.NORMAL))).isSameAs(shedNew);
     assertThat(queue.victimFor(waiter("x", Priority.SHEDDABLE)))
-        .as("nobody below sheddable").isNull();
+        .as("nobody below sheddable")
+        .isNull();
     queue.remove(shedNew);
     queue.remove(shedOld);
     assertThat(queue.victimFor(waiter("x", Priority.CRITICAL))).isSameAs(normal);
-    assertThat(queue.victimFor(waiter("x", Priority.NORMAL))).as("not its own class").isNull();
+    assertThat(queue.victimFor(waiter("x", Priority.NORMAL)))
+        .as("not its own class")
+        .isNull();
   }
 
   @Test

@@ -1,5 +1,7 @@
 package dev.sluice.concurrency.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
@@ -12,8 +14,6 @@ import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.concurrency.WaitQueue;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +26,10 @@ class QueueDisciplineLimiterTest {
   private final Limiters limiters = new Limiters();
 
   private ConcurrencyLimiter limiter(int maxQueue, WaitQueue queue) {
-    return limiters.builder(1, maxQueue, Duration.ofSeconds(10)).waitQueue(queue).build();
+    return limiters
+        .builder(1, maxQueue, Duration.ofSeconds(10))
+        .waitQueue(queue)
+        .build();
   }
 
   private static ConcurrencyRejectedException rejection(CompletableFuture<Permit> future) {
@@ -93,7 +96,8 @@ class QueueDisciplineLimiterTest {
     assertThat(older).isNotDone();
     assertThat(critical).isNotDone();
     assertThat(limiter.snapshot().queued()).isEqualTo(2);
-    assertThat(limiters.time.pendingTasks()).as("the displaced waiter's timeout is called off")
+    assertThat(limiters.time.pendingTasks())
+        .as("the displaced waiter's timeout is called off")
         .isEqualTo(2);
     QueueSnapshot queue = limiter.queueSnapshot();
     assertThat(queue.critical()).isEqualTo(1);
@@ -141,8 +145,7 @@ class QueueDisciplineLimiterTest {
   void anAlreadyCancelledVictimStillFreesItsSlotAndIsAnsweredOnce() {
     ConcurrencyLimiter limiter = limiter(1, WaitQueue.prioritized());
     limiter.acquire().join();
-    Waiter shed =
-        (Waiter) limiter.acquire(Caller.DEFAULT.withPriority(Priority.SHEDDABLE));
+    Waiter shed = (Waiter) limiter.acquire(Caller.DEFAULT.withPriority(Priority.SHEDDABLE));
     // a cancel has won the victim's fate but not yet taken it out of the queue
     assertThat(shed.decide(Outcome.CANCELLED)).isTrue();
 
@@ -159,39 +162,41 @@ class QueueDisciplineLimiterTest {
   @Test
   void theListenerHearsTheReason() {
     List<RejectionReason> reasons = new ArrayList<>();
-    ConcurrencyLimiter limiter =
-        limiters.builder(1, 1, Duration.ofSeconds(10))
-            .waitQueue(WaitQueue.prioritized(FairQueueConfig.builder().maxQueuePerKey(1).build()))
-            .listener(new ConcurrencyListener() {
-              @Override
-              public void onRejected(
-                  String name, Outcome outcome, RejectionReason reason, long waitedNanos) {
-                reasons.add(reason);
-              }
-            })
-            .build();
+    ConcurrencyLimiter limiter = limiters
+        .builder(1, 1, Duration.ofSeconds(10))
+        .waitQueue(
+            WaitQueue.prioritized(FairQueueConfig.builder().maxQueuePerKey(1).build()))
+        .listener(new ConcurrencyListener() {
+          @Override
+          public void onRejected(
+              String name, Outcome outcome, RejectionReason reason, long waitedNanos) {
+            reasons.add(reason);
+          }
+        })
+        .build();
     limiter.acquire().join();
     limiter.acquire(Caller.of("a").withPriority(Priority.SHEDDABLE));
     limiter.acquire(Caller.of("a").withPriority(Priority.SHEDDABLE));
     limiter.acquire(Caller.of("b").withPriority(Priority.CRITICAL));
     limiter.acquire(Caller.of("c"));
 
-    assertThat(reasons).containsExactly(
-        RejectionReason.KEY_CAP, RejectionReason.DISPLACED, RejectionReason.QUEUE_FULL);
+    assertThat(reasons)
+        .containsExactly(
+            RejectionReason.KEY_CAP, RejectionReason.DISPLACED, RejectionReason.QUEUE_FULL);
   }
 
   @Test
   void anOldListenerStillHearsRejections() {
     List<Outcome> outcomes = new ArrayList<>();
-    ConcurrencyLimiter limiter =
-        limiters.builder(1, 0, Duration.ofSeconds(10))
-            .listener(new ConcurrencyListener() {
-              @Override
-              public void onRejected(String name, Outcome outcome, long waitedNanos) {
-                outcomes.add(outcome);
-              }
-            })
-            .build();
+    ConcurrencyLimiter limiter = limiters
+        .builder(1, 0, Duration.ofSeconds(10))
+        .listener(new ConcurrencyListener() {
+          @Override
+          public void onRejected(String name, Outcome outcome, long waitedNanos) {
+            outcomes.add(outcome);
+          }
+        })
+        .build();
     limiter.acquire().join();
     limiter.acquire();
 

@@ -1,5 +1,7 @@
 package dev.sluice.concurrency.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
@@ -7,8 +9,6 @@ import dev.sluice.concurrency.Limiters;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.RejectionReason;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,8 +105,9 @@ class RejectEarlyTest {
 
     limiters.time.advance(TIMEOUT);
     limiters.executor.runAll();
-    assertThat(waiters).allSatisfy(
-        w -> assertThat(rejection(w).reason()).isEqualTo(RejectionReason.QUEUE_TIMEOUT));
+    assertThat(waiters)
+        .allSatisfy(
+            w -> assertThat(rejection(w).reason()).isEqualTo(RejectionReason.QUEUE_TIMEOUT));
   }
 
   @Test

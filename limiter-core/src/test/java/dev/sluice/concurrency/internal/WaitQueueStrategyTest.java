@@ -1,12 +1,12 @@
 package dev.sluice.concurrency.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.Limiters;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.WaitQueue;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -39,8 +39,10 @@ class WaitQueueStrategyTest {
 
   @Test
   void anotherDisciplinePlugsInWithoutChangingTheLimiter() {
-    ConcurrencyLimiter limiter =
-        limiters.builder(1, 5, Duration.ofSeconds(1)).waitQueue(new LastComeFirstServed()).build();
+    ConcurrencyLimiter limiter = limiters
+        .builder(1, 5, Duration.ofSeconds(1))
+        .waitQueue(new LastComeFirstServed())
+        .build();
     Permit held = limiter.acquire().join();
     CompletableFuture<Permit> older = limiter.acquire();
     CompletableFuture<Permit> newer = limiter.acquire();

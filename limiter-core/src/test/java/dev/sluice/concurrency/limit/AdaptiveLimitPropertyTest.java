@@ -1,11 +1,11 @@
 package dev.sluice.concurrency.limit;
 
-import dev.sluice.concurrency.SimulatedServer;
-import dev.sluice.concurrency.StubControl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.sluice.concurrency.SimulatedServer;
 import dev.sluice.concurrency.SimulatedServer.Mix;
+import dev.sluice.concurrency.StubControl;
 import dev.sluice.testing.Seeds;
 import java.time.Duration;
 import java.util.Random;
@@ -45,8 +45,9 @@ class AdaptiveLimitPropertyTest {
         assertThat(Math.abs(published - wanted)).as("seed %d", seed).isLessThanOrEqualTo(1.0);
         sum += published;
       }
-      assertThat(sum / 200.0).as("seed %d, wanted %s", seed, wanted).isCloseTo(wanted,
-          within(0.01));
+      assertThat(sum / 200.0)
+          .as("seed %d, wanted %s", seed, wanted)
+          .isCloseTo(wanted, within(0.01));
     }
   }
 
@@ -63,16 +64,21 @@ class AdaptiveLimitPropertyTest {
     double lowest = Math.max(0.5, 1.4 / cores);
     double target = lowest + random.nextDouble() * (0.85 - lowest);
     SimulatedServer server = new SimulatedServer(cores, seed);
-    server.limiter = server.builder()
-        .limitSource(CpuLimit.builder().targetCpu(target).sampler(server.sampler())
-            .initialLimit(1).build())
+    server.limiter = server
+        .builder()
+        .limitSource(CpuLimit.builder()
+            .targetCpu(target)
+            .sampler(server.sampler())
+            .initialLimit(1)
+            .build())
         .build();
 
     server.run(Duration.ofSeconds(40), mix, server.overload(mix, factor));
 
     assertThat(SimulatedServer.mean(server.cpuPerSecond, 15, 40))
-        .as("seed %d: %s on %d cores at %.1fx, target %.2f: %s", seed, mix, cores, factor, target,
-            server.cpuPerSecond)
+        .as(
+            "seed %d: %s on %d cores at %.1fx, target %.2f: %s",
+            seed, mix, cores, factor, target, server.cpuPerSecond)
         .isCloseTo(target, within(0.05));
   }
 }

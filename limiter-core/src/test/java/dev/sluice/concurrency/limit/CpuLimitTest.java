@@ -1,10 +1,10 @@
 package dev.sluice.concurrency.limit;
 
-import dev.sluice.concurrency.StubControl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.sluice.concurrency.StubControl;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +18,13 @@ class CpuLimitTest {
   private double cpu = 0.7;
 
   private CpuLimit started(int initial, int min, int max) {
-    CpuLimit limit = CpuLimit.builder().targetCpu(0.7).sampler(() -> cpu).initialLimit(initial)
-        .minLimit(min).maxLimit(max).build();
+    CpuLimit limit = CpuLimit.builder()
+        .targetCpu(0.7)
+        .sampler(() -> cpu)
+        .initialLimit(initial)
+        .minLimit(min)
+        .maxLimit(max)
+        .build();
     limit.start(control);
     return limit;
   }
@@ -116,12 +121,15 @@ class CpuLimitTest {
   @Test
   void aThrowingSamplerDoesNotStopTheController() {
     int[] calls = {0};
-    CpuLimit limit = CpuLimit.builder().initialLimit(4).sampler(() -> {
-      if (calls[0]++ == 0) {
-        throw new IllegalStateException("boom");
-      }
-      return 1.0;
-    }).build();
+    CpuLimit limit = CpuLimit.builder()
+        .initialLimit(4)
+        .sampler(() -> {
+          if (calls[0]++ == 0) {
+            throw new IllegalStateException("boom");
+          }
+          return 1.0;
+        })
+        .build();
     limit.start(control);
 
     try {
@@ -165,7 +173,8 @@ class CpuLimitTest {
     CpuLimit limit = started(4, 1, 10);
 
     assertThatThrownBy(() -> limit.start(new StubControl()))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("one limiter");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("one limiter");
   }
 
   @Test
@@ -187,7 +196,8 @@ class CpuLimitTest {
     for (CpuSampler sampler : List.of(CpuSampler.machine(), CpuSampler.process())) {
       sampler.sample();
       double value = sampler.sample();
-      assertThat(Double.isNaN(value) || (value >= 0 && value <= 1)).as("%s: %s", sampler, value)
+      assertThat(Double.isNaN(value) || (value >= 0 && value <= 1))
+          .as("%s: %s", sampler, value)
           .isTrue();
     }
   }

@@ -1,12 +1,12 @@
 package dev.sluice.concurrency.limit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.Limiters;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.StubControl;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +23,8 @@ class LatencyLimitTest {
   private final StubControl control = new StubControl();
 
   private LatencyLimit started(int initial) {
-    LatencyLimit limit = LatencyLimit.builder().initialLimit(initial).maxLimit(1000).build();
+    LatencyLimit limit =
+        LatencyLimit.builder().initialLimit(initial).maxLimit(1000).build();
     limit.start(control);
     return limit;
   }
@@ -102,8 +103,8 @@ class LatencyLimitTest {
   void rejectedTimedOutAndCancelledCallersAreNoSamples() {
     Limiters limiters = new Limiters();
     LatencyLimit source = LatencyLimit.builder().initialLimit(1).maxLimit(1).build();
-    ConcurrencyLimiter limiter = limiters.builder(1, 20, Duration.ofSeconds(1))
-        .limitSource(source).build();
+    ConcurrencyLimiter limiter =
+        limiters.builder(1, 20, Duration.ofSeconds(1)).limitSource(source).build();
     Permit held = limiter.acquire().join();
     List<CompletableFuture<Permit>> waiters = new ArrayList<>();
     for (int i = 0; i < 30; i++) {

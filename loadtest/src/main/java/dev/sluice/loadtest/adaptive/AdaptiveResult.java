@@ -75,8 +75,13 @@ public record AdaptiveResult(
   /** The CPU target of the comparison, percent of the machine. */
   static final double TARGET_CPU_PERCENT = 70;
 
-  static AdaptiveResult of(JobMix mix, AdaptiveVariant variant, double overload, RunSummary run,
-      String loadBefore, String loadAfter) {
+  static AdaptiveResult of(
+      JobMix mix,
+      AdaptiveVariant variant,
+      double overload,
+      RunSummary run,
+      String loadBefore,
+      String loadAfter) {
     double to = run.durationSeconds();
     double from = steadyFrom(run.durationSeconds());
     List<Double> process = new ArrayList<>();
@@ -107,24 +112,70 @@ public record AdaptiveResult(
     long ended504 = a.total("504");
     Percentiles rejectedLatency = run.latencyMillis().get("transcode 429");
     Percentiles admittedLatency = run.latencyMillis().get("transcode 200");
-    return new AdaptiveResult(mix.id(), variant.name(), variant.description(), variant.limiterName(),
-        overload, run.serverCores(), run.offeredTranscodePerSecond(), capacity, target, from, to,
-        Spread.of(process), Spread.of(machine), goodput, goodput / target, sent, ended200, ended429,
-        ended504, sent - ended200 - ended429 - ended504,
+    return new AdaptiveResult(
+        mix.id(),
+        variant.name(),
+        variant.description(),
+        variant.limiterName(),
+        overload,
+        run.serverCores(),
+        run.offeredTranscodePerSecond(),
+        capacity,
+        target,
+        from,
+        to,
+        Spread.of(process),
+        Spread.of(machine),
+        goodput,
+        goodput / target,
+        sent,
+        ended200,
+        ended429,
+        ended504,
+        sent - ended200 - ended429 - ended504,
         rejectedLatency == null ? Double.NaN : rejectedLatency.p50(),
         rejectedLatency == null ? Double.NaN : rejectedLatency.p99(),
         admittedLatency == null ? Double.NaN : admittedLatency.p99(),
-        Spread.of(limits), loadBefore, loadAfter, null, run);
+        Spread.of(limits),
+        loadBefore,
+        loadAfter,
+        null,
+        run);
   }
 
   /** A variant that could not run (its service did not start, or ignored its properties). */
-  static AdaptiveResult failed(JobMix mix, AdaptiveVariant variant, double overload, String loadBefore,
-      String error) {
+  static AdaptiveResult failed(
+      JobMix mix, AdaptiveVariant variant, double overload, String loadBefore, String error) {
     Spread none = Spread.of(List.of());
-    return new AdaptiveResult(mix.id(), variant.name(), variant.description(), variant.limiterName(),
-        overload, 0,
-        Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, none, none, Double.NaN, Double.NaN,
-        0, 0, 0, 0, 0, Double.NaN, Double.NaN, Double.NaN, none, loadBefore, loadBefore, error, null);
+    return new AdaptiveResult(
+        mix.id(),
+        variant.name(),
+        variant.description(),
+        variant.limiterName(),
+        overload,
+        0,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        none,
+        none,
+        Double.NaN,
+        Double.NaN,
+        0,
+        0,
+        0,
+        0,
+        0,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        none,
+        loadBefore,
+        loadBefore,
+        error,
+        null);
   }
 
   /** The first fifth of the arrivals, at least 2 s, is the controllers' convergence. */

@@ -50,14 +50,16 @@ public final class AdaptiveRun implements Experiment {
       throw new IllegalArgumentException(
           "--scenario adaptive starts a service per variant, so it needs --embedded");
     }
-    AdaptiveVariant.parse("--variants", options.adaptiveVariants(), 1); // fail now, naming the bad one
+    AdaptiveVariant.parse(
+        "--variants", options.adaptiveVariants(), 1); // fail now, naming the bad one
   }
 
   /** Runs the comparison and returns the report's path. */
   @Override
   public Path run(Options options) throws IOException {
     int cores = Runtime.getRuntime().availableProcessors(); // the demo runs on this machine
-    List<AdaptiveVariant> variants = AdaptiveVariant.parse("--variants", options.adaptiveVariants(), cores);
+    List<AdaptiveVariant> variants =
+        AdaptiveVariant.parse("--variants", options.adaptiveVariants(), cores);
     List<AdaptiveResult> results = new ArrayList<>();
     for (JobMix mix : options.mixes()) {
       for (double overload : options.overloads()) {
@@ -72,7 +74,8 @@ public final class AdaptiveRun implements Experiment {
     summary.put("scenario", "adaptive");
     summary.put("durationSeconds", options.duration().toSeconds());
     summary.put("results", results);
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
         .writeValue(options.out().resolve("summary.json").toFile(), summary);
     Path report = options.out().resolve("report.html");
     Files.writeString(report, AdaptiveReport.render(results), StandardCharsets.UTF_8);
@@ -84,13 +87,20 @@ public final class AdaptiveRun implements Experiment {
     String before = loadAverage();
     List<String> properties = new ArrayList<>(variant.serverProperties());
     properties.addAll(options.serverProperties()); // the command line's -D come last and win
-    Path log = options.out().resolve(String.format(Locale.ROOT, "server-adaptive-%s-%s-%sx.log",
-        mix.id(), variant.name(), num(overload)));
-    String label = String.format(Locale.ROOT, "%s, %sx, %s", mix.id(), num(overload), variant.name());
+    Path log = options
+        .out()
+        .resolve(String.format(
+            Locale.ROOT, "server-adaptive-%s-%s-%sx.log", mix.id(), variant.name(), num(overload)));
+    String label =
+        String.format(Locale.ROOT, "%s, %sx, %s", mix.id(), num(overload), variant.name());
     try (DemoProcess demo = DemoProcess.start(properties, log)) {
       List<String> ignored = ignoredKeys(Files.readString(log), variant);
       if (!ignored.isEmpty()) {
-        return AdaptiveResult.failed(mix, variant, overload, before,
+        return AdaptiveResult.failed(
+            mix,
+            variant,
+            overload,
+            before,
             "the service does not know " + ignored + " (see " + log.getFileName() + ")");
       }
       Optional<String> wrong = wrongStrategy(sluice(demo.uri()), variant);
@@ -140,9 +150,13 @@ public final class AdaptiveRun implements Experiment {
   }
 
   private static String sluice(URI service) throws IOException, InterruptedException {
-    return HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(service.resolve("sluice")).timeout(Duration.ofSeconds(10)).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(service.resolve("sluice"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   private static String loadAverage() {
@@ -156,22 +170,43 @@ public final class AdaptiveRun implements Experiment {
 
   private static void print(AdaptiveResult r) {
     if (r.error() != null) {
-      System.out.printf(Locale.ROOT, "%-6s %4sx %-18s NOT RUN: %s%n", r.mix(), num(r.overload()),
-          r.variant(), r.error());
+      System.out.printf(
+          Locale.ROOT,
+          "%-6s %4sx %-18s NOT RUN: %s%n",
+          r.mix(),
+          num(r.overload()),
+          r.variant(),
+          r.error());
       return;
     }
-    System.out.printf(Locale.ROOT,
+    System.out.printf(
+        Locale.ROOT,
         "%-6s %4sx %-18s CPU %5.1f%% (sd %4.1f, p10 %5.1f, p90 %5.1f)  goodput %5.2f/s (%3.0f%% of"
             + " target capacity)  200 %d, 429 %d, 504 %d, other %d  429 p50/p99 %.0f/%.0f ms"
             + "  200 p99 %.0f ms  limit %.1f  load %s%n",
-        r.mix(), num(r.overload()), r.variant(), r.processCpu().mean(), r.processCpu().stddev(),
-        r.processCpu().p10(), r.processCpu().p90(), r.goodputPerSecond(), 100 * r.goodputOfTarget(),
-        r.ok(), r.rejected(), r.timedOut(), r.other(), r.rejectedMillisP50(), r.rejectedMillisP99(),
-        r.admittedMillisP99(), r.limit().mean(), r.loadAverageAfter());
+        r.mix(),
+        num(r.overload()),
+        r.variant(),
+        r.processCpu().mean(),
+        r.processCpu().stddev(),
+        r.processCpu().p10(),
+        r.processCpu().p90(),
+        r.goodputPerSecond(),
+        100 * r.goodputOfTarget(),
+        r.ok(),
+        r.rejected(),
+        r.timedOut(),
+        r.other(),
+        r.rejectedMillisP50(),
+        r.rejectedMillisP99(),
+        r.admittedMillisP99(),
+        r.limit().mean(),
+        r.loadAverageAfter());
   }
 
   static String num(double overload) {
     return overload == Math.rint(overload)
-        ? Long.toString((long) overload) : String.format(Locale.ROOT, "%.1f", overload);
+        ? Long.toString((long) overload)
+        : String.format(Locale.ROOT, "%.1f", overload);
   }
 }

@@ -17,7 +17,10 @@ import java.util.stream.Collectors;
  * @param serverProperties {@code key=value} for the demo service
  */
 public record AdaptiveVariant(
-    String name, String description, String limiterName, String strategy,
+    String name,
+    String description,
+    String limiterName,
+    String strategy,
     List<String> serverProperties) {
 
   static final String TRANSCODE = "sluice.limiters.transcode.";
@@ -42,34 +45,63 @@ public record AdaptiveVariant(
    * @throws IllegalArgumentException naming the option, the value and the choices
    */
   public static List<AdaptiveVariant> parse(String option, String value, int cores) {
-    return Arrays.stream(value.split(",")).map(String::trim).map(name -> switch (name) {
-      case "fixed" -> new AdaptiveVariant(name,
-          "static limit of " + fixedLimit(cores) + " (round(0.7 x " + cores + " cores)), 504 after the queue timeout",
-          "transcode", "fixed",
-          List.of(TRANSCODE + "limit=fixed", TRANSCODE + "max-concurrency=" + fixedLimit(cores),
-              TRANSCODE + "reject-early=false"));
-      case "cpu" -> new AdaptiveVariant(name,
-          "limit=cpu, target-cpu=0.7 of the process, reject-early",
-          "transcode", "cpu",
-          List.of(TRANSCODE + "limit=cpu", TRANSCODE + "target-cpu=0.7", TRANSCODE + "cpu-source=process",
-              TRANSCODE + "reject-early=true"));
-      case "cpu-machine" -> new AdaptiveVariant(name,
-          "limit=cpu, target-cpu=0.7 of the whole machine (the demo's default source), reject-early",
-          "transcode", "cpu",
-          List.of(TRANSCODE + "limit=cpu", TRANSCODE + "target-cpu=0.7", TRANSCODE + "cpu-source=machine",
-              TRANSCODE + "reject-early=true"));
-      case "latency" -> new AdaptiveVariant(name,
-          "limit=latency (gradient on service time), reject-early",
-          "transcode", "latency",
-          List.of(TRANSCODE + "limit=latency", TRANSCODE + "reject-early=true"));
-      case "netflix-gradient2", "netflix-vegas" -> new AdaptiveVariant(name,
-          "Netflix concurrency-limits " + (name.endsWith("vegas") ? "Vegas" : "Gradient2")
-              + " (SimpleLimiter, no queue) in place of Sluice's limiter",
-          name, null,
-          List.of("demo.limiter-peer=" + name));
-      default -> throw new IllegalArgumentException(option + " must be a comma list of "
-          + "fixed, cpu, cpu-machine, latency, netflix-gradient2, netflix-vegas but was '" + value + "'");
-    }).collect(Collectors.toList());
+    return Arrays.stream(value.split(","))
+        .map(String::trim)
+        .map(name -> switch (name) {
+          case "fixed" ->
+            new AdaptiveVariant(
+                name,
+                "static limit of " + fixedLimit(cores) + " (round(0.7 x " + cores
+                    + " cores)), 504 after the queue timeout",
+                "transcode",
+                "fixed",
+                List.of(
+                    TRANSCODE + "limit=fixed",
+                    TRANSCODE + "max-concurrency=" + fixedLimit(cores),
+                    TRANSCODE + "reject-early=false"));
+          case "cpu" ->
+            new AdaptiveVariant(
+                name,
+                "limit=cpu, target-cpu=0.7 of the process, reject-early",
+                "transcode",
+                "cpu",
+                List.of(
+                    TRANSCODE + "limit=cpu",
+                    TRANSCODE + "target-cpu=0.7",
+                    TRANSCODE + "cpu-source=process",
+                    TRANSCODE + "reject-early=true"));
+          case "cpu-machine" ->
+            new AdaptiveVariant(
+                name,
+                "limit=cpu, target-cpu=0.7 of the whole machine (the demo's default source), reject-early",
+                "transcode",
+                "cpu",
+                List.of(
+                    TRANSCODE + "limit=cpu",
+                    TRANSCODE + "target-cpu=0.7",
+                    TRANSCODE + "cpu-source=machine",
+                    TRANSCODE + "reject-early=true"));
+          case "latency" ->
+            new AdaptiveVariant(
+                name,
+                "limit=latency (gradient on service time), reject-early",
+                "transcode",
+                "latency",
+                List.of(TRANSCODE + "limit=latency", TRANSCODE + "reject-early=true"));
+          case "netflix-gradient2", "netflix-vegas" ->
+            new AdaptiveVariant(
+                name,
+                "Netflix concurrency-limits " + (name.endsWith("vegas") ? "Vegas" : "Gradient2")
+                    + " (SimpleLimiter, no queue) in place of Sluice's limiter",
+                name,
+                null,
+                List.of("demo.limiter-peer=" + name));
+          default ->
+            throw new IllegalArgumentException(option + " must be a comma list of "
+                + "fixed, cpu, cpu-machine, latency, netflix-gradient2, netflix-vegas but was '"
+                + value + "'");
+        })
+        .collect(Collectors.toList());
   }
 
   /** The demo's {@code auto} for a fixed limit: {@code max(1, round(0.7 x cores))}. */
@@ -84,8 +116,11 @@ public record AdaptiveVariant(
    * service is not running as this variant.
    */
   List<String> sluiceKeys() {
-    return serverProperties.stream().filter(p -> p.startsWith("sluice."))
-        .filter(p -> !p.equals(TRANSCODE + "limit=fixed") && !p.equals(TRANSCODE + "reject-early=false"))
-        .map(p -> p.substring(0, p.indexOf('='))).toList();
+    return serverProperties.stream()
+        .filter(p -> p.startsWith("sluice."))
+        .filter(p ->
+            !p.equals(TRANSCODE + "limit=fixed") && !p.equals(TRANSCODE + "reject-early=false"))
+        .map(p -> p.substring(0, p.indexOf('=')))
+        .toList();
   }
 }

@@ -53,11 +53,17 @@ public enum JobMix {
     if (value.trim().equalsIgnoreCase("all")) {
       return List.of(values());
     }
-    return Arrays.stream(value.split(",")).map(String::trim).map(id -> Arrays.stream(values())
-        .filter(m -> m.id().equalsIgnoreCase(id)).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException(option + " must be all or a comma list of "
-            + Arrays.stream(values()).map(JobMix::id).collect(Collectors.joining(", "))
-            + " but was '" + value + "'"))).distinct().toList();
+    return Arrays.stream(value.split(","))
+        .map(String::trim)
+        .map(id -> Arrays.stream(values())
+            .filter(m -> m.id().equalsIgnoreCase(id))
+            .findFirst()
+            .orElseThrow(
+                () -> new IllegalArgumentException(option + " must be all or a comma list of "
+                    + Arrays.stream(values()).map(JobMix::id).collect(Collectors.joining(", "))
+                    + " but was '" + value + "'")))
+        .distinct()
+        .toList();
   }
 
   /** CPU per job on average. */
@@ -75,12 +81,14 @@ public enum JobMix {
 
   /** One job of the mix, drawn from the stream's seeded random. */
   String path(Random random) {
-    int cpu = shortCpuMillis == longCpuMillis || random.nextBoolean() ? shortCpuMillis : longCpuMillis;
+    int cpu =
+        shortCpuMillis == longCpuMillis || random.nextBoolean() ? shortCpuMillis : longCpuMillis;
     return job(cpu);
   }
 
   private String job(int cpuMillis) {
-    return "/api/transcode?cpuMillis=" + cpuMillis + (waitMillis > 0 ? "&waitMillis=" + waitMillis : "");
+    return "/api/transcode?cpuMillis=" + cpuMillis
+        + (waitMillis > 0 ? "&waitMillis=" + waitMillis : "");
   }
 
   /**
@@ -99,8 +107,12 @@ public enum JobMix {
 
   private List<TrafficStream> streams(double rate) {
     return List.of(TrafficStream.constant(
-        "transcode", "POST", this::path, HOSTS,
-        host -> Map.of("X-Account-Id", String.format(Locale.ROOT, "maintenance-host-%02d", host + 1)),
+        "transcode",
+        "POST",
+        this::path,
+        HOSTS,
+        host ->
+            Map.of("X-Account-Id", String.format(Locale.ROOT, "maintenance-host-%02d", host + 1)),
         rate));
   }
 }

@@ -33,7 +33,9 @@ public record Accounting(
 
   /** Outcome counts over all streams. */
   public long total(String outcome) {
-    return outcomes.values().stream().mapToLong(m -> m.getOrDefault(outcome, 0L)).sum();
+    return outcomes.values().stream()
+        .mapToLong(m -> m.getOrDefault(outcome, 0L))
+        .sum();
   }
 
   /**
@@ -43,14 +45,12 @@ public record Accounting(
    */
   public Accounting verify() {
     for (Map.Entry<String, Long> stream : sent.entrySet()) {
-      long ended =
-          outcomes.getOrDefault(stream.getKey(), Map.of()).values().stream()
-              .mapToLong(Long::longValue)
-              .sum();
+      long ended = outcomes.getOrDefault(stream.getKey(), Map.of()).values().stream()
+          .mapToLong(Long::longValue)
+          .sum();
       if (ended != stream.getValue()) {
-        throw new IllegalStateException(
-            "stream " + stream.getKey() + ": sent " + stream.getValue() + " but " + ended
-                + " outcomes " + outcomes.get(stream.getKey()));
+        throw new IllegalStateException("stream " + stream.getKey() + ": sent " + stream.getValue()
+            + " but " + ended + " outcomes " + outcomes.get(stream.getKey()));
       }
     }
     for (String stream : outcomes.keySet()) {
@@ -64,9 +64,8 @@ public record Accounting(
     }
     long answered = attemptStatuses.values().stream().mapToLong(Long::longValue).sum();
     if (answered + abandonedAttempts != attempts) {
-      throw new IllegalStateException(
-          "attempt statuses " + answered + " + abandoned " + abandonedAttempts + " != attempts "
-              + attempts);
+      throw new IllegalStateException("attempt statuses " + answered + " + abandoned "
+          + abandonedAttempts + " != attempts " + attempts);
     }
     return this;
   }

@@ -31,7 +31,8 @@ public final class ArrivalPlan {
       if (stream.peakRate() <= 0) {
         continue;
       }
-      // one random per stream, derived from the seed and the stream's position: adding a stream does
+      // one random per stream, derived from the seed and the stream's position: adding a stream
+      // does
       // not reshuffle the others
       Random random = new Random(seed * 31 + i);
       double t = 0;
@@ -46,13 +47,12 @@ public final class ArrivalPlan {
           continue;
         }
         int caller = random.nextInt(stream.callers());
-        all.add(
-            new Arrival(
-                offset,
-                stream.name(),
-                stream.method(),
-                stream.path().apply(random),
-                stream.headers().apply(caller)));
+        all.add(new Arrival(
+            offset,
+            stream.name(),
+            stream.method(),
+            stream.path().apply(random),
+            stream.headers().apply(caller)));
       }
     }
     all.sort(Comparator.comparingLong(Arrival::offsetNanos));

@@ -38,7 +38,8 @@ public final class DemoProcess implements AutoCloseable {
    * @param properties {@code key=value} system properties for the service
    * @param log where the service's output goes
    */
-  public static DemoProcess start(List<String> properties, Path log) throws IOException, InterruptedException {
+  public static DemoProcess start(List<String> properties, Path log)
+      throws IOException, InterruptedException {
     return start(properties, log, System.getProperty("java.class.path"));
   }
 
@@ -52,8 +53,10 @@ public final class DemoProcess implements AutoCloseable {
    */
   public static DemoProcess start(List<String> properties, Path log, String classPath)
       throws IOException, InterruptedException {
-    int port = properties.stream().filter(p -> p.startsWith("server.port="))
-        .map(p -> Integer.parseInt(p.substring("server.port=".length()))).reduce((a, b) -> b)
+    int port = properties.stream()
+        .filter(p -> p.startsWith("server.port="))
+        .map(p -> Integer.parseInt(p.substring("server.port=".length())))
+        .reduce((a, b) -> b)
         .orElse(0);
     if (port == 0) {
       port = freePort();
@@ -73,11 +76,10 @@ public final class DemoProcess implements AutoCloseable {
     command.add(classPath);
     command.add(MAIN_CLASS);
     Files.createDirectories(log.toAbsolutePath().getParent());
-    Process process =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+    Process process = new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
     DemoProcess demo = new DemoProcess(process, URI.create("http://127.0.0.1:" + port + "/"));
     try {
       demo.awaitHealthy(Duration.ofSeconds(60), log);
@@ -93,7 +95,8 @@ public final class DemoProcess implements AutoCloseable {
    * without them, so it is not the set-up asked for and its figures would be a lie.
    */
   public static List<String> unknownKeys(String serviceLog, List<String> keys) {
-    return keys.stream().filter(key -> serviceLog.contains("Unknown Sluice property '" + key + "'"))
+    return keys.stream()
+        .filter(key -> serviceLog.contains("Unknown Sluice property '" + key + "'"))
         .toList();
   }
 
@@ -115,10 +118,11 @@ public final class DemoProcess implements AutoCloseable {
             "the demo service exited with " + process.exitValue() + "; its log: " + log);
       }
       try {
-        HttpResponse<Void> response =
-            client.send(
-                HttpRequest.newBuilder(uri.resolve("health")).timeout(Duration.ofSeconds(1)).build(),
-                HttpResponse.BodyHandlers.discarding());
+        HttpResponse<Void> response = client.send(
+            HttpRequest.newBuilder(uri.resolve("health"))
+                .timeout(Duration.ofSeconds(1))
+                .build(),
+            HttpResponse.BodyHandlers.discarding());
         if (response.statusCode() == 200) {
           return;
         }
@@ -127,7 +131,8 @@ public final class DemoProcess implements AutoCloseable {
       }
       Thread.sleep(100); // polling a process we do not control; no event to wait on
     }
-    throw new IOException("the demo service did not answer /health within " + timeout + "; log: " + log);
+    throw new IOException(
+        "the demo service did not answer /health within " + timeout + "; log: " + log);
   }
 
   private static int freePort() throws IOException {

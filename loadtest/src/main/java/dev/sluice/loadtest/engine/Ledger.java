@@ -78,7 +78,9 @@ public final class Ledger {
     }
     job.finished = true;
     open.remove(job);
-    outcomes.computeIfAbsent(job.arrival.stream(), k -> new TreeMap<>()).merge(outcome, 1L, Long::sum);
+    outcomes
+        .computeIfAbsent(job.arrival.stream(), k -> new TreeMap<>())
+        .merge(outcome, 1L, Long::sum);
     if (gaveUpRetrying) {
       gaveUp++;
     }

@@ -16,13 +16,11 @@ public interface LoadClock {
 
   /** The real clock; tasks run on one daemon thread and must not block (sends are asynchronous). */
   static LoadClock system() {
-    ScheduledExecutorService timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread thread = new Thread(r, "loadtest-timer");
-              thread.setDaemon(true);
-              return thread;
-            });
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "loadtest-timer");
+      thread.setDaemon(true);
+      return thread;
+    });
     return new LoadClock() {
       @Override
       public long nanoTime() {

@@ -48,8 +48,10 @@ public final class Observations {
     try {
       JsonNode node = JSON.readTree(body);
       if (node != null && node.has("serviceMillis")) {
-        histogram(serviceMillis, stream).recordValue(clamp(node.get("serviceMillis").asLong()));
-        histogram(queuedMillis, stream).recordValue(clamp(node.path("queuedMillis").asLong()));
+        histogram(serviceMillis, stream)
+            .recordValue(clamp(node.get("serviceMillis").asLong()));
+        histogram(queuedMillis, stream)
+            .recordValue(clamp(node.path("queuedMillis").asLong()));
       }
     } catch (Exception notJson) {
       // a body we cannot read is simply not a job answer; the status was counted already
@@ -71,14 +73,13 @@ public final class Observations {
   /** Tries per second by status, each array {@code seconds} long. */
   public Map<String, long[]> statusPerSecond() {
     Map<String, long[]> copy = new TreeMap<>();
-    statusPerSecond.forEach(
-        (status, counts) -> {
-          long[] values = new long[counts.length()];
-          for (int i = 0; i < values.length; i++) {
-            values[i] = counts.get(i);
-          }
-          copy.put(status, values);
-        });
+    statusPerSecond.forEach((status, counts) -> {
+      long[] values = new long[counts.length()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = counts.get(i);
+      }
+      copy.put(status, values);
+    });
     return copy;
   }
 

@@ -63,7 +63,12 @@ public final class RetryAfterBackoff implements IntervalBiFunction<Reply> {
   /** 200 ms doubling up to 5 s, plus up to 50 % jitter. */
   public static RetryAfterBackoff defaults(long seed) {
     return new RetryAfterBackoff(
-        Duration.ofMillis(200), 2.0, Duration.ofSeconds(5), 0.5, new Random(seed), Clock.systemUTC());
+        Duration.ofMillis(200),
+        2.0,
+        Duration.ofSeconds(5),
+        0.5,
+        new Random(seed),
+        Clock.systemUTC());
   }
 
   /**
@@ -74,17 +79,14 @@ public final class RetryAfterBackoff implements IntervalBiFunction<Reply> {
   @Override
   public Long apply(Integer attempts, Either<Throwable, Reply> result) {
     Optional<Long> serverSaid = result.isRight()
-        ? result.get().retryAfter()
+        ? result
+            .get()
+            .retryAfter()
             .flatMap(value -> RetryAfter.parse(value, wallClock))
             .map(Duration::toMillis)
         : Optional.empty();
-    long base =
-        serverSaid.orElseGet(
-            () ->
-                (long)
-                    Math.min(
-                        max.toMillis(),
-                        initial.toMillis() * Math.pow(multiplier, Math.max(0, attempts - 1))));
+    long base = serverSaid.orElseGet(() -> (long) Math.min(
+        max.toMillis(), initial.toMillis() * Math.pow(multiplier, Math.max(0, attempts - 1))));
     return base + (long) (random.nextDouble() * jitter * base);
   }
 }

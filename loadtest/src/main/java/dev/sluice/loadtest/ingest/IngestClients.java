@@ -13,7 +13,11 @@ import java.util.Map;
  * @param clients {@code naive} and {@code paced}
  */
 record IngestClients(
-    String service, long limitPerSecond, double idealSeconds, double load, Map<String, Client> clients) {
+    String service,
+    long limitPerSecond,
+    double idealSeconds,
+    double load,
+    Map<String, Client> clients) {
 
   /**
    * One client's run.

@@ -53,8 +53,15 @@ final class IngestCounts {
       sendsBySecond[s] = sendsPerSecond.get(s);
       rejectedBySecond[s] = rejectedPerSecond.get(s);
     }
-    return new IngestClients.Client(records, accepted.get(), sends.get(), rejected.get(),
-        (lastAcceptedNanos - startNanos) / 1e9, 100.0 * (sends.get() - records) / records, retries.get(),
-        sendsBySecond, rejectedBySecond);
+    return new IngestClients.Client(
+        records,
+        accepted.get(),
+        sends.get(),
+        rejected.get(),
+        (lastAcceptedNanos - startNanos) / 1e9,
+        100.0 * (sends.get() - records) / records,
+        retries.get(),
+        sendsBySecond,
+        rejectedBySecond);
   }
 }

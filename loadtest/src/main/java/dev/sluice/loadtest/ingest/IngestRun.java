@@ -52,9 +52,20 @@ public final class IngestRun implements Experiment {
 
   /** The rate rule of the embedded service. */
   static Path writeRules(Path file, long limitPerSecond) throws java.io.IOException {
-    Files.writeString(file, String.join("\n", "rules:", "  - id: ingest", "    resource: " + ENDPOINT,
-        "    method: GET", "    actor: all", "    limit: " + limitPerSecond, "    unit: second",
-        "    algorithm: token-bucket", "    scope: local", ""));
+    Files.writeString(
+        file,
+        String.join(
+            "\n",
+            "rules:",
+            "  - id: ingest",
+            "    resource: " + ENDPOINT,
+            "    method: GET",
+            "    actor: all",
+            "    limit: " + limitPerSecond,
+            "    unit: second",
+            "    algorithm: token-bucket",
+            "    scope: local",
+            ""));
     return file;
   }
 
@@ -71,19 +82,34 @@ public final class IngestRun implements Experiment {
     properties.add("sluice.rules.file="
         + writeRules(options.out().resolve("ingest-rules.yaml"), limit).toAbsolutePath());
     IngestClients result;
-    try (DemoProcess demo = DemoProcess.start(properties, options.out().resolve("server-ingest.log"))) {
-      result = compare(demo.uri(), HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
-          records, limit);
+    try (DemoProcess demo =
+        DemoProcess.start(properties, options.out().resolve("server-ingest.log"))) {
+      result = compare(
+          demo.uri(),
+          HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
+          records,
+          limit);
     }
     new com.fasterxml.jackson.databind.ObjectMapper()
         .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
-        .writeValue(options.out().resolve("summary.json").toFile(),
+        .writeValue(
+            options.out().resolve("summary.json").toFile(),
             Map.of("scenario", "ingest", "clients", result.clients(), "ingest", result));
     Path report = options.out().resolve("report.html");
     Files.writeString(report, IngestReport.render(result), java.nio.charset.StandardCharsets.UTF_8);
-    result.clients().forEach((name, c) -> System.out.printf(java.util.Locale.ROOT,
-        "%s: %d records, %d accepted, %d sends, %d rejected, %.2f s (ideal %.1f s), load %.1f%n", name,
-        c.records(), c.accepted(), c.sends(), c.rejected(), c.seconds(), result.idealSeconds(), result.load()));
+    result
+        .clients()
+        .forEach((name, c) -> System.out.printf(
+            java.util.Locale.ROOT,
+            "%s: %d records, %d accepted, %d sends, %d rejected, %.2f s (ideal %.1f s), load %.1f%n",
+            name,
+            c.records(),
+            c.accepted(),
+            c.sends(),
+            c.rejected(),
+            c.seconds(),
+            result.idealSeconds(),
+            result.load()));
     return report;
   }
 
@@ -98,13 +124,18 @@ public final class IngestRun implements Experiment {
     IngestCounts naive = new IngestCounts();
     naive(http, records, i -> record(service, "n" + i), naive).get(300, TimeUnit.SECONDS);
     clients.put("naive", naive.summary(records));
-    Thread.sleep(1_500); // the bucket refills; a separate process would not know of the other either
+    Thread.sleep(
+        1_500); // the bucket refills; a separate process would not know of the other either
 
     IngestCounts paced = new IngestCounts();
     paced(http, service, paced, records, limit);
     clients.put("paced", paced.summary(records));
-    return new IngestClients(service.resolve(ENDPOINT).toString(), limit, (double) records / limit,
-        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), clients);
+    return new IngestClients(
+        service.resolve(ENDPOINT).toString(),
+        limit,
+        (double) records / limit,
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+        clients);
   }
 
   private static URI record(URI service, String id) {
@@ -112,7 +143,10 @@ public final class IngestRun implements Experiment {
   }
 
   /** The naive client: each connection sends the next record, and a rejected one again at once. */
-  static CompletableFuture<Void> naive(HttpClient http, int records, java.util.function.IntFunction<URI> target,
+  static CompletableFuture<Void> naive(
+      HttpClient http,
+      int records,
+      java.util.function.IntFunction<URI> target,
       IngestCounts counts) {
     AtomicInteger next = new AtomicInteger();
     List<CompletableFuture<Void>> connections = new ArrayList<>();
@@ -122,8 +156,12 @@ public final class IngestRun implements Experiment {
     return CompletableFuture.allOf(connections.toArray(CompletableFuture[]::new));
   }
 
-  private static CompletableFuture<Void> nextRecord(HttpClient http, int records, AtomicInteger next,
-      java.util.function.IntFunction<URI> target, IngestCounts counts) {
+  private static CompletableFuture<Void> nextRecord(
+      HttpClient http,
+      int records,
+      AtomicInteger next,
+      java.util.function.IntFunction<URI> target,
+      IngestCounts counts) {
     int record = next.getAndIncrement();
     if (record >= records) {
       return CompletableFuture.completedFuture(null);
@@ -132,9 +170,11 @@ public final class IngestRun implements Experiment {
         .thenCompose(done -> nextRecord(http, records, next, target, counts));
   }
 
-  private static CompletableFuture<Void> sendUntilAccepted(HttpClient http, URI uri, IngestCounts counts) {
+  private static CompletableFuture<Void> sendUntilAccepted(
+      HttpClient http, URI uri, IngestCounts counts) {
     counts.sent();
-    return http.sendAsync(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.discarding())
+    return http.sendAsync(
+            HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.discarding())
         .thenCompose(response -> {
           counts.answered(response.statusCode());
           if (response.statusCode() == 429) {
@@ -146,32 +186,37 @@ public final class IngestRun implements Experiment {
   }
 
   /** Sluice's paced client, as a user would set it up for a service of 2,000 records/s. */
-  private static void paced(HttpClient http, URI service, IngestCounts counts, int records, long limit)
-      throws Exception {
+  private static void paced(
+      HttpClient http, URI service, IngestCounts counts, int records, long limit) throws Exception {
     PacedClientConfig config = PacedClientConfig.custom()
         .pace(limit, Duration.ofSeconds(1))
         .maxConcurrency(NAIVE_CONNECTIONS)
         .maxQueue(records)
         .build();
-    try (PacedClient client = PacedClient.builder(http).config(config).listener(new ClientListener() {
-      @Override
-      public void onSend() {
-        counts.sent();
-      }
+    try (PacedClient client = PacedClient.builder(http)
+        .config(config)
+        .listener(new ClientListener() {
+          @Override
+          public void onSend() {
+            counts.sent();
+          }
 
-      @Override
-      public void onThrottled(int status) {
-        counts.rejectedOne();
-      }
+          @Override
+          public void onThrottled(int status) {
+            counts.rejectedOne();
+          }
 
-      @Override
-      public void onRetry() {
-        counts.retries.incrementAndGet();
-      }
-    }).build()) {
+          @Override
+          public void onRetry() {
+            counts.retries.incrementAndGet();
+          }
+        })
+        .build()) {
       List<CompletableFuture<HttpResponse<Void>>> sent = new ArrayList<>(records);
       for (int i = 0; i < records; i++) {
-        sent.add(client.submit(HttpRequest.newBuilder(record(service, "p" + i)).build(),
+        sent.add(client
+            .submit(
+                HttpRequest.newBuilder(record(service, "p" + i)).build(),
                 HttpResponse.BodyHandlers.discarding())
             .whenComplete((response, error) -> {
               if (response != null && response.statusCode() / 100 == 2) {

@@ -22,7 +22,8 @@ public record Clip(int seconds, int height) {
   public Clip {
     if (seconds < 1 || height < 2 || height % 2 != 0) {
       throw new IllegalArgumentException(
-          "a clip needs seconds >= 1 and an even height >= 2 but was " + seconds + " s, " + height + "p");
+          "a clip needs seconds >= 1 and an even height >= 2 but was " + seconds + " s, " + height
+              + "p");
     }
   }
 
@@ -50,7 +51,8 @@ public record Clip(int seconds, int height) {
    * 240 for a clip no taller than that.
    */
   public List<Integer> renditions() {
-    List<Integer> below = java.util.stream.Stream.of(240, 360).filter(h -> h < height).toList();
+    List<Integer> below =
+        java.util.stream.Stream.of(240, 360).filter(h -> h < height).toList();
     return below.isEmpty() ? List.of(240) : below;
   }
 

@@ -58,23 +58,43 @@ public record ClipLibrary(List<Clip> clips) {
    * 720p stays under 10 MB, well inside the demo's upload bound), index in front.
    */
   static List<String> command(String ffmpeg, Clip clip, Path file) {
-    return List.of(ffmpeg, "-nostdin", "-hide_banner", "-v", "error", "-y",
-        "-f", "lavfi", "-i", "testsrc2=duration=" + clip.seconds() + ":size=" + clip.width() + "x"
-            + clip.height() + ":rate=25",
-        "-c:v", "libx264", "-preset", "veryfast", "-crf", "30", "-pix_fmt", "yuv420p",
-        "-movflags", "+faststart", file.toString());
+    return List.of(
+        ffmpeg,
+        "-nostdin",
+        "-hide_banner",
+        "-v",
+        "error",
+        "-y",
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=duration=" + clip.seconds() + ":size=" + clip.width() + "x" + clip.height()
+            + ":rate=25",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "veryfast",
+        "-crf",
+        "30",
+        "-pix_fmt",
+        "yuv420p",
+        "-movflags",
+        "+faststart",
+        file.toString());
   }
 
   /** The clips not yet in {@code dir} (a missing or empty file), in plan order. */
   public List<Clip> missing(Path dir) {
-    return clips.stream().filter(c -> {
-      Path file = dir.resolve(c.fileName());
-      try {
-        return !Files.isRegularFile(file) || Files.size(file) == 0;
-      } catch (IOException e) {
-        return true;
-      }
-    }).toList();
+    return clips.stream()
+        .filter(c -> {
+          Path file = dir.resolve(c.fileName());
+          try {
+            return !Files.isRegularFile(file) || Files.size(file) == 0;
+          } catch (IOException e) {
+            return true;
+          }
+        })
+        .toList();
   }
 
   /**
@@ -90,10 +110,15 @@ public record ClipLibrary(List<Clip> clips) {
       Path partial = dir.resolve(clip.fileName() + ".partial.mp4");
       Process process;
       try {
-        process = new ProcessBuilder(command(ffmpeg, clip, partial)).redirectErrorStream(true).start();
+        process = new ProcessBuilder(command(ffmpeg, clip, partial))
+            .redirectErrorStream(true)
+            .start();
       } catch (IOException e) {
-        throw new IOException("cannot run " + ffmpeg + " to make the clip library ("
-            + "--scenario monday needs ffmpeg on PATH: apt-get install ffmpeg): " + e.getMessage(), e);
+        throw new IOException(
+            "cannot run " + ffmpeg + " to make the clip library ("
+                + "--scenario monday needs ffmpeg on PATH: apt-get install ffmpeg): "
+                + e.getMessage(),
+            e);
       }
       String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {

@@ -21,7 +21,9 @@ public record CpuTrace(List<Sample> samples) {
   public record Sample(double endSecond, double seconds, double percent) {}
 
   public CpuTrace {
-    samples = samples.stream().filter(s -> s.seconds() > 0 && !Double.isNaN(s.percent())).toList();
+    samples = samples.stream()
+        .filter(s -> s.seconds() > 0 && !Double.isNaN(s.percent()))
+        .toList();
   }
 
   /** Time-weighted mean percent; NaN without samples. */
@@ -37,7 +39,10 @@ public record CpuTrace(List<Sample> samples) {
 
   /** Seconds spent above {@code percent}. */
   public double secondsAbove(double percent) {
-    return samples.stream().filter(s -> s.percent() > percent).mapToDouble(Sample::seconds).sum();
+    return samples.stream()
+        .filter(s -> s.percent() > percent)
+        .mapToDouble(Sample::seconds)
+        .sum();
   }
 
   /** The longest run of consecutive intervals above {@code percent}, in seconds. */
@@ -57,7 +62,9 @@ public record CpuTrace(List<Sample> samples) {
    */
   public double worstWindow(double window, double afterSecond) {
     double worst = Double.NaN;
-    List<Sample> late = samples.stream().filter(s -> s.endSecond() - s.seconds() >= afterSecond - 1e-9).toList();
+    List<Sample> late = samples.stream()
+        .filter(s -> s.endSecond() - s.seconds() >= afterSecond - 1e-9)
+        .toList();
     for (int start = 0; start < late.size(); start++) {
       double time = 0;
       double sum = 0;

@@ -33,7 +33,8 @@ record MachineCpu(long busy, long total) {
   static MachineCpu parse(String line) {
     String[] f = line.trim().split("\\s+");
     if (f.length < 5 || !f[0].equals("cpu")) {
-      throw new IllegalArgumentException("not the aggregate cpu line of /proc/stat: '" + line + "'");
+      throw new IllegalArgumentException(
+          "not the aggregate cpu line of /proc/stat: '" + line + "'");
     }
     long[] v = new long[8];
     for (int i = 0; i < v.length && i + 1 < f.length; i++) {

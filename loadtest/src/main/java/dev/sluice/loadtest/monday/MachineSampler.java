@@ -24,7 +24,8 @@ final class MachineSampler implements AutoCloseable {
 
   private final URI service;
   private final long startNanos;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final List<CpuTrace.Sample> cpu = new ArrayList<>();
   private final List<double[]> limits = new ArrayList<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -52,7 +53,8 @@ final class MachineSampler implements AutoCloseable {
     double second = (now - startNanos) / 1e9;
     if (reading.isPresent() && last != null) {
       synchronized (cpu) {
-        cpu.add(new CpuTrace.Sample(second, (now - lastNanos) / 1e9, reading.get().percentSince(last)));
+        cpu.add(
+            new CpuTrace.Sample(second, (now - lastNanos) / 1e9, reading.get().percentSince(last)));
       }
     }
     last = reading.orElse(null);
@@ -66,10 +68,15 @@ final class MachineSampler implements AutoCloseable {
 
   private Optional<Double> limit() {
     try {
-      String body = http.send(HttpRequest.newBuilder(service.resolve("sluice"))
-          .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString()).body();
+      String body = http.send(
+              HttpRequest.newBuilder(service.resolve("sluice"))
+                  .timeout(Duration.ofSeconds(1))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
       for (JsonNode limiter : JSON.readTree(body).path("limiters")) {
-        if ("transcode".equals(limiter.path("name").asText()) && limiter.path("limit").isNumber()) {
+        if ("transcode".equals(limiter.path("name").asText())
+            && limiter.path("limit").isNumber()) {
           return Optional.of(limiter.get("limit").asDouble());
         }
       }

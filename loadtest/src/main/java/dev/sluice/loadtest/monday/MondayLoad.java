@@ -35,6 +35,7 @@ final class MondayLoad {
   static final int RESCUE_JOBS = 30;
   /** Past the demo's own transcode timeout (120 s), so the service answers first. */
   private static final Duration JOB_TIMEOUT = Duration.ofSeconds(180);
+
   private static final Duration HISTORY_TIMEOUT = Duration.ofSeconds(30);
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -46,15 +47,24 @@ final class MondayLoad {
   private final long seed;
   private final MondayTally tally = new MondayTally();
   private final ExecutorService httpThreads = Executors.newCachedThreadPool(daemons("monday-http"));
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5)).executor(httpThreads).build();
+  private final HttpClient http = HttpClient.newBuilder()
+      .version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5))
+      .executor(httpThreads)
+      .build();
   private long startNanos;
   private long endNanos;
 
   /**
    * @param files where each clip of {@code library} is, in its order
    */
-  MondayLoad(URI service, ClipLibrary library, List<Path> files, Duration window, Duration drain, long seed) {
+  MondayLoad(
+      URI service,
+      ClipLibrary library,
+      List<Path> files,
+      Duration window,
+      Duration drain,
+      long seed) {
     this.service = service;
     this.library = library;
     this.files = files;
@@ -80,13 +90,14 @@ final class MondayLoad {
     Random ids = new Random(seed);
     for (int v = 1; v <= VIEWERS; v++) {
       String account = String.format(Locale.ROOT, "viewer-%02d", v);
-      timers.scheduleAtFixedRate(() -> history(account, 1 + ids.nextInt(10_000)), 50L * v, 500, TimeUnit.MILLISECONDS);
+      timers.scheduleAtFixedRate(
+          () -> history(account, 1 + ids.nextInt(10_000)), 50L * v, 500, TimeUnit.MILLISECONDS);
     }
     // at least 5 s apart: the rescue job is one client, and the demo lets each X-Host-Id have one
     // job waiting, so rescue jobs closer than their service time would refuse each other
     long rescueEvery = Math.max(5_000, window.toMillis() / RESCUE_JOBS);
-    timers.scheduleAtFixedRate(() -> rescues.execute(this::rescue), rescueEvery / 2, rescueEvery,
-        TimeUnit.MILLISECONDS);
+    timers.scheduleAtFixedRate(
+        () -> rescues.execute(this::rescue), rescueEvery / 2, rescueEvery, TimeUnit.MILLISECONDS);
     TimeUnit.NANOSECONDS.sleep(Math.max(0, endNanos - System.nanoTime()));
     timers.shutdownNow();
     rescues.shutdown();
@@ -95,7 +106,8 @@ final class MondayLoad {
       host.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
     }
     rescues.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    hosts.forEach(Thread::interrupt); // still waiting after the drain: their jobs are left unfinished
+    hosts.forEach(
+        Thread::interrupt); // still waiting after the drain: their jobs are left unfinished
     rescues.shutdownNow();
     httpThreads.shutdownNow();
     return tally;
@@ -107,7 +119,8 @@ final class MondayLoad {
       Clip clip = library.clips().get(index);
       int height = clip.renditions().get(random.nextInt(clip.renditions().size()));
       try {
-        HttpResponse<String> response = http.send(job(clip, files.get(index), height, host, "normal"),
+        HttpResponse<String> response = http.send(
+            job(clip, files.get(index), height, host, "normal"),
             HttpResponse.BodyHandlers.ofString());
         tally.tried(Kind.MAINTENANCE, Integer.toString(response.statusCode()));
         if (response.statusCode() == 200) {
@@ -130,13 +143,17 @@ final class MondayLoad {
   private void backOff(HttpResponse<String> response) {
     long millis = 1000;
     if (response.statusCode() == 429) {
-      millis = response.headers().firstValue("Retry-After").map(v -> {
-        try {
-          return Long.parseLong(v.trim()) * 1000;
-        } catch (NumberFormatException e) {
-          return 1000L;
-        }
-      }).orElse(1000L);
+      millis = response
+          .headers()
+          .firstValue("Retry-After")
+          .map(v -> {
+            try {
+              return Long.parseLong(v.trim()) * 1000;
+            } catch (NumberFormatException e) {
+              return 1000L;
+            }
+          })
+          .orElse(1000L);
     }
     pause(Math.min(millis, Math.max(0, (endNanos - System.nanoTime()) / 1_000_000)));
   }
@@ -159,11 +176,13 @@ final class MondayLoad {
     Path file = files.get(library.clips().indexOf(clip));
     for (int attempt = 1; attempt <= 3; attempt++) {
       try {
-        HttpResponse<String> response = http.send(job(clip, file, clip.renditions().get(0),
-            "video-rescue", "critical"), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = http.send(
+            job(clip, file, clip.renditions().get(0), "video-rescue", "critical"),
+            HttpResponse.BodyHandlers.ofString());
         tally.tried(Kind.RESCUE, Integer.toString(response.statusCode()));
         if (response.statusCode() == 200) {
-          tally.rescueServed(JSON.readTree(response.body()).path("queuedMillis").asDouble(),
+          tally.rescueServed(
+              JSON.readTree(response.body()).path("queuedMillis").asDouble(),
               (System.nanoTime() - due) / 1e6);
           return;
         }
@@ -179,17 +198,28 @@ final class MondayLoad {
 
   private void history(String account, int id) {
     long due = System.nanoTime();
-    http.sendAsync(HttpRequest.newBuilder(service.resolve("api/history/" + id)).timeout(HISTORY_TIMEOUT)
-            .header("X-Account-Id", account).GET().build(), HttpResponse.BodyHandlers.discarding())
+    http.sendAsync(
+            HttpRequest.newBuilder(service.resolve("api/history/" + id))
+                .timeout(HISTORY_TIMEOUT)
+                .header("X-Account-Id", account)
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.discarding())
         .whenComplete((response, error) -> {
-          tally.tried(Kind.HISTORY, response != null ? Integer.toString(response.statusCode())
-              : error instanceof HttpTimeoutException || error.getCause() instanceof HttpTimeoutException
-                  ? "timeout" : "reset");
+          tally.tried(
+              Kind.HISTORY,
+              response != null
+                  ? Integer.toString(response.statusCode())
+                  : error instanceof HttpTimeoutException
+                          || error.getCause() instanceof HttpTimeoutException
+                      ? "timeout"
+                      : "reset");
           tally.history((System.nanoTime() - due) / 1e6);
         });
   }
 
-  private HttpRequest job(Clip clip, Path file, int height, String host, String priority) throws FileNotFoundException {
+  private HttpRequest job(Clip clip, Path file, int height, String host, String priority)
+      throws FileNotFoundException {
     return HttpRequest.newBuilder(service.resolve("api/transcode?height=" + height))
         .timeout(JOB_TIMEOUT)
         .header("Content-Type", "video/mp4")

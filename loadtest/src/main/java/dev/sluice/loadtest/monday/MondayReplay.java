@@ -61,7 +61,8 @@ public final class MondayReplay implements Experiment {
   }
 
   private static List<MondayVariant> variants(Options options, int cores) {
-    return MondayVariant.parse("--variants", options.variantList().orElse(MondayVariant.DEFAULT_NAMES), cores);
+    return MondayVariant.parse(
+        "--variants", options.variantList().orElse(MondayVariant.DEFAULT_NAMES), cores);
   }
 
   @Override
@@ -69,8 +70,8 @@ public final class MondayReplay implements Experiment {
     int cores = Runtime.getRuntime().availableProcessors(); // the demo runs on this machine
     List<MondayVariant> variants = variants(options, cores);
     Path clipDir = options.out().resolve("clips");
-    System.out.println("clip library: " + library.missing(clipDir).size() + " of " + library.clips().size()
-        + " clips to make in " + clipDir);
+    System.out.println("clip library: " + library.missing(clipDir).size() + " of "
+        + library.clips().size() + " clips to make in " + clipDir);
     List<Path> files = library.ensure(clipDir, "ffmpeg");
     List<MondayResult> results = new ArrayList<>();
     for (MondayVariant variant : variants) {
@@ -86,10 +87,12 @@ public final class MondayReplay implements Experiment {
     summary.put("clips", library.clips());
     summary.put("verdicts", verdicts);
     summary.put("results", results);
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
         .writeValue(options.out().resolve("summary.json").toFile(), summary);
     Path report = options.out().resolve("report.html");
-    Files.writeString(report, MondayReport.render(results, verdicts, command(options)), StandardCharsets.UTF_8);
+    Files.writeString(
+        report, MondayReport.render(results, verdicts, command(options)), StandardCharsets.UTF_8);
     System.out.println("verdicts:");
     verdicts.forEach(v -> System.out.println("  " + v.line()));
     return report;
@@ -102,20 +105,34 @@ public final class MondayReplay implements Experiment {
     properties.addAll(options.serverProperties()); // the command line's -D come last and win
     Path log = options.out().resolve("server-monday-" + variant.name().replace('+', '-') + ".log");
     try (DemoProcess demo = DemoProcess.start(properties, log)) {
-      List<String> unknown = DemoProcess.unknownKeys(Files.readString(log), variant.properties().stream()
-          .filter(p -> p.startsWith("sluice.limiters.")).map(p -> p.substring(0, p.indexOf('='))).toList());
+      List<String> unknown = DemoProcess.unknownKeys(
+          Files.readString(log),
+          variant.properties().stream()
+              .filter(p -> p.startsWith("sluice.limiters."))
+              .map(p -> p.substring(0, p.indexOf('=')))
+              .toList());
       if (!unknown.isEmpty()) {
-        return MondayResult.failed(variant, window,
-            "the service does not know " + unknown + " (see " + log.getFileName() + ")", before);
+        return MondayResult.failed(
+            variant,
+            window,
+            "the service does not know " + unknown + " (see " + log.getFileName() + ")",
+            before);
       }
       long start = System.nanoTime();
       try (MachineSampler sampler = new MachineSampler(demo.uri(), start)) {
         sampler.start();
-        MondayTally tally = new MondayLoad(demo.uri(), library, files, options.duration(), options.drain(),
-            options.seed()).run(start);
+        MondayTally tally = new MondayLoad(
+                demo.uri(), library, files, options.duration(), options.drain(), options.seed())
+            .run(start);
         sampler.close();
-        return MondayResult.of(variant, window, tally, windowOnly(sampler.trace(), window), sampler.limits(),
-            before, loadAverage());
+        return MondayResult.of(
+            variant,
+            window,
+            tally,
+            windowOnly(sampler.trace(), window),
+            sampler.limits(),
+            before,
+            loadAverage());
       }
     } catch (IOException | RuntimeException e) {
       return MondayResult.failed(variant, window, e.toString(), before);
@@ -127,7 +144,9 @@ public final class MondayReplay implements Experiment {
 
   /** The readings inside the window: the drain after it is not part of the Monday. */
   static CpuTrace windowOnly(CpuTrace trace, double windowSeconds) {
-    return new CpuTrace(trace.samples().stream().filter(s -> s.endSecond() <= windowSeconds + 0.5).toList());
+    return new CpuTrace(trace.samples().stream()
+        .filter(s -> s.endSecond() <= windowSeconds + 0.5)
+        .toList());
   }
 
   private static String command(Options options) {

@@ -33,39 +33,53 @@ final class MondayReport {
         .append(".miss{background:#fde0dc}.met{background:#e3f4e1}.verdict{margin:4px 0}")
         .append("svg{max-width:100%}</style></head><body>\n")
         .append("<h1>Sluice load test: the Monday replay (ffmpeg)</h1>\n<p>")
-        .append("Each variant ran on a fresh demo service with the ffmpeg engine: 32 maintenance hosts "
-            + "re-transcoding clips of the library in a loop (<code>X-Host-Id</code>), 8 viewers on "
-            + "<code>/api/history</code> at 2/s each, and the rescue job's critical jobs in the same "
-            + "queue. CPU is the whole machine's, from <code>/proc/stat</code> (ffmpeg's children "
-            + "count, and so does the load generator). Command: <code>")
-        .append(esc(command)).append("</code></p>\n<h2>Verdicts</h2>\n");
+        .append(
+            "Each variant ran on a fresh demo service with the ffmpeg engine: 32 maintenance hosts "
+                + "re-transcoding clips of the library in a loop (<code>X-Host-Id</code>), 8 viewers on "
+                + "<code>/api/history</code> at 2/s each, and the rescue job's critical jobs in the same "
+                + "queue. CPU is the whole machine's, from <code>/proc/stat</code> (ffmpeg's children "
+                + "count, and so does the load generator). Command: <code>")
+        .append(esc(command))
+        .append("</code></p>\n<h2>Verdicts</h2>\n");
     for (MondayVerdict v : verdicts) {
       html.append("<p class=\"verdict\">").append(esc(v.line())).append("</p>\n");
     }
     targets(html, verdicts);
     figures(html, results);
-    html.append("<h2>Machine CPU (%)</h2>\n").append(chart("% CPU", results, MondayResult::cpu, true))
+    html.append("<h2>Machine CPU (%)</h2>\n")
+        .append(chart("% CPU", results, MondayResult::cpu, true))
         .append("<h2>Transcode limit (from /sluice)</h2>\n")
         .append(chart("limit", results, MondayResult::limits, false))
-        .append("<h2>Re-transcodes completed per minute</h2>\n").append(perMinute(results))
+        .append("<h2>Re-transcodes completed per minute</h2>\n")
+        .append(perMinute(results))
         .append("</body></html>\n");
     return html.toString();
   }
 
   private static void targets(StringBuilder html, List<MondayVerdict> verdicts) {
-    List<MondayVerdict> judged = verdicts.stream().filter(v -> !v.checks().isEmpty()).toList();
+    List<MondayVerdict> judged =
+        verdicts.stream().filter(v -> !v.checks().isEmpty()).toList();
     if (judged.isEmpty()) {
       return;
     }
-    html.append("<h2>Targets</h2>\n<table><tr><th>variant</th><th>target</th><th>verdict</th><th>figure</th></tr>\n");
+    html.append(
+        "<h2>Targets</h2>\n<table><tr><th>variant</th><th>target</th><th>verdict</th><th>figure</th></tr>\n");
     for (MondayVerdict v : judged) {
       for (MondayVerdict.Check c : v.checks()) {
-        String css = c.outcome() == MondayVerdict.Outcome.MET ? "met"
+        String css = c.outcome() == MondayVerdict.Outcome.MET
+            ? "met"
             : c.outcome() == MondayVerdict.Outcome.MISSED ? "miss" : "";
-        html.append("<tr><td>").append(esc(v.variant())).append("</td><td>").append(esc(c.target()))
-            .append("</td><td class=\"").append(css).append("\">")
+        html.append("<tr><td>")
+            .append(esc(v.variant()))
+            .append("</td><td>")
+            .append(esc(c.target()))
+            .append("</td><td class=\"")
+            .append(css)
+            .append("\">")
             .append(c.outcome().name().toLowerCase(Locale.ROOT).replace('_', ' '))
-            .append("</td><td>").append(esc(c.detail())).append("</td></tr>\n");
+            .append("</td><td>")
+            .append(esc(c.detail()))
+            .append("</td></tr>\n");
       }
     }
     html.append("</table>\n");
@@ -80,24 +94,43 @@ final class MondayReport {
     row(html, results, "seconds above 90 %", r -> num(r.secondsAbove90()));
     row(html, results, "longest stretch above 95 %, s", r -> num(r.longestAbove95()));
     row(html, results, "worst 10 s after the first 30 s, %", r -> num(r.worst10sAfter30()));
-    row(html, results, "re-transcodes completed (per minute)",
+    row(
+        html,
+        results,
+        "re-transcodes completed (per minute)",
         r -> r.completed() + " (" + num(r.jobsPerMinute()) + ")");
     row(html, results, "rescue jobs served", r -> r.rescueServed() + " of " + r.rescueJobs());
-    row(html, results, "rescue queue wait p50 / max, ms", r -> num(r.rescueWaitP50()) + " / " + num(r.rescueWaitMax()));
-    row(html, results, "history lookups, p99 ms", r -> r.historyLookups() + ", " + num(r.historyP99()));
+    row(
+        html,
+        results,
+        "rescue queue wait p50 / max, ms",
+        r -> num(r.rescueWaitP50()) + " / " + num(r.rescueWaitMax()));
+    row(
+        html,
+        results,
+        "history lookups, p99 ms",
+        r -> r.historyLookups() + ", " + num(r.historyP99()));
     row(html, results, "tries answered 429 / 504", r -> r.tries429() + " / " + r.tries504());
     for (String kind : List.of("maintenance", "rescue", "history")) {
-      row(html, results, kind + " tries by outcome", r -> outcomes(r.tries().getOrDefault(kind, Map.of())));
+      row(
+          html,
+          results,
+          kind + " tries by outcome",
+          r -> outcomes(r.tries().getOrDefault(kind, Map.of())));
     }
     row(html, results, "load average before / after", r -> r.loadBefore() + " -> " + r.loadAfter());
     html.append("</table>\n");
   }
 
-  private static void row(StringBuilder html, List<MondayResult> results, String name,
+  private static void row(
+      StringBuilder html,
+      List<MondayResult> results,
+      String name,
       Function<MondayResult, String> cell) {
     html.append("<tr><td>").append(esc(name)).append("</td>");
     for (MondayResult r : results) {
-      html.append("<td>").append(r.error() != null ? "not run" : esc(cell.apply(r)))
+      html.append("<td>")
+          .append(r.error() != null ? "not run" : esc(cell.apply(r)))
           .append("</td>");
     }
     html.append("</tr>\n");
@@ -109,9 +142,17 @@ final class MondayReport {
     return parts.isEmpty() ? "-" : String.join(", ", parts);
   }
 
-  private static String chart(String yTitle, List<MondayResult> results,
-      Function<MondayResult, List<double[]>> series, boolean cpuLines) {
-    XYChart chart = new XYChartBuilder().width(1000).height(380).xAxisTitle("seconds").yAxisTitle(yTitle).build();
+  private static String chart(
+      String yTitle,
+      List<MondayResult> results,
+      Function<MondayResult, List<double[]>> series,
+      boolean cpuLines) {
+    XYChart chart = new XYChartBuilder()
+        .width(1000)
+        .height(380)
+        .xAxisTitle("seconds")
+        .yAxisTitle(yTitle)
+        .build();
     Charts.style(chart.getStyler());
     chart.getStyler().setMarkerSize(0);
     boolean any = false;
@@ -137,12 +178,18 @@ final class MondayReport {
   }
 
   private static String perMinute(List<MondayResult> results) {
-    List<MondayResult> ran = results.stream().filter(r -> r.error() == null && !r.perMinute().isEmpty()).toList();
+    List<MondayResult> ran = results.stream()
+        .filter(r -> r.error() == null && !r.perMinute().isEmpty())
+        .toList();
     if (ran.isEmpty()) {
       return "<p>no readings</p>\n";
     }
-    XYChart chart = new XYChartBuilder().width(1000).height(320).xAxisTitle("minute of the window")
-        .yAxisTitle("re-transcodes").build();
+    XYChart chart = new XYChartBuilder()
+        .width(1000)
+        .height(320)
+        .xAxisTitle("minute of the window")
+        .yAxisTitle("re-transcodes")
+        .build();
     Charts.style(chart.getStyler());
     for (MondayResult r : ran) {
       List<double[]> points = new ArrayList<>();

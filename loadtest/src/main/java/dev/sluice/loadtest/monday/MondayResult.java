@@ -36,38 +36,104 @@ import java.util.Map;
  * @param limits {@code [second, limit]} of the transcode limiter, per reading
  */
 public record MondayResult(
-    String variant, String description, String error, double windowSeconds,
-    double cpuMean, double secondsAbove90, double longestAbove95, double worst10sAfter30,
-    long completed, List<Long> perMinute, double jobsPerMinute,
-    long rescueJobs, long rescueServed, double rescueWaitP50, double rescueWaitMax,
-    long historyLookups, double historyP99,
-    long tries429, long tries504, Map<String, Map<String, Long>> tries,
-    String loadBefore, String loadAfter,
-    List<double[]> cpu, List<double[]> limits) {
+    String variant,
+    String description,
+    String error,
+    double windowSeconds,
+    double cpuMean,
+    double secondsAbove90,
+    double longestAbove95,
+    double worst10sAfter30,
+    long completed,
+    List<Long> perMinute,
+    double jobsPerMinute,
+    long rescueJobs,
+    long rescueServed,
+    double rescueWaitP50,
+    double rescueWaitMax,
+    long historyLookups,
+    double historyP99,
+    long tries429,
+    long tries504,
+    Map<String, Map<String, Long>> tries,
+    String loadBefore,
+    String loadAfter,
+    List<double[]> cpu,
+    List<double[]> limits) {
 
   /** The figures of a run that happened. */
-  static MondayResult of(MondayVariant variant, double windowSeconds, MondayTally tally, CpuTrace trace,
-      List<double[]> limits, String loadBefore, String loadAfter) {
-    List<Double> done = tally.completions().stream().filter(s -> s <= windowSeconds).toList();
+  static MondayResult of(
+      MondayVariant variant,
+      double windowSeconds,
+      MondayTally tally,
+      CpuTrace trace,
+      List<double[]> limits,
+      String loadBefore,
+      String loadAfter) {
+    List<Double> done =
+        tally.completions().stream().filter(s -> s <= windowSeconds).toList();
     Map<String, Map<String, Long>> tries = new LinkedHashMap<>();
     for (Kind kind : Kind.values()) {
       tries.put(kind.name().toLowerCase(java.util.Locale.ROOT), tally.tries(kind));
     }
-    List<double[]> cpu = trace.samples().stream().map(s -> new double[] {s.endSecond(), s.percent()}).toList();
-    return new MondayResult(variant.name(), variant.description(), null, windowSeconds,
-        trace.mean(), trace.secondsAbove(90), trace.longestAbove(95), trace.worstWindow(10, 30),
-        done.size(), perMinute(done, windowSeconds), done.size() * 60.0 / windowSeconds,
-        tally.rescueJobs(), tally.rescueServed(),
-        percentile(tally.rescueWaitMillis(), 50), percentile(tally.rescueWaitMillis(), 100),
-        tally.historyMillis().size(), percentile(tally.historyMillis(), 99),
-        tally.count("429"), tally.count("504"), tries, loadBefore, loadAfter, cpu, limits);
+    List<double[]> cpu = trace.samples().stream()
+        .map(s -> new double[] {s.endSecond(), s.percent()})
+        .toList();
+    return new MondayResult(
+        variant.name(),
+        variant.description(),
+        null,
+        windowSeconds,
+        trace.mean(),
+        trace.secondsAbove(90),
+        trace.longestAbove(95),
+        trace.worstWindow(10, 30),
+        done.size(),
+        perMinute(done, windowSeconds),
+        done.size() * 60.0 / windowSeconds,
+        tally.rescueJobs(),
+        tally.rescueServed(),
+        percentile(tally.rescueWaitMillis(), 50),
+        percentile(tally.rescueWaitMillis(), 100),
+        tally.historyMillis().size(),
+        percentile(tally.historyMillis(), 99),
+        tally.count("429"),
+        tally.count("504"),
+        tries,
+        loadBefore,
+        loadAfter,
+        cpu,
+        limits);
   }
 
   /** A variant that did not run, and why. */
-  static MondayResult failed(MondayVariant variant, double windowSeconds, String why, String loadBefore) {
-    return new MondayResult(variant.name(), variant.description(), why, windowSeconds,
-        Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, List.of(), Double.NaN, 0, 0,
-        Double.NaN, Double.NaN, 0, Double.NaN, 0, 0, Map.of(), loadBefore, loadBefore, List.of(), List.of());
+  static MondayResult failed(
+      MondayVariant variant, double windowSeconds, String why, String loadBefore) {
+    return new MondayResult(
+        variant.name(),
+        variant.description(),
+        why,
+        windowSeconds,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        0,
+        List.of(),
+        Double.NaN,
+        0,
+        0,
+        Double.NaN,
+        Double.NaN,
+        0,
+        Double.NaN,
+        0,
+        0,
+        Map.of(),
+        loadBefore,
+        loadBefore,
+        List.of(),
+        List.of());
   }
 
   /** Completions per minute of the window, from their seconds; the last minute may be partial. */

@@ -12,7 +12,11 @@ import java.util.TreeMap;
 final class MondayTally {
 
   /** The three kinds of traffic of the scenario. */
-  enum Kind { MAINTENANCE, RESCUE, HISTORY }
+  enum Kind {
+    MAINTENANCE,
+    RESCUE,
+    HISTORY
+  }
 
   private final Map<Kind, Map<String, Long>> tries = new TreeMap<>();
   private final List<Double> completions = new ArrayList<>();

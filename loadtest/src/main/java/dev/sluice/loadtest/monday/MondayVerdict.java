@@ -19,10 +19,15 @@ public record MondayVerdict(String variant, String line, List<Check> checks) {
 
   /** The CPU target of the scenario's fix and its tolerance, percent. */
   static final double TARGET = 70;
+
   static final double TOLERANCE = 5;
 
   /** Verdicts of a check. */
-  public enum Outcome { MET, MISSED, NOT_APPLICABLE }
+  public enum Outcome {
+    MET,
+    MISSED,
+    NOT_APPLICABLE
+  }
 
   /**
    * One target.
@@ -36,7 +41,8 @@ public record MondayVerdict(String variant, String line, List<Check> checks) {
   /** Judges every result; the static runs among them are the throughput reference. */
   public static List<MondayVerdict> judge(List<MondayResult> results) {
     List<MondayResult> statics = results.stream()
-        .filter(r -> r.error() == null && r.variant().startsWith("static")).toList();
+        .filter(r -> r.error() == null && r.variant().startsWith("static"))
+        .toList();
     List<MondayVerdict> verdicts = new ArrayList<>();
     for (MondayResult r : results) {
       verdicts.add(judge(r, statics));
@@ -52,30 +58,51 @@ public record MondayVerdict(String variant, String line, List<Check> checks) {
       return failureShown(r);
     }
     if (r.variant().startsWith("static")) {
-      return new MondayVerdict(r.variant(), String.format(Locale.ROOT,
-          "%s: the reference: CPU mean %.1f %%, %.1f re-transcodes/min, rescue %d of %d served,"
-              + " history p99 %.0f ms", r.variant(), r.cpuMean(), r.jobsPerMinute(), r.rescueServed(),
-          r.rescueJobs(), r.historyP99()), List.of());
+      return new MondayVerdict(
+          r.variant(),
+          String.format(
+              Locale.ROOT,
+              "%s: the reference: CPU mean %.1f %%, %.1f re-transcodes/min, rescue %d of %d served,"
+                  + " history p99 %.0f ms",
+              r.variant(),
+              r.cpuMean(),
+              r.jobsPerMinute(),
+              r.rescueServed(),
+              r.rescueJobs(),
+              r.historyP99()),
+          List.of());
     }
     List<Check> checks = new ArrayList<>();
-    checks.add(new Check("machine CPU mean 70 ± 5 %",
+    checks.add(new Check(
+        "machine CPU mean 70 ± 5 %",
         outcome(Math.abs(r.cpuMean() - TARGET) <= TOLERANCE, r.cpuMean()),
         String.format(Locale.ROOT, "%.1f %%", r.cpuMean())));
-    checks.add(new Check("no 10 s window above 90 % after the first 30 s",
-        Double.isNaN(r.worst10sAfter30()) ? Outcome.NOT_APPLICABLE
+    checks.add(new Check(
+        "no 10 s window above 90 % after the first 30 s",
+        Double.isNaN(r.worst10sAfter30())
+            ? Outcome.NOT_APPLICABLE
             : outcome(r.worst10sAfter30() <= 90, r.worst10sAfter30()),
-        Double.isNaN(r.worst10sAfter30()) ? "the window is shorter than 40 s"
+        Double.isNaN(r.worst10sAfter30())
+            ? "the window is shorter than 40 s"
             : String.format(Locale.ROOT, "worst 10 s: %.1f %%", r.worst10sAfter30())));
-    checks.add(new Check("every rescue job served",
-        r.rescueJobs() == 0 ? Outcome.NOT_APPLICABLE : outcome(r.rescueServed() == r.rescueJobs(), 0),
+    checks.add(new Check(
+        "every rescue job served",
+        r.rescueJobs() == 0
+            ? Outcome.NOT_APPLICABLE
+            : outcome(r.rescueServed() == r.rescueJobs(), 0),
         r.rescueServed() + " of " + r.rescueJobs()));
-    checks.add(new Check("history p99 under 50 ms", outcome(r.historyP99() < 50, r.historyP99()),
+    checks.add(new Check(
+        "history p99 under 50 ms",
+        outcome(r.historyP99() < 50, r.historyP99()),
         String.format(Locale.ROOT, "%.0f ms", r.historyP99())));
     checks.add(throughput(r, statics));
     long met = checks.stream().filter(c -> c.outcome() == Outcome.MET).count();
-    long judged = checks.stream().filter(c -> c.outcome() != Outcome.NOT_APPLICABLE).count();
-    List<String> missed = checks.stream().filter(c -> c.outcome() == Outcome.MISSED)
-        .map(c -> c.target() + " (" + c.detail() + ")").toList();
+    long judged =
+        checks.stream().filter(c -> c.outcome() != Outcome.NOT_APPLICABLE).count();
+    List<String> missed = checks.stream()
+        .filter(c -> c.outcome() == Outcome.MISSED)
+        .map(c -> c.target() + " (" + c.detail() + ")")
+        .toList();
     String line = r.variant() + ": " + met + " of " + judged + " targets met"
         + (missed.isEmpty() ? "" : "; missed: " + String.join("; ", missed));
     return new MondayVerdict(r.variant(), line, checks);
@@ -87,16 +114,27 @@ public record MondayVerdict(String variant, String line, List<Check> checks) {
    */
   static Check throughput(MondayResult r, List<MondayResult> statics) {
     String target = "re-transcodes/min at least 95 % of a static limit's at the same mean CPU";
-    Optional<MondayResult> nearest = statics.stream().filter(s -> s.cpuMean() > 0 && s.jobsPerMinute() > 0)
+    Optional<MondayResult> nearest = statics.stream()
+        .filter(s -> s.cpuMean() > 0 && s.jobsPerMinute() > 0)
         .min(Comparator.comparingDouble(s -> Math.abs(s.cpuMean() - r.cpuMean())));
     if (nearest.isEmpty() || !(r.cpuMean() > 0)) {
-      return new Check(target, Outcome.NOT_APPLICABLE, "no static run with completed jobs to compare with");
+      return new Check(
+          target, Outcome.NOT_APPLICABLE, "no static run with completed jobs to compare with");
     }
     MondayResult s = nearest.get();
     double ratio = (r.jobsPerMinute() / r.cpuMean()) / (s.jobsPerMinute() / s.cpuMean());
-    return new Check(target, ratio >= 0.95 ? Outcome.MET : Outcome.MISSED, String.format(Locale.ROOT,
-        "%.1f/min at %.1f %% against %s's %.1f/min at %.1f %%: %.0f %% per unit of CPU",
-        r.jobsPerMinute(), r.cpuMean(), s.variant(), s.jobsPerMinute(), s.cpuMean(), 100 * ratio));
+    return new Check(
+        target,
+        ratio >= 0.95 ? Outcome.MET : Outcome.MISSED,
+        String.format(
+            Locale.ROOT,
+            "%.1f/min at %.1f %% against %s's %.1f/min at %.1f %%: %.0f %% per unit of CPU",
+            r.jobsPerMinute(),
+            r.cpuMean(),
+            s.variant(),
+            s.jobsPerMinute(),
+            s.cpuMean(),
+            100 * ratio));
   }
 
   /**
@@ -107,16 +145,33 @@ public record MondayVerdict(String variant, String line, List<Check> checks) {
     boolean pinned = r.cpuMean() >= 90;
     boolean starved = r.rescueServed() < r.rescueJobs() || !(r.historyP99() < 50);
     List<Check> checks = List.of(
-        new Check("CPU pinned (mean at least 90 %)", outcome(pinned, r.cpuMean()),
-            String.format(Locale.ROOT, "%.1f %%, longest stretch above 95 %%: %.0f s", r.cpuMean(),
+        new Check(
+            "CPU pinned (mean at least 90 %)",
+            outcome(pinned, r.cpuMean()),
+            String.format(
+                Locale.ROOT,
+                "%.1f %%, longest stretch above 95 %%: %.0f s",
+                r.cpuMean(),
                 r.longestAbove95())),
-        new Check("rescue or history starved", starved ? Outcome.MET : Outcome.MISSED,
-            String.format(Locale.ROOT, "rescue %d of %d served, history p99 %.0f ms", r.rescueServed(),
-                r.rescueJobs(), r.historyP99())));
-    String line = String.format(Locale.ROOT, "none: %s: CPU mean %.1f %%, longest stretch above 95 %% %.0f s,"
-            + " rescue %d of %d served, history p99 %.0f ms", pinned && starved
-            ? "shows the scenario's failure" : "does NOT show the scenario's failure", r.cpuMean(),
-        r.longestAbove95(), r.rescueServed(), r.rescueJobs(), r.historyP99());
+        new Check(
+            "rescue or history starved",
+            starved ? Outcome.MET : Outcome.MISSED,
+            String.format(
+                Locale.ROOT,
+                "rescue %d of %d served, history p99 %.0f ms",
+                r.rescueServed(),
+                r.rescueJobs(),
+                r.historyP99())));
+    String line = String.format(
+        Locale.ROOT,
+        "none: %s: CPU mean %.1f %%, longest stretch above 95 %% %.0f s,"
+            + " rescue %d of %d served, history p99 %.0f ms",
+        pinned && starved ? "shows the scenario's failure" : "does NOT show the scenario's failure",
+        r.cpuMean(),
+        r.longestAbove95(),
+        r.rescueServed(),
+        r.rescueJobs(),
+        r.historyP99());
     return new MondayVerdict(r.variant(), line, checks);
   }
 

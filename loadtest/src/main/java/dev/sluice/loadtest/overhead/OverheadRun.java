@@ -40,6 +40,7 @@ public final class OverheadRun implements Experiment {
   static final int CONNECTIONS = 16;
   /** Enough rounds that the medians' spread can be stated beside them. */
   static final int ROUNDS = 7;
+
   static final int WARM_UP_MAX = 8;
   static final String RULES = "overhead-ping-rules.yaml";
 
@@ -64,10 +65,22 @@ public final class OverheadRun implements Experiment {
    * @param bytesOverBaseline bytesPerRequest minus the baseline's: what the limiter adds
    * @param bytesPerRound bytesPerRequest of each round, in round order
    */
-  record Side(String variant, String description, double cpuMicrosPerRequest, double cpuRatio,
-      double requestsPerSecond, double throughputRatio, double p50Millis, double p99Millis,
-      long non2xx, List<Double> cpuPerRound, double cpuRatioLow, double cpuRatioHigh,
-      double bytesPerRequest, double bytesOverBaseline, List<Double> bytesPerRound) {}
+  record Side(
+      String variant,
+      String description,
+      double cpuMicrosPerRequest,
+      double cpuRatio,
+      double requestsPerSecond,
+      double throughputRatio,
+      double p50Millis,
+      double p99Millis,
+      long non2xx,
+      List<Double> cpuPerRound,
+      double cpuRatioLow,
+      double cpuRatioHigh,
+      double bytesPerRequest,
+      double bytesOverBaseline,
+      List<Double> bytesPerRound) {}
 
   /**
    * @param endpoint what was called
@@ -78,8 +91,14 @@ public final class OverheadRun implements Experiment {
    * @param loadAverageAfter and after it
    * @param sides one per service, the baseline first
    */
-  record Result(String endpoint, String generator, int rounds, double secondsPerRound,
-      double loadAverageBefore, double loadAverageAfter, List<Side> sides) {}
+  record Result(
+      String endpoint,
+      String generator,
+      int rounds,
+      double secondsPerRound,
+      double loadAverageBefore,
+      double loadAverageAfter,
+      List<Side> sides) {}
 
   /**
    * One service under test: where it answers, its process (for CPU time) and how to read the bytes
@@ -126,8 +145,10 @@ public final class OverheadRun implements Experiment {
       throw new IllegalArgumentException("--port cannot be used with --scenario overhead"
           + " (--overhead), which starts several services at once");
     }
-    OverheadVariant.select(OverheadVariant.all(options.out().resolve(RULES)),
-        options.variantList(), options.beforeJar());
+    OverheadVariant.select(
+        OverheadVariant.all(options.out().resolve(RULES)),
+        options.variantList(),
+        options.beforeJar());
   }
 
   /** The whole run: start the services, measure, write {@code overhead.json} and return it. */
@@ -137,24 +158,28 @@ public final class OverheadRun implements Experiment {
     OverheadVariant.writeRules(options.out().resolve(RULES));
     List<OverheadVariant> variants = OverheadVariant.select(
         OverheadVariant.all(options.out().resolve(RULES)),
-        options.variantList(), options.beforeJar());
+        options.variantList(),
+        options.beforeJar());
     List<DemoProcess> started = new ArrayList<>();
     try (ServerAllocation allocation = new ServerAllocation()) {
       // all up at once, so they share the machine alike for the whole run
       for (OverheadVariant variant : variants) {
         List<String> properties = new ArrayList<>(options.serverProperties());
         properties.addAll(variant.serverProperties());
-        started.add(DemoProcess.start(properties,
+        started.add(DemoProcess.start(
+            properties,
             options.out().resolve("server-overhead-" + variant.name() + ".log"),
-            variant.classPath().map(Path::toString)
-                .orElse(System.getProperty("java.class.path"))));
+            variant.classPath().map(Path::toString).orElse(System.getProperty("java.class.path"))));
       }
       List<Service> services = started.stream()
-          .map(d -> new Service(d.uri(), d.pid(), allocation::bytes)).toList();
-      Result result = run(variants, services, generator(), ROUNDS,
-          options.duration().dividedBy(ROUNDS));
+          .map(d -> new Service(d.uri(), d.pid(), allocation::bytes))
+          .toList();
+      Result result =
+          run(variants, services, generator(), ROUNDS, options.duration().dividedBy(ROUNDS));
       Path file = options.out().resolve("overhead.json");
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), result);
+      new ObjectMapper()
+          .enable(SerializationFeature.INDENT_OUTPUT)
+          .writeValue(file.toFile(), result);
       System.out.print(table(result));
       return file;
     } finally {
@@ -166,8 +191,13 @@ public final class OverheadRun implements Experiment {
    * @param variants the set-ups, the baseline first
    * @param services where each runs, in the same order
    */
-  static Result run(List<OverheadVariant> variants, List<Service> services, Generator generator,
-      int rounds, Duration round) throws IOException, InterruptedException {
+  static Result run(
+      List<OverheadVariant> variants,
+      List<Service> services,
+      Generator generator,
+      int rounds,
+      Duration round)
+      throws IOException, InterruptedException {
     if (variants.size() != services.size() || variants.isEmpty()) {
       throw new IllegalArgumentException("one service per variant: " + variants.size()
           + " variants, " + services.size() + " services");
@@ -199,8 +229,9 @@ public final class OverheadRun implements Experiment {
         double cpuMicros = cpuMicros(done, cpuBefore, ProcessCpu.nanos(service.pid()));
         double bytes =
             ServerAllocation.perRequest(allocatedBefore, service.allocated(), done.requests());
-        measured.get(v).add(new double[] {cpuMicros, done.requests() / done.seconds(),
-            done.p50Millis(), done.p99Millis(), bytes});
+        measured.get(v).add(new double[] {
+          cpuMicros, done.requests() / done.seconds(), done.p50Millis(), done.p99Millis(), bytes
+        });
         non2xx[v] += done.non2xx();
       }
     }
@@ -215,13 +246,31 @@ public final class OverheadRun implements Experiment {
       double bytes = median(m, 4);
       java.util.DoubleSummaryStatistics ratios =
           m.stream().mapToDouble(x -> x[0] / baseCpu).summaryStatistics();
-      sides.add(new Side(variants.get(v).name(), variants.get(v).description(), cpu,
-          cpu / baseCpu, rate, rate / baseRate, median(m, 2), median(m, 3), non2xx[v],
-          m.stream().map(x -> x[0]).toList(), ratios.getMin(), ratios.getMax(), bytes,
-          bytes - baseBytes, m.stream().map(x -> x[4]).toList()));
+      sides.add(new Side(
+          variants.get(v).name(),
+          variants.get(v).description(),
+          cpu,
+          cpu / baseCpu,
+          rate,
+          rate / baseRate,
+          median(m, 2),
+          median(m, 3),
+          non2xx[v],
+          m.stream().map(x -> x[0]).toList(),
+          ratios.getMin(),
+          ratios.getMax(),
+          bytes,
+          bytes - baseBytes,
+          m.stream().map(x -> x[4]).toList()));
     }
-    return new Result("GET " + OverheadVariant.ENDPOINT, generator.describe(), rounds,
-        round.toMillis() / 1000.0, loadBefore, loadAverage(), sides);
+    return new Result(
+        "GET " + OverheadVariant.ENDPOINT,
+        generator.describe(),
+        rounds,
+        round.toMillis() / 1000.0,
+        loadBefore,
+        loadAverage(),
+        sides);
   }
 
   private static double cpuPerRequest(Service service, Generator generator, Duration length)
@@ -232,30 +281,56 @@ public final class OverheadRun implements Experiment {
   }
 
   private static double cpuMicros(Round done, long cpuBefore, long cpuAfter) {
-    return done.requests() == 0 || cpuBefore < 0 || cpuAfter < 0 ? Double.NaN
+    return done.requests() == 0 || cpuBefore < 0 || cpuAfter < 0
+        ? Double.NaN
         : (cpuAfter - cpuBefore) / 1000.0 / done.requests();
   }
 
   /** Two warm-up rounds within 10% of each other: the JIT is done enough to measure. */
   static boolean settled(double previous, double current) {
-    return !Double.isNaN(previous) && !Double.isNaN(current)
+    return !Double.isNaN(previous)
+        && !Double.isNaN(current)
         && Math.abs(current - previous) <= 0.10 * previous;
   }
 
   static String table(Result result) {
-    StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+    StringBuilder out = new StringBuilder(String.format(
+        Locale.ROOT,
         "overhead on %s, %s, %d rounds of %.1f s per service, load average %.2f -> %.2f%n",
-        result.endpoint(), result.generator(), result.rounds(), result.secondsPerRound(),
-        result.loadAverageBefore(), result.loadAverageAfter()));
-    out.append(String.format(Locale.ROOT, "  %-23s %10s %9s %13s %10s %9s %8s %9s %8s %7s%n",
-        "variant", "CPU us/req", "CPU ratio", "rounds' range", "B/req", "B over", "req/s",
-        "rate ratio", "p99 ms", "non-2xx"));
+        result.endpoint(),
+        result.generator(),
+        result.rounds(),
+        result.secondsPerRound(),
+        result.loadAverageBefore(),
+        result.loadAverageAfter()));
+    out.append(String.format(
+        Locale.ROOT,
+        "  %-23s %10s %9s %13s %10s %9s %8s %9s %8s %7s%n",
+        "variant",
+        "CPU us/req",
+        "CPU ratio",
+        "rounds' range",
+        "B/req",
+        "B over",
+        "req/s",
+        "rate ratio",
+        "p99 ms",
+        "non-2xx"));
     for (Side s : result.sides()) {
-      out.append(String.format(Locale.ROOT,
+      out.append(String.format(
+          Locale.ROOT,
           "  %-23s %10.1f %9.3f   %5.3f-%5.3f %10.0f %9.0f %8.0f %9.3f %8.2f %7d%n",
-          s.variant(), s.cpuMicrosPerRequest(), s.cpuRatio(), s.cpuRatioLow(), s.cpuRatioHigh(),
-          s.bytesPerRequest(), s.bytesOverBaseline(), s.requestsPerSecond(), s.throughputRatio(),
-          s.p99Millis(), s.non2xx()));
+          s.variant(),
+          s.cpuMicrosPerRequest(),
+          s.cpuRatio(),
+          s.cpuRatioLow(),
+          s.cpuRatioHigh(),
+          s.bytesPerRequest(),
+          s.bytesOverBaseline(),
+          s.requestsPerSecond(),
+          s.throughputRatio(),
+          s.p99Millis(),
+          s.non2xx()));
     }
     return out.toString();
   }
@@ -273,8 +348,11 @@ public final class OverheadRun implements Experiment {
   }
 
   static double median(List<double[]> rows, int column) {
-    double[] values = rows.stream().mapToDouble(r -> r[column]).filter(d -> !Double.isNaN(d))
-        .sorted().toArray();
+    double[] values = rows.stream()
+        .mapToDouble(r -> r[column])
+        .filter(d -> !Double.isNaN(d))
+        .sorted()
+        .toArray();
     if (values.length == 0) {
       return Double.NaN;
     }
@@ -293,7 +371,8 @@ public final class OverheadRun implements Experiment {
         }
       }
     }
-    return new BuiltIn(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
+    return new BuiltIn(
+        HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
   }
 
   private static double loadAverage() {
@@ -315,9 +394,15 @@ public final class OverheadRun implements Experiment {
     @Override
     public Round drive(URI base, Duration length) throws IOException, InterruptedException {
       long seconds = Math.max(1, length.toSeconds());
-      Process wrk = new ProcessBuilder(executable.toString(), "-t1", "-c" + CONNECTIONS,
-          "-d" + seconds + "s", "--latency", base.resolve(OverheadVariant.ENDPOINT).toString())
-          .redirectErrorStream(true).start();
+      Process wrk = new ProcessBuilder(
+              executable.toString(),
+              "-t1",
+              "-c" + CONNECTIONS,
+              "-d" + seconds + "s",
+              "--latency",
+              base.resolve(OverheadVariant.ENDPOINT).toString())
+          .redirectErrorStream(true)
+          .start();
       String output = new String(wrk.getInputStream().readAllBytes());
       if (wrk.waitFor() != 0) {
         throw new IOException("wrk failed: " + output);
@@ -327,21 +412,25 @@ public final class OverheadRun implements Experiment {
 
     /** Reads wrk's summary: requests, run time, non-2xx responses, latency percentiles. */
     static Round parse(String output) throws IOException {
-      java.util.regex.Matcher total = java.util.regex.Pattern
-          .compile("(\\d+) requests in ([0-9.]+)(us|ms|s|m)").matcher(output);
+      java.util.regex.Matcher total = java.util.regex.Pattern.compile(
+              "(\\d+) requests in ([0-9.]+)(us|ms|s|m)")
+          .matcher(output);
       if (!total.find()) {
         throw new IOException("no request count in wrk's output: " + output);
       }
-      java.util.regex.Matcher bad = java.util.regex.Pattern
-          .compile("Non-2xx or 3xx responses: (\\d+)").matcher(output);
-      return new Round(Long.parseLong(total.group(1)), bad.find() ? Long.parseLong(bad.group(1)) : 0,
-          millis(total.group(2), total.group(3)) / 1000.0, percentile(output, "50%"),
+      java.util.regex.Matcher bad =
+          java.util.regex.Pattern.compile("Non-2xx or 3xx responses: (\\d+)").matcher(output);
+      return new Round(
+          Long.parseLong(total.group(1)),
+          bad.find() ? Long.parseLong(bad.group(1)) : 0,
+          millis(total.group(2), total.group(3)) / 1000.0,
+          percentile(output, "50%"),
           percentile(output, "99%"));
     }
 
     private static double percentile(String output, String label) {
-      java.util.regex.Matcher m = java.util.regex.Pattern
-          .compile("(?m)^\\s*" + java.util.regex.Pattern.quote(label) + "\\s+([0-9.]+)(us|ms|s|m)\\s*$")
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+              "(?m)^\\s*" + java.util.regex.Pattern.quote(label) + "\\s+([0-9.]+)(us|ms|s|m)\\s*$")
           .matcher(output);
       return m.find() ? millis(m.group(1), m.group(2)) : Double.NaN;
     }
@@ -373,25 +462,30 @@ public final class OverheadRun implements Experiment {
       AtomicLong bad = new AtomicLong();
       List<Thread> workers = new ArrayList<>();
       for (int w = 0; w < CONNECTIONS; w++) {
-        Thread thread = new Thread(() -> {
-          HttpRequest request = HttpRequest.newBuilder(base.resolve(OverheadVariant.ENDPOINT))
-              .timeout(Duration.ofSeconds(10)).build();
-          while (System.nanoTime() - end < 0) {
-            long sent = System.nanoTime();
-            try {
-              int status = client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
-              if (status / 100 != 2) {
-                bad.incrementAndGet();
+        Thread thread = new Thread(
+            () -> {
+              HttpRequest request = HttpRequest.newBuilder(base.resolve(OverheadVariant.ENDPOINT))
+                  .timeout(Duration.ofSeconds(10))
+                  .build();
+              while (System.nanoTime() - end < 0) {
+                long sent = System.nanoTime();
+                try {
+                  int status = client
+                      .send(request, HttpResponse.BodyHandlers.discarding())
+                      .statusCode();
+                  if (status / 100 != 2) {
+                    bad.incrementAndGet();
+                  }
+                } catch (IOException e) {
+                  bad.incrementAndGet();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  return;
+                }
+                micros.recordValue(Math.min(60_000_000L, (System.nanoTime() - sent) / 1000));
               }
-            } catch (IOException e) {
-              bad.incrementAndGet();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-              return;
-            }
-            micros.recordValue(Math.min(60_000_000L, (System.nanoTime() - sent) / 1000));
-          }
-        }, "overhead-" + w);
+            },
+            "overhead-" + w);
         thread.start();
         workers.add(thread);
       }
@@ -399,8 +493,12 @@ public final class OverheadRun implements Experiment {
         worker.join();
       }
       double seconds = (System.nanoTime() - start) / 1e9;
-      return new Round(micros.getTotalCount(), bad.get(), seconds,
-          micros.getValueAtPercentile(50) / 1000.0, micros.getValueAtPercentile(99) / 1000.0);
+      return new Round(
+          micros.getTotalCount(),
+          bad.get(),
+          seconds,
+          micros.getValueAtPercentile(50) / 1000.0,
+          micros.getValueAtPercentile(99) / 1000.0);
     }
   }
 }

@@ -19,8 +19,8 @@ import java.util.stream.Collectors;
  * @param serverProperties the {@code -D} properties of the demo's child JVM
  * @param classPath the child JVM's class path: empty for this build, else an earlier build's jar
  */
-record OverheadVariant(String name, String description, List<String> serverProperties,
-    Optional<Path> classPath) {
+record OverheadVariant(
+    String name, String description, List<String> serverProperties, Optional<Path> classPath) {
 
   /** What a variant run from {@code --before-jar} adds to its name. */
   static final String BEFORE_SUFFIX = "@before";
@@ -40,10 +40,20 @@ record OverheadVariant(String name, String description, List<String> serverPrope
    * is set far above what two cores serve.
    */
   static void writeRules(Path rulesFile) throws IOException {
-    Files.writeString(rulesFile, String.join("\n", "rules:",
-        "  - id: ping-per-ip", "    resource: " + ENDPOINT, "    method: GET",
-        "    actor: ip", "    limit: 1000000000", "    unit: second",
-        "    algorithm: token-bucket", "    scope: local", ""));
+    Files.writeString(
+        rulesFile,
+        String.join(
+            "\n",
+            "rules:",
+            "  - id: ping-per-ip",
+            "    resource: " + ENDPOINT,
+            "    method: GET",
+            "    actor: ip",
+            "    limit: 1000000000",
+            "    unit: second",
+            "    algorithm: token-bucket",
+            "    scope: local",
+            ""));
   }
 
   /**
@@ -55,16 +65,27 @@ record OverheadVariant(String name, String description, List<String> serverPrope
   static List<OverheadVariant> all(Path rulesFile) {
     return List.of(
         new OverheadVariant(BASELINE, "no limiter", List.of("sluice.enabled=false")),
-        new OverheadVariant("sluice-limiter", "Sluice, concurrency limiter on the path, never full",
-            List.of("sluice.enabled=true", "sluice.limiters.ping.path=" + ENDPOINT,
+        new OverheadVariant(
+            "sluice-limiter",
+            "Sluice, concurrency limiter on the path, never full",
+            List.of(
+                "sluice.enabled=true",
+                "sluice.limiters.ping.path=" + ENDPOINT,
                 "sluice.limiters.ping.max-concurrency=10000")),
-        new OverheadVariant("sluice-rate", "Sluice, per-IP token-bucket rule, never empty",
+        new OverheadVariant(
+            "sluice-rate",
+            "Sluice, per-IP token-bucket rule, never empty",
             List.of("sluice.enabled=true", "sluice.rules.file=" + rulesFile.toAbsolutePath())),
-        new OverheadVariant("ratelimitplugin", "Javalin RateLimitPlugin, 10^9 per minute",
+        new OverheadVariant(
+            "ratelimitplugin",
+            "Javalin RateLimitPlugin, 10^9 per minute",
             List.of("sluice.enabled=false", "demo.overhead-peer=ratelimitplugin")),
-        new OverheadVariant("qos", "Jetty QoSHandler, maxRequestCount 10000",
+        new OverheadVariant(
+            "qos",
+            "Jetty QoSHandler, maxRequestCount 10000",
             List.of("sluice.enabled=false", "demo.overhead-peer=qos")),
-        new OverheadVariant("javalin-handlers",
+        new OverheadVariant(
+            "javalin-handlers",
             "no limiter: three empty Javalin handlers (before, before-matched, after)",
             List.of("sluice.enabled=false", "demo.overhead-peer=handlers")));
   }
@@ -81,17 +102,22 @@ record OverheadVariant(String name, String description, List<String> serverPrope
    * @throws IllegalArgumentException naming an unknown variant and the known ones, or a jar that is
    *     not a readable file
    */
-  static List<OverheadVariant> select(List<OverheadVariant> all, Optional<String> names,
-      Optional<Path> beforeJar) {
+  static List<OverheadVariant> select(
+      List<OverheadVariant> all, Optional<String> names, Optional<Path> beforeJar) {
     List<OverheadVariant> chosen = new ArrayList<>();
     chosen.add(all.get(0));
     if (names.isPresent()) {
-      for (String name : Arrays.stream(names.get().split(",")).map(String::trim)
-          .filter(n -> !n.isEmpty()).distinct().toList()) {
-        OverheadVariant variant = all.stream().filter(v -> v.name().equals(name)).findFirst()
+      for (String name : Arrays.stream(names.get().split(","))
+          .map(String::trim)
+          .filter(n -> !n.isEmpty())
+          .distinct()
+          .toList()) {
+        OverheadVariant variant = all.stream()
+            .filter(v -> v.name().equals(name))
+            .findFirst()
             .orElseThrow(() -> new IllegalArgumentException("--variants: unknown overhead variant '"
-                + name + "'; known: " + all.stream().map(OverheadVariant::name)
-                    .collect(Collectors.joining(", "))));
+                + name + "'; known: "
+                + all.stream().map(OverheadVariant::name).collect(Collectors.joining(", "))));
         if (!chosen.contains(variant)) {
           chosen.add(variant);
         }
@@ -103,12 +129,15 @@ record OverheadVariant(String name, String description, List<String> serverPrope
       Path jar = beforeJar.get();
       if (!Files.isRegularFile(jar) || !Files.isReadable(jar)) {
         throw new IllegalArgumentException(
-            "--before-jar must be a readable jar file (an earlier loadtest.jar) but was '" + jar + "'");
+            "--before-jar must be a readable jar file (an earlier loadtest.jar) but was '" + jar
+                + "'");
       }
       for (OverheadVariant variant : List.copyOf(chosen)) {
         if (variant.name().startsWith("sluice-")) {
-          chosen.add(new OverheadVariant(variant.name() + BEFORE_SUFFIX,
-              variant.description() + ", from " + jar.getFileName(), variant.serverProperties(),
+          chosen.add(new OverheadVariant(
+              variant.name() + BEFORE_SUFFIX,
+              variant.description() + ", from " + jar.getFileName(),
+              variant.serverProperties(),
               Optional.of(jar.toAbsolutePath())));
         }
       }

@@ -40,8 +40,8 @@ final class ServerAllocation implements AutoCloseable {
   long bytes(long pid) {
     try {
       MBeanServerConnection connection = connection(pid);
-      Object value = connection.getAttribute(
-          new ObjectName(ManagementFactory.THREAD_MXBEAN_NAME), ATTRIBUTE);
+      Object value =
+          connection.getAttribute(new ObjectName(ManagementFactory.THREAD_MXBEAN_NAME), ATTRIBUTE);
       return value instanceof Long bytes ? bytes : -1;
     } catch (IOException | JMException | AttachNotSupportedException | RuntimeException e) {
       forget(pid);
@@ -90,7 +90,8 @@ final class ServerAllocation implements AutoCloseable {
 
   /** Bytes per request between two readings; NaN when either reading failed or nothing ran. */
   static double perRequest(long before, long after, long requests) {
-    return before < 0 || after < 0 || requests <= 0 || after < before ? Double.NaN
+    return before < 0 || after < 0 || requests <= 0 || after < before
+        ? Double.NaN
         : (double) (after - before) / requests;
   }
 }

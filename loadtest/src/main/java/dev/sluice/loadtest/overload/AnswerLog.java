@@ -28,7 +28,12 @@ final class AnswerLog {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private record Try(String size, long offsetNanos, long sentNanos, long answeredNanos, int status,
+  private record Try(
+      String size,
+      long offsetNanos,
+      long sentNanos,
+      long answeredNanos,
+      int status,
       String reason) {}
 
   private final LongSupplier nanoClock;
@@ -64,10 +69,13 @@ final class AnswerLog {
     }
     // the earliest sent - offset, compared by difference from the first: nanoTime may wrap
     long first = all.get(0).sentNanos - all.get(0).offsetNanos;
-    long earliest = all.stream().mapToLong(t -> t.sentNanos - t.offsetNanos - first).min().orElseThrow();
+    long earliest =
+        all.stream().mapToLong(t -> t.sentNanos - t.offsetNanos - first).min().orElseThrow();
     long start = first + earliest;
-    return all.stream().map(t -> new Answer(t.size, t.offsetNanos / 1e9,
-        (t.answeredNanos - start) / 1e9, t.status, t.reason)).toList();
+    return all.stream()
+        .map(t -> new Answer(
+            t.size, t.offsetNanos / 1e9, (t.answeredNanos - start) / 1e9, t.status, t.reason))
+        .toList();
   }
 
   private static String reason(String body) {
@@ -76,7 +84,8 @@ final class AnswerLog {
       if (node == null) {
         return null;
       }
-      return node.path("reason").isTextual() ? node.get("reason").asText()
+      return node.path("reason").isTextual()
+          ? node.get("reason").asText()
           : node.path("title").isTextual() ? node.get("title").asText() : null;
     } catch (Exception notJson) {
       return null;

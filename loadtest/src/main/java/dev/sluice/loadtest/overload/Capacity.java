@@ -14,15 +14,26 @@ package dev.sluice.loadtest.overload;
  * @param unloadedJobs jobs behind the two latencies
  */
 public record Capacity(
-    String kind, int cores, double measuredPerSecond, double derivedPerSecond,
-    double unloadedP50Millis, double unloadedP99Millis, int unloadedJobs) {
+    String kind,
+    int cores,
+    double measuredPerSecond,
+    double derivedPerSecond,
+    double unloadedP50Millis,
+    double unloadedP99Millis,
+    int unloadedJobs) {
 
   /** The CPU target of every Sluice variant, as a share of the machine. */
   static final double TARGET_CPU = 0.7;
 
   static Capacity derived(JobKind kind, int cores) {
-    return new Capacity(kind.id(), cores, Double.NaN, cores * 1000.0 / kind.meanCpuMillis(),
-        Double.NaN, Double.NaN, 0);
+    return new Capacity(
+        kind.id(),
+        cores,
+        Double.NaN,
+        cores * 1000.0 / kind.meanCpuMillis(),
+        Double.NaN,
+        Double.NaN,
+        0);
   }
 
   /** The capacity the sweep's multiples are of: the measured one, or the derived one without it. */

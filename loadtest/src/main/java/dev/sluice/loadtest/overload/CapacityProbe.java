@@ -41,8 +41,14 @@ final class CapacityProbe {
         }
       }
       Collections.sort(latencies);
-      return new Capacity(kind.id(), cores, perSecond, derived.derivedPerSecond(),
-          RunFigures.rank(latencies, 0.50), RunFigures.rank(latencies, 0.99), latencies.size());
+      return new Capacity(
+          kind.id(),
+          cores,
+          perSecond,
+          derived.derivedPerSecond(),
+          RunFigures.rank(latencies, 0.50),
+          RunFigures.rank(latencies, 0.99),
+          latencies.size());
     }
   }
 
@@ -63,14 +69,23 @@ final class CapacityProbe {
     return completed.get() / (MEASURED.toNanos() / 1e9);
   }
 
-  private static void next(HttpTransport http, JobKind kind, AtomicLong sent, AtomicLong completed,
-      long from, long until, CompletableFuture<Void> done) {
+  private static void next(
+      HttpTransport http,
+      JobKind kind,
+      AtomicLong sent,
+      AtomicLong completed,
+      long from,
+      long until,
+      CompletableFuture<Void> done) {
     if (System.nanoTime() - until >= 0) {
       done.complete(null);
       return;
     }
-    http.client().sendAsync(request(http, kind.path((int) sent.getAndIncrement())),
-        HttpResponse.BodyHandlers.discarding()).whenComplete((response, error) -> {
+    http.client()
+        .sendAsync(
+            request(http, kind.path((int) sent.getAndIncrement())),
+            HttpResponse.BodyHandlers.discarding())
+        .whenComplete((response, error) -> {
           long now = System.nanoTime();
           if (error == null && response.statusCode() == 200 && now - from >= 0 && now - until < 0) {
             completed.incrementAndGet();
@@ -84,8 +99,10 @@ final class CapacityProbe {
   }
 
   private static HttpRequest request(HttpTransport http, String path) {
-    return HttpRequest.newBuilder(http.base().resolve(path)).timeout(Duration.ofSeconds(60))
-        .POST(HttpRequest.BodyPublishers.noBody()).build();
+    return HttpRequest.newBuilder(http.base().resolve(path))
+        .timeout(Duration.ofSeconds(60))
+        .POST(HttpRequest.BodyPublishers.noBody())
+        .build();
   }
 
   private static int cores(HttpTransport http) {

@@ -30,7 +30,8 @@ public enum JobKind {
 
   /** One size of job. */
   enum Size {
-    SHORT(20), LONG(200);
+    SHORT(20),
+    LONG(200);
 
     final int cpuMillis;
 
@@ -92,11 +93,16 @@ public enum JobKind {
    * @throws IllegalArgumentException naming the option, the value and the choices
    */
   public static List<JobKind> parse(String option, String value) {
-    return Arrays.stream(value.split(",")).map(String::trim).map(id -> Arrays.stream(values())
-        .filter(k -> k.id().equalsIgnoreCase(id)).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException(option + " must be a comma list of "
-            + Arrays.stream(values()).map(JobKind::id).collect(Collectors.joining(", "))
-            + " but was '" + value + "'"))).distinct().toList();
+    return Arrays.stream(value.split(","))
+        .map(String::trim)
+        .map(id -> Arrays.stream(values())
+            .filter(k -> k.id().equalsIgnoreCase(id))
+            .findFirst()
+            .orElseThrow(() -> new IllegalArgumentException(option + " must be a comma list of "
+                + Arrays.stream(values()).map(JobKind::id).collect(Collectors.joining(", "))
+                + " but was '" + value + "'")))
+        .distinct()
+        .toList();
   }
 
   /**
@@ -106,13 +112,22 @@ public enum JobKind {
    */
   List<TrafficStream> streams(DoubleUnaryOperator rate, double peakRate) {
     double share = 1.0 / sizes.size();
-    return sizes.stream().map(size -> new TrafficStream(
-        size.id(), "POST", random -> size.path(), HOSTS,
-        host -> Map.of(
-            "X-Account-Id", String.format(Locale.ROOT, "maintenance-host-%02d", host + 1),
-            SIZE_HEADER, size.id(),
-            COST_HEADER, Integer.toString(size.cost())),
-        t -> share * rate.applyAsDouble(t), share * peakRate)).toList();
+    return sizes.stream()
+        .map(size -> new TrafficStream(
+            size.id(),
+            "POST",
+            random -> size.path(),
+            HOSTS,
+            host -> Map.of(
+                "X-Account-Id",
+                String.format(Locale.ROOT, "maintenance-host-%02d", host + 1),
+                SIZE_HEADER,
+                size.id(),
+                COST_HEADER,
+                Integer.toString(size.cost())),
+            t -> share * rate.applyAsDouble(t),
+            share * peakRate))
+        .toList();
   }
 
   /** A request path of the kind for the calibration and the capacity probe, the {@code n}th. */

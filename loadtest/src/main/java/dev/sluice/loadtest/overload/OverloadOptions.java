@@ -52,8 +52,9 @@ public record OverloadOptions(List<Double> points, List<JobKind> jobs, boolean s
       } catch (NumberFormatException e) {
         // the message below
       }
-      throw new IllegalArgumentException(option + " must be none or a comma list of multiples in (0, 1000]"
-          + " such as 1,2,5,10 but was '" + value + "'");
+      throw new IllegalArgumentException(
+          option + " must be none or a comma list of multiples in (0, 1000]"
+              + " such as 1,2,5,10 but was '" + value + "'");
     }
     return List.copyOf(points);
   }

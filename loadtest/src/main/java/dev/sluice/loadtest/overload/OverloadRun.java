@@ -59,7 +59,8 @@ public final class OverloadRun implements Experiment {
     }
     if (options.overload().step() && options.duration().toSeconds() < 6) {
       throw new IllegalArgumentException(
-          "--step needs a --duration of at least 6s (three phases of 2 s) but was " + options.duration());
+          "--step needs a --duration of at least 6s (three phases of 2 s) but was "
+              + options.duration());
     }
   }
 
@@ -101,11 +102,14 @@ public final class OverloadRun implements Experiment {
     summary.put("capacity", capacities);
     summary.put("sweep", sweep);
     summary.put("step", step);
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
         .writeValue(options.out().resolve("summary.json").toFile(), summary);
     Path report = options.out().resolve("report.html");
-    Files.writeString(report, OverloadReport.render(
-        options.duration().toSeconds(), loadBefore, loadAfter, capacities, sweep, step),
+    Files.writeString(
+        report,
+        OverloadReport.render(
+            options.duration().toSeconds(), loadBefore, loadAfter, capacities, sweep, step),
         StandardCharsets.UTF_8);
     return report;
   }
@@ -117,9 +121,16 @@ public final class OverloadRun implements Experiment {
     Path log = options.out().resolve("server-overload-" + kind.id() + "-capacity.log");
     try (DemoProcess demo = DemoProcess.start(properties, log)) {
       Capacity c = CapacityProbe.measure(demo.uri(), kind);
-      System.out.printf(Locale.ROOT, "%-5s capacity %.1f jobs/s measured (%.1f derived), unloaded p50/p99"
-          + " %.1f/%.1f ms over %d jobs%n", kind.id(), c.measuredPerSecond(), c.derivedPerSecond(),
-          c.unloadedP50Millis(), c.unloadedP99Millis(), c.unloadedJobs());
+      System.out.printf(
+          Locale.ROOT,
+          "%-5s capacity %.1f jobs/s measured (%.1f derived), unloaded p50/p99"
+              + " %.1f/%.1f ms over %d jobs%n",
+          kind.id(),
+          c.measuredPerSecond(),
+          c.derivedPerSecond(),
+          c.unloadedP50Millis(),
+          c.unloadedP99Millis(),
+          c.unloadedJobs());
       return c;
     } catch (Exception e) {
       System.out.println(kind.id() + " capacity not measured (" + e + "); derived from the cores");
@@ -137,42 +148,75 @@ public final class OverloadRun implements Experiment {
       return SweepResult.failed(kind, variant, point, loadAverage(), o.error);
     }
     long seconds = o.run.durationSeconds();
-    RunFigures figures = RunFigures.of(o.answers, o.run.accounting().totalSent(), o.run.samples(),
-        SweepResult.steadyFrom(seconds), seconds, capacity, variant.limiterName());
-    return new SweepResult(kind.id(), variant.name(), variant.description(), point, rate, figures,
-        loadAverage(), null, o.run);
+    RunFigures figures = RunFigures.of(
+        o.answers,
+        o.run.accounting().totalSent(),
+        o.run.samples(),
+        SweepResult.steadyFrom(seconds),
+        seconds,
+        capacity,
+        variant.limiterName());
+    return new SweepResult(
+        kind.id(),
+        variant.name(),
+        variant.description(),
+        point,
+        rate,
+        figures,
+        loadAverage(),
+        null,
+        o.run);
   }
 
-  private static StepResult stepRun(Options options, JobKind kind, OverloadVariant variant, Capacity capacity) {
+  private static StepResult stepRun(
+      Options options, JobKind kind, OverloadVariant variant, Capacity capacity) {
     StepLoad load = StepLoad.thirds(capacity.offered(1), options.duration().toSeconds());
-    Workload workload = workload(kind, "overload-step/" + kind.id(), load.baseRate(), load::rate,
-        load.peakRate());
-    Outcome o = runOnDemo(options, variant.onMachine(kind, capacity.cores()), workload,
+    Workload workload =
+        workload(kind, "overload-step/" + kind.id(), load.baseRate(), load::rate, load.peakRate());
+    Outcome o = runOnDemo(
+        options,
+        variant.onMachine(kind, capacity.cores()),
+        workload,
         kind.id() + "-" + variant.name() + "-step");
     if (o.error != null) {
       return StepResult.failed(kind, variant, load, loadAverage(), o.error);
     }
-    return StepResult.of(kind, variant, load, o.answers, o.run.accounting().totalSent(), o.run,
-        capacity, loadAverage());
+    return StepResult.of(
+        kind,
+        variant,
+        load,
+        o.answers,
+        o.run.accounting().totalSent(),
+        o.run,
+        capacity,
+        loadAverage());
   }
 
-  private static Workload workload(JobKind kind, String id, double rate, DoubleUnaryOperator rateAt,
-      double peak) {
-    return new Workload(id, (int) Math.round(kind.meanCpuMillis()), kind.path(0), cores -> rate,
-        (r, duration) -> kind.streams(rateAt, peak), 1);
+  private static Workload workload(
+      JobKind kind, String id, double rate, DoubleUnaryOperator rateAt, double peak) {
+    return new Workload(
+        id,
+        (int) Math.round(kind.meanCpuMillis()),
+        kind.path(0),
+        cores -> rate,
+        (r, duration) -> kind.streams(rateAt, peak),
+        1);
   }
 
   /** What a run on a fresh demo gave: the run and its answers, or why it did not run. */
   private record Outcome(RunSummary run, List<Answer> answers, String error) {}
 
-  private static Outcome runOnDemo(Options options, OverloadVariant variant, Workload workload, String name) {
+  private static Outcome runOnDemo(
+      Options options, OverloadVariant variant, Workload workload, String name) {
     List<String> properties = new ArrayList<>(variant.serverProperties());
     properties.addAll(options.serverProperties()); // the command line's -D come last and win
     Path log = options.out().resolve("server-overload-" + name + ".log");
     try (DemoProcess demo = DemoProcess.start(properties, log)) {
       List<String> unknown = DemoProcess.unknownKeys(Files.readString(log), variant.sluiceKeys());
       if (!unknown.isEmpty()) {
-        return new Outcome(null, null,
+        return new Outcome(
+            null,
+            null,
             "the service does not know " + unknown + " (see " + log.getFileName() + ")");
       }
       Optional<String> wrong = variant.mismatch(sluice(demo));
@@ -204,6 +248,7 @@ public final class OverloadRun implements Experiment {
 
   static String num(double point) {
     return point == Math.rint(point)
-        ? Long.toString((long) point) : String.format(Locale.ROOT, "%.1f", point);
+        ? Long.toString((long) point)
+        : String.format(Locale.ROOT, "%.1f", point);
   }
 }

@@ -8,7 +8,9 @@ import java.util.Optional;
  */
 enum OverloadTarget {
   /** Goodput holds under overload: what is admitted gets done. */
-  GOODPUT("goodput >= 95% of the capacity at the 70% CPU target, at 2x, 5x and 10x", ">= 95% at 2x-10x"),
+  GOODPUT(
+      "goodput >= 95% of the capacity at the 70% CPU target, at 2x, 5x and 10x",
+      ">= 95% at 2x-10x"),
   /** Standing-queue control keeps admitted latency near the unloaded one. */
   ADMITTED_P99("admitted p99 <= 2x the unloaded p99, short jobs at 5x", "<= 2x, short at 5x"),
   /** Rejections come at once, not after a wait. */
@@ -49,10 +51,14 @@ enum OverloadTarget {
     boolean mixed = r.kind().equals(JobKind.SIZES.id());
     return switch (this) {
       case GOODPUT -> r.point() >= 2 ? met(f.goodputOfTarget() >= 0.95) : Optional.empty();
-      case ADMITTED_P99 -> r.kind().equals(JobKind.SHORT.id()) && r.point() == 5
-          ? met(f.admittedP99OverUnloaded() <= 2) : Optional.empty();
-      case FAST_REJECTIONS -> r.point() == 2 && !Double.isNaN(f.rejectedWithin50Share())
-          ? met(f.rejectedWithin50Share() >= 0.95) : Optional.empty();
+      case ADMITTED_P99 ->
+        r.kind().equals(JobKind.SHORT.id()) && r.point() == 5
+            ? met(f.admittedP99OverUnloaded() <= 2)
+            : Optional.empty();
+      case FAST_REJECTIONS ->
+        r.point() == 2 && !Double.isNaN(f.rejectedWithin50Share())
+            ? met(f.rejectedWithin50Share() >= 0.95)
+            : Optional.empty();
       case CPU_SPREAD -> mixed ? met(f.processCpu().stddev() <= 8) : Optional.empty();
       case CPU_MEAN -> mixed ? met(Math.abs(f.processCpu().mean() - 70) <= 5) : Optional.empty();
       case STEP_CPU, STEP_NO_5XX -> Optional.empty();

@@ -23,7 +23,11 @@ import java.util.stream.Collectors;
  * @param serverProperties {@code key=value} for the demo
  */
 public record OverloadVariant(
-    String name, String description, String limiterName, String queueKind, boolean standing,
+    String name,
+    String description,
+    String limiterName,
+    String queueKind,
+    boolean standing,
     List<String> serverProperties) {
 
   static final String TRANSCODE = "sluice.limiters.transcode.";
@@ -38,9 +42,15 @@ public record OverloadVariant(
    * fair-queue key, per-key cap and classes are cleared: the plugin refuses them with a FIFO queue.
    */
   private static List<String> fifo() {
-    return List.of(TRANSCODE + "limit=cpu", TRANSCODE + "target-cpu=0.7",
-        TRANSCODE + "cpu-source=process", TRANSCODE + "reject-early=true", TRANSCODE + "queue=fifo",
-        TRANSCODE + "queue-key=", TRANSCODE + "max-queue-per-key=0", TRANSCODE + "priority-header=");
+    return List.of(
+        TRANSCODE + "limit=cpu",
+        TRANSCODE + "target-cpu=0.7",
+        TRANSCODE + "cpu-source=process",
+        TRANSCODE + "reject-early=true",
+        TRANSCODE + "queue=fifo",
+        TRANSCODE + "queue-key=",
+        TRANSCODE + "max-queue-per-key=0",
+        TRANSCODE + "priority-header=");
   }
 
   /**
@@ -62,20 +72,35 @@ public record OverloadVariant(
   static OverloadVariant of(String option, String name, JobKind kind) {
     List<String> properties = new ArrayList<>(fifo());
     return switch (name) {
-      case "fifo" -> new OverloadVariant(name,
-          "limit=cpu (0.7 of the process), reject-early, one FIFO queue: today's default",
-          "transcode", "fifo", false, properties);
+      case "fifo" ->
+        new OverloadVariant(
+            name,
+            "limit=cpu (0.7 of the process), reject-early, one FIFO queue: today's default",
+            "transcode",
+            "fifo",
+            false,
+            properties);
       case "standing" -> {
         Duration target = standingTarget(kind);
         properties.add(TRANSCODE + "queue-delay-target=" + target.toMillis() + "ms");
-        yield new OverloadVariant(name, "fifo with queue-delay-target=" + target.toMillis()
-            + "ms (newest first and shed at the target once the queue stands)",
-            "transcode", "fifo", true, properties);
+        yield new OverloadVariant(
+            name,
+            "fifo with queue-delay-target=" + target.toMillis()
+                + "ms (newest first and shed at the target once the queue stands)",
+            "transcode",
+            "fifo",
+            true,
+            properties);
       }
       case "cost-declared" -> {
         properties.add(TRANSCODE + "cost=header:" + JobKind.COST_HEADER);
-        yield new OverloadVariant(name, "fifo with cost=header:" + JobKind.COST_HEADER
-            + " (the client declares its CPU over the short job's)", "transcode", "fifo", false,
+        yield new OverloadVariant(
+            name,
+            "fifo with cost=header:" + JobKind.COST_HEADER
+                + " (the client declares its CPU over the short job's)",
+            "transcode",
+            "fifo",
+            false,
             properties);
       }
       case "cost-learned" -> {
@@ -83,15 +108,26 @@ public record OverloadVariant(
         properties.add(TRANSCODE + "queue=fair");
         properties.add(TRANSCODE + "queue-key=header:" + JobKind.SIZE_HEADER);
         properties.add(TRANSCODE + "cost=learned");
-        yield new OverloadVariant(name, "cost=learned per queue key, queue=fair keyed by "
-            + JobKind.SIZE_HEADER, "transcode", "fair", false, properties);
+        yield new OverloadVariant(
+            name,
+            "cost=learned per queue key, queue=fair keyed by " + JobKind.SIZE_HEADER,
+            "transcode",
+            "fair",
+            false,
+            properties);
       }
-      case "netflix-gradient2", "netflix-vegas" -> new OverloadVariant(name,
-          "Netflix concurrency-limits " + (name.endsWith("vegas") ? "Vegas" : "Gradient2")
-              + " (SimpleLimiter, no queue, 429 at its limit) in place of Sluice's limiter",
-          name, null, false, List.of("demo.limiter-peer=" + name));
-      default -> throw new IllegalArgumentException(
-          option + " must be a comma list of " + String.join(", ", NAMES) + " but was '" + name + "'");
+      case "netflix-gradient2", "netflix-vegas" ->
+        new OverloadVariant(
+            name,
+            "Netflix concurrency-limits " + (name.endsWith("vegas") ? "Vegas" : "Gradient2")
+                + " (SimpleLimiter, no queue, 429 at its limit) in place of Sluice's limiter",
+            name,
+            null,
+            false,
+            List.of("demo.limiter-peer=" + name));
+      default ->
+        throw new IllegalArgumentException(option + " must be a comma list of "
+            + String.join(", ", NAMES) + " but was '" + name + "'");
     };
   }
 
@@ -109,8 +145,13 @@ public record OverloadVariant(
     int costliest = kind.sizes().stream().mapToInt(JobKind.Size::cost).max().orElse(1);
     List<String> properties = new ArrayList<>(serverProperties);
     properties.add(TRANSCODE + "max-concurrency=" + 8 * Math.max(1, cores) * costliest);
-    return new OverloadVariant(name, description + "; max-concurrency=" + 8 * costliest
-        + " x cores (units)", limiterName, queueKind, standing, List.copyOf(properties));
+    return new OverloadVariant(
+        name,
+        description + "; max-concurrency=" + 8 * costliest + " x cores (units)",
+        limiterName,
+        queueKind,
+        standing,
+        List.copyOf(properties));
   }
 
   /** Checks a {@code --variants} value without building anything. */
@@ -126,21 +167,29 @@ public record OverloadVariant(
    */
   static List<OverloadVariant> forKind(String option, String value, JobKind kind) {
     List<String> names = value == null
-        ? (kind.mixed() ? List.of("fifo", "cost-declared", "cost-learned", "netflix-gradient2")
+        ? (kind.mixed()
+            ? List.of("fifo", "cost-declared", "cost-learned", "netflix-gradient2")
             : List.of("fifo", "standing", "netflix-gradient2"))
         : names(value);
-    return names.stream().filter(n -> kind.mixed() || !n.startsWith("cost-"))
-        .map(n -> of(option, n, kind)).toList();
+    return names.stream()
+        .filter(n -> kind.mixed() || !n.startsWith("cost-"))
+        .map(n -> of(option, n, kind))
+        .toList();
   }
 
   private static List<String> names(String value) {
-    return Arrays.stream(value.split(",")).map(String::trim).distinct().collect(Collectors.toList());
+    return Arrays.stream(value.split(","))
+        .map(String::trim)
+        .distinct()
+        .collect(Collectors.toList());
   }
 
   /** The {@code sluice.*} keys the service must know; one it logs as unknown means another variant ran. */
   List<String> sluiceKeys() {
-    return serverProperties.stream().filter(p -> p.startsWith("sluice."))
-        .map(p -> p.substring(0, p.indexOf('='))).toList();
+    return serverProperties.stream()
+        .filter(p -> p.startsWith("sluice."))
+        .map(p -> p.substring(0, p.indexOf('=')))
+        .toList();
   }
 
   /**
@@ -165,16 +214,17 @@ public record OverloadVariant(
       return Optional.empty(); // a peer: present is all /sluice can say
     }
     if (!"cpu".equals(limiter.path("limitKind").asText())) {
-      return Optional.of("limiter " + limiterName + " runs limit " + limiter.path("limitKind").asText()
-          + ", not cpu");
+      return Optional.of("limiter " + limiterName + " runs limit "
+          + limiter.path("limitKind").asText() + ", not cpu");
     }
     if (!queueKind.equals(limiter.path("queueKind").asText())) {
-      return Optional.of("limiter " + limiterName + " has a " + limiter.path("queueKind").asText()
-          + " queue, not " + queueKind);
+      return Optional.of("limiter " + limiterName + " has a "
+          + limiter.path("queueKind").asText() + " queue, not " + queueKind);
     }
     if (standing != limiter.path("queueDelayTarget").isTextual()) {
-      return Optional.of("limiter " + limiterName + " shows queueDelayTarget "
-          + limiter.path("queueDelayTarget") + (standing ? ", not the variant's" : ", which it should not"));
+      return Optional.of(
+          "limiter " + limiterName + " shows queueDelayTarget " + limiter.path("queueDelayTarget")
+              + (standing ? ", not the variant's" : ", which it should not"));
     }
     return Optional.empty();
   }

@@ -31,10 +31,21 @@ import java.util.function.Predicate;
  * @param limit the guarding limiter's limit from {@code /sluice} in the window
  */
 public record RunFigures(
-    double from, double to, Counts counts, double goodputPerSecond, double goodputOfCapacity,
-    double goodputOfTarget, Latency admitted, double admittedP99OverUnloaded,
-    Map<String, Double> admittedP99BySize, double rejectedP50Millis, double rejectedP95Millis,
-    double rejectedWithin50Share, Map<String, Long> reasons, Spread processCpu, Spread machineCpu,
+    double from,
+    double to,
+    Counts counts,
+    double goodputPerSecond,
+    double goodputOfCapacity,
+    double goodputOfTarget,
+    Latency admitted,
+    double admittedP99OverUnloaded,
+    Map<String, Double> admittedP99BySize,
+    double rejectedP50Millis,
+    double rejectedP95Millis,
+    double rejectedWithin50Share,
+    Map<String, Long> reasons,
+    Spread processCpu,
+    Spread machineCpu,
     Spread limit) {
 
   /** A rejection this fast counts as "at once" (the aim: 95 % of them). */
@@ -67,34 +78,54 @@ public record RunFigures(
    * @param capacity the kind's unloaded capacity and latency
    * @param limiterName the limiter whose limit is read
    */
-  static RunFigures of(List<Answer> answers, long sent, List<ServerSample> samples, double from,
-      double to, Capacity capacity, String limiterName) {
+  static RunFigures of(
+      List<Answer> answers,
+      long sent,
+      List<ServerSample> samples,
+      double from,
+      double to,
+      Capacity capacity,
+      String limiterName) {
     long ok = answers.stream().filter(Answer::admitted).count();
     long rejected = answers.stream().filter(a -> a.status() == 429).count();
     long serverErrors = answers.stream().filter(Answer::serverError).count();
-    Counts counts = new Counts(sent, ok, rejected, serverErrors, sent - ok - rejected - serverErrors);
+    Counts counts =
+        new Counts(sent, ok, rejected, serverErrors, sent - ok - rejected - serverErrors);
 
     double seconds = to - from;
     long completed = answers.stream()
-        .filter(a -> a.admitted() && a.answeredAt() >= from && a.answeredAt() < to).count();
+        .filter(a -> a.admitted() && a.answeredAt() >= from && a.answeredAt() < to)
+        .count();
     double goodput = seconds > 0 ? completed / seconds : Double.NaN;
 
     Predicate<Answer> inWindow = a -> a.sentAt() >= from && a.sentAt() < to;
     Latency admitted = Latency.of(latencies(answers, inWindow.and(Answer::admitted)));
     Map<String, Double> bySize = new TreeMap<>();
-    answers.stream().map(Answer::size).distinct().forEach(size -> bySize.put(size,
-        Latency.of(latencies(answers, inWindow.and(Answer::admitted).and(a -> a.size().equals(size))))
-            .p99()));
-    List<Double> toReject = new ArrayList<>(latencies(answers, inWindow.and(a -> a.status() == 429)));
+    answers.stream()
+        .map(Answer::size)
+        .distinct()
+        .forEach(size -> bySize.put(
+            size,
+            Latency.of(latencies(
+                    answers, inWindow.and(Answer::admitted).and(a -> a.size().equals(size))))
+                .p99()));
+    List<Double> toReject =
+        new ArrayList<>(latencies(answers, inWindow.and(a -> a.status() == 429)));
     Collections.sort(toReject);
     List<Double> rejections = latencies(answers, inWindow.and(Answer::rejected));
-    double fastShare = rejections.isEmpty() ? Double.NaN
-        : rejections.stream().filter(ms -> ms <= FAST_REJECTION_MILLIS).count() / (double) rejections.size();
+    double fastShare = rejections.isEmpty()
+        ? Double.NaN
+        : rejections.stream().filter(ms -> ms <= FAST_REJECTION_MILLIS).count()
+            / (double) rejections.size();
 
     Map<String, Long> reasons = new TreeMap<>();
-    answers.stream().filter(a -> !a.admitted()).forEach(a -> reasons.merge(
-        (a.status() == Answer.IO_ERROR ? "io-error" : Integer.toString(a.status()))
-            + (a.reason() == null ? "" : " " + a.reason()), 1L, Long::sum));
+    answers.stream()
+        .filter(a -> !a.admitted())
+        .forEach(a -> reasons.merge(
+            (a.status() == Answer.IO_ERROR ? "io-error" : Integer.toString(a.status()))
+                + (a.reason() == null ? "" : " " + a.reason()),
+            1L,
+            Long::sum));
 
     List<Double> cpu = new ArrayList<>();
     List<Double> machine = new ArrayList<>();
@@ -109,10 +140,23 @@ public record RunFigures(
         }
       }
     }
-    return new RunFigures(from, to, counts, goodput, goodput / capacity.perSecond(),
-        goodput / capacity.atTarget(), admitted, admitted.p99() / capacity.unloadedP99Millis(),
-        bySize, rank(toReject, 0.50), rank(toReject, 0.95), fastShare, reasons, Spread.of(cpu),
-        Spread.of(machine), Spread.of(limits));
+    return new RunFigures(
+        from,
+        to,
+        counts,
+        goodput,
+        goodput / capacity.perSecond(),
+        goodput / capacity.atTarget(),
+        admitted,
+        admitted.p99() / capacity.unloadedP99Millis(),
+        bySize,
+        rank(toReject, 0.50),
+        rank(toReject, 0.95),
+        fastShare,
+        reasons,
+        Spread.of(cpu),
+        Spread.of(machine),
+        Spread.of(limits));
   }
 
   private static List<Double> latencies(List<Answer> answers, Predicate<Answer> which) {

@@ -17,7 +17,8 @@ public record StepLoad(double baseRate, double factor, double upAt, double downA
   static final double FACTOR = 10;
 
   static StepLoad thirds(double baseRate, long seconds) {
-    return new StepLoad(baseRate, FACTOR, Math.round(seconds / 3.0), Math.round(2 * seconds / 3.0), seconds);
+    return new StepLoad(
+        baseRate, FACTOR, Math.round(seconds / 3.0), Math.round(2 * seconds / 3.0), seconds);
   }
 
   double rate(double second) {

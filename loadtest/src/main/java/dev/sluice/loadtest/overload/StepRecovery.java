@@ -38,7 +38,8 @@ final class StepRecovery {
    * @return seconds from the step until the series stayed in the band, or empty when it did not
    *     settle within the phase (or had no reading in it)
    */
-  static OptionalDouble settle(List<Reading> series, double stepAt, double phaseEnd, DoublePredicate inBand) {
+  static OptionalDouble settle(
+      List<Reading> series, double stepAt, double phaseEnd, DoublePredicate inBand) {
     Double settledAt = null;
     boolean any = false;
     for (Reading r : series) {
@@ -52,7 +53,9 @@ final class StepRecovery {
         settledAt = r.at();
       }
     }
-    return !any || settledAt == null ? OptionalDouble.empty() : OptionalDouble.of(settledAt - stepAt);
+    return !any || settledAt == null
+        ? OptionalDouble.empty()
+        : OptionalDouble.of(settledAt - stepAt);
   }
 
   /**
@@ -65,7 +68,9 @@ final class StepRecovery {
     TreeMap<Integer, List<Double>> bySecond = new TreeMap<>();
     for (Answer a : answers) {
       if (a.admitted()) {
-        bySecond.computeIfAbsent((int) Math.floor(a.sentAt()), k -> new ArrayList<>()).add(a.latencyMillis());
+        bySecond
+            .computeIfAbsent((int) Math.floor(a.sentAt()), k -> new ArrayList<>())
+            .add(a.latencyMillis());
       }
     }
     List<Reading> series = new ArrayList<>();

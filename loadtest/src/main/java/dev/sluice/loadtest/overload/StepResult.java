@@ -25,37 +25,77 @@ import java.util.function.DoublePredicate;
  * @param run everything the run measured (the chart)
  */
 public record StepResult(
-    String kind, String variant, String description, StepLoad load, double cpuSettleUp,
-    double cpuSettleDown, double p99SettleUp, double p99SettleDown, RunFigures high,
-    String loadAverageAfter, String error, RunSummary run) {
+    String kind,
+    String variant,
+    String description,
+    StepLoad load,
+    double cpuSettleUp,
+    double cpuSettleDown,
+    double p99SettleUp,
+    double p99SettleDown,
+    RunFigures high,
+    String loadAverageAfter,
+    String error,
+    RunSummary run) {
 
   /** Points either side of the CPU target that count as back on it. */
   static final double CPU_BAND_POINTS = 5;
   /** Admitted p99 within this multiple of the unloaded p99 counts as recovered. */
   static final double P99_BAND = 2;
 
-  static StepResult of(JobKind kind, OverloadVariant variant, StepLoad load, List<Answer> answers,
-      long sent, RunSummary run, Capacity capacity, String loadAfter) {
+  static StepResult of(
+      JobKind kind,
+      OverloadVariant variant,
+      StepLoad load,
+      List<Answer> answers,
+      long sent,
+      RunSummary run,
+      Capacity capacity,
+      String loadAfter) {
     List<StepRecovery.Reading> cpu = run.samples().stream()
-        .map(s -> new StepRecovery.Reading(s.second(), s.processCpuPercent())).toList();
+        .map(s -> new StepRecovery.Reading(s.second(), s.processCpuPercent()))
+        .toList();
     List<StepRecovery.Reading> p99 = StepRecovery.admittedP99PerSecond(answers);
     double target = 100 * Capacity.TARGET_CPU;
     DoublePredicate cpuOk = v -> Math.abs(v - target) <= CPU_BAND_POINTS;
     DoublePredicate p99Ok = v -> v <= P99_BAND * capacity.unloadedP99Millis();
-    return new StepResult(kind.id(), variant.name(), variant.description(), load,
+    return new StepResult(
+        kind.id(),
+        variant.name(),
+        variant.description(),
+        load,
         seconds(StepRecovery.settle(cpu, load.upAt(), load.downAt(), cpuOk)),
         seconds(StepRecovery.settle(cpu, load.downAt(), load.end(), cpuOk)),
         seconds(StepRecovery.settle(p99, load.upAt(), load.downAt(), p99Ok)),
         seconds(StepRecovery.settle(p99, load.downAt(), load.end(), p99Ok)),
-        RunFigures.of(answers, sent, run.samples(), load.upAt(), load.downAt(), capacity,
+        RunFigures.of(
+            answers,
+            sent,
+            run.samples(),
+            load.upAt(),
+            load.downAt(),
+            capacity,
             variant.limiterName()),
-        loadAfter, null, run);
+        loadAfter,
+        null,
+        run);
   }
 
-  static StepResult failed(JobKind kind, OverloadVariant variant, StepLoad load, String loadAfter,
-      String error) {
-    return new StepResult(kind.id(), variant.name(), variant.description(), load, Double.NaN,
-        Double.NaN, Double.NaN, Double.NaN, null, loadAfter, error, null);
+  static StepResult failed(
+      JobKind kind, OverloadVariant variant, StepLoad load, String loadAfter, String error) {
+    return new StepResult(
+        kind.id(),
+        variant.name(),
+        variant.description(),
+        load,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        null,
+        loadAfter,
+        error,
+        null);
   }
 
   private static double seconds(OptionalDouble settled) {

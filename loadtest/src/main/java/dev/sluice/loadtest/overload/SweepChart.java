@@ -28,14 +28,20 @@ final class SweepChart {
     return chart(kind, "admitted p99 / unloaded p99", true, RunFigures::admittedP99OverUnloaded);
   }
 
-  private static String chart(List<SweepResult> kind, String yTitle, boolean log,
-      ToDoubleFunction<RunFigures> figure) {
-    XYChart chart = new XYChartBuilder().width(640).height(300).xAxisTitle("offered load, x capacity")
-        .yAxisTitle(yTitle).build();
+  private static String chart(
+      List<SweepResult> kind, String yTitle, boolean log, ToDoubleFunction<RunFigures> figure) {
+    XYChart chart = new XYChartBuilder()
+        .width(640)
+        .height(300)
+        .xAxisTitle("offered load, x capacity")
+        .yAxisTitle(yTitle)
+        .build();
     Charts.style(chart.getStyler());
     chart.getStyler().setYAxisLogarithmic(log);
-    Map<String, List<SweepResult>> byVariant = kind.stream().filter(r -> r.figures() != null)
-        .collect(Collectors.groupingBy(SweepResult::variant, LinkedHashMap::new, Collectors.toList()));
+    Map<String, List<SweepResult>> byVariant = kind.stream()
+        .filter(r -> r.figures() != null)
+        .collect(
+            Collectors.groupingBy(SweepResult::variant, LinkedHashMap::new, Collectors.toList()));
     byVariant.forEach((variant, runs) -> {
       List<Double> x = new ArrayList<>();
       List<Double> y = new ArrayList<>();

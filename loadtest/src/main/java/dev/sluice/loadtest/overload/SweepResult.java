@@ -17,17 +17,32 @@ import dev.sluice.loadtest.report.RunSummary;
  * @param run everything the run measured
  */
 public record SweepResult(
-    String kind, String variant, String description, double point, double offeredPerSecond,
-    RunFigures figures, String loadAverageAfter, String error, RunSummary run) {
+    String kind,
+    String variant,
+    String description,
+    double point,
+    double offeredPerSecond,
+    RunFigures figures,
+    String loadAverageAfter,
+    String error,
+    RunSummary run) {
 
   /** The first fifth of the arrivals, at least 2 s, is the controllers' convergence. */
   static double steadyFrom(long durationSeconds) {
     return Math.min(durationSeconds / 2.0, Math.max(2, Math.ceil(durationSeconds / 5.0)));
   }
 
-  static SweepResult failed(JobKind kind, OverloadVariant variant, double point, String loadAfter,
-      String error) {
-    return new SweepResult(kind.id(), variant.name(), variant.description(), point, Double.NaN, null,
-        loadAfter, error, null);
+  static SweepResult failed(
+      JobKind kind, OverloadVariant variant, double point, String loadAfter, String error) {
+    return new SweepResult(
+        kind.id(),
+        variant.name(),
+        variant.description(),
+        point,
+        Double.NaN,
+        null,
+        loadAfter,
+        error,
+        null);
   }
 }

@@ -45,12 +45,14 @@ public final class Charts {
     if (!t.isEmpty()) {
       line(chart, "service process", t, process);
       line(chart, "whole machine (shared)", t, system).setLineColor(Color.LIGHT_GRAY);
-      XYSeries target =
-          line(chart, "target 70%", List.of(t.get(0), t.get(t.size() - 1)),
-              List.of(CPU_TARGET_PERCENT, CPU_TARGET_PERCENT));
+      XYSeries target = line(
+          chart,
+          "target 70%",
+          List.of(t.get(0), t.get(t.size() - 1)),
+          List.of(CPU_TARGET_PERCENT, CPU_TARGET_PERCENT));
       target.setLineColor(Color.RED);
-      target.setLineStyle(
-          new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+      target.setLineStyle(new BasicStroke(
+          1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
     }
     chart.getStyler().setYAxisMin(0.0).setYAxisMax(100.0);
     return svg(chart);
@@ -113,19 +115,20 @@ public final class Charts {
   }
 
   static CategoryChart latencyChart(Map<String, Percentiles> latencyMillis) {
-    CategoryChart chart =
-        new CategoryChartBuilder()
-            .width(WIDTH)
-            .height(HEIGHT)
-            .title("Latency of 200 answers from intended send (ms)")
-            .xAxisTitle("percentile")
-            .yAxisTitle("ms (log scale)")
-            .build();
+    CategoryChart chart = new CategoryChartBuilder()
+        .width(WIDTH)
+        .height(HEIGHT)
+        .title("Latency of 200 answers from intended send (ms)")
+        .xAxisTitle("percentile")
+        .yAxisTitle("ms (log scale)")
+        .build();
     style(chart.getStyler());
     chart.getStyler().setYAxisLogarithmic(true);
     // lines, not bars: a bar starts at 0, which a log axis does not have
-    chart.getStyler().setDefaultSeriesRenderStyle(
-        org.knowm.xchart.CategorySeries.CategorySeriesRenderStyle.Line);
+    chart
+        .getStyler()
+        .setDefaultSeriesRenderStyle(
+            org.knowm.xchart.CategorySeries.CategorySeriesRenderStyle.Line);
     List<String> labels = List.of("p50", "p90", "p99", "p99.9", "max");
     boolean any = false;
     for (Map.Entry<String, Percentiles> e : latencyMillis.entrySet()) {
@@ -136,12 +139,7 @@ public final class Charts {
       chart.addSeries(
           e.getKey().replace(" 200", ""),
           labels,
-          List.of(
-              floor(p.p50()),
-              floor(p.p90()),
-              floor(p.p99()),
-              floor(p.p999()),
-              floor(p.max())));
+          List.of(floor(p.p50()), floor(p.p90()), floor(p.p99()), floor(p.p999()), floor(p.max())));
       any = true;
     }
     if (!any) {
@@ -158,14 +156,13 @@ public final class Charts {
   }
 
   static XYChart xy(String title, String yTitle) {
-    XYChart chart =
-        new XYChartBuilder()
-            .width(WIDTH)
-            .height(HEIGHT)
-            .title(title)
-            .xAxisTitle("seconds")
-            .yAxisTitle(yTitle)
-            .build();
+    XYChart chart = new XYChartBuilder()
+        .width(WIDTH)
+        .height(HEIGHT)
+        .title(title)
+        .xAxisTitle("seconds")
+        .yAxisTitle(yTitle)
+        .build();
     style(chart.getStyler());
     chart.getStyler().setMarkerSize(0);
     return chart;
@@ -188,7 +185,8 @@ public final class Charts {
   public static String svg(Chart<?, ?> chart) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
-      VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+      VectorGraphicsEncoder.saveVectorGraphic(
+          chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

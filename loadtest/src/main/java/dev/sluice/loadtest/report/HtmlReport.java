@@ -24,21 +24,30 @@ public final class HtmlReport {
     StringBuilder html = new StringBuilder();
     RunSummary first = runs.get(0);
     html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-        .append("<title>Sluice load test: ").append(esc(first.scenario())).append("</title><style>")
+        .append("<title>Sluice load test: ")
+        .append(esc(first.scenario()))
+        .append("</title><style>")
         .append("body{font-family:system-ui,sans-serif;margin:24px;color:#222}")
         .append("table{border-collapse:collapse;margin:8px 0 20px}")
         .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
         .append("th:first-child,td:first-child{text-align:left}")
-        .append(".grid{display:grid;grid-template-columns:repeat(").append(runs.size())
+        .append(".grid{display:grid;grid-template-columns:repeat(")
+        .append(runs.size())
         .append(",minmax(0,1fr));gap:8px}.grid h3{margin:4px 0}")
         .append(".grid svg{width:100%;height:auto;display:block}")
         .append("</style></head><body>\n");
-    html.append("<h1>Sluice load test: ").append(esc(first.scenario())).append("</h1>\n<p>")
-        .append(String.format(Locale.ROOT,
+    html.append("<h1>Sluice load test: ")
+        .append(esc(first.scenario()))
+        .append("</h1>\n<p>")
+        .append(String.format(
+            Locale.ROOT,
             "%d s of open-loop arrivals, transcode %.1f jobs/s offered at %d ms CPU each, seed %d, "
                 + "service on %d cores. Latency is measured from each request's intended send time.",
-            first.durationSeconds(), first.offeredTranscodePerSecond(), first.cpuMillis(),
-            first.seed(), first.serverCores()))
+            first.durationSeconds(),
+            first.offeredTranscodePerSecond(),
+            first.cpuMillis(),
+            first.seed(),
+            first.serverCores()))
         .append("</p>\n");
     comparison(html, runs);
     html.append(section);
@@ -57,9 +66,15 @@ public final class HtmlReport {
   }
 
   private static void row(
-      StringBuilder html, List<RunSummary> runs, String caption, Function<RunSummary, String> cell) {
+      StringBuilder html,
+      List<RunSummary> runs,
+      String caption,
+      Function<RunSummary, String> cell) {
     for (RunSummary run : runs) {
-      html.append("<div><h4>").append(esc(caption)).append("</h4>").append(cell.apply(run))
+      html.append("<div><h4>")
+          .append(esc(caption))
+          .append("</h4>")
+          .append(cell.apply(run))
           .append("</div>\n");
     }
   }
@@ -73,22 +88,35 @@ public final class HtmlReport {
       metric(html, runs, "ended " + outcome, r -> Long.toString(r.accounting().total(outcome)));
     }
     metric(html, runs, "retries", r -> Long.toString(r.accounting().retries()));
-    metric(html, runs, "gave up after retries", r -> Long.toString(r.accounting().gaveUp()));
+    metric(
+        html, runs, "gave up after retries", r -> Long.toString(r.accounting().gaveUp()));
     metric(html, runs, "service CPU mean %", r -> num(r.cpu().processMean()));
     metric(html, runs, "service CPU max %", r -> num(r.cpu().processMax()));
     metric(html, runs, "machine CPU mean % (shared)", r -> num(r.cpu().systemMean()));
     metric(html, runs, "unloaded job service ms", r -> num(r.unloadedServiceMillis()));
-    metric(html, runs, "admitted transcode service p50 ms",
+    metric(
+        html,
+        runs,
+        "admitted transcode service p50 ms",
         r -> pct(r.serviceMillis().get("transcode"), Percentiles::p50));
-    metric(html, runs, "admitted transcode service p99 ms",
+    metric(
+        html,
+        runs,
+        "admitted transcode service p99 ms",
         r -> pct(r.serviceMillis().get("transcode"), Percentiles::p99));
     metric(html, runs, "p99 service / unloaded", r -> {
       Percentiles p = r.serviceMillis().get("transcode");
       return p == null ? "-" : num(p.p99() / r.unloadedServiceMillis());
     });
-    metric(html, runs, "transcode 200 latency p99 ms",
+    metric(
+        html,
+        runs,
+        "transcode 200 latency p99 ms",
         r -> pct(r.latencyMillis().get("transcode 200"), Percentiles::p99));
-    metric(html, runs, "history 200 latency p99 ms",
+    metric(
+        html,
+        runs,
+        "history 200 latency p99 ms",
         r -> pct(r.latencyMillis().get("history 200"), Percentiles::p99));
     html.append("</table>\n");
   }
@@ -114,16 +142,23 @@ public final class HtmlReport {
     columns.forEach(c -> t.append("<th>").append(esc(c)).append("</th>"));
     t.append("</tr>");
     for (Map.Entry<String, Long> stream : a.sent().entrySet()) {
-      t.append("<tr><td>").append(esc(stream.getKey())).append("</td><td>")
-          .append(stream.getValue()).append("</td>");
+      t.append("<tr><td>")
+          .append(esc(stream.getKey()))
+          .append("</td><td>")
+          .append(stream.getValue())
+          .append("</td>");
       Map<String, Long> counts = a.outcomes().getOrDefault(stream.getKey(), Map.of());
       columns.forEach(c -> t.append("<td>").append(counts.getOrDefault(c, 0L)).append("</td>"));
       t.append("</tr>");
     }
     t.append("</table><p>")
-        .append(String.format(Locale.ROOT,
+        .append(String.format(
+            Locale.ROOT,
             "%d tries in all (%d retries, %d gave up); try statuses %s; %d tries abandoned at the end.",
-            a.attempts(), a.retries(), a.gaveUp(), esc(a.attemptStatuses().toString()),
+            a.attempts(),
+            a.retries(),
+            a.gaveUp(),
+            esc(a.attemptStatuses().toString()),
             a.abandonedAttempts()))
         .append("</p>");
     return t.toString();
@@ -133,10 +168,22 @@ public final class HtmlReport {
     StringBuilder t =
         new StringBuilder("<table><tr><th>latency ms (stream outcome)</th><th>n</th><th>p50</th>"
             + "<th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>");
-    run.latencyMillis().forEach((key, p) -> t.append("<tr><td>").append(esc(key)).append("</td><td>")
-        .append(p.count()).append("</td><td>").append(num(p.p50())).append("</td><td>")
-        .append(num(p.p90())).append("</td><td>").append(num(p.p99())).append("</td><td>")
-        .append(num(p.p999())).append("</td><td>").append(num(p.max())).append("</td></tr>"));
+    run.latencyMillis()
+        .forEach((key, p) -> t.append("<tr><td>")
+            .append(esc(key))
+            .append("</td><td>")
+            .append(p.count())
+            .append("</td><td>")
+            .append(num(p.p50()))
+            .append("</td><td>")
+            .append(num(p.p90()))
+            .append("</td><td>")
+            .append(num(p.p99()))
+            .append("</td><td>")
+            .append(num(p.p999()))
+            .append("</td><td>")
+            .append(num(p.max()))
+            .append("</td></tr>"));
     return t.append("</table>").toString();
   }
 
@@ -149,6 +196,9 @@ public final class HtmlReport {
   }
 
   public static String esc(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    return s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\"", "&quot;");
   }
 }

@@ -24,8 +24,12 @@ public record Spread(int n, double mean, double stddev, double p10, double p90) 
     Collections.sort(values);
     double mean = values.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
     double squares = values.stream().mapToDouble(v -> (v - mean) * (v - mean)).sum();
-    return new Spread(values.size(), mean, Math.sqrt(squares / values.size()),
-        rank(values, 0.10), rank(values, 0.90));
+    return new Spread(
+        values.size(),
+        mean,
+        Math.sqrt(squares / values.size()),
+        rank(values, 0.10),
+        rank(values, 0.90));
   }
 
   private static double rank(List<Double> sorted, double quantile) {

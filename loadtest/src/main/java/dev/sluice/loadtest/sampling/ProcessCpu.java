@@ -46,14 +46,17 @@ public final class ProcessCpu {
         // fall through to the portable reading
       }
     }
-    return ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration())
-        .map(Duration::toNanos).orElse(-1L);
+    return ProcessHandle.of(pid)
+        .flatMap(p -> p.info().totalCpuDuration())
+        .map(Duration::toNanos)
+        .orElse(-1L);
   }
 
   /** HotSpot's JIT threads: {@code C1 CompilerThre}, {@code C2 CompilerThre} (names cut at 15). */
   static boolean isCompiler(String statLine) {
     int open = statLine.indexOf('(');
-    return open >= 0 && statLine.startsWith("CompilerThre", open + 4)
+    return open >= 0
+        && statLine.startsWith("CompilerThre", open + 4)
         && statLine.charAt(open + 1) == 'C';
   }
 

@@ -19,13 +19,11 @@ public final class ServerSampler implements AutoCloseable {
   private final long startNanos;
   private final ServiceCpu processCpu = new ServiceCpu();
   private final List<ServerSample> samples = new ArrayList<>();
-  private final ScheduledExecutorService timer =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread thread = new Thread(r, "loadtest-sampler");
-            thread.setDaemon(true);
-            return thread;
-          });
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread thread = new Thread(r, "loadtest-sampler");
+    thread.setDaemon(true);
+    return thread;
+  });
 
   public ServerSampler(HttpTransport http, long startNanos) {
     this.http = http;

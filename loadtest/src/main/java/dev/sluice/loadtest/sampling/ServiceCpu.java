@@ -28,7 +28,10 @@ final class ServiceCpu {
     long elapsed = wallNanos - lastWallNanos;
     lastCpuNanos = cpuNanos;
     lastWallNanos = wallNanos;
-    if (Double.isNaN(cpuNanos) || Double.isNaN(previous) || elapsed <= 0 || !(cores > 0)
+    if (Double.isNaN(cpuNanos)
+        || Double.isNaN(previous)
+        || elapsed <= 0
+        || !(cores > 0)
         || cpuNanos < previous) {
       return gauge;
     }

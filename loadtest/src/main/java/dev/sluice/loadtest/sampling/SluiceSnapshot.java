@@ -39,7 +39,9 @@ final class SluiceSnapshot {
         found.put(
             name,
             new ServerSample.LimiterLoad(
-                node.get("inFlight").asInt(), node.get("queued").asInt(), node.path("limit").asInt(-1)));
+                node.get("inFlight").asInt(),
+                node.get("queued").asInt(),
+                node.path("limit").asInt(-1)));
         return;
       }
       Iterator<Map.Entry<String, JsonNode>> fields = node.fields();

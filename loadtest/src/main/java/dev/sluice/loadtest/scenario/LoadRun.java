@@ -69,19 +69,17 @@ public final class LoadRun {
       Ledger ledger = new Ledger();
       LoadClock clock = LoadClock.system();
       long start = clock.nanoTime();
-      RetryingClient client =
-          new RetryingClient(
-              transport.apply(http),
-              clock,
-              RetryAfterBackoff.defaults(options.seed()),
-              workload.maxAttempts(),
-              ledger,
-              observations,
-              start);
+      RetryingClient client = new RetryingClient(
+          transport.apply(http),
+          clock,
+          RetryAfterBackoff.defaults(options.seed()),
+          workload.maxAttempts(),
+          ledger,
+          observations,
+          start);
       System.out.printf(
           "%s: %s, %d requests over %s (transcode %.1f/s offered, %d ms each, %d cores)%n",
-          label, workload.id(), plan.size(), options.duration(), rate,
-          workload.cpuMillis(), cores);
+          label, workload.id(), plan.size(), options.duration(), rate, workload.cpuMillis(), cores);
       try (ServerSampler sampler = new ServerSampler(http, start)) {
         sampler.start();
         new OpenLoopDispatcher(plan, clock, client).start().get();
@@ -115,9 +113,8 @@ public final class LoadRun {
 
   private static int serverCores(HttpTransport http) {
     try {
-      return (int)
-          PrometheusText.value(http.get("/metrics").body(), "system_cpu_count")
-              .orElse(Runtime.getRuntime().availableProcessors());
+      return (int) PrometheusText.value(http.get("/metrics").body(), "system_cpu_count")
+          .orElse(Runtime.getRuntime().availableProcessors());
     } catch (Exception e) {
       return Runtime.getRuntime().availableProcessors();
     }
@@ -128,15 +125,13 @@ public final class LoadRun {
     ObjectMapper json = new ObjectMapper();
     List<Double> times = new ArrayList<>();
     for (int i = 0; i < CALIBRATION_JOBS; i++) {
-      HttpResponse<String> response =
-          http.client()
-              .send(
-                  java.net.http.HttpRequest.newBuilder(
-                          http.base().resolve(workload.calibrationPath()))
-                      .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
-                      .timeout(Duration.ofSeconds(30))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response = http.client()
+          .send(
+              java.net.http.HttpRequest.newBuilder(http.base().resolve(workload.calibrationPath()))
+                  .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                  .timeout(Duration.ofSeconds(30))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() == 200) {
         times.add(json.readTree(response.body()).path("serviceMillis").asDouble());
       }
@@ -156,7 +151,8 @@ public final class LoadRun {
   }
 
   /** Drops the empty tail of the timeline (the drain usually ends early). */
-  private static Map<String, long[]> trim(Map<String, long[]> perSecond, List<ServerSample> samples) {
+  private static Map<String, long[]> trim(
+      Map<String, long[]> perSecond, List<ServerSample> samples) {
     int last = samples.isEmpty() ? 0 : (int) samples.get(samples.size() - 1).second();
     for (long[] counts : perSecond.values()) {
       for (int i = counts.length - 1; i > last; i--) {
@@ -168,7 +164,8 @@ public final class LoadRun {
     }
     int length = last + 1;
     Map<String, long[]> trimmed = new TreeMap<>();
-    perSecond.forEach((k, v) -> trimmed.put(k, java.util.Arrays.copyOf(v, Math.min(v.length, length))));
+    perSecond.forEach(
+        (k, v) -> trimmed.put(k, java.util.Arrays.copyOf(v, Math.min(v.length, length))));
     return trimmed;
   }
 }

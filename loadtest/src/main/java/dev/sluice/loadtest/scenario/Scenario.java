@@ -90,10 +90,9 @@ public enum Scenario implements Traffic, Experiment {
   @Override
   public List<TrafficStream> streams(double transcodeRate, int cpuMillis, Duration duration) {
     double seconds = duration.toMillis() / 1000.0;
-    DoubleUnaryOperator transcode =
-        this == SPIKE
-            ? t -> t >= 0.4 * seconds && t < 0.6 * seconds ? 4 * transcodeRate : transcodeRate
-            : t -> transcodeRate;
+    DoubleUnaryOperator transcode = this == SPIKE
+        ? t -> t >= 0.4 * seconds && t < 0.6 * seconds ? 4 * transcodeRate : transcodeRate
+        : t -> transcodeRate;
     double transcodePeak = this == SPIKE ? 4 * transcodeRate : transcodeRate;
     String job = "?cpuMillis=" + cpuMillis;
     List<TrafficStream> streams = new ArrayList<>(List.of(

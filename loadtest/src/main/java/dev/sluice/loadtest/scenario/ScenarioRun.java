@@ -40,8 +40,12 @@ final class ScenarioRun {
     for (RunSummary run : runs) {
       System.out.printf(
           "%s: sent %d, outcomes %s, retries %d, service CPU mean %.1f%% max %.1f%%%n",
-          run.label(), run.accounting().totalSent(), run.accounting().outcomes(),
-          run.accounting().retries(), run.cpu().processMean(), run.cpu().processMax());
+          run.label(),
+          run.accounting().totalSent(),
+          run.accounting().outcomes(),
+          run.accounting().retries(),
+          run.cpu().processMean(),
+          run.cpu().processMax());
     }
     return report;
   }

@@ -57,8 +57,8 @@ final class SoakLoad implements AutoCloseable {
   }
 
   void start() {
-    ticks.scheduleAtFixedRate(this::history, 0, 1_000_000 / HISTORY_PER_SECOND,
-        TimeUnit.MICROSECONDS);
+    ticks.scheduleAtFixedRate(
+        this::history, 0, 1_000_000 / HISTORY_PER_SECOND, TimeUnit.MICROSECONDS);
     ticks.scheduleAtFixedRate(this::jobs, 0, 1_000 / JOBS_PER_SECOND, TimeUnit.MILLISECONDS);
   }
 
@@ -85,8 +85,13 @@ final class SoakLoad implements AutoCloseable {
 
   private void history() {
     String account = random.nextInt(5) == 0 ? "hot" : "account-" + random.nextInt(ACCOUNTS);
-    send("history", HttpRequest.newBuilder(node().resolve("/api/history/" + random.nextInt(100)))
-        .header("X-Account-Id", account).timeout(Duration.ofSeconds(10)).GET().build());
+    send(
+        "history",
+        HttpRequest.newBuilder(node().resolve("/api/history/" + random.nextInt(100)))
+            .header("X-Account-Id", account)
+            .timeout(Duration.ofSeconds(10))
+            .GET()
+            .build());
   }
 
   private void jobs() {
@@ -94,10 +99,13 @@ final class SoakLoad implements AutoCloseable {
     for (int i = 0; i < jobs; i++) {
       boolean hangsUp = random.nextInt(10) == 0;
       URI uri = node().resolve("/api/transcode?cpuMillis=20&waitMillis=" + random.nextInt(400));
-      send(hangsUp ? "transcode (hangs up)" : "transcode", HttpRequest.newBuilder(uri)
-          .header("X-Host-Id", "host-" + random.nextInt(32))
-          .timeout(hangsUp ? Duration.ofMillis(100) : Duration.ofSeconds(30))
-          .POST(HttpRequest.BodyPublishers.noBody()).build());
+      send(
+          hangsUp ? "transcode (hangs up)" : "transcode",
+          HttpRequest.newBuilder(uri)
+              .header("X-Host-Id", "host-" + random.nextInt(32))
+              .timeout(hangsUp ? Duration.ofMillis(100) : Duration.ofSeconds(30))
+              .POST(HttpRequest.BodyPublishers.noBody())
+              .build());
     }
   }
 
@@ -105,9 +113,11 @@ final class SoakLoad implements AutoCloseable {
     open.incrementAndGet();
     http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((response, e) -> {
       open.decrementAndGet();
-      String outcome = response != null ? Integer.toString(response.statusCode())
+      String outcome = response != null
+          ? Integer.toString(response.statusCode())
           : e instanceof HttpTimeoutException || e.getCause() instanceof HttpTimeoutException
-              ? "hung up" : "connection error";
+              ? "hung up"
+              : "connection error";
       answers.computeIfAbsent(kind + " " + outcome, k -> new LongAdder()).increment();
     });
   }

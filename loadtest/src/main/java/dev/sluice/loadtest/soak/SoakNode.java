@@ -38,23 +38,32 @@ final class SoakNode {
   SoakSample.Node read() throws IOException, InterruptedException {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     Process gc = new ProcessBuilder(jcmd.toString(), Long.toString(demo.pid()), "GC.run")
-        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
     if (!gc.waitFor(30, TimeUnit.SECONDS)) {
       gc.destroyForcibly();
       throw new IOException("jcmd " + demo.pid() + " GC.run did not end within 30 s");
     }
     String metrics = get("metrics");
     JsonNode limiter = limiter(get("sluice"));
-    return new SoakSample.Node(heapBytes(metrics), (int) metric(metrics, "jvm_threads_live_threads"),
-        limiter.path("inFlight").asInt(-1), limiter.path("queued").asInt(-1),
+    return new SoakSample.Node(
+        heapBytes(metrics),
+        (int) metric(metrics, "jvm_threads_live_threads"),
+        limiter.path("inFlight").asInt(-1),
+        limiter.path("queued").asInt(-1),
         limiter.path("clusterLeases").isNumber() ? limiter.get("clusterLeases").asInt() : -1);
   }
 
   private String get(String path) throws IOException, InterruptedException {
-    HttpResponse<String> response = http.send(HttpRequest.newBuilder(demo.uri().resolve(path))
-        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response = http.send(
+        HttpRequest.newBuilder(demo.uri().resolve(path))
+            .timeout(Duration.ofSeconds(10))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
-      throw new IOException("GET " + demo.uri().resolve(path) + " answered " + response.statusCode());
+      throw new IOException(
+          "GET " + demo.uri().resolve(path) + " answered " + response.statusCode());
     }
     return response.body();
   }
@@ -64,7 +73,8 @@ final class SoakNode {
     double sum = 0;
     for (String line : metrics.split("\n")) {
       if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
-        sum += Double.parseDouble(line.substring(line.lastIndexOf('}') + 1).trim().split("\\s+")[0]);
+        sum +=
+            Double.parseDouble(line.substring(line.lastIndexOf('}') + 1).trim().split("\\s+")[0]);
       }
     }
     return (long) sum;

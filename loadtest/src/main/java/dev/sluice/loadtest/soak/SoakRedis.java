@@ -44,14 +44,25 @@ final class SoakRedis implements AutoCloseable {
     try (ServerSocket socket = new ServerSocket(0)) {
       port = socket.getLocalPort();
     }
-    Process process = new ProcessBuilder("redis-server", "--port", Integer.toString(port),
-        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process process = new ProcessBuilder(
+            "redis-server",
+            "--port",
+            Integer.toString(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no")
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
     SoakRedis redis = new SoakRedis(process, port);
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (System.nanoTime() - deadline < 0) {
       if (!process.isAlive()) {
-        throw new IOException("redis-server exited with " + process.exitValue() + "; its log: " + log);
+        throw new IOException(
+            "redis-server exited with " + process.exitValue() + "; its log: " + log);
       }
       try {
         if ("PONG".equals(redis.command("PING"))) {
@@ -95,8 +106,12 @@ final class SoakRedis implements AutoCloseable {
   String command(String... args) throws IOException {
     StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
     for (String arg : args) {
-      request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
-          .append(arg).append("\r\n");
+      request
+          .append('$')
+          .append(arg.getBytes(StandardCharsets.UTF_8).length)
+          .append("\r\n")
+          .append(arg)
+          .append("\r\n");
     }
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
@@ -111,7 +126,8 @@ final class SoakRedis implements AutoCloseable {
       }
       if (first.startsWith("$")) {
         int length = Integer.parseInt(first.substring(1));
-        return length < 0 ? null
+        return length < 0
+            ? null
             : new String(in.readNBytes(length + 2), 0, length, StandardCharsets.UTF_8);
       }
       return first.substring(1);
@@ -129,8 +145,8 @@ final class SoakRedis implements AutoCloseable {
   }
 
   private static boolean onPath(String binary) {
-    List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "")
-        .split(File.pathSeparator)));
+    List<String> dirs = new ArrayList<>(
+        List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
     return dirs.stream().anyMatch(dir -> Files.isExecutable(Path.of(dir, binary)));
   }
 

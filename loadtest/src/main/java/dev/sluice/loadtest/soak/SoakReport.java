@@ -30,8 +30,8 @@ final class SoakReport {
   private final SoakSample end;
   private final Map<String, Long> answers;
 
-  SoakReport(Duration duration, List<SoakSample> samples, SoakSample end,
-      Map<String, Long> answers) {
+  SoakReport(
+      Duration duration, List<SoakSample> samples, SoakSample end, Map<String, Long> answers) {
     this.duration = duration;
     this.samples = List.copyOf(samples);
     this.end = end;
@@ -40,8 +40,8 @@ final class SoakReport {
 
   /** The samples the trends rest on: without the warm-up when at least 3 remain. */
   List<SoakSample> steady() {
-    List<SoakSample> after = samples.stream()
-        .filter(s -> s.seconds() >= WARM_UP.toSeconds()).toList();
+    List<SoakSample> after =
+        samples.stream().filter(s -> s.seconds() >= WARM_UP.toSeconds()).toList();
     return after.size() >= Trend.MIN_SAMPLES ? after : samples;
   }
 
@@ -51,29 +51,37 @@ final class SoakReport {
     int nodes = samples.isEmpty() ? 0 : samples.get(0).nodes().size();
     for (int i = 0; i < nodes; i++) {
       int n = i;
-      trends.add(trend("heap after GC, node " + (n + 1), "MiB",
-          s -> s.nodes().get(n).heapAfterGc() / MIB, 2, 0.05));
-      trends.add(trend("threads, node " + (n + 1), "threads",
-          s -> s.nodes().get(n).threads(), 2, 0.05));
+      trends.add(trend(
+          "heap after GC, node " + (n + 1),
+          "MiB",
+          s -> s.nodes().get(n).heapAfterGc() / MIB,
+          2,
+          0.05));
+      trends.add(
+          trend("threads, node " + (n + 1), "threads", s -> s.nodes().get(n).threads(), 2, 0.05));
     }
     trends.add(trend("Redis used_memory", "MiB", s -> s.redisUsedMemory() / MIB, 0.5, 0.05));
     trends.add(trend("Redis keys", "keys", SoakSample::redisKeys, 50, 0.10));
     return trends;
   }
 
-  private Trend trend(String name, String unit, ToDoubleFunction<SoakSample> value, double floor,
-      double fraction) {
+  private Trend trend(
+      String name, String unit, ToDoubleFunction<SoakSample> value, double floor, double fraction) {
     List<Trend.Point> points = steady().stream()
-        .map(s -> new Trend.Point(s.seconds(), value.applyAsDouble(s))).toList();
+        .map(s -> new Trend.Point(s.seconds(), value.applyAsDouble(s)))
+        .toList();
     return Trend.of(name, unit, points, floor, fraction);
   }
 
   /** Requests answered 5xx or not at all by the service (a client's own hang-up is not one). */
   long failures() {
     return answers.entrySet().stream()
-        .filter(e -> e.getKey().endsWith("connection error") || e.getKey().matches(".* 5\\d\\d")
-            && !e.getKey().endsWith(" 503") && !e.getKey().endsWith(" 504"))
-        .mapToLong(Map.Entry::getValue).sum();
+        .filter(e -> e.getKey().endsWith("connection error")
+            || e.getKey().matches(".* 5\\d\\d")
+                && !e.getKey().endsWith(" 503")
+                && !e.getKey().endsWith(" 504"))
+        .mapToLong(Map.Entry::getValue)
+        .sum();
   }
 
   /**
@@ -102,12 +110,19 @@ final class SoakReport {
     StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%6.0f s:", s.seconds()));
     for (int i = 0; i < s.nodes().size(); i++) {
       SoakSample.Node n = s.nodes().get(i);
-      line.append(String.format(Locale.ROOT,
-          " node %d heap %.1f MiB, %d threads, %d in flight, %d queued, %d leases;", i + 1,
-          n.heapAfterGc() / MIB, n.threads(), n.inFlight(), n.queued(), n.leases()));
+      line.append(String.format(
+          Locale.ROOT,
+          " node %d heap %.1f MiB, %d threads, %d in flight, %d queued, %d leases;",
+          i + 1,
+          n.heapAfterGc() / MIB,
+          n.threads(),
+          n.inFlight(),
+          n.queued(),
+          n.leases()));
     }
-    return line.append(String.format(Locale.ROOT, " Redis %.2f MiB, %d keys",
-        s.redisUsedMemory() / MIB, s.redisKeys())).toString();
+    return line.append(String.format(
+            Locale.ROOT, " Redis %.2f MiB, %d keys", s.redisUsedMemory() / MIB, s.redisKeys()))
+        .toString();
   }
 
   /** Writes {@code summary.json} and {@code report.html} into {@code out}; returns the report. */
@@ -120,30 +135,52 @@ final class SoakReport {
     summary.put("end", end);
     summary.put("answers", answers);
     summary.put("samples", samples);
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
         .writeValue(out.resolve("summary.json").toFile(), summary);
     StringBuilder html = new StringBuilder("<!doctype html><meta charset=\"utf-8\">"
-        + "<title>Sluice soak</title><style>body{font-family:sans-serif}td,th{padding:2px 8px;"
-        + "text-align:right}</style>\n<h1>Soak: two nodes on one Redis, ")
-        .append(duration.toMinutes()).append(" min</h1>\n<p><b>Verdict: ")
-        .append(escape(verdict())).append("</b></p>\n<h2>Trends</h2>\n<table><tr><th>quantity"
+            + "<title>Sluice soak</title><style>body{font-family:sans-serif}td,th{padding:2px 8px;"
+            + "text-align:right}</style>\n<h1>Soak: two nodes on one Redis, ")
+        .append(duration.toMinutes())
+        .append(" min</h1>\n<p><b>Verdict: ")
+        .append(escape(verdict()))
+        .append("</b></p>\n<h2>Trends</h2>\n<table><tr><th>quantity"
             + "<th>samples<th>slope per minute<th>rise over the run<th>tolerance<th>verdict\n");
     for (Trend t : trends()) {
-      html.append(String.format(Locale.ROOT,
-          "<tr><td>%s<td>%d<td>%+.3f %s<td>%+.3f<td>%.3f<td>%s%n", escape(t.name()), t.samples(),
-          t.slopePerMinute(), escape(t.unit()), t.rise(), t.tolerance(), t.verdict()));
+      html.append(String.format(
+          Locale.ROOT,
+          "<tr><td>%s<td>%d<td>%+.3f %s<td>%+.3f<td>%.3f<td>%s%n",
+          escape(t.name()),
+          t.samples(),
+          t.slopePerMinute(),
+          escape(t.unit()),
+          t.rise(),
+          t.tolerance(),
+          t.verdict()));
     }
     html.append("</table>\n<h2>After the load</h2>\n<p>")
-        .append(end == null ? "no sample" : escape(line(end))).append("</p>\n<h2>Answers</h2>\n<table>");
-    answers.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> html
-        .append("<tr><td>").append(escape(e.getKey())).append("<td>").append(e.getValue()).append('\n'));
+        .append(end == null ? "no sample" : escape(line(end)))
+        .append("</p>\n<h2>Answers</h2>\n<table>");
+    answers.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(e -> html.append("<tr><td>")
+            .append(escape(e.getKey()))
+            .append("<td>")
+            .append(e.getValue())
+            .append('\n'));
     html.append("</table>\n<h2>Samples</h2>\n<pre>");
     samples.forEach(s -> html.append(escape(line(s))).append('\n'));
     html.append("</pre>\n");
     Path report = out.resolve("report.html");
     Files.writeString(report, html, StandardCharsets.UTF_8);
-    trends().forEach(t -> System.out.printf(Locale.ROOT, "%s: %+.3f %s/min (%s)%n", t.name(),
-        t.slopePerMinute(), t.unit(), t.verdict()));
+    trends()
+        .forEach(t -> System.out.printf(
+            Locale.ROOT,
+            "%s: %+.3f %s/min (%s)%n",
+            t.name(),
+            t.slopePerMinute(),
+            t.unit(),
+            t.verdict()));
     System.out.println("soak after the load: " + (end == null ? "no sample" : line(end)));
     System.out.println("soak verdict: " + verdict());
     return report;

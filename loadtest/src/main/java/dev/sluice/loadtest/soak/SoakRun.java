@@ -24,9 +24,19 @@ public final class SoakRun implements Experiment {
   static final int NODES = 2;
   static final long SAMPLE_SECONDS = 10;
   /** The global per-account rule of the history lookups: 5/s, burst 5. */
-  static final String RULES = String.join("\n", "rules:", "  - id: history-per-account",
-      "    resource: /api/history/*", "    method: GET", "    actor: account", "    limit: 5",
-      "    unit: second", "    burst: 5", "    algorithm: token-bucket", "    scope: global", "");
+  static final String RULES = String.join(
+      "\n",
+      "rules:",
+      "  - id: history-per-account",
+      "    resource: /api/history/*",
+      "    method: GET",
+      "    actor: account",
+      "    limit: 5",
+      "    unit: second",
+      "    burst: 5",
+      "    algorithm: token-bucket",
+      "    scope: global",
+      "");
 
   @Override
   public String id() {
@@ -66,7 +76,8 @@ public final class SoakRun implements Experiment {
   public Path run(Options options) throws Exception {
     Path out = options.out();
     Path rules = Files.writeString(out.resolve("soak-rules.yaml"), RULES);
-    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    HttpClient http =
+        HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     List<DemoProcess> demos = new ArrayList<>();
     List<SoakSample> samples = new ArrayList<>();
     SoakReport report;
@@ -85,7 +96,10 @@ public final class SoakRun implements Experiment {
           for (long due = start; due - end <= 0; due += SAMPLE_SECONDS * 1_000_000_000L) {
             sleepUntil(due);
             samples.add(sample(nodes, redis, start));
-            System.out.printf(java.util.Locale.ROOT, "soak %s%n", SoakReport.line(samples.get(samples.size() - 1)));
+            System.out.printf(
+                java.util.Locale.ROOT,
+                "soak %s%n",
+                SoakReport.line(samples.get(samples.size() - 1)));
           }
           load.stop();
           long drained = System.nanoTime() + options.drain().toNanos();

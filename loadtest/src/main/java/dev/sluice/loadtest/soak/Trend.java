@@ -16,8 +16,14 @@ import java.util.List;
  * @param tolerance how much rise still counts as flat
  * @param verdict {@link #FLAT}, {@link #RISING}, {@link #FALLING} or {@link #TOO_FEW}
  */
-public record Trend(String name, String unit, int samples, double slopePerMinute, double rise,
-    double tolerance, String verdict) {
+public record Trend(
+    String name,
+    String unit,
+    int samples,
+    double slopePerMinute,
+    double rise,
+    double tolerance,
+    String verdict) {
 
   public static final String FLAT = "flat";
   public static final String RISING = "rising";
@@ -36,8 +42,8 @@ public record Trend(String name, String unit, int samples, double slopePerMinute
    * @param fraction the relative tolerance, of the mean (e.g. 0.05)
    * @throws IllegalArgumentException for a negative floor or fraction, naming it
    */
-  public static Trend of(String name, String unit, List<Point> points, double floor,
-      double fraction) {
+  public static Trend of(
+      String name, String unit, List<Point> points, double floor, double fraction) {
     if (floor < 0 || fraction < 0) {
       throw new IllegalArgumentException("the tolerance of '" + name + "' must not be negative: "
           + "floor " + floor + ", fraction " + fraction);

@@ -52,7 +52,10 @@ final class CallerTally {
    * @param queuedMillis the server-reported queue wait of the served jobs
    */
   record Counts(
-      long requests, long served, Map<String, Long> statuses, Map<String, Long> reasons,
+      long requests,
+      long served,
+      Map<String, Long> statuses,
+      Map<String, Long> reasons,
       Percentiles queuedMillis) {
 
     /** Tries answered with this status. */
@@ -62,8 +65,10 @@ final class CallerTally {
 
     /** Tries that were not answered 200. */
     long notServedTries() {
-      return statuses.entrySet().stream().filter(e -> !e.getKey().equals("200"))
-          .mapToLong(Map.Entry::getValue).sum();
+      return statuses.entrySet().stream()
+          .filter(e -> !e.getKey().equals("200"))
+          .mapToLong(Map.Entry::getValue)
+          .sum();
     }
   }
 
@@ -74,8 +79,8 @@ final class CallerTally {
   /** The transport, counting each try into this tally. */
   Transport wrap(Transport inner) {
     return arrival -> {
-      Caller caller = callers.computeIfAbsent(
-          arrival.headers().getOrDefault(header, NONE), k -> new Caller());
+      Caller caller =
+          callers.computeIfAbsent(arrival.headers().getOrDefault(header, NONE), k -> new Caller());
       caller.requests.add(arrival);
       CompletableFuture<Reply> reply = inner.send(arrival);
       reply.whenComplete((r, error) -> record(caller, r, error));
@@ -110,7 +115,11 @@ final class CallerTally {
       }
       queued.add(caller.queuedMicros);
     }
-    return new Counts(requests, statuses.getOrDefault("200", 0L), statuses, reasons,
+    return new Counts(
+        requests,
+        statuses.getOrDefault("200", 0L),
+        statuses,
+        reasons,
         Percentiles.of(queued, 1000));
   }
 
@@ -123,7 +132,8 @@ final class CallerTally {
       if (reply.status() == 200 && body.has("queuedMillis")) {
         queuedMicros = Math.round(body.get("queuedMillis").asDouble() * 1000);
       } else if (reply.status() != 200) {
-        reason = body.path("reason").isTextual() ? body.get("reason").asText()
+        reason = body.path("reason").isTextual()
+            ? body.get("reason").asText()
             : body.path("title").isTextual() ? body.get("title").asText() : "(no problem body)";
       }
     }

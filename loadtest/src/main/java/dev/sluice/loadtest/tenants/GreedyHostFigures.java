@@ -55,8 +55,14 @@ record GreedyHostFigures(
    * @param tries429 tries answered 429
    * @param tries504 tries answered 504
    */
-  record Host(boolean greedy, long requests, long served, double fairShare, double shareOfFair,
-      long tries429, long tries504) {}
+  record Host(
+      boolean greedy,
+      long requests,
+      long served,
+      double fairShare,
+      double shareOfFair,
+      long tries429,
+      long tries504) {}
 
   /**
    * The rescue job.
@@ -68,8 +74,13 @@ record GreedyHostFigures(
    * @param latencyMillis of its 200s, from the intended send time
    * @param queueWaitMillis server-reported queue wait
    */
-  record Rescue(long requests, long served, long notServedTries, Map<String, Long> reasons,
-      Percentiles latencyMillis, Percentiles queueWaitMillis) {}
+  record Rescue(
+      long requests,
+      long served,
+      long notServedTries,
+      Map<String, Long> reasons,
+      Percentiles latencyMillis,
+      Percentiles queueWaitMillis) {}
 
   static GreedyHostFigures of(
       String variant, List<String> ignored, RunSummary run, CallerTally tally) {
@@ -93,8 +104,16 @@ record GreedyHostFigures(
       CallerTally.Counts c = callers.getOrDefault(host, empty());
       boolean greedy = host.equals(GreedyHostTraffic.GREEDY_HOST);
       double share = fair.get(host) == 0 ? 1.0 : c.served() / fair.get(host);
-      hosts.put(host, new Host(greedy, c.requests(), c.served(), fair.get(host), share,
-          c.tries("429"), c.tries("504")));
+      hosts.put(
+          host,
+          new Host(
+              greedy,
+              c.requests(),
+              c.served(),
+              fair.get(host),
+              share,
+              c.tries("429"),
+              c.tries("504")));
       normalized[i] = share;
       plain[i++] = c.served();
       if (!greedy) {
@@ -103,8 +122,8 @@ record GreedyHostFigures(
       }
     }
     double jain = Fairness.jain(normalized);
-    CallerTally.Counts polite = tally.of(k -> k.startsWith(GreedyHostTraffic.HOST_PREFIX)
-        && !k.equals(GreedyHostTraffic.GREEDY_HOST));
+    CallerTally.Counts polite = tally.of(k ->
+        k.startsWith(GreedyHostTraffic.HOST_PREFIX) && !k.equals(GreedyHostTraffic.GREEDY_HOST));
     CallerTally.Counts greedy = tally.of(GreedyHostTraffic.GREEDY_HOST::equals);
     CallerTally.Counts rescue = tally.of(GreedyHostTraffic.RESCUE_HOST::equals);
     return new GreedyHostFigures(
@@ -118,9 +137,15 @@ record GreedyHostFigures(
         polite.queuedMillis(),
         greedy.queuedMillis(),
         greedy.tries("429"),
-        run.accounting().outcomes().getOrDefault(GreedyHostTraffic.GREEDY_STREAM, Map.of())
+        run.accounting()
+            .outcomes()
+            .getOrDefault(GreedyHostTraffic.GREEDY_STREAM, Map.of())
             .getOrDefault("429", 0L),
-        new Rescue(rescue.requests(), rescue.served(), rescue.notServedTries(), rescue.reasons(),
+        new Rescue(
+            rescue.requests(),
+            rescue.served(),
+            rescue.notServedTries(),
+            rescue.reasons(),
             run.latencyMillis().get(GreedyHostTraffic.RESCUE_STREAM + " 200"),
             rescue.queuedMillis()),
         ignored.isEmpty() && jain >= TARGET_JAIN && below == 0);

@@ -35,6 +35,7 @@ final class GreedyHostTraffic {
 
   /** Stream names: the polite hosts keep the name {@code transcode}, so the common figures apply. */
   static final String POLITE_STREAM = "transcode";
+
   static final String GREEDY_STREAM = "transcode-greedy";
   static final String RESCUE_STREAM = "rescue";
 
@@ -47,11 +48,25 @@ final class GreedyHostTraffic {
     String job = "/api/transcode?cpuMillis=" + cpuMillis;
     double polite = maintenanceRate / (HOSTS - 1 + GREEDY_FACTOR);
     List<TrafficStream> streams = new ArrayList<>();
-    streams.add(TrafficStream.constant(POLITE_STREAM, "POST", r -> job, HOSTS - 1,
-        i -> Map.of(HOST_HEADER, host(i + 2)), polite * (HOSTS - 1)));
-    streams.add(TrafficStream.constant(GREEDY_STREAM, "POST", r -> job, 1,
-        i -> Map.of(HOST_HEADER, GREEDY_HOST), polite * GREEDY_FACTOR));
-    streams.add(TrafficStream.constant(RESCUE_STREAM, "POST", r -> job, 1,
+    streams.add(TrafficStream.constant(
+        POLITE_STREAM,
+        "POST",
+        r -> job,
+        HOSTS - 1,
+        i -> Map.of(HOST_HEADER, host(i + 2)),
+        polite * (HOSTS - 1)));
+    streams.add(TrafficStream.constant(
+        GREEDY_STREAM,
+        "POST",
+        r -> job,
+        1,
+        i -> Map.of(HOST_HEADER, GREEDY_HOST),
+        polite * GREEDY_FACTOR));
+    streams.add(TrafficStream.constant(
+        RESCUE_STREAM,
+        "POST",
+        r -> job,
+        1,
         i -> Map.of(HOST_HEADER, RESCUE_HOST, PRIORITY_HEADER, "critical"),
         Math.max(0.2, maintenanceRate / 40)));
     streams.addAll(Scenario.viewers());

@@ -38,25 +38,44 @@ record PriorityFigures(
    * @param queueWaitMillis server-reported queue wait of the served jobs
    * @param latencyMillis of the 200s, from the intended send time
    */
-  record Kind(long requests, long served, long shed, long tries429, long tries504,
-      long otherNotServedTries, Map<String, Long> reasons, Percentiles queueWaitMillis,
+  record Kind(
+      long requests,
+      long served,
+      long shed,
+      long tries429,
+      long tries504,
+      long otherNotServedTries,
+      Map<String, Long> reasons,
+      Percentiles queueWaitMillis,
       Percentiles latencyMillis) {
 
     static Kind of(CallerTally.Counts c, Percentiles latency) {
       long other = c.notServedTries() - c.tries("429") - c.tries("504");
-      return new Kind(c.requests(), c.served(), c.requests() - c.served(), c.tries("429"),
-          c.tries("504"), other, c.reasons(), c.queuedMillis(), latency);
+      return new Kind(
+          c.requests(),
+          c.served(),
+          c.requests() - c.served(),
+          c.tries("429"),
+          c.tries("504"),
+          other,
+          c.reasons(),
+          c.queuedMillis(),
+          latency);
     }
   }
 
-  static PriorityFigures of(String variant, List<String> ignored, RunSummary run, CallerTally tally) {
+  static PriorityFigures of(
+      String variant, List<String> ignored, RunSummary run, CallerTally tally) {
     CallerTally.Counts critical = tally.of(GreedyHostTraffic.RESCUE_HOST::equals);
     CallerTally.Counts sheddable = tally.of(k -> !k.equals(GreedyHostTraffic.RESCUE_HOST));
     Kind c = Kind.of(critical, run.latencyMillis().get(PriorityTraffic.CRITICAL_STREAM + " 200"));
     Kind s = Kind.of(sheddable, run.latencyMillis().get(PriorityTraffic.SHEDDABLE_STREAM + " 200"));
-    boolean met = ignored.isEmpty() && critical.requests() > 0 && critical.notServedTries() == 0
-        && c.served() == c.requests() && s.shed() > 0;
-    return new PriorityFigures(variant, ignored, c, s,
-        c.queueWaitMillis().p99() / run.unloadedServiceMillis(), met);
+    boolean met = ignored.isEmpty()
+        && critical.requests() > 0
+        && critical.notServedTries() == 0
+        && c.served() == c.requests()
+        && s.shed() > 0;
+    return new PriorityFigures(
+        variant, ignored, c, s, c.queueWaitMillis().p99() / run.unloadedServiceMillis(), met);
   }
 }

@@ -28,13 +28,27 @@ final class PriorityTraffic {
   static List<TrafficStream> streams(double sheddableRate, int cpuMillis) {
     String job = "/api/transcode?cpuMillis=" + cpuMillis;
     return List.of(
-        TrafficStream.constant(SHEDDABLE_STREAM, "POST", r -> job, SHEDDABLE_HOSTS,
-            i -> Map.of(GreedyHostTraffic.HOST_HEADER, String.format(Locale.ROOT, "batch-host-%02d", i + 1),
-                GreedyHostTraffic.PRIORITY_HEADER, "sheddable"),
+        TrafficStream.constant(
+            SHEDDABLE_STREAM,
+            "POST",
+            r -> job,
+            SHEDDABLE_HOSTS,
+            i -> Map.of(
+                GreedyHostTraffic.HOST_HEADER,
+                String.format(Locale.ROOT, "batch-host-%02d", i + 1),
+                GreedyHostTraffic.PRIORITY_HEADER,
+                "sheddable"),
             sheddableRate),
-        TrafficStream.constant(CRITICAL_STREAM, "POST", r -> job, 1,
-            i -> Map.of(GreedyHostTraffic.HOST_HEADER, GreedyHostTraffic.RESCUE_HOST,
-                GreedyHostTraffic.PRIORITY_HEADER, "critical"),
+        TrafficStream.constant(
+            CRITICAL_STREAM,
+            "POST",
+            r -> job,
+            1,
+            i -> Map.of(
+                GreedyHostTraffic.HOST_HEADER,
+                GreedyHostTraffic.RESCUE_HOST,
+                GreedyHostTraffic.PRIORITY_HEADER,
+                "critical"),
             Math.max(0.2, sheddableRate * CRITICAL_SHARE)));
   }
 }

@@ -33,79 +33,145 @@ final class TenantReport {
   /** One console line per variant. */
   static String line(Object figures) {
     if (figures instanceof GreedyHostFigures g) {
-      return String.format(Locale.ROOT,
+      return String.format(
+          Locale.ROOT,
           "%s: Jain %.3f, polite min %.0f%% of fair share (%d under 90%%), polite wait p50/p99 "
               + "%.0f/%.0f ms, greedy %d served, %d tries 429, rescue %d/%d served p99 %s ms, "
               + "target %s%s",
-          g.variant(), g.jainIndex(), 100 * g.politeMinShareOfFair(), g.politeBelow90(),
-          g.politeQueueWaitMillis().p50(), g.politeQueueWaitMillis().p99(),
-          g.hosts().get(GreedyHostTraffic.GREEDY_HOST).served(), g.greedy429Tries(),
-          g.rescue().served(), g.rescue().requests(), p99(g.rescue().latencyMillis()),
-          g.targetMet() ? "met" : "missed", ignored(g.ignoredProperties()));
+          g.variant(),
+          g.jainIndex(),
+          100 * g.politeMinShareOfFair(),
+          g.politeBelow90(),
+          g.politeQueueWaitMillis().p50(),
+          g.politeQueueWaitMillis().p99(),
+          g.hosts().get(GreedyHostTraffic.GREEDY_HOST).served(),
+          g.greedy429Tries(),
+          g.rescue().served(),
+          g.rescue().requests(),
+          p99(g.rescue().latencyMillis()),
+          g.targetMet() ? "met" : "missed",
+          ignored(g.ignoredProperties()));
     }
     PriorityFigures p = (PriorityFigures) figures;
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "%s: critical %d/%d served, %d tries 429, %d tries 504, wait p50/p99 %.0f/%.0f ms; "
             + "sheddable %d/%d served, %d shed; target %s%s",
-        p.variant(), p.critical().served(), p.critical().requests(), p.critical().tries429(),
-        p.critical().tries504(), p.critical().queueWaitMillis().p50(),
-        p.critical().queueWaitMillis().p99(), p.sheddable().served(), p.sheddable().requests(),
-        p.sheddable().shed(), p.targetMet() ? "met" : "missed", ignored(p.ignoredProperties()));
+        p.variant(),
+        p.critical().served(),
+        p.critical().requests(),
+        p.critical().tries429(),
+        p.critical().tries504(),
+        p.critical().queueWaitMillis().p50(),
+        p.critical().queueWaitMillis().p99(),
+        p.sheddable().served(),
+        p.sheddable().requests(),
+        p.sheddable().shed(),
+        p.targetMet() ? "met" : "missed",
+        ignored(p.ignoredProperties()));
   }
 
   private static String greedyHost(List<GreedyHostFigures> runs) {
-    StringBuilder html = new StringBuilder("<h2>Greedy host: fairness over the 32 maintenance hosts</h2>\n")
-        .append("<p>Targets: Jain's index at least 0.95, every polite host served at least 90% of its"
-            + " max-min fair share (of what the 32 hosts were served in all). Queue waits are the "
-            + "server-reported <code>queuedMillis</code> of served jobs.</p>\n");
-    table(html, runs, GreedyHostFigures::variant, List.of(
-        row("Jain's index (served / fair share)", g -> num(g.jainIndex())),
-        row("Jain's index (plain served counts)", g -> num(g.jainIndexServed())),
-        row("polite hosts: lowest share of fair", g -> pct(g.politeMinShareOfFair())),
-        row("polite hosts under 90% of fair", g -> Long.toString(g.politeBelow90())),
-        row("polite hosts: jobs served (sum)", g -> Long.toString(g.hosts().values().stream()
-            .filter(h -> !h.greedy()).mapToLong(GreedyHostFigures.Host::served).sum())),
-        row("polite queue wait p50 / p99 ms", g -> num(g.politeQueueWaitMillis().p50()) + " / "
-            + num(g.politeQueueWaitMillis().p99())),
-        row("greedy host: served / sent", g -> greedy(g).served() + " / " + greedy(g).requests()),
-        row("greedy host: share of fair", g -> pct(greedy(g).shareOfFair())),
-        row("greedy host: tries 429 / requests ended 429",
-            g -> g.greedy429Tries() + " / " + g.greedy429Requests()),
-        row("greedy queue wait p50 / p99 ms", g -> num(g.greedyQueueWaitMillis().p50()) + " / "
-            + num(g.greedyQueueWaitMillis().p99())),
-        row("rescue (critical): served / sent", g -> g.rescue().served() + " / " + g.rescue().requests()),
-        row("rescue: tries not 200", g -> g.rescue().notServedTries() + " " + g.rescue().reasons()),
-        row("rescue latency p50 / p99 ms", g -> g.rescue().latencyMillis() == null ? "-"
-            : num(g.rescue().latencyMillis().p50()) + " / " + num(g.rescue().latencyMillis().p99())),
-        row("rescue queue wait p50 / p99 ms", g -> num(g.rescue().queueWaitMillis().p50()) + " / "
-            + num(g.rescue().queueWaitMillis().p99())),
-        row("target met", g -> g.targetMet() ? "yes" : "no"),
-        row("properties the service ignored", g -> String.join(", ", g.ignoredProperties()))));
-    html.append("<h4>Jobs served per host, % of its max-min fair share (host 01 is the greedy one)</h4>")
+    StringBuilder html = new StringBuilder(
+            "<h2>Greedy host: fairness over the 32 maintenance hosts</h2>\n")
+        .append(
+            "<p>Targets: Jain's index at least 0.95, every polite host served at least 90% of its"
+                + " max-min fair share (of what the 32 hosts were served in all). Queue waits are the "
+                + "server-reported <code>queuedMillis</code> of served jobs.</p>\n");
+    table(
+        html,
+        runs,
+        GreedyHostFigures::variant,
+        List.of(
+            row("Jain's index (served / fair share)", g -> num(g.jainIndex())),
+            row("Jain's index (plain served counts)", g -> num(g.jainIndexServed())),
+            row("polite hosts: lowest share of fair", g -> pct(g.politeMinShareOfFair())),
+            row("polite hosts under 90% of fair", g -> Long.toString(g.politeBelow90())),
+            row(
+                "polite hosts: jobs served (sum)",
+                g -> Long.toString(g.hosts().values().stream()
+                    .filter(h -> !h.greedy())
+                    .mapToLong(GreedyHostFigures.Host::served)
+                    .sum())),
+            row(
+                "polite queue wait p50 / p99 ms",
+                g -> num(g.politeQueueWaitMillis().p50()) + " / "
+                    + num(g.politeQueueWaitMillis().p99())),
+            row(
+                "greedy host: served / sent",
+                g -> greedy(g).served() + " / " + greedy(g).requests()),
+            row("greedy host: share of fair", g -> pct(greedy(g).shareOfFair())),
+            row(
+                "greedy host: tries 429 / requests ended 429",
+                g -> g.greedy429Tries() + " / " + g.greedy429Requests()),
+            row(
+                "greedy queue wait p50 / p99 ms",
+                g -> num(g.greedyQueueWaitMillis().p50()) + " / "
+                    + num(g.greedyQueueWaitMillis().p99())),
+            row(
+                "rescue (critical): served / sent",
+                g -> g.rescue().served() + " / " + g.rescue().requests()),
+            row(
+                "rescue: tries not 200",
+                g -> g.rescue().notServedTries() + " " + g.rescue().reasons()),
+            row(
+                "rescue latency p50 / p99 ms",
+                g -> g.rescue().latencyMillis() == null
+                    ? "-"
+                    : num(g.rescue().latencyMillis().p50()) + " / "
+                        + num(g.rescue().latencyMillis().p99())),
+            row(
+                "rescue queue wait p50 / p99 ms",
+                g -> num(g.rescue().queueWaitMillis().p50()) + " / "
+                    + num(g.rescue().queueWaitMillis().p99())),
+            row("target met", g -> g.targetMet() ? "yes" : "no"),
+            row("properties the service ignored", g -> String.join(", ", g.ignoredProperties()))));
+    html.append(
+            "<h4>Jobs served per host, % of its max-min fair share (host 01 is the greedy one)</h4>")
         .append(shareChart(runs));
     return html.toString();
   }
 
   private static String priority(List<PriorityFigures> runs) {
-    StringBuilder html = new StringBuilder("<h2>Priority: critical jobs beside sheddable overload</h2>\n")
-        .append("<p>Target: no critical try answered anything but 200 while sheddable jobs are shed; "
-            + "a critical job's queue wait near one service time.</p>\n");
-    table(html, runs, PriorityFigures::variant, List.of(
-        row("critical: served / sent", p -> p.critical().served() + " / " + p.critical().requests()),
-        row("critical: tries 429 / 504 / other", p -> p.critical().tries429() + " / "
-            + p.critical().tries504() + " / " + p.critical().otherNotServedTries()),
-        row("critical queue wait p50 / p99 / max ms", p -> num(p.critical().queueWaitMillis().p50())
-            + " / " + num(p.critical().queueWaitMillis().p99()) + " / "
-            + num(p.critical().queueWaitMillis().max())),
-        row("critical wait p99 / unloaded service time", p -> num(p.criticalWaitPerServiceTime())),
-        row("critical latency p99 ms (from intended send)", p -> p99(p.critical().latencyMillis())),
-        row("critical rejections", p -> p.critical().reasons().toString()),
-        row("sheddable: served / sent (shed)", p -> p.sheddable().served() + " / "
-            + p.sheddable().requests() + " (" + p.sheddable().shed() + ")"),
-        row("sheddable: tries 429 / 504", p -> p.sheddable().tries429() + " / " + p.sheddable().tries504()),
-        row("sheddable rejections", p -> p.sheddable().reasons().toString()),
-        row("target met", p -> p.targetMet() ? "yes" : "no"),
-        row("properties the service ignored", p -> String.join(", ", p.ignoredProperties()))));
+    StringBuilder html = new StringBuilder(
+            "<h2>Priority: critical jobs beside sheddable overload</h2>\n")
+        .append(
+            "<p>Target: no critical try answered anything but 200 while sheddable jobs are shed; "
+                + "a critical job's queue wait near one service time.</p>\n");
+    table(
+        html,
+        runs,
+        PriorityFigures::variant,
+        List.of(
+            row(
+                "critical: served / sent",
+                p -> p.critical().served() + " / " + p.critical().requests()),
+            row(
+                "critical: tries 429 / 504 / other",
+                p -> p.critical().tries429() + " / " + p.critical().tries504() + " / "
+                    + p.critical().otherNotServedTries()),
+            row(
+                "critical queue wait p50 / p99 / max ms",
+                p -> num(p.critical().queueWaitMillis().p50())
+                    + " / " + num(p.critical().queueWaitMillis().p99()) + " / "
+                    + num(p.critical().queueWaitMillis().max())),
+            row(
+                "critical wait p99 / unloaded service time",
+                p -> num(p.criticalWaitPerServiceTime())),
+            row(
+                "critical latency p99 ms (from intended send)",
+                p -> p99(p.critical().latencyMillis())),
+            row("critical rejections", p -> p.critical().reasons().toString()),
+            row(
+                "sheddable: served / sent (shed)",
+                p -> p.sheddable().served() + " / " + p.sheddable().requests() + " ("
+                    + p.sheddable().shed() + ")"),
+            row(
+                "sheddable: tries 429 / 504",
+                p -> p.sheddable().tries429() + " / " + p.sheddable().tries504()),
+            row("sheddable rejections", p -> p.sheddable().reasons().toString()),
+            row("target met", p -> p.targetMet() ? "yes" : "no"),
+            row("properties the service ignored", p -> String.join(", ", p.ignoredProperties()))));
     return html.toString();
   }
 
@@ -122,15 +188,20 @@ final class TenantReport {
     html.append("</tr>\n");
     for (Row<T> row : rows) {
       html.append("<tr><td>").append(HtmlReport.esc(row.name())).append("</td>");
-      runs.forEach(r -> html.append("<td>").append(HtmlReport.esc(row.value().apply(r))).append("</td>"));
+      runs.forEach(
+          r -> html.append("<td>").append(HtmlReport.esc(row.value().apply(r))).append("</td>"));
       html.append("</tr>\n");
     }
     html.append("</table>\n");
   }
 
   static String shareChart(List<GreedyHostFigures> runs) {
-    CategoryChart chart = new CategoryChartBuilder().width(1320).height(340)
-        .xAxisTitle("maintenance host").yAxisTitle("% of fair share").build();
+    CategoryChart chart = new CategoryChartBuilder()
+        .width(1320)
+        .height(340)
+        .xAxisTitle("maintenance host")
+        .yAxisTitle("% of fair share")
+        .build();
     Charts.style(chart.getStyler());
     chart.getStyler().setOverlapped(false);
     for (GreedyHostFigures run : runs) {

@@ -33,24 +33,37 @@ record Variant(String name, String description, List<String> serverProperties) {
    * sets them.
    */
   static Variant fifo() {
-    return new Variant("fifo", "one FIFO queue, no classes",
-        List.of(LIMITER + "queue=fifo", LIMITER + "queue-key=", LIMITER + "max-queue-per-key=0",
+    return new Variant(
+        "fifo",
+        "one FIFO queue, no classes",
+        List.of(
+            LIMITER + "queue=fifo",
+            LIMITER + "queue-key=",
+            LIMITER + "max-queue-per-key=0",
             LIMITER + "priority-header="));
   }
 
   /** The demo's defaults spelled out: fair by host with a per-key cap, classes by header. */
   static Variant fair() {
-    return new Variant("fair",
+    return new Variant(
+        "fair",
         "fair by X-Host-Id, 1 queued per host, X-Priority classes",
-        List.of(LIMITER + "queue=fair", LIMITER + "queue-key=header:" + GreedyHostTraffic.HOST_HEADER,
+        List.of(
+            LIMITER + "queue=fair",
+            LIMITER + "queue-key=header:" + GreedyHostTraffic.HOST_HEADER,
             LIMITER + "max-queue-per-key=1",
             LIMITER + "priority-header=" + GreedyHostTraffic.PRIORITY_HEADER));
   }
 
   /** Priority classes over one FIFO queue with no per-key cap, so the queue fills and displaces. */
   static Variant classes() {
-    return new Variant("classes", "one FIFO queue, X-Priority classes (displacement)",
-        List.of(LIMITER + "queue=fifo", LIMITER + "queue-key=", LIMITER + "max-queue-per-key=0",
+    return new Variant(
+        "classes",
+        "one FIFO queue, X-Priority classes (displacement)",
+        List.of(
+            LIMITER + "queue=fifo",
+            LIMITER + "queue-key=",
+            LIMITER + "max-queue-per-key=0",
             LIMITER + "priority-header=" + GreedyHostTraffic.PRIORITY_HEADER));
   }
 
@@ -60,11 +73,17 @@ record Variant(String name, String description, List<String> serverProperties) {
    * the limit; Sluice's transcode limiter is moved off the path so only the peer guards it.
    */
   static Variant netflixPartitioned() {
-    String hosts = String.join(",", IntStream.rangeClosed(1, GreedyHostTraffic.HOSTS)
-        .mapToObj(GreedyHostTraffic::host).toList());
-    return new Variant("netflix-partitioned",
+    String hosts = String.join(
+        ",",
+        IntStream.rangeClosed(1, GreedyHostTraffic.HOSTS)
+            .mapToObj(GreedyHostTraffic::host)
+            .toList());
+    return new Variant(
+        "netflix-partitioned",
         "Netflix AbstractPartitionedLimiter, a partition per X-Host-Id, no queue",
-        List.of(LIMITER + "path=/api/transcode-unguarded", "demo.limiter-peer=netflix-partitioned",
+        List.of(
+            LIMITER + "path=/api/transcode-unguarded",
+            "demo.limiter-peer=netflix-partitioned",
             "demo.limiter-peer.partition-header=" + GreedyHostTraffic.HOST_HEADER,
             "demo.limiter-peer.partitions=" + hosts));
   }
@@ -101,16 +120,16 @@ record Variant(String name, String description, List<String> serverProperties) {
             "--variant must look like NAME or NAME:key=value (NAME of letters, digits, . _ -) but was '"
                 + spec + "'");
       }
-      Variant base = chosen.getOrDefault(name, known.getOrDefault(name,
-          new Variant(name, "custom", List.of())));
+      Variant base = chosen.getOrDefault(
+          name, known.getOrDefault(name, new Variant(name, "custom", List.of())));
       if (colon < 0) {
         chosen.put(name, base);
         continue;
       }
       String property = spec.substring(colon + 1);
       if (property.indexOf('=') < 1) {
-        throw new IllegalArgumentException(
-            "--variant " + name + ": the property must look like key=value but was '" + property + "'");
+        throw new IllegalArgumentException("--variant " + name
+            + ": the property must look like key=value but was '" + property + "'");
       }
       List<String> properties = new ArrayList<>(base.serverProperties());
       properties.add(property);

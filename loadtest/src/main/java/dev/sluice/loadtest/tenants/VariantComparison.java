@@ -64,17 +64,21 @@ final class VariantComparison {
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("runs", runs);
     summary.put(scenario == TenantScenario.GREEDY_HOST ? "greedyHost" : "priority", figures);
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
         .writeValue(options.out().resolve("summary.json").toFile(), summary);
     Path report = options.out().resolve("report.html");
-    Files.writeString(report, HtmlReport.render(runs, TenantReport.section(figures)),
-        StandardCharsets.UTF_8);
+    Files.writeString(
+        report, HtmlReport.render(runs, TenantReport.section(figures)), StandardCharsets.UTF_8);
     figures.forEach(f -> System.out.println(TenantReport.line(f)));
     return report;
   }
 
   private static Object figures(
-      TenantScenario scenario, String name, List<String> ignored, RunSummary run,
+      TenantScenario scenario,
+      String name,
+      List<String> ignored,
+      RunSummary run,
       CallerTally tally) {
     return scenario == TenantScenario.GREEDY_HOST
         ? GreedyHostFigures.of(name, ignored, run, tally)
@@ -84,7 +88,8 @@ final class VariantComparison {
   /** The variant's property keys the service's log calls unknown (the plugin warns and goes on). */
   static List<String> ignoredProperties(String log, List<String> properties) {
     List<String> keys = properties.stream()
-        .map(p -> p.substring(0, p.indexOf('=')).trim().toLowerCase(Locale.ROOT)).toList();
+        .map(p -> p.substring(0, p.indexOf('=')).trim().toLowerCase(Locale.ROOT))
+        .toList();
     List<String> ignored = new ArrayList<>();
     Matcher m = UNKNOWN_PROPERTY.matcher(log);
     while (m.find()) {

@@ -10,7 +10,6 @@ import dev.sluice.loadtest.engine.TrafficStream;
 import dev.sluice.loadtest.engine.Workload;
 import dev.sluice.loadtest.report.Percentiles;
 import dev.sluice.loadtest.report.RunSummary;
-import dev.sluice.loadtest.report.Spread;
 import dev.sluice.loadtest.sampling.ServerSample;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,19 +26,40 @@ class AdaptiveSummaryTest {
   private static RunSummary run(double[] cpu, int[] limit, long[] ok) {
     List<ServerSample> samples = new ArrayList<>();
     for (int s = 0; s < cpu.length; s++) {
-      samples.add(new ServerSample(s + 0.01, cpu[s], 90,
-          Map.of("transcode", new ServerSample.LimiterLoad(1, 3, limit[s]))));
+      samples.add(new ServerSample(
+          s + 0.01, cpu[s], 90, Map.of("transcode", new ServerSample.LimiterLoad(1, 3, limit[s]))));
     }
-    Accounting accounting = new Accounting(Map.of("transcode", 100L),
-        Map.of("transcode", Map.of("200", 60L, "429", 36L, "504", 2L, "unfinished", 2L)), 100, 0, 0,
-        Map.of("200", 60L, "429", 36L, "504", 2L), 2);
+    Accounting accounting = new Accounting(
+        Map.of("transcode", 100L),
+        Map.of("transcode", Map.of("200", 60L, "429", 36L, "504", 2L, "unfinished", 2L)),
+        100,
+        0,
+        0,
+        Map.of("200", 60L, "429", 36L, "504", 2L),
+        2);
     Map<String, long[]> perSecond = new TreeMap<>();
     perSecond.put("200", ok);
-    return new RunSummary("cpu, 2x, cpu", "adaptive/cpu", "http://x/", 1, 10, 20, 200, 2, 201,
+    return new RunSummary(
+        "cpu, 2x, cpu",
+        "adaptive/cpu",
+        "http://x/",
+        1,
+        10,
+        20,
+        200,
+        2,
+        201,
         accounting,
-        Map.of("transcode 429", new Percentiles(36, 4, 9, 30, 31, 31),
-            "transcode 200", new Percentiles(60, 500, 900, 1800, 1900, 1900)),
-        Map.of(), Map.of(), RunSummary.Cpu.of(samples, 10), samples, perSecond);
+        Map.of(
+            "transcode 429",
+            new Percentiles(36, 4, 9, 30, 31, 31),
+            "transcode 200",
+            new Percentiles(60, 500, 900, 1800, 1900, 1900)),
+        Map.of(),
+        Map.of(),
+        RunSummary.Cpu.of(samples, 10),
+        samples,
+        perSecond);
   }
 
   @Test
@@ -50,7 +70,8 @@ class AdaptiveSummaryTest {
     JobMix mix = JobMix.CPU;
     AdaptiveVariant variant = AdaptiveVariant.parse("--variants", "cpu", 2).get(0);
 
-    AdaptiveResult r = AdaptiveResult.of(mix, variant, 2, run(cpu, limit, ok), "1 / 2 / 3", "4 / 5 / 6");
+    AdaptiveResult r =
+        AdaptiveResult.of(mix, variant, 2, run(cpu, limit, ok), "1 / 2 / 3", "4 / 5 / 6");
 
     // seconds 2..10 of a 10 s run: the warm-up readings (100 %, limit 9) and the drain are left out
     assertThat(r.steadyFromSecond()).isEqualTo(2);
@@ -76,11 +97,20 @@ class AdaptiveSummaryTest {
     assertThat(r.admittedMillisP99()).isEqualTo(1800);
     assertThat(r.loadAverageAfter()).isEqualTo("4 / 5 / 6");
 
-    String html = AdaptiveReport.render(List.of(r,
-        AdaptiveResult.failed(mix, AdaptiveVariant.parse("--variants", "latency", 2).get(0), 2, "1 / 1 / 1",
+    String html = AdaptiveReport.render(List.of(
+        r,
+        AdaptiveResult.failed(
+            mix,
+            AdaptiveVariant.parse("--variants", "latency", 2).get(0),
+            2,
+            "1 / 1 / 1",
             "the service does not know [sluice.limiters.transcode.limit]")));
-    assertThat(html).startsWith("<!DOCTYPE html>").contains("<h2>mix cpu</h2>").contains("<svg")
-        .contains("<td>1.5</td>").contains("<td class=\"met\">70.0</td>")
+    assertThat(html)
+        .startsWith("<!DOCTYPE html>")
+        .contains("<h2>mix cpu</h2>")
+        .contains("<svg")
+        .contains("<td>1.5</td>")
+        .contains("<td class=\"met\">70.0</td>")
         .contains("not run: the service does not know [sluice.limiters.transcode.limit]");
   }
 
@@ -89,7 +119,9 @@ class AdaptiveSummaryTest {
     assertThat(JobMix.parse("--mix", "all")).containsExactly(JobMix.CPU, JobMix.SIZES, JobMix.IO);
     assertThat(JobMix.parse("--mix", "io, cpu")).containsExactly(JobMix.IO, JobMix.CPU);
     assertThatThrownBy(() -> JobMix.parse("--mix", "cpu,disk"))
-        .hasMessageContaining("--mix").hasMessageContaining("'cpu,disk'").hasMessageContaining("sizes");
+        .hasMessageContaining("--mix")
+        .hasMessageContaining("'cpu,disk'")
+        .hasMessageContaining("sizes");
 
     Random random = new Random(7);
     assertThat(JobMix.CPU.path(random)).isEqualTo("/api/transcode?cpuMillis=200");
@@ -111,48 +143,70 @@ class AdaptiveSummaryTest {
     List<TrafficStream> streams = workload.streams().apply(200.0, Duration.ofSeconds(3));
     assertThat(streams).hasSize(1);
     assertThat(streams.get(0).callers()).isEqualTo(JobMix.HOSTS);
-    assertThat(streams.get(0).headers().apply(0)).containsEntry("X-Account-Id", "maintenance-host-01");
+    assertThat(streams.get(0).headers().apply(0))
+        .containsEntry("X-Account-Id", "maintenance-host-01");
   }
 
   @Test
   void variantsSetTheDemosPropertiesAndAnIgnoredPropertyMeansTheVariantDidNotRun() {
     List<AdaptiveVariant> variants =
         AdaptiveVariant.parse("--variants", AdaptiveVariant.DEFAULT_NAMES, 8);
-    assertThat(variants).extracting(AdaptiveVariant::name)
+    assertThat(variants)
+        .extracting(AdaptiveVariant::name)
         .containsExactly("fixed", "cpu", "latency", "netflix-gradient2");
     assertThat(variants.get(0).serverProperties())
-        .contains("sluice.limiters.transcode.limit=fixed", "sluice.limiters.transcode.max-concurrency=6");
-    assertThat(variants.get(1).serverProperties()).contains("sluice.limiters.transcode.limit=cpu",
-        "sluice.limiters.transcode.target-cpu=0.7", "sluice.limiters.transcode.reject-early=true");
-    assertThat(variants.get(3).serverProperties()).containsExactly("demo.limiter-peer=netflix-gradient2");
+        .contains(
+            "sluice.limiters.transcode.limit=fixed", "sluice.limiters.transcode.max-concurrency=6");
+    assertThat(variants.get(1).serverProperties())
+        .contains(
+            "sluice.limiters.transcode.limit=cpu",
+            "sluice.limiters.transcode.target-cpu=0.7",
+            "sluice.limiters.transcode.reject-early=true");
+    assertThat(variants.get(3).serverProperties())
+        .containsExactly("demo.limiter-peer=netflix-gradient2");
     assertThat(variants.get(3).limiterName()).isEqualTo("netflix-gradient2");
     assertThatThrownBy(() -> AdaptiveVariant.parse("--variants", "cpu,aimd", 2))
-        .hasMessageContaining("--variants").hasMessageContaining("'cpu,aimd'");
+        .hasMessageContaining("--variants")
+        .hasMessageContaining("'cpu,aimd'");
 
-    String log = "WARN d.s.j.SluicePlugin Unknown Sluice property 'sluice.limiters.transcode.limit' "
-        + "(from system) is ignored";
-    assertThat(AdaptiveRun.ignoredKeys(log, variants.get(1))).containsExactly("sluice.limiters.transcode.limit");
+    String log =
+        "WARN d.s.j.SluicePlugin Unknown Sluice property 'sluice.limiters.transcode.limit' "
+            + "(from system) is ignored";
+    assertThat(AdaptiveRun.ignoredKeys(log, variants.get(1)))
+        .containsExactly("sluice.limiters.transcode.limit");
     assertThat(AdaptiveRun.ignoredKeys("all known", variants.get(1))).isEmpty();
     assertThat(AdaptiveRun.ignoredKeys(log, variants.get(3))).isEmpty();
     // /sluice must show the limiter under the variant's strategy
-    String sluice =
-        "{\"limiters\":[{\"name\":\"transcode\",\"limit\":3,\"limitKind\":\"fixed\"}]}";
+    String sluice = "{\"limiters\":[{\"name\":\"transcode\",\"limit\":3,\"limitKind\":\"fixed\"}]}";
     assertThat(AdaptiveRun.wrongStrategy(sluice, variants.get(0))).isEmpty();
     assertThat(AdaptiveRun.wrongStrategy(sluice, variants.get(1)).orElseThrow())
         .contains("runs strategy fixed, not cpu");
     assertThat(AdaptiveRun.wrongStrategy(sluice, variants.get(3)).orElseThrow())
         .contains("no limiter netflix-gradient2");
-    assertThat(AdaptiveRun.wrongStrategy("{\"limiters\":[{\"name\":\"transcode\"}]}", variants.get(1)))
+    assertThat(
+            AdaptiveRun.wrongStrategy("{\"limiters\":[{\"name\":\"transcode\"}]}", variants.get(1)))
         .isEmpty(); // a service without the field: the log check alone
-    // a plugin without adaptive limits is a fixed limit without early rejection: fixed is still fixed
-    assertThat(AdaptiveRun.ignoredKeys(log + "\nUnknown Sluice property "
-        + "'sluice.limiters.transcode.reject-early' (from system) is ignored", variants.get(0))).isEmpty();
+    // a plugin without adaptive limits is a fixed limit without early rejection: fixed is still
+    // fixed
+    assertThat(AdaptiveRun.ignoredKeys(
+            log + "\nUnknown Sluice property "
+                + "'sluice.limiters.transcode.reject-early' (from system) is ignored",
+            variants.get(0)))
+        .isEmpty();
   }
 
   @Test
   void theAdaptiveScenarioTakesItsOptionsAndNeedsEmbedded() {
-    Options o = Options.parse("--embedded", "--scenario", "adaptive", "--mix", "sizes",
-        "--overload", "2,5", "--variants", "cpu,netflix-vegas");
+    Options o = Options.parse(
+        "--embedded",
+        "--scenario",
+        "adaptive",
+        "--mix",
+        "sizes",
+        "--overload",
+        "2,5",
+        "--variants",
+        "cpu,netflix-vegas");
     assertThat(o.experiment()).isInstanceOf(AdaptiveRun.class);
     assertThat(o.mixes()).containsExactly(JobMix.SIZES);
     assertThat(o.overloads()).containsExactly(2.0, 5.0);
@@ -163,8 +217,11 @@ class AdaptiveSummaryTest {
     assertThatThrownBy(() -> Options.parse("--target", "http://x", "--scenario", "adaptive"))
         .hasMessageContaining("--embedded");
     assertThatThrownBy(() -> Options.parse("--embedded", "--overload", "2,x"))
-        .hasMessageContaining("--overload").hasMessageContaining("'x'");
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "adaptive", "--variants", "bbr"))
-        .hasMessageContaining("--variants").hasMessageContaining("bbr");
+        .hasMessageContaining("--overload")
+        .hasMessageContaining("'x'");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "adaptive", "--variants", "bbr"))
+        .hasMessageContaining("--variants")
+        .hasMessageContaining("bbr");
   }
 }

@@ -11,9 +11,35 @@ class AdaptiveVerdictTest {
 
   private static AdaptiveResult result(String variant, double load, double cpu, double goodput) {
     Spread spread = new Spread(30, cpu, 3, cpu - 4, cpu + 4);
-    return new AdaptiveResult("cpu", variant, variant, "transcode", load, 2, 20, 10, 7, 5, 55,
-        spread, spread, goodput, goodput / 7, 1000, 600, 300, 10, 0, 4, 30, 1800, spread,
-        "1 / 1 / 1", "2 / 2 / 2", null, null);
+    return new AdaptiveResult(
+        "cpu",
+        variant,
+        variant,
+        "transcode",
+        load,
+        2,
+        20,
+        10,
+        7,
+        5,
+        55,
+        spread,
+        spread,
+        goodput,
+        goodput / 7,
+        1000,
+        600,
+        300,
+        10,
+        0,
+        4,
+        30,
+        1800,
+        spread,
+        "1 / 1 / 1",
+        "2 / 2 / 2",
+        null,
+        null);
   }
 
   @Test
@@ -22,9 +48,10 @@ class AdaptiveVerdictTest {
         result("fixed", 2, 53.5, 5.0), result("cpu", 2, 69.7, 6.8),
         result("fixed", 5, 50.0, 5.0), result("latency", 5, 80.0, 4.5)));
 
-    assertThat(lines).containsExactly(
-        "at 2x: cpu held 69.7 % CPU against fixed's 53.5 %, goodput +36 % (on target)",
-        "at 5x: latency held 80.0 % CPU against fixed's 50.0 %, goodput -10 % (off target)");
+    assertThat(lines)
+        .containsExactly(
+            "at 2x: cpu held 69.7 % CPU against fixed's 53.5 %, goodput +36 % (on target)",
+            "at 5x: latency held 80.0 % CPU against fixed's 50.0 %, goodput -10 % (off target)");
   }
 
   @Test

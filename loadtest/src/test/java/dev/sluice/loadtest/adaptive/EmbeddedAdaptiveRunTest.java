@@ -20,19 +20,35 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class EmbeddedAdaptiveRunTest {
 
-  @TempDir Path out;
+  @TempDir
+  Path out;
 
   @Test
   void aVariantRunsOnItsOwnServiceAndItsFiguresAndLimitLandInTheSummary() throws Exception {
     Options options = Options.parse(
-        "--embedded", "--scenario", "adaptive", "--mix", "io", "--overload", "0.5",
-        "--variants", "netflix-gradient2", "--duration", "2s", "--drain", "3s", "--seed", "3",
-        "--out", out.toString());
+        "--embedded",
+        "--scenario",
+        "adaptive",
+        "--mix",
+        "io",
+        "--overload",
+        "0.5",
+        "--variants",
+        "netflix-gradient2",
+        "--duration",
+        "2s",
+        "--drain",
+        "3s",
+        "--seed",
+        "3",
+        "--out",
+        out.toString());
 
     Path report = LoadTest.run(options);
 
     assertThat(Files.readString(report)).contains("<h2>mix io</h2>").contains("<svg");
-    JsonNode results = new ObjectMapper().readTree(out.resolve("summary.json").toFile()).get("results");
+    JsonNode results =
+        new ObjectMapper().readTree(out.resolve("summary.json").toFile()).get("results");
     assertThat(results).hasSize(1);
     JsonNode r = results.get(0);
     assertThat(r.get("error").isNull()).as(r.path("error").asText()).isTrue();
@@ -41,16 +57,21 @@ class EmbeddedAdaptiveRunTest {
     long sent = r.get("sent").asLong();
     assertThat(sent).isGreaterThan(10); // ~20 jobs/s on 2 cores for 2 s
     assertThat(r.get("ok").asLong()).isPositive();
-    assertThat(r.get("ok").asLong() + r.get("rejected").asLong() + r.get("timedOut").asLong()
-        + r.get("other").asLong()).isEqualTo(sent);
+    assertThat(r.get("ok").asLong()
+            + r.get("rejected").asLong()
+            + r.get("timedOut").asLong()
+            + r.get("other").asLong())
+        .isEqualTo(sent);
     // tried once each: no retries
     assertThat(r.get("run").get("accounting").get("retries").asLong()).isZero();
     // the peer's limit came from /sluice, under the peer's name (read once a second)
     boolean limitRead = false;
     for (JsonNode sample : r.get("run").get("samples")) {
-      limitRead |= sample.get("limiters").path("netflix-gradient2").path("limit").asInt() > 0;
+      limitRead |=
+          sample.get("limiters").path("netflix-gradient2").path("limit").asInt() > 0;
     }
     assertThat(limitRead).isTrue();
-    assertThat(Files.exists(out.resolve("server-adaptive-io-netflix-gradient2-0.5x.log"))).isTrue();
+    assertThat(Files.exists(out.resolve("server-adaptive-io-netflix-gradient2-0.5x.log")))
+        .isTrue();
   }
 }

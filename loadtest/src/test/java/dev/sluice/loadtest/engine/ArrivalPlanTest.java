@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class ArrivalPlanTest {
 
   private static TrafficStream stream(String name, double rate) {
-    return TrafficStream.constant(name, "GET", r -> "/" + name, 4, i -> Map.of("X-Account-Id", "a" + i), rate);
+    return TrafficStream.constant(
+        name, "GET", r -> "/" + name, 4, i -> Map.of("X-Account-Id", "a" + i), rate);
   }
 
   @Test
@@ -29,9 +30,11 @@ class ArrivalPlanTest {
         ArrivalPlan.generate(List.of(stream("a", 200), stream("b", 20)), Duration.ofSeconds(50), 1);
     List<Arrival> arrivals = plan.arrivals();
     for (int i = 1; i < arrivals.size(); i++) {
-      assertThat(arrivals.get(i).offsetNanos()).isGreaterThanOrEqualTo(arrivals.get(i - 1).offsetNanos());
+      assertThat(arrivals.get(i).offsetNanos())
+          .isGreaterThanOrEqualTo(arrivals.get(i - 1).offsetNanos());
     }
-    assertThat(arrivals.get(arrivals.size() - 1).offsetNanos()).isLessThan(Duration.ofSeconds(50).toNanos());
+    assertThat(arrivals.get(arrivals.size() - 1).offsetNanos())
+        .isLessThan(Duration.ofSeconds(50).toNanos());
     long a = arrivals.stream().filter(x -> x.stream().equals("a")).count();
     long b = arrivals.stream().filter(x -> x.stream().equals("b")).count();
     // Poisson: mean 10000 and 1000, standard deviation 100 and ~32; five sigma either way

@@ -18,10 +18,13 @@ class RetryAfterBackoffTest {
 
   private static final Instant NOW = Instant.parse("2025-03-03T08:00:00Z");
 
-  private final RetryAfterBackoff backoff =
-      new RetryAfterBackoff(
-          Duration.ofMillis(200), 2.0, Duration.ofSeconds(5), 0.5, new Random(1),
-          Clock.fixed(NOW, ZoneOffset.UTC));
+  private final RetryAfterBackoff backoff = new RetryAfterBackoff(
+      Duration.ofMillis(200),
+      2.0,
+      Duration.ofSeconds(5),
+      0.5,
+      new Random(1),
+      Clock.fixed(NOW, ZoneOffset.UTC));
 
   private static Either<Throwable, Reply> reply(int status, String retryAfter) {
     return Either.right(new Reply(status, Optional.ofNullable(retryAfter), ""));
@@ -38,7 +41,8 @@ class RetryAfterBackoffTest {
 
   @Test
   void readsAnHttpDateRelativeToTheWallClock() {
-    String inThreeSeconds = DateTimeFormatter.RFC_1123_DATE_TIME.format(NOW.plusSeconds(3).atOffset(ZoneOffset.UTC));
+    String inThreeSeconds =
+        DateTimeFormatter.RFC_1123_DATE_TIME.format(NOW.plusSeconds(3).atOffset(ZoneOffset.UTC));
     assertThat(backoff.apply(1, reply(503, inThreeSeconds))).isBetween(3000L, 4500L);
   }
 
@@ -64,21 +68,26 @@ class RetryAfterBackoffTest {
 
   @Test
   void jitterSpreadsClientsToldTheSameRetryAfter() {
-    long distinct =
-        java.util.stream.IntStream.range(0, 100)
-            .mapToObj(i -> backoff.apply(1, reply(429, "1")))
-            .distinct()
-            .count();
+    long distinct = java.util.stream.IntStream.range(0, 100)
+        .mapToObj(i -> backoff.apply(1, reply(429, "1")))
+        .distinct()
+        .count();
     assertThat(distinct).isGreaterThan(50);
   }
 
   @Test
   void rejectsNonsenseSettingsNamingThem() {
-    assertThatThrownBy(() -> new RetryAfterBackoff(Duration.ZERO, 2, Duration.ofSeconds(1), 0.5, new Random(), Clock.systemUTC()))
-        .hasMessageContaining("initial backoff").hasMessageContaining("PT0S");
-    assertThatThrownBy(() -> new RetryAfterBackoff(Duration.ofMillis(1), 0.5, Duration.ofSeconds(1), 0.5, new Random(), Clock.systemUTC()))
-        .hasMessageContaining("multiplier").hasMessageContaining("0.5");
-    assertThatThrownBy(() -> new RetryAfterBackoff(Duration.ofMillis(1), 2, Duration.ofSeconds(1), 1.5, new Random(), Clock.systemUTC()))
-        .hasMessageContaining("jitter").hasMessageContaining("1.5");
+    assertThatThrownBy(() -> new RetryAfterBackoff(
+            Duration.ZERO, 2, Duration.ofSeconds(1), 0.5, new Random(), Clock.systemUTC()))
+        .hasMessageContaining("initial backoff")
+        .hasMessageContaining("PT0S");
+    assertThatThrownBy(() -> new RetryAfterBackoff(
+            Duration.ofMillis(1), 0.5, Duration.ofSeconds(1), 0.5, new Random(), Clock.systemUTC()))
+        .hasMessageContaining("multiplier")
+        .hasMessageContaining("0.5");
+    assertThatThrownBy(() -> new RetryAfterBackoff(
+            Duration.ofMillis(1), 2, Duration.ofSeconds(1), 1.5, new Random(), Clock.systemUTC()))
+        .hasMessageContaining("jitter")
+        .hasMessageContaining("1.5");
   }
 }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ClipLibraryTest {
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   @Test
   void theMondayLibraryHoldsEveryDurationFrom2To60SecondsAt360pAnd720p() {
@@ -50,7 +51,8 @@ class ClipLibraryTest {
   @Test
   void theRescueJobTakesTheLowestClipNearestTenSeconds() {
     assertThat(ClipLibrary.MONDAY.rescueClip()).isEqualTo(new Clip(10, 360));
-    assertThat(ClipLibrary.plan(List.of(1, 2), List.of(180, 360)).rescueClip()).isEqualTo(new Clip(2, 180));
+    assertThat(ClipLibrary.plan(List.of(1, 2), List.of(180, 360)).rescueClip())
+        .isEqualTo(new Clip(2, 180));
   }
 
   @Test
@@ -58,8 +60,12 @@ class ClipLibraryTest {
     List<String> command = ClipLibrary.command("ffmpeg", new Clip(20, 720), dir.resolve("x.mp4"));
 
     assertThat(command).first().isEqualTo("ffmpeg");
-    assertThat(command).contains("lavfi", "testsrc2=duration=20:size=1280x720:rate=25", "libx264",
-        dir.resolve("x.mp4").toString());
+    assertThat(command)
+        .contains(
+            "lavfi",
+            "testsrc2=duration=20:size=1280x720:rate=25",
+            "libx264",
+            dir.resolve("x.mp4").toString());
   }
 
   @Test
@@ -86,7 +92,8 @@ class ClipLibraryTest {
     ClipLibrary library = ClipLibrary.plan(List.of(2), List.of(360));
 
     assertThatThrownBy(() -> library.ensure(dir, dir.resolve("no-such-ffmpeg").toString()))
-        .hasMessageContaining("no-such-ffmpeg").hasMessageContaining("apt-get install ffmpeg");
+        .hasMessageContaining("no-such-ffmpeg")
+        .hasMessageContaining("apt-get install ffmpeg");
     assertThat(dir.resolve("testsrc2-2s-360p.mp4")).doesNotExist();
   }
 
@@ -94,6 +101,7 @@ class ClipLibraryTest {
   void badClipsAndEmptyLibrariesAreRefused() {
     assertThatThrownBy(() -> new Clip(0, 360)).hasMessageContaining("0 s");
     assertThatThrownBy(() -> new Clip(2, 361)).hasMessageContaining("361p");
-    assertThatThrownBy(() -> ClipLibrary.plan(List.of(), List.of(360))).hasMessageContaining("at least one clip");
+    assertThatThrownBy(() -> ClipLibrary.plan(List.of(), List.of(360)))
+        .hasMessageContaining("at least one clip");
   }
 }

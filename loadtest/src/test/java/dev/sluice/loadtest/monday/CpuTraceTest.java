@@ -20,14 +20,17 @@ class CpuTraceTest {
 
   @Test
   void theMeanWeighsEachReadingByItsInterval() {
-    CpuTrace trace = new CpuTrace(List.of(new CpuTrace.Sample(1, 1, 100), new CpuTrace.Sample(4, 3, 60)));
+    CpuTrace trace =
+        new CpuTrace(List.of(new CpuTrace.Sample(1, 1, 100), new CpuTrace.Sample(4, 3, 60)));
 
     assertThat(trace.mean()).isCloseTo(70, within(1e-9));
   }
 
   @Test
   void unreadableReadingsAreLeftOut() {
-    CpuTrace trace = new CpuTrace(List.of(new CpuTrace.Sample(1, 1, Double.NaN), new CpuTrace.Sample(2, 0, 99),
+    CpuTrace trace = new CpuTrace(List.of(
+        new CpuTrace.Sample(1, 1, Double.NaN),
+        new CpuTrace.Sample(2, 0, 99),
         new CpuTrace.Sample(3, 1, 50)));
 
     assertThat(trace.samples()).hasSize(1);

@@ -31,7 +31,8 @@ class MachineCpuTest {
 
   @Test
   void anythingButTheAggregateLineIsRefusedNamingIt() {
-    assertThatThrownBy(() -> MachineCpu.parse("cpu0 1 2 3 4 5")).hasMessageContaining("cpu0 1 2 3 4 5");
+    assertThatThrownBy(() -> MachineCpu.parse("cpu0 1 2 3 4 5"))
+        .hasMessageContaining("cpu0 1 2 3 4 5");
   }
 
   @Test

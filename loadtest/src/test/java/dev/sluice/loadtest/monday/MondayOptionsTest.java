@@ -16,17 +16,22 @@ class MondayOptionsTest {
 
     assertThat(options.experiment().id()).isEqualTo("monday");
     assertThat(options.duration()).isEqualTo(Duration.ofMinutes(10));
-    assertThat(Options.parse("--embedded", "--scenario", "monday", "--duration", "2m").duration())
+    assertThat(Options.parse("--embedded", "--scenario", "monday", "--duration", "2m")
+            .duration())
         .isEqualTo(Duration.ofMinutes(2));
   }
 
   @Test
   void itNeedsEmbeddedAndKnownVariantsBeforeAnyServiceStarts() {
-    assertThatThrownBy(() -> Options.parse("--target", "http://localhost:7070", "--scenario", "monday"))
-        .hasMessageContaining("--scenario monday").hasMessageContaining("--embedded");
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "monday", "--variants", "cpu,turbo"))
+    assertThatThrownBy(
+            () -> Options.parse("--target", "http://localhost:7070", "--scenario", "monday"))
+        .hasMessageContaining("--scenario monday")
+        .hasMessageContaining("--embedded");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "monday", "--variants", "cpu,turbo"))
         .hasMessageContaining("'cpu,turbo'");
-    assertThat(Options.parse("--embedded", "--scenario", "monday", "--variants", "static-2,cpu").variantList())
+    assertThat(Options.parse("--embedded", "--scenario", "monday", "--variants", "static-2,cpu")
+            .variantList())
         .hasValue("static-2,cpu");
   }
 
@@ -57,7 +62,9 @@ class MondayOptionsTest {
 
   @Test
   void onlyTheReadingsInsideTheWindowAreJudged() {
-    CpuTrace trace = new CpuTrace(List.of(new CpuTrace.Sample(9, 1, 50), new CpuTrace.Sample(10, 1, 60),
+    CpuTrace trace = new CpuTrace(List.of(
+        new CpuTrace.Sample(9, 1, 50),
+        new CpuTrace.Sample(10, 1, 60),
         new CpuTrace.Sample(11, 1, 100)));
 
     assertThat(MondayReplay.windowOnly(trace, 10).samples()).hasSize(2);

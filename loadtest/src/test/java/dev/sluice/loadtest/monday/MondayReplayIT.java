@@ -19,13 +19,24 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MondayReplayIT {
 
-  @TempDir Path out;
+  @TempDir
+  Path out;
 
   @Test
   void theReplayRunsEachVariantOnItsOwnFfmpegServiceAndReportsIt() throws Exception {
     ClipLibrary tiny = ClipLibrary.plan(List.of(1, 2), List.of(180));
-    Options options = Options.parse("--embedded", "--scenario", "monday", "--variants", "none,cpu+cost",
-        "--duration", "6s", "--drain", "20s", "--out", out.toString());
+    Options options = Options.parse(
+        "--embedded",
+        "--scenario",
+        "monday",
+        "--variants",
+        "none,cpu+cost",
+        "--duration",
+        "6s",
+        "--drain",
+        "20s",
+        "--out",
+        out.toString());
 
     Path report = new MondayReplay(tiny).run(options);
 
@@ -37,7 +48,9 @@ class MondayReplayIT {
     for (JsonNode r : results) {
       assertThat(r.get("error").isNull()).as(r.path("error").asText()).isTrue();
       // without a limiter 32 jobs start at once: they may all end after the window, in the drain
-      assertThat(r.get("tries").get("maintenance").path("200").asLong()).as(r.toString()).isPositive();
+      assertThat(r.get("tries").get("maintenance").path("200").asLong())
+          .as(r.toString())
+          .isPositive();
       assertThat(r.get("rescueJobs").asLong()).isPositive();
       assertThat(r.get("historyLookups").asLong()).isPositive();
       assertThat(r.get("cpu")).isNotEmpty();

@@ -12,9 +12,12 @@ class MondayVariantTest {
 
   @Test
   void theDefaultListIsNoneStaticCpuAndCpuWithCost() {
-    List<MondayVariant> variants = MondayVariant.parse("--variants", MondayVariant.DEFAULT_NAMES, 2);
+    List<MondayVariant> variants =
+        MondayVariant.parse("--variants", MondayVariant.DEFAULT_NAMES, 2);
 
-    assertThat(variants).extracting(MondayVariant::name).containsExactly("none", "static", "cpu", "cpu+cost");
+    assertThat(variants)
+        .extracting(MondayVariant::name)
+        .containsExactly("none", "static", "cpu", "cpu+cost");
     assertThat(variants).allMatch(v -> v.serverProperties().get(0).equals("demo.engine=ffmpeg"));
   }
 
@@ -39,9 +42,12 @@ class MondayVariantTest {
     MondayVariant cpu = MondayVariant.parse("--variants", "cpu", 2).get(0);
     MondayVariant cost = MondayVariant.parse("--variants", "cpu+cost", 2).get(0);
 
-    assertThat(cpu.properties()).contains(T + "limit=cpu", T + "cpu-source=machine", T + "target-cpu=0.7")
+    assertThat(cpu.properties())
+        .contains(T + "limit=cpu", T + "cpu-source=machine", T + "target-cpu=0.7")
         .noneMatch(p -> p.contains("cost"));
-    assertThat(cost.properties()).containsAll(cpu.properties()).contains(T + "cost=header:X-Footage-Cost");
+    assertThat(cost.properties())
+        .containsAll(cpu.properties())
+        .contains(T + "cost=header:X-Footage-Cost");
   }
 
   @Test
@@ -52,8 +58,10 @@ class MondayVariantTest {
   @Test
   void anUnknownNameIsRefusedNamingTheOptionTheValueAndTheChoices() {
     assertThatThrownBy(() -> MondayVariant.parse("--variants", "cpu,fifo", 2))
-        .hasMessage("--variants must be a comma list of none, static, static-N (N permits), cpu, cpu+cost"
-            + " but was 'cpu,fifo'");
-    assertThatThrownBy(() -> MondayVariant.parse("--variants", "static-0", 2)).hasMessageContaining("static-0");
+        .hasMessage(
+            "--variants must be a comma list of none, static, static-N (N permits), cpu, cpu+cost"
+                + " but was 'cpu,fifo'");
+    assertThatThrownBy(() -> MondayVariant.parse("--variants", "static-0", 2))
+        .hasMessageContaining("static-0");
   }
 }

@@ -11,16 +11,47 @@ import org.junit.jupiter.api.Test;
 class MondayVerdictTest {
 
   /** A 10-minute run's figures; the rest of the record does not enter the verdicts. */
-  private static MondayResult result(String variant, double cpuMean, double worst10s, double jobsPerMinute,
-      long rescueJobs, long rescueServed, double historyP99) {
-    return new MondayResult(variant, variant, null, 600, cpuMean, 0, 0, worst10s,
-        (long) (jobsPerMinute * 10), List.of(), jobsPerMinute, rescueJobs, rescueServed, 0, 0, 1000,
-        historyP99, 0, 0, Map.of(), "0", "0", List.of(), List.of());
+  private static MondayResult result(
+      String variant,
+      double cpuMean,
+      double worst10s,
+      double jobsPerMinute,
+      long rescueJobs,
+      long rescueServed,
+      double historyP99) {
+    return new MondayResult(
+        variant,
+        variant,
+        null,
+        600,
+        cpuMean,
+        0,
+        0,
+        worst10s,
+        (long) (jobsPerMinute * 10),
+        List.of(),
+        jobsPerMinute,
+        rescueJobs,
+        rescueServed,
+        0,
+        0,
+        1000,
+        historyP99,
+        0,
+        0,
+        Map.of(),
+        "0",
+        "0",
+        List.of(),
+        List.of());
   }
 
   private static Outcome outcome(MondayVerdict verdict, String targetStart) {
-    return verdict.checks().stream().filter(c -> c.target().startsWith(targetStart)).findFirst()
-        .map(Check::outcome).orElseThrow();
+    return verdict.checks().stream()
+        .filter(c -> c.target().startsWith(targetStart))
+        .findFirst()
+        .map(Check::outcome)
+        .orElseThrow();
   }
 
   @Test
@@ -44,16 +75,21 @@ class MondayVerdictTest {
     assertThat(outcome(verdict, "no 10 s window")).isEqualTo(Outcome.MISSED);
     assertThat(outcome(verdict, "every rescue job")).isEqualTo(Outcome.MISSED);
     assertThat(outcome(verdict, "history p99")).isEqualTo(Outcome.MISSED);
-    assertThat(outcome(verdict, "re-transcodes")).isEqualTo(Outcome.NOT_APPLICABLE); // no static run
-    assertThat(verdict.line()).startsWith("cpu+cost: 0 of 4 targets met; missed: machine CPU mean 70 ± 5 % (78.0 %)")
-        .contains("29 of 30").contains("51 ms");
+    assertThat(outcome(verdict, "re-transcodes"))
+        .isEqualTo(Outcome.NOT_APPLICABLE); // no static run
+    assertThat(verdict.line())
+        .startsWith("cpu+cost: 0 of 4 targets met; missed: machine CPU mean 70 ± 5 % (78.0 %)")
+        .contains("29 of 30")
+        .contains("51 ms");
   }
 
   @Test
   void theCpuBandIsSeventyPlusOrMinusFiveInclusive() {
-    assertThat(outcome(MondayVerdict.judge(List.of(result("cpu", 65, 80, 1, 1, 1, 1))).get(0), "machine"))
+    assertThat(outcome(
+            MondayVerdict.judge(List.of(result("cpu", 65, 80, 1, 1, 1, 1))).get(0), "machine"))
         .isEqualTo(Outcome.MET);
-    assertThat(outcome(MondayVerdict.judge(List.of(result("cpu", 75.01, 80, 1, 1, 1, 1))).get(0), "machine"))
+    assertThat(outcome(
+            MondayVerdict.judge(List.of(result("cpu", 75.01, 80, 1, 1, 1, 1))).get(0), "machine"))
         .isEqualTo(Outcome.MISSED);
   }
 
@@ -67,25 +103,33 @@ class MondayVerdictTest {
 
     assertThat(check.outcome()).isEqualTo(Outcome.MET);
     assertThat(check.detail()).contains("static-2").contains("96 %");
-    assertThat(MondayVerdict.throughput(result("cpu", 70, 80, 33, 1, 1, 1), List.of(low, near)).outcome())
+    assertThat(MondayVerdict.throughput(result("cpu", 70, 80, 33, 1, 1, 1), List.of(low, near))
+            .outcome())
         .isEqualTo(Outcome.MISSED); // 94 %
   }
 
   @Test
   void aShortRunHasNoTenSecondWindowToJudge() {
-    MondayVerdict verdict = MondayVerdict.judge(List.of(result("cpu", 70, Double.NaN, 1, 1, 1, 1))).get(0);
+    MondayVerdict verdict =
+        MondayVerdict.judge(List.of(result("cpu", 70, Double.NaN, 1, 1, 1, 1))).get(0);
 
     assertThat(outcome(verdict, "no 10 s window")).isEqualTo(Outcome.NOT_APPLICABLE);
   }
 
   @Test
   void noLimiterShowsTheFailureWhenTheCpuIsPinnedAndRescueOrHistoryStarve() {
-    MondayVerdict starved = MondayVerdict.judge(List.of(result("none", 98, 99, 40, 30, 12, 30))).get(0);
-    MondayVerdict slow = MondayVerdict.judge(List.of(result("none", 98, 99, 40, 30, 30, 800))).get(0);
-    MondayVerdict fine = MondayVerdict.judge(List.of(result("none", 98, 99, 40, 30, 30, 20))).get(0);
-    MondayVerdict idle = MondayVerdict.judge(List.of(result("none", 60, 99, 40, 30, 12, 800))).get(0);
+    MondayVerdict starved =
+        MondayVerdict.judge(List.of(result("none", 98, 99, 40, 30, 12, 30))).get(0);
+    MondayVerdict slow =
+        MondayVerdict.judge(List.of(result("none", 98, 99, 40, 30, 30, 800))).get(0);
+    MondayVerdict fine =
+        MondayVerdict.judge(List.of(result("none", 98, 99, 40, 30, 30, 20))).get(0);
+    MondayVerdict idle =
+        MondayVerdict.judge(List.of(result("none", 60, 99, 40, 30, 12, 800))).get(0);
 
-    assertThat(starved.line()).startsWith("none: shows the scenario's failure").contains("rescue 12 of 30");
+    assertThat(starved.line())
+        .startsWith("none: shows the scenario's failure")
+        .contains("rescue 12 of 30");
     assertThat(slow.line()).startsWith("none: shows the scenario's failure");
     assertThat(fine.line()).startsWith("none: does NOT show");
     assertThat(idle.line()).startsWith("none: does NOT show");
@@ -93,12 +137,17 @@ class MondayVerdictTest {
 
   @Test
   void aStaticRunIsTheReferenceAndAFailedRunSaysWhy() {
-    MondayResult failed = MondayResult.failed(MondayVariant.parse("--variants", "cpu", 2).get(0), 600,
-        "the demo service exited with 2", "0");
+    MondayResult failed = MondayResult.failed(
+        MondayVariant.parse("--variants", "cpu", 2).get(0),
+        600,
+        "the demo service exited with 2",
+        "0");
 
-    List<MondayVerdict> verdicts = MondayVerdict.judge(List.of(result("static", 55, 70, 30, 30, 30, 9), failed));
+    List<MondayVerdict> verdicts =
+        MondayVerdict.judge(List.of(result("static", 55, 70, 30, 30, 30, 9), failed));
 
-    assertThat(verdicts.get(0).line()).startsWith("static: the reference: CPU mean 55.0 %, 30.0 re-transcodes/min");
+    assertThat(verdicts.get(0).line())
+        .startsWith("static: the reference: CPU mean 55.0 %, 30.0 re-transcodes/min");
     assertThat(verdicts.get(0).checks()).isEmpty();
     assertThat(verdicts.get(1).line()).isEqualTo("cpu: NOT RUN: the demo service exited with 2");
   }

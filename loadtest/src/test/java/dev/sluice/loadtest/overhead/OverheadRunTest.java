@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class OverheadRunTest {
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   @Test
   void overAsManyRoundsAsServicesEachGoesFirstOnceAndEveryRoundRunsEachOnce() {
@@ -33,46 +34,58 @@ class OverheadRunTest {
   }
 
   @Test
-  void theVariantsStartWithTheBaselineAndTheRateVariantReadsTheRuleWrittenForIt() throws IOException {
+  void theVariantsStartWithTheBaselineAndTheRateVariantReadsTheRuleWrittenForIt()
+      throws IOException {
     Path rules = dir.resolve("rules.yaml");
     OverheadVariant.writeRules(rules);
     List<OverheadVariant> variants = OverheadVariant.all(rules);
-    assertThat(variants).extracting(OverheadVariant::name)
-        .containsExactly("none", "sluice-limiter", "sluice-rate", "ratelimitplugin", "qos",
-            "javalin-handlers");
+    assertThat(variants)
+        .extracting(OverheadVariant::name)
+        .containsExactly(
+            "none", "sluice-limiter", "sluice-rate", "ratelimitplugin", "qos", "javalin-handlers");
     assertThat(variants.get(0).name()).isEqualTo(OverheadVariant.BASELINE);
     assertThat(variants.get(0).serverProperties()).containsExactly("sluice.enabled=false");
     assertThat(variants.get(2).serverProperties())
         .contains("sluice.rules.file=" + rules.toAbsolutePath());
-    assertThat(Files.readString(rules)).contains("resource: " + OverheadVariant.ENDPOINT)
+    assertThat(Files.readString(rules))
+        .contains("resource: " + OverheadVariant.ENDPOINT)
         .contains("actor: ip");
     // the peers run without Sluice, so each row measures one limiter
-    assertThat(variants.subList(3, 6)).allSatisfy(v ->
-        assertThat(v.serverProperties()).contains("sluice.enabled=false")
+    assertThat(variants.subList(3, 6))
+        .allSatisfy(v -> assertThat(v.serverProperties())
+            .contains("sluice.enabled=false")
             .anyMatch(p -> p.startsWith("demo.overhead-peer=")));
   }
 
   @Test
   void aServiceListThatDoesNotMatchTheVariantsIsRefused() {
     List<OverheadVariant> variants = OverheadVariant.all(dir.resolve("rules.yaml"));
-    assertThatThrownBy(() -> OverheadRun.run(variants,
-        List.of(new OverheadRun.Service(URI.create("http://127.0.0.1:1/"), 1)),
-        OverheadRun.generator(), 1, Duration.ofMillis(10)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("6 variants, 1 services");
+    assertThatThrownBy(() -> OverheadRun.run(
+            variants,
+            List.of(new OverheadRun.Service(URI.create("http://127.0.0.1:1/"), 1)),
+            OverheadRun.generator(),
+            1,
+            Duration.ofMillis(10)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("6 variants, 1 services");
   }
 
   @Test
   void variantsPicksASubsetAfterTheBaselineAndRefusesAnUnknownNameListingTheKnownOnes() {
     List<OverheadVariant> all = OverheadVariant.all(dir.resolve("rules.yaml"));
-    assertThat(OverheadVariant.select(all, Optional.of("sluice-rate, qos,sluice-rate"),
-        Optional.empty())).extracting(OverheadVariant::name)
+    assertThat(OverheadVariant.select(
+            all, Optional.of("sluice-rate, qos,sluice-rate"), Optional.empty()))
+        .extracting(OverheadVariant::name)
         .containsExactly("none", "sluice-rate", "qos");
     assertThat(OverheadVariant.select(all, Optional.of("none"), Optional.empty()))
-        .extracting(OverheadVariant::name).containsExactly("none");
+        .extracting(OverheadVariant::name)
+        .containsExactly("none");
     assertThat(OverheadVariant.select(all, Optional.empty(), Optional.empty())).isEqualTo(all);
-    assertThatThrownBy(() -> OverheadVariant.select(all, Optional.of("sluice,qos"), Optional.empty()))
+    assertThatThrownBy(
+            () -> OverheadVariant.select(all, Optional.of("sluice,qos"), Optional.empty()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("'sluice'").hasMessageContaining("sluice-limiter, sluice-rate");
+        .hasMessageContaining("'sluice'")
+        .hasMessageContaining("sluice-limiter, sluice-rate");
   }
 
   @Test
@@ -81,14 +94,16 @@ class OverheadRunTest {
     Path jar = Files.writeString(dir.resolve("loadtest-before.jar"), "not really a jar");
     List<OverheadVariant> chosen =
         OverheadVariant.select(all, Optional.of("sluice-limiter,qos"), Optional.of(jar));
-    assertThat(chosen).extracting(OverheadVariant::name)
+    assertThat(chosen)
+        .extracting(OverheadVariant::name)
         .containsExactly("none", "sluice-limiter", "qos", "sluice-limiter@before");
     assertThat(chosen.get(3).classPath()).contains(jar.toAbsolutePath());
     assertThat(chosen.get(3).serverProperties()).isEqualTo(chosen.get(1).serverProperties());
     assertThat(chosen.subList(0, 3)).allSatisfy(v -> assertThat(v.classPath()).isEmpty());
-    assertThatThrownBy(() -> OverheadVariant.select(all, Optional.empty(),
-        Optional.of(dir.resolve("missing.jar"))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--before-jar")
+    assertThatThrownBy(() ->
+            OverheadVariant.select(all, Optional.empty(), Optional.of(dir.resolve("missing.jar"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--before-jar")
         .hasMessageContaining("missing.jar");
   }
 
@@ -105,8 +120,11 @@ class OverheadRunTest {
   void theServerAllocationOfAJvmIsReadOverItsManagementAgent() throws Exception {
     // this test's own JVM cannot attach to itself, so a child JVM stands in for the server
     Process child = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), Sleeper.class.getName()).start();
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            Sleeper.class.getName())
+        .start();
     try (ServerAllocation allocation = new ServerAllocation()) {
       long first = allocation.bytes(child.pid());
       long second = allocation.bytes(child.pid());
@@ -127,14 +145,16 @@ class OverheadRunTest {
 
   @Test
   void aMedianLeavesOutRoundsWithoutAFigure() {
-    assertThat(OverheadRun.median(List.of(new double[] {Double.NaN}, new double[] {1},
-        new double[] {3}), 0)).isEqualTo(2);
+    assertThat(OverheadRun.median(
+            List.of(new double[] {Double.NaN}, new double[] {1}, new double[] {3}), 0))
+        .isEqualTo(2);
     assertThat(OverheadRun.median(List.of(new double[] {Double.NaN}), 0)).isNaN();
   }
 
   @Test
   void wrksSummaryGivesRequestsDurationNon2xxAndPercentiles() throws IOException {
-    String output = String.join("\n",
+    String output = String.join(
+        "\n",
         "Running 5s test @ http://127.0.0.1:4711/api/ping",
         "  1 threads and 16 connections",
         "  Thread Stats   Avg      Stdev     Max   +/- Stdev",
@@ -146,15 +166,19 @@ class OverheadRunTest {
         "     99%    3.50ms",
         "  63211 requests in 5.01s, 6.33MB read",
         "  Non-2xx or 3xx responses: 3",
-        "Requests/sec:  12616.97", "");
+        "Requests/sec:  12616.97",
+        "");
     OverheadRun.Round round = OverheadRun.Wrk.parse(output);
     assertThat(round.requests()).isEqualTo(63211);
     assertThat(round.seconds()).isEqualTo(5.01);
     assertThat(round.non2xx()).isEqualTo(3);
     assertThat(round.p50Millis()).isEqualTo(0.98);
     assertThat(round.p99Millis()).isEqualTo(3.5);
-    assertThat(OverheadRun.Wrk.parse(output.replace("  Non-2xx or 3xx responses: 3\n", "")
-        .replace("99%    3.50ms", "99%  750.00us")).p99Millis()).isEqualTo(0.75);
+    assertThat(OverheadRun.Wrk.parse(output
+                .replace("  Non-2xx or 3xx responses: 3\n", "")
+                .replace("99%    3.50ms", "99%  750.00us"))
+            .p99Millis())
+        .isEqualTo(0.75);
   }
 
   @Test
@@ -170,7 +194,8 @@ class OverheadRunTest {
   void theMedianOfAnEvenCountIsTheMeanOfTheMiddleTwo() {
     assertThat(OverheadRun.median(List.of(new double[] {3}, new double[] {1}, new double[] {2}), 0))
         .isEqualTo(2);
-    assertThat(OverheadRun.median(List.of(new double[] {4}, new double[] {1}, new double[] {2},
-        new double[] {3}), 0)).isEqualTo(2.5);
+    assertThat(OverheadRun.median(
+            List.of(new double[] {4}, new double[] {1}, new double[] {2}, new double[] {3}), 0))
+        .isEqualTo(2.5);
   }
 }

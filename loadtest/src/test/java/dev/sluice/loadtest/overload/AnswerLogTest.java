@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /** Latencies from the intended send, on a virtual clock that wraps past Long.MAX_VALUE mid-run. */
 class AnswerLogTest {
 
-  private final AtomicLong now = new AtomicLong(Long.MAX_VALUE - TimeUnit.MILLISECONDS.toNanos(300));
+  private final AtomicLong now =
+      new AtomicLong(Long.MAX_VALUE - TimeUnit.MILLISECONDS.toNanos(300));
   private final List<CompletableFuture<Reply>> pending = new ArrayList<>();
   private final Transport server = arrival -> {
     CompletableFuture<Reply> reply = new CompletableFuture<>();
@@ -46,8 +47,12 @@ class AnswerLogTest {
     advanceMillis(20);
     pending.get(0).complete(new Reply(200, Optional.empty(), "{\"serviceMillis\":20}"));
     advanceMillis(30);
-    pending.get(1).complete(new Reply(429, Optional.of("1"),
-        "{\"title\":\"Too Many Requests\",\"reason\":\"standing_queue\"}"));
+    pending
+        .get(1)
+        .complete(new Reply(
+            429,
+            Optional.of("1"),
+            "{\"title\":\"Too Many Requests\",\"reason\":\"standing_queue\"}"));
     pending.add(null);
     logged.send(at(1.05, "short")); // on time
     pending.get(3).completeExceptionally(new java.io.IOException("reset"));
@@ -62,7 +67,8 @@ class AnswerLogTest {
     assertThat(late.size()).isEqualTo("long");
     assertThat(late.latencyMillis()).isCloseTo(550, within(1e-6)); // 500 late + 50
     assertThat(late.reason()).isEqualTo("standing_queue");
-    Answer failed = answers.stream().filter(a -> a.status() == Answer.IO_ERROR).findFirst().orElseThrow();
+    Answer failed =
+        answers.stream().filter(a -> a.status() == Answer.IO_ERROR).findFirst().orElseThrow();
     assertThat(now.get()).isNegative(); // wrapped: only differences mean anything
     assertThat(failed.answeredAt()).isCloseTo((now.get() - start) / 1e9, within(1e-9));
     assertThat(failed.reason()).isNull();

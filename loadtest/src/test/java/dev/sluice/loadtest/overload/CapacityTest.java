@@ -11,7 +11,8 @@ class CapacityTest {
   void derivedCapacityIsCoresTimes1000OverTheMeanCpuOfAJob() {
     assertThat(Capacity.derived(JobKind.SHORT, 2).derivedPerSecond()).isEqualTo(100);
     assertThat(Capacity.derived(JobKind.LONG, 2).derivedPerSecond()).isEqualTo(10);
-    assertThat(Capacity.derived(JobKind.SIZES, 2).derivedPerSecond()).isCloseTo(2000 / 110.0, within(1e-9));
+    assertThat(Capacity.derived(JobKind.SIZES, 2).derivedPerSecond())
+        .isCloseTo(2000 / 110.0, within(1e-9));
     assertThat(Capacity.derived(JobKind.LONG, 8).derivedPerSecond()).isEqualTo(40);
   }
 

@@ -21,13 +21,25 @@ class OverloadOptionsTest {
     assertThat(o.overload().step()).isFalse();
     assertThat(o.variantList()).isEmpty();
     // other scenarios keep their own default duration
-    assertThat(Options.parse("--embedded", "--scenario", "adaptive").duration()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(Options.parse("--embedded", "--scenario", "adaptive").duration())
+        .isEqualTo(Duration.ofSeconds(60));
   }
 
   @Test
   void pointsJobsVariantsStepAndDurationAreTaken() {
-    Options o = Options.parse("--embedded", "--scenario", "overload", "--points", "1, 2.5,10",
-        "--jobs", "sizes,short", "--variants", "fifo,cost-learned", "--step", "--duration", "9s");
+    Options o = Options.parse(
+        "--embedded",
+        "--scenario",
+        "overload",
+        "--points",
+        "1, 2.5,10",
+        "--jobs",
+        "sizes,short",
+        "--variants",
+        "fifo,cost-learned",
+        "--step",
+        "--duration",
+        "9s");
 
     assertThat(o.overload().points()).containsExactly(1.0, 2.5, 10.0);
     assertThat(o.overload().jobs()).containsExactly(JobKind.SIZES, JobKind.SHORT);
@@ -35,23 +47,38 @@ class OverloadOptionsTest {
     assertThat(o.variantList()).isEqualTo(Optional.of("fifo,cost-learned"));
     assertThat(o.duration()).isEqualTo(Duration.ofSeconds(9));
     assertThat(Options.parse("--embedded", "--scenario", "overload", "--points", "none", "--step")
-        .overload().points()).isEmpty();
+            .overload()
+            .points())
+        .isEmpty();
   }
 
   @Test
   void badValuesAreRefusedNamingTheOptionAndTheValue() {
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "overload", "--points", "1,0"))
-        .hasMessageContaining("--points").hasMessageContaining("'1,0'");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "overload", "--points", "1,0"))
+        .hasMessageContaining("--points")
+        .hasMessageContaining("'1,0'");
     assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "overload", "--points", "x"))
-        .hasMessageContaining("--points").hasMessageContaining("'x'");
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "overload", "--jobs", "medium"))
-        .hasMessageContaining("--jobs").hasMessageContaining("medium").hasMessageContaining("short, long, sizes");
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "overload", "--variants", "fifo,bbr"))
-        .hasMessageContaining("--variants").hasMessageContaining("bbr").hasMessageContaining("standing");
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "overload", "--points", "none"))
-        .hasMessageContaining("--points none").hasMessageContaining("--step");
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "overload", "--step", "--duration", "5s"))
-        .hasMessageContaining("--step").hasMessageContaining("--duration");
+        .hasMessageContaining("--points")
+        .hasMessageContaining("'x'");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "overload", "--jobs", "medium"))
+        .hasMessageContaining("--jobs")
+        .hasMessageContaining("medium")
+        .hasMessageContaining("short, long, sizes");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "overload", "--variants", "fifo,bbr"))
+        .hasMessageContaining("--variants")
+        .hasMessageContaining("bbr")
+        .hasMessageContaining("standing");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "overload", "--points", "none"))
+        .hasMessageContaining("--points none")
+        .hasMessageContaining("--step");
+    assertThatThrownBy(() ->
+            Options.parse("--embedded", "--scenario", "overload", "--step", "--duration", "5s"))
+        .hasMessageContaining("--step")
+        .hasMessageContaining("--duration");
     assertThatThrownBy(() -> Options.parse("--target", "http://x", "--scenario", "overload"))
         .hasMessageContaining("--embedded");
   }
@@ -59,10 +86,14 @@ class OverloadOptionsTest {
   @Test
   void variantsAreCheckedByTheScenarioThatReadsThem() {
     // the adaptive names are not the overload ones, and the other way round
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "adaptive", "--variants", "standing"))
-        .hasMessageContaining("--variants").hasMessageContaining("standing");
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "overload", "--variants", "latency"))
-        .hasMessageContaining("--variants").hasMessageContaining("latency");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "adaptive", "--variants", "standing"))
+        .hasMessageContaining("--variants")
+        .hasMessageContaining("standing");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "overload", "--variants", "latency"))
+        .hasMessageContaining("--variants")
+        .hasMessageContaining("latency");
     assertThat(Options.parse("--embedded", "--scenario", "adaptive").adaptiveVariants())
         .isEqualTo(dev.sluice.loadtest.adaptive.AdaptiveVariant.DEFAULT_NAMES);
   }
@@ -70,11 +101,16 @@ class OverloadOptionsTest {
   @Test
   void theSweepsOptionsAreRefusedWithAnotherScenario() {
     assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "adaptive", "--points", "2"))
-        .hasMessageContaining("--points").hasMessageContaining("overload").hasMessageContaining("adaptive");
+        .hasMessageContaining("--points")
+        .hasMessageContaining("overload")
+        .hasMessageContaining("adaptive");
     assertThatThrownBy(() -> Options.parse("--embedded", "--step"))
-        .hasMessageContaining("--step").hasMessageContaining("overload");
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "steady", "--variants", "fifo"))
-        .hasMessageContaining("--variants").hasMessageContaining("adaptive, overload")
+        .hasMessageContaining("--step")
+        .hasMessageContaining("overload");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "steady", "--variants", "fifo"))
+        .hasMessageContaining("--variants")
+        .hasMessageContaining("adaptive, overload")
         .hasMessageContaining("steady");
   }
 }

@@ -14,9 +14,16 @@ class OverloadVariantTest {
   void fifoIsTodaysCpuLimitWithTheDemosQueueSetToOneFifo() {
     OverloadVariant fifo = OverloadVariant.of("--variants", "fifo", JobKind.SHORT);
 
-    assertThat(fifo.serverProperties()).containsExactly(T + "limit=cpu", T + "target-cpu=0.7",
-        T + "cpu-source=process", T + "reject-early=true", T + "queue=fifo", T + "queue-key=",
-        T + "max-queue-per-key=0", T + "priority-header=");
+    assertThat(fifo.serverProperties())
+        .containsExactly(
+            T + "limit=cpu",
+            T + "target-cpu=0.7",
+            T + "cpu-source=process",
+            T + "reject-early=true",
+            T + "queue=fifo",
+            T + "queue-key=",
+            T + "max-queue-per-key=0",
+            T + "priority-header=");
     assertThat(fifo.queueKind()).isEqualTo("fifo");
     assertThat(fifo.standing()).isFalse();
   }
@@ -45,9 +52,15 @@ class OverloadVariantTest {
   void costsAreDeclaredByHeaderOrLearnedPerSizeKeyedQueue() {
     assertThat(OverloadVariant.of("--variants", "cost-declared", JobKind.SIZES).serverProperties())
         .contains(T + "queue=fifo", T + "cost=header:X-Cost");
-    List<String> learned = OverloadVariant.of("--variants", "cost-learned", JobKind.SIZES).serverProperties();
-    assertThat(learned).contains(T + "limit=cpu", T + "queue=fair", T + "queue-key=header:X-Job-Size",
-        T + "max-queue-per-key=0", T + "cost=learned");
+    List<String> learned =
+        OverloadVariant.of("--variants", "cost-learned", JobKind.SIZES).serverProperties();
+    assertThat(learned)
+        .contains(
+            T + "limit=cpu",
+            T + "queue=fair",
+            T + "queue-key=header:X-Job-Size",
+            T + "max-queue-per-key=0",
+            T + "cost=learned");
     assertThat(learned).doesNotContain(T + "queue=fifo", T + "queue-key=");
     assertThat(OverloadVariant.of("--variants", "netflix-vegas", JobKind.SIZES).serverProperties())
         .containsExactly("demo.limiter-peer=netflix-vegas");
@@ -56,12 +69,14 @@ class OverloadVariantTest {
   @Test
   void eachKindRunsItsDefaultsAndACostVariantOnlyOnMixedSizes() {
     assertThat(OverloadVariant.forKind("--variants", null, JobKind.SHORT))
-        .extracting(OverloadVariant::name).containsExactly("fifo", "standing", "netflix-gradient2");
+        .extracting(OverloadVariant::name)
+        .containsExactly("fifo", "standing", "netflix-gradient2");
     assertThat(OverloadVariant.forKind("--variants", null, JobKind.SIZES))
         .extracting(OverloadVariant::name)
         .containsExactly("fifo", "cost-declared", "cost-learned", "netflix-gradient2");
     assertThat(OverloadVariant.forKind("--variants", "cost-declared,standing", JobKind.LONG))
-        .extracting(OverloadVariant::name).containsExactly("standing");
+        .extracting(OverloadVariant::name)
+        .containsExactly("standing");
   }
 
   @Test
@@ -69,12 +84,15 @@ class OverloadVariantTest {
     var streams = JobKind.SIZES.streams(t -> 10, 10);
 
     assertThat(streams).extracting(s -> s.name()).containsExactly("short", "long");
-    assertThat(streams.get(1).headers().apply(0)).containsEntry("X-Job-Size", "long")
-        .containsEntry("X-Cost", "10").containsEntry("X-Account-Id", "maintenance-host-01");
+    assertThat(streams.get(1).headers().apply(0))
+        .containsEntry("X-Job-Size", "long")
+        .containsEntry("X-Cost", "10")
+        .containsEntry("X-Account-Id", "maintenance-host-01");
     assertThat(streams.get(1).path().apply(null)).isEqualTo("/api/transcode?cpuMillis=200");
     assertThat(streams.get(0).rate().applyAsDouble(3)).isEqualTo(5); // half the rate each
     assertThat(streams.get(0).peakRate()).isEqualTo(5);
-    assertThat(JobKind.SHORT.streams(t -> 10, 10).get(0).rate().applyAsDouble(0)).isEqualTo(10);
+    assertThat(JobKind.SHORT.streams(t -> 10, 10).get(0).rate().applyAsDouble(0))
+        .isEqualTo(10);
   }
 
   @Test
@@ -89,9 +107,13 @@ class OverloadVariantTest {
     assertThat(fifo.mismatch(asFifo)).isEmpty();
     assertThat(standing.mismatch(asFifo).orElseThrow()).contains("queueDelayTarget");
     assertThat(fifo.mismatch(asStanding).orElseThrow()).contains("queueDelayTarget");
-    assertThat(fifo.mismatch(asFifo.replace("\"fifo\"", "\"fair\"")).orElseThrow()).contains("fair queue");
-    assertThat(fifo.mismatch(asFifo.replace("\"cpu\"", "\"fixed\"")).orElseThrow()).contains("limit fixed");
-    assertThat(OverloadVariant.of("--variants", "netflix-gradient2", JobKind.SHORT).mismatch(asFifo)
-        .orElseThrow()).contains("no limiter netflix-gradient2");
+    assertThat(fifo.mismatch(asFifo.replace("\"fifo\"", "\"fair\"")).orElseThrow())
+        .contains("fair queue");
+    assertThat(fifo.mismatch(asFifo.replace("\"cpu\"", "\"fixed\"")).orElseThrow())
+        .contains("limit fixed");
+    assertThat(OverloadVariant.of("--variants", "netflix-gradient2", JobKind.SHORT)
+            .mismatch(asFifo)
+            .orElseThrow())
+        .contains("no limiter netflix-gradient2");
   }
 }

@@ -27,8 +27,12 @@ class RunFiguresTest {
         double sent = second + i / 100.0;
         boolean admitted = i < 70;
         double millis = warm ? (admitted ? 500 : 900) : admitted ? (i == 0 ? 45 : 30) : 5;
-        answers.add(new Answer(i % 2 == 0 ? "short" : "long", sent, sent + millis / 1000,
-            admitted ? 200 : 429, admitted ? null : "queue_full"));
+        answers.add(new Answer(
+            i % 2 == 0 ? "short" : "long",
+            sent,
+            sent + millis / 1000,
+            admitted ? 200 : 429,
+            admitted ? null : "queue_full"));
       }
     }
     return answers;
@@ -37,8 +41,8 @@ class RunFiguresTest {
   static List<ServerSample> samples(double... cpu) {
     List<ServerSample> samples = new ArrayList<>();
     for (int s = 0; s < cpu.length; s++) {
-      samples.add(new ServerSample(s + 0.01, cpu[s], 95,
-          Map.of("transcode", new ServerSample.LimiterLoad(1, 2, 2))));
+      samples.add(new ServerSample(
+          s + 0.01, cpu[s], 95, Map.of("transcode", new ServerSample.LimiterLoad(1, 2, 2))));
     }
     return samples;
   }
@@ -78,7 +82,8 @@ class RunFiguresTest {
         new Answer("short", 3, 13, 504, null),
         new Answer("short", 3, 3.02, 200, null));
 
-    RunFigures f = RunFigures.of(answers, 5, samples(70, 70, 70, 70, 70), 2, 5, CAPACITY, "transcode");
+    RunFigures f =
+        RunFigures.of(answers, 5, samples(70, 70, 70, 70, 70), 2, 5, CAPACITY, "transcode");
 
     assertThat(f.rejectedWithin50Share()).isEqualTo(0.5); // 10 and 50 ms of 10, 50, 120 ms and 10 s
     assertThat(f.rejectedP95Millis()).isCloseTo(120, within(1e-6)); // of the 429s alone
@@ -106,29 +111,60 @@ class RunFiguresTest {
     assertThat(OverloadTarget.CPU_SPREAD.judge(shortAt5)).isEmpty(); // mixed sizes only
     assertThat(OverloadTarget.STEP_CPU.judge(shortAt5)).isEmpty();
 
-    RunFigures swinging = RunFigures.of(answers(), 1000, samples(0, 0, 50, 90, 50, 90, 50, 90, 50, 90),
-        2, 10, new Capacity("sizes", 2, 50, 50, 100, 10, 10), "transcode");
+    RunFigures swinging = RunFigures.of(
+        answers(),
+        1000,
+        samples(0, 0, 50, 90, 50, 90, 50, 90, 50, 90),
+        2,
+        10,
+        new Capacity("sizes", 2, 50, 50, 100, 10, 10),
+        "transcode");
     SweepResult missed = new SweepResult("sizes", "fifo", "", 5, 250, swinging, "", null, null);
     assertThat(OverloadTarget.CPU_SPREAD.judge(missed)).hasValue(false); // sd 20
     assertThat(OverloadTarget.GOODPUT.judge(missed)).hasValue(true); // 70/s of 35/s
-    assertThat(OverloadTarget.GOODPUT.judge(SweepResult.failed(JobKind.SIZES,
-        OverloadVariant.of("--variants", "fifo", JobKind.SIZES), 5, "", "did not start"))).isEmpty();
+    assertThat(OverloadTarget.GOODPUT.judge(SweepResult.failed(
+            JobKind.SIZES,
+            OverloadVariant.of("--variants", "fifo", JobKind.SIZES),
+            5,
+            "",
+            "did not start")))
+        .isEmpty();
   }
 
   @Test
   void theReportPutsTheAimBesideEachJudgedFigure() {
-    RunFigures f = RunFigures.of(answers(), 1000, samples(70, 70, 70, 70, 70, 70, 70, 70, 70, 70),
-        2, 10, CAPACITY, "transcode");
+    RunFigures f = RunFigures.of(
+        answers(),
+        1000,
+        samples(70, 70, 70, 70, 70, 70, 70, 70, 70, 70),
+        2,
+        10,
+        CAPACITY,
+        "transcode");
     List<SweepResult> sweep = List.of(
-        new SweepResult("short", "standing", "fifo with queue-delay-target=20ms", 5, 500, f, "0.5 / 0.4 / 0.3",
-            null, null),
-        SweepResult.failed(JobKind.SHORT, OverloadVariant.of("--variants", "fifo", JobKind.SHORT), 5,
-            "0.1 / 0.1 / 0.1", "the service does not know [x]"));
+        new SweepResult(
+            "short",
+            "standing",
+            "fifo with queue-delay-target=20ms",
+            5,
+            500,
+            f,
+            "0.5 / 0.4 / 0.3",
+            null,
+            null),
+        SweepResult.failed(
+            JobKind.SHORT,
+            OverloadVariant.of("--variants", "fifo", JobKind.SHORT),
+            5,
+            "0.1 / 0.1 / 0.1",
+            "the service does not know [x]"));
 
-    String html = OverloadReport.render(20, "1.0 / 2.0 / 3.0", "4.0 / 5.0 / 6.0",
-        Map.of("short", CAPACITY), sweep, List.of());
+    String html = OverloadReport.render(
+        20, "1.0 / 2.0 / 3.0", "4.0 / 5.0 / 6.0", Map.of("short", CAPACITY), sweep, List.of());
 
-    assertThat(html).contains("<h2>short jobs</h2>").contains("<h3>standing: fifo with queue-delay-target=20ms")
+    assertThat(html)
+        .contains("<h2>short jobs</h2>")
+        .contains("<h3>standing: fifo with queue-delay-target=20ms")
         .contains("<li>" + OverloadTarget.ADMITTED_P99.aim().replace("<", "&lt;") + "</li>")
         .contains("p99 / unloaded p99<small>aim &lt;= 2x, short at 5x</small>")
         .contains("<td class=\"met\">1.8x</td>")

@@ -28,14 +28,16 @@ class StepRecoveryTest {
     // in, in (13.01 covers a second that began in the phase)
     List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, 99, 72, 90, 68, 71, 70, 40);
 
-    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble()).isCloseTo(4.01, within(1e-9));
+    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble())
+        .isCloseTo(4.01, within(1e-9));
   }
 
   @Test
   void aSeriesInTheBandAtOnceSettlesAtItsFirstReadingAfterTheStep() {
     List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, 71, 69, 70);
 
-    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble()).isCloseTo(1.01, within(1e-9));
+    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble())
+        .isCloseTo(1.01, within(1e-9));
   }
 
   @Test
@@ -49,16 +51,19 @@ class StepRecoveryTest {
   @Test
   void gapsAreSkippedAndReadingsOutsideThePhaseIgnored() {
     // 14.01 covers a second that began after the phase: not counted
-    List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, Double.NaN, 99, 70, Double.NaN, 70, 70, 10);
+    List<Reading> cpu =
+        series(1.01, 70, 70, 70, 70, 70, 70, 70, Double.NaN, 99, 70, Double.NaN, 70, 70, 10);
 
-    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble()).isCloseTo(3.01, within(1e-9));
+    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble())
+        .isCloseTo(3.01, within(1e-9));
   }
 
   @Test
   void admittedP99IsReadPerSecondOfSendingAtTheEndOfThatSecond() {
     List<Answer> answers = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
-      answers.add(new Answer("short", 3 + i / 100.0, 3 + i / 100.0 + (i == 99 ? 0.5 : 0.02), 200, null));
+      answers.add(
+          new Answer("short", 3 + i / 100.0, 3 + i / 100.0 + (i == 99 ? 0.5 : 0.02), 200, null));
       answers.add(new Answer("short", 4 + i / 100.0, 4 + i / 100.0 + 0.9, 429, "queue_full"));
     }
     answers.add(new Answer("short", 5.5, 5.53, 200, null));

@@ -12,7 +12,8 @@ class ChartsTest {
   void latencyIsOnALogScaleSoMillisecondsShowBesideSeconds() {
     Map<String, Percentiles> latency = new LinkedHashMap<>();
     latency.put("GET /api/history 200", new Percentiles(100, 2, 3, 5, 8, 12));
-    latency.put("POST /api/transcode 200", new Percentiles(100, 4_000, 9_000, 14_000, 15_000, 16_000));
+    latency.put(
+        "POST /api/transcode 200", new Percentiles(100, 4_000, 9_000, 14_000, 15_000, 16_000));
 
     assertThat(Charts.latencyChart(latency).getStyler().isYAxisLogarithmic()).isTrue();
     assertThat(Charts.latencyChart(latency).getYAxisTitle()).contains("log scale");

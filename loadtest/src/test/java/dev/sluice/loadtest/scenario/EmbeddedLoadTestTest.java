@@ -18,22 +18,40 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class EmbeddedLoadTestTest {
 
-  @TempDir Path out;
+  @TempDir
+  Path out;
 
   @Test
   void abRunWritesTheReportAndASummaryWhoseCountsAddUp() throws Exception {
-    Options options =
-        Options.parse(
-            "--embedded", "--ab", "--scenario", "monday-maintenance", "--duration", "3s",
-            "--rate", "12", "--cpu-millis", "40", "--drain", "10s", "--seed", "5",
-            "--out", out.toString());
+    Options options = Options.parse(
+        "--embedded",
+        "--ab",
+        "--scenario",
+        "monday-maintenance",
+        "--duration",
+        "3s",
+        "--rate",
+        "12",
+        "--cpu-millis",
+        "40",
+        "--drain",
+        "10s",
+        "--seed",
+        "5",
+        "--out",
+        out.toString());
 
     Path report = LoadTest.run(options);
 
     String html = Files.readString(report);
-    assertThat(html).startsWith("<!DOCTYPE html>").contains("<svg").contains("(target 70%)")
-        .contains("without Sluice").contains("with Sluice");
-    JsonNode runs = new ObjectMapper().readTree(out.resolve("summary.json").toFile()).get("runs");
+    assertThat(html)
+        .startsWith("<!DOCTYPE html>")
+        .contains("<svg")
+        .contains("(target 70%)")
+        .contains("without Sluice")
+        .contains("with Sluice");
+    JsonNode runs =
+        new ObjectMapper().readTree(out.resolve("summary.json").toFile()).get("runs");
     assertThat(runs).hasSize(2);
     for (JsonNode run : runs) {
       JsonNode accounting = run.get("accounting");
@@ -46,7 +64,8 @@ class EmbeddedLoadTestTest {
       assertThat(ended).isEqualTo(sent);
       assertThat(accounting.get("attempts").asLong())
           .isEqualTo(sent + accounting.get("retries").asLong())
-          .isEqualTo(sum(accounting.get("attemptStatuses")) + accounting.get("abandonedAttempts").asLong());
+          .isEqualTo(sum(accounting.get("attemptStatuses"))
+              + accounting.get("abandonedAttempts").asLong());
       assertThat(accounting.get("outcomes").get("transcode").has("200")).isTrue();
       assertThat(run.get("samples").size()).isGreaterThanOrEqualTo(3);
       assertThat(run.get("unloadedServiceMillis").asDouble()).isPositive();

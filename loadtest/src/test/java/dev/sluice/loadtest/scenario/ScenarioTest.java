@@ -12,8 +12,7 @@ class ScenarioTest {
   @Test
   void spikeScenarioSendsFourTimesTheRateInItsMiddleFifth() {
     Duration duration = Duration.ofSeconds(100);
-    ArrivalPlan plan =
-        ArrivalPlan.generate(Scenario.SPIKE.streams(20, 100, duration), duration, 3);
+    ArrivalPlan plan = ArrivalPlan.generate(Scenario.SPIKE.streams(20, 100, duration), duration, 3);
     long before = countTranscode(plan, 0, 40);
     long during = countTranscode(plan, 40, 60);
     // 20/s for 40 s = 800 before; 80/s for 20 s = 1600 during
@@ -26,12 +25,11 @@ class ScenarioTest {
     Duration duration = Duration.ofSeconds(60);
     ArrivalPlan plan =
         ArrivalPlan.generate(Scenario.MONDAY_MAINTENANCE.streams(20, 100, duration), duration, 3);
-    long hosts =
-        plan.arrivals().stream()
-            .filter(x -> x.stream().equals("transcode"))
-            .map(x -> x.headers().get("X-Account-Id"))
-            .distinct()
-            .count();
+    long hosts = plan.arrivals().stream()
+        .filter(x -> x.stream().equals("transcode"))
+        .map(x -> x.headers().get("X-Account-Id"))
+        .distinct()
+        .count();
     assertThat(hosts).isEqualTo(32);
     assertThat(Scenario.MONDAY_MAINTENANCE.defaultRate(2, 200)).isEqualTo(20.0);
   }
@@ -39,7 +37,8 @@ class ScenarioTest {
   private static long countTranscode(ArrivalPlan plan, int fromSecond, int toSecond) {
     return plan.arrivals().stream()
         .filter(x -> x.stream().equals("transcode"))
-        .filter(x -> x.offsetNanos() >= fromSecond * 1_000_000_000L && x.offsetNanos() < toSecond * 1_000_000_000L)
+        .filter(x -> x.offsetNanos() >= fromSecond * 1_000_000_000L
+            && x.offsetNanos() < toSecond * 1_000_000_000L)
         .count();
   }
 }

@@ -8,7 +8,8 @@ class SoakReadingTest {
 
   @Test
   void heapIsTheSumOfTheHeapPoolsOnly() {
-    String metrics = String.join("\n",
+    String metrics = String.join(
+        "\n",
         "# TYPE jvm_memory_used_bytes gauge",
         "jvm_memory_used_bytes{area=\"heap\",id=\"G1 Eden Space\"} 1048576.0",
         "jvm_memory_used_bytes{area=\"heap\",id=\"G1 Old Gen\"} 2097152.0",
@@ -41,11 +42,16 @@ class SoakReadingTest {
 
   @Test
   void bothNodesShareTheRedisAndTheGivenPropertiesComeLast() {
-    var properties = SoakRun.nodeProperties(java.util.List.of("sluice.redis.timeout=200ms"),
-        "redis://127.0.0.1:6390", java.nio.file.Path.of("rules.yaml"));
+    var properties = SoakRun.nodeProperties(
+        java.util.List.of("sluice.redis.timeout=200ms"),
+        "redis://127.0.0.1:6390",
+        java.nio.file.Path.of("rules.yaml"));
 
-    assertThat(properties).contains("sluice.redis.uri=redis://127.0.0.1:6390",
-        "sluice.limiters.transcode.scope=global", "sluice.redis.expected-nodes=2");
+    assertThat(properties)
+        .contains(
+            "sluice.redis.uri=redis://127.0.0.1:6390",
+            "sluice.limiters.transcode.scope=global",
+            "sluice.redis.expected-nodes=2");
     assertThat(properties.get(properties.size() - 1)).isEqualTo("sluice.redis.timeout=200ms");
   }
 }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class SoakReportTest {
 
-  @TempDir Path out;
+  @TempDir
+  Path out;
 
   private static final long MIB = 1024 * 1024;
 
@@ -23,20 +24,31 @@ class SoakReportTest {
     for (int i = 0; i <= minutes * 6; i++) {
       double seconds = 10.0 * i;
       long heap = (long) ((16 + heapMibPerMinute * seconds / 60) * MIB);
-      samples.add(new SoakSample(seconds, List.of(new SoakSample.Node(heap, 38, 1, 0, 1),
-          new SoakSample.Node(16 * MIB, 39, 0, 1, 1)), 2 * MIB, 1_200));
+      samples.add(new SoakSample(
+          seconds,
+          List.of(
+              new SoakSample.Node(heap, 38, 1, 0, 1), new SoakSample.Node(16 * MIB, 39, 0, 1, 1)),
+          2 * MIB,
+          1_200));
     }
     return samples;
   }
 
   private static SoakSample idleEnd() {
-    return new SoakSample(905, List.of(new SoakSample.Node(16 * MIB, 38, 0, 0, 0),
-        new SoakSample.Node(16 * MIB, 38, 0, 0, 0)), 2 * MIB, 1);
+    return new SoakSample(
+        905,
+        List.of(
+            new SoakSample.Node(16 * MIB, 38, 0, 0, 0), new SoakSample.Node(16 * MIB, 38, 0, 0, 0)),
+        2 * MIB,
+        1);
   }
 
   @Test
   void aFlatRunThatEndsIdleSeesNoLeak() {
-    SoakReport report = new SoakReport(Duration.ofMinutes(15), run(15, 0), idleEnd(),
+    SoakReport report = new SoakReport(
+        Duration.ofMinutes(15),
+        run(15, 0),
+        idleEnd(),
         Map.of("history 200", 40_000L, "history 429", 5_000L, "transcode 504", 3L));
 
     assertThat(report.trends()).extracting(Trend::verdict).containsOnly(Trend.FLAT);
@@ -52,8 +64,12 @@ class SoakReportTest {
 
   @Test
   void workLeftAfterTheLoadIsNamed() {
-    SoakSample busy = new SoakSample(905, List.of(new SoakSample.Node(16 * MIB, 38, 0, 0, 2),
-        new SoakSample.Node(16 * MIB, 38, 0, 0, 2)), 2 * MIB, 3);
+    SoakSample busy = new SoakSample(
+        905,
+        List.of(
+            new SoakSample.Node(16 * MIB, 38, 0, 0, 2), new SoakSample.Node(16 * MIB, 38, 0, 0, 2)),
+        2 * MIB,
+        3);
 
     assertThat(new SoakReport(Duration.ofMinutes(15), run(15, 0), busy, Map.of()).verdict())
         .isEqualTo("in-flight, queued or leases not back to 0 after the load");
@@ -61,9 +77,21 @@ class SoakReportTest {
 
   @Test
   void serverErrorsAndLostConnectionsAreFailuresButTimeoutsAndHangUpsAreNot() {
-    SoakReport report = new SoakReport(Duration.ofMinutes(15), run(15, 0), idleEnd(),
-        Map.of("transcode 500", 2L, "history connection error", 1L, "transcode 504", 7L,
-            "transcode (hangs up) hung up", 9L, "history 429", 5L));
+    SoakReport report = new SoakReport(
+        Duration.ofMinutes(15),
+        run(15, 0),
+        idleEnd(),
+        Map.of(
+            "transcode 500",
+            2L,
+            "history connection error",
+            1L,
+            "transcode 504",
+            7L,
+            "transcode (hangs up) hung up",
+            9L,
+            "history 429",
+            5L));
 
     assertThat(report.failures()).isEqualTo(3);
     assertThat(report.verdict()).contains("3 requests failed");
@@ -75,9 +103,15 @@ class SoakReportTest {
     // the first minute: the heap fills up while classes load and the JIT works
     for (int i = 0; i < 6; i++) {
       SoakSample s = samples.get(i);
-      samples.set(i, new SoakSample(s.seconds(), List.of(
-          new SoakSample.Node((long) (4 + 2 * i) * MIB, 38, 0, 0, 0), s.nodes().get(1)),
-          s.redisUsedMemory(), s.redisKeys()));
+      samples.set(
+          i,
+          new SoakSample(
+              s.seconds(),
+              List.of(
+                  new SoakSample.Node((long) (4 + 2 * i) * MIB, 38, 0, 0, 0),
+                  s.nodes().get(1)),
+              s.redisUsedMemory(),
+              s.redisKeys()));
     }
 
     SoakReport report = new SoakReport(Duration.ofMinutes(15), samples, idleEnd(), Map.of());
@@ -89,20 +123,24 @@ class SoakReportTest {
   @Test
   void aSmokeRunSaysItHasTooFewSamples() {
     // 30 s: four samples make a line, but all of them are warm-up
-    SoakReport report = new SoakReport(Duration.ofSeconds(30), run(15, 0).subList(0, 4),
-        idleEnd(), Map.of());
+    SoakReport report =
+        new SoakReport(Duration.ofSeconds(30), run(15, 0).subList(0, 4), idleEnd(), Map.of());
 
-    assertThat(report.verdict()).isEqualTo("too few samples after the first minute for a trend "
-        + "(sampled every 10 s)");
+    assertThat(report.verdict())
+        .isEqualTo("too few samples after the first minute for a trend " + "(sampled every 10 s)");
   }
 
   @Test
   void theReportAndSummaryAreWritten() throws Exception {
-    Path written = new SoakReport(Duration.ofMinutes(15), run(15, 0), idleEnd(),
-        Map.of("history 200", 1L)).write(out);
+    Path written = new SoakReport(
+            Duration.ofMinutes(15), run(15, 0), idleEnd(), Map.of("history 200", 1L))
+        .write(out);
 
-    assertThat(Files.readString(written)).contains("Verdict: no leak seen")
-        .contains("heap after GC, node 2").contains("Redis keys");
-    assertThat(Files.readString(out.resolve("summary.json"))).contains("\"verdict\" : \"no leak seen\"");
+    assertThat(Files.readString(written))
+        .contains("Verdict: no leak seen")
+        .contains("heap after GC, node 2")
+        .contains("Redis keys");
+    assertThat(Files.readString(out.resolve("summary.json")))
+        .contains("\"verdict\" : \"no leak seen\"");
   }
 }

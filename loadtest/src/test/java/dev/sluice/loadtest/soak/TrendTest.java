@@ -45,7 +45,8 @@ class TrendTest {
   @Test
   void aRiseWithinTheFloorIsFlat() {
     assertThat(Trend.of("threads", "threads", line(38, 0.1, 91), 2, 0.0).verdict())
-        .as("1.5 threads over 15 minutes, floor 2").isEqualTo(Trend.FLAT);
+        .as("1.5 threads over 15 minutes, floor 2")
+        .isEqualTo(Trend.FLAT);
   }
 
   @Test
@@ -73,8 +74,8 @@ class TrendTest {
 
   @Test
   void samplesAllAtOneInstantGiveNoVerdict() {
-    List<Trend.Point> same = List.of(new Trend.Point(5, 1), new Trend.Point(5, 2),
-        new Trend.Point(5, 3));
+    List<Trend.Point> same =
+        List.of(new Trend.Point(5, 1), new Trend.Point(5, 2), new Trend.Point(5, 3));
 
     assertThat(Trend.of("heap", "MiB", same, 2, 0.05).verdict()).isEqualTo(Trend.TOO_FEW);
   }
@@ -83,6 +84,7 @@ class TrendTest {
   void aNegativeToleranceIsRefusedNamingIt() {
     assertThatThrownBy(() -> Trend.of("heap", "MiB", line(1, 1, 5), -1, 0.05))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("'heap'").hasMessageContaining("floor -1.0");
+        .hasMessageContaining("'heap'")
+        .hasMessageContaining("floor -1.0");
   }
 }

@@ -40,8 +40,9 @@ class FairnessTest {
     demand.put("d", 100L);
     // 30 to share: a gets 2, c 5, the 23 left split between b and d
     Map<String, Double> shares = Fairness.maxMinShares(demand, 30);
-    assertThat(shares).containsExactly(
-        Map.entry("a", 2.0), Map.entry("b", 11.5), Map.entry("c", 5.0), Map.entry("d", 11.5));
+    assertThat(shares)
+        .containsExactly(
+            Map.entry("a", 2.0), Map.entry("b", 11.5), Map.entry("c", 5.0), Map.entry("d", 11.5));
   }
 
   @Test

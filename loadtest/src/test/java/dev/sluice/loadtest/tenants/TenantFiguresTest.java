@@ -74,7 +74,8 @@ class TenantFiguresTest {
     GreedyHostFigures f = GreedyHostFigures.of("fifo", List.of(), run(), tally);
 
     // 41 served among 32 hosts that each asked for 10: fair share 41/32 each
-    assertThat(f.hosts().get(GreedyHostTraffic.host(2)).fairShare()).isCloseTo(41 / 32.0, within(1e-9));
+    assertThat(f.hosts().get(GreedyHostTraffic.host(2)).fairShare())
+        .isCloseTo(41 / 32.0, within(1e-9));
     assertThat(f.jainIndex()).isCloseTo(1681.0 / 4192, within(1e-9));
     assertThat(f.politeBelow90()).isEqualTo(31);
     assertThat(f.politeMinShareOfFair()).isCloseTo(32 / 41.0, within(1e-9));
@@ -88,8 +89,10 @@ class TenantFiguresTest {
     for (int host = 1; host <= 32; host++) {
       counted.send(job(GreedyHostTraffic.host(host), 200, 10));
     }
-    assertThat(GreedyHostFigures.of("fair", List.of("sluice.limiters.transcode.queue"), run(), tally)
-        .targetMet()).isFalse();
+    assertThat(
+            GreedyHostFigures.of("fair", List.of("sluice.limiters.transcode.queue"), run(), tally)
+                .targetMet())
+        .isFalse();
   }
 
   @Test
@@ -131,7 +134,8 @@ class TenantFiguresTest {
 
   /** A request of a caller that the scripted server answers with a status (and queue wait). */
   private Arrival job(String host, int status, int queuedMillis) {
-    return new Arrival(offset++, "s", "POST", status + "/" + queuedMillis, Map.of("X-Host-Id", host));
+    return new Arrival(
+        offset++, "s", "POST", status + "/" + queuedMillis, Map.of("X-Host-Id", host));
   }
 
   private static Transport scripted() {
@@ -144,8 +148,22 @@ class TenantFiguresTest {
   }
 
   private static RunSummary run() {
-    return new RunSummary("x", "greedy-host", "http://x/", 1, 1, 1, 50, 2, 50.0,
-        new Accounting(Map.of(), Map.of(), 0, 0, 0, Map.of(), 0), Map.of(), Map.of(), Map.of(),
-        new RunSummary.Cpu(0, 0, 0), List.of(), Map.of());
+    return new RunSummary(
+        "x",
+        "greedy-host",
+        "http://x/",
+        1,
+        1,
+        1,
+        50,
+        2,
+        50.0,
+        new Accounting(Map.of(), Map.of(), 0, 0, 0, Map.of(), 0),
+        Map.of(),
+        Map.of(),
+        Map.of(),
+        new RunSummary.Cpu(0, 0, 0),
+        List.of(),
+        Map.of());
   }
 }

@@ -13,8 +13,8 @@ class TenantTrafficTest {
   @Test
   void greedyHostSendsTenTimesWhatEachOfTheOther31Sends() {
     Duration duration = Duration.ofSeconds(200);
-    ArrivalPlan plan = ArrivalPlan.generate(
-        TenantScenario.GREEDY_HOST.streams(41, 50, duration), duration, 11);
+    ArrivalPlan plan =
+        ArrivalPlan.generate(TenantScenario.GREEDY_HOST.streams(41, 50, duration), duration, 11);
     Map<String, Long> perHost = plan.arrivals().stream()
         .filter(a -> a.headers().containsKey("X-Host-Id")
             && a.headers().get("X-Host-Id").startsWith("maintenance-host-"))
@@ -27,10 +27,13 @@ class TenantTrafficTest {
         assertThat(n).as(host).isBetween(130L, 270L);
       }
     });
-    assertThat(plan.arrivals()).filteredOn(a -> a.stream().equals("rescue")).isNotEmpty()
+    assertThat(plan.arrivals())
+        .filteredOn(a -> a.stream().equals("rescue"))
+        .isNotEmpty()
         .allSatisfy(a -> {
           assertThat(a.path()).startsWith("/api/transcode?cpuMillis=50");
-          assertThat(a.headers()).containsEntry("X-Priority", "critical")
+          assertThat(a.headers())
+              .containsEntry("X-Priority", "critical")
               .containsEntry("X-Host-Id", "video-rescue");
         });
     assertThat(plan.arrivals()).anyMatch(a -> a.stream().equals("history"));
@@ -48,7 +51,8 @@ class TenantTrafficTest {
   @Test
   void prioritySendsSheddableLoadAndACriticalTrickle() {
     Duration duration = Duration.ofSeconds(100);
-    ArrivalPlan plan = ArrivalPlan.generate(TenantScenario.PRIORITY.streams(60, 50, duration), duration, 4);
+    ArrivalPlan plan =
+        ArrivalPlan.generate(TenantScenario.PRIORITY.streams(60, 50, duration), duration, 4);
     Map<String, Long> byClass = plan.arrivals().stream()
         .collect(Collectors.groupingBy(a -> a.headers().get("X-Priority"), Collectors.counting()));
     // 60/s sheddable (6000, sd ~77) and 2/s critical (200, sd ~14)

@@ -28,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class VariantComparisonTest {
 
-  @TempDir Path out;
+  @TempDir
+  Path out;
+
   private HttpServer server;
 
   @BeforeEach
@@ -46,9 +48,23 @@ class VariantComparisonTest {
 
   @Test
   void greedyHostAgainstATargetWritesItsFiguresAndChart() throws Exception {
-    Options options = Options.parse("--target", "http://127.0.0.1:" + server.getAddress().getPort(),
-        "--scenario", "greedy-host", "--duration", "2s", "--rate", "60", "--cpu-millis", "10",
-        "--drain", "3s", "--max-attempts", "1", "--out", out.toString());
+    Options options = Options.parse(
+        "--target",
+        "http://127.0.0.1:" + server.getAddress().getPort(),
+        "--scenario",
+        "greedy-host",
+        "--duration",
+        "2s",
+        "--rate",
+        "60",
+        "--cpu-millis",
+        "10",
+        "--drain",
+        "3s",
+        "--max-attempts",
+        "1",
+        "--out",
+        out.toString());
 
     LoadTest.run(options);
 
@@ -60,14 +76,20 @@ class VariantComparisonTest {
     JsonNode greedy = figures.get("hosts").get(GreedyHostTraffic.GREEDY_HOST);
     assertThat(greedy.get("greedy").asBoolean()).isTrue();
     assertThat(greedy.get("served").asLong()).isZero();
-    assertThat(greedy.get("tries429").asLong()).isEqualTo(greedy.get("requests").asLong()).isPositive();
-    assertThat(figures.get("greedy429Requests").asLong()).isEqualTo(greedy.get("requests").asLong());
+    assertThat(greedy.get("tries429").asLong())
+        .isEqualTo(greedy.get("requests").asLong())
+        .isPositive();
+    assertThat(figures.get("greedy429Requests").asLong())
+        .isEqualTo(greedy.get("requests").asLong());
     assertThat(figures.get("rescue").get("notServedTries").asLong()).isZero();
-    assertThat(figures.get("politeQueueWaitMillis").get("p50").asDouble()).isCloseTo(7.0, within(0.01));
+    assertThat(figures.get("politeQueueWaitMillis").get("p50").asDouble())
+        .isCloseTo(7.0, within(0.01));
     // the greedy host got nothing: its x is 0 among 32, so the index is at most 31/32
     assertThat(figures.get("jainIndex").asDouble()).isLessThanOrEqualTo(31.0 / 32 + 1e-9);
     String html = Files.readString(out.resolve("report.html"));
-    assertThat(html).contains("Greedy host: fairness").contains("Jain's index")
+    assertThat(html)
+        .contains("Greedy host: fairness")
+        .contains("Jain's index")
         .contains("host 01 is the greedy one");
   }
 

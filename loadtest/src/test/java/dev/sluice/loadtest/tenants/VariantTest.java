@@ -11,16 +11,19 @@ class VariantTest {
 
   @Test
   void greedyHostComparesFifoFairAndNetflixByDefault() {
-    assertThat(Variant.select(TenantScenario.GREEDY_HOST, List.of())).extracting(Variant::name)
+    assertThat(Variant.select(TenantScenario.GREEDY_HOST, List.of()))
+        .extracting(Variant::name)
         .containsExactly("fifo", "fair", "netflix-partitioned");
-    assertThat(Variant.select(TenantScenario.PRIORITY, List.of())).extracting(Variant::name)
+    assertThat(Variant.select(TenantScenario.PRIORITY, List.of()))
+        .extracting(Variant::name)
         .containsExactly("fifo", "classes");
     Variant fair = Variant.fair();
-    assertThat(fair.serverProperties()).contains(
-        "sluice.limiters.transcode.queue=fair",
-        "sluice.limiters.transcode.queue-key=header:X-Host-Id",
-        "sluice.limiters.transcode.max-queue-per-key=1",
-        "sluice.limiters.transcode.priority-header=X-Priority");
+    assertThat(fair.serverProperties())
+        .contains(
+            "sluice.limiters.transcode.queue=fair",
+            "sluice.limiters.transcode.queue-key=header:X-Host-Id",
+            "sluice.limiters.transcode.max-queue-per-key=1",
+            "sluice.limiters.transcode.priority-header=X-Priority");
     assertThat(Variant.netflixPartitioned().serverProperties())
         .contains("demo.limiter-peer=netflix-partitioned")
         .anyMatch(p -> p.startsWith("demo.limiter-peer.partitions=maintenance-host-01,")
@@ -29,7 +32,8 @@ class VariantTest {
 
   @Test
   void specsPickBuiltInVariantsAndAddProperties() {
-    List<Variant> variants = Variant.select(TenantScenario.GREEDY_HOST,
+    List<Variant> variants = Variant.select(
+        TenantScenario.GREEDY_HOST,
         List.of("fair", "fair:sluice.limiters.transcode.max-queue=64", "mine:a.b=c", "fifo"));
     assertThat(variants).extracting(Variant::name).containsExactly("fair", "mine", "fifo");
     assertThat(variants.get(0).serverProperties())
@@ -40,22 +44,29 @@ class VariantTest {
 
   @Test
   void badSpecsAndMisplacedVariantsAreNamed() {
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "greedy-host", "--variant", "x:nokey"))
-        .hasMessageContaining("--variant").hasMessageContaining("nokey");
-    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "greedy-host", "--variant", "a b"))
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "greedy-host", "--variant", "x:nokey"))
+        .hasMessageContaining("--variant")
+        .hasMessageContaining("nokey");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "greedy-host", "--variant", "a b"))
         .hasMessageContaining("'a b'");
     assertThatThrownBy(() -> Options.parse("--embedded", "--variant", "fair"))
-        .hasMessageContaining("--variant").hasMessageContaining("monday-maintenance");
-    assertThat(Options.parse("--embedded", "--scenario", "priority", "--variant", "classes").variants())
+        .hasMessageContaining("--variant")
+        .hasMessageContaining("monday-maintenance");
+    assertThat(Options.parse("--embedded", "--scenario", "priority", "--variant", "classes")
+            .variants())
         .containsExactly("classes");
   }
 
   @Test
   void ignoredPropertiesAreReadFromTheServiceLog() {
-    String log = "12:00 WARN Unknown Sluice property 'sluice.limiters.transcode.queue' (from system) is ignored\n"
-        + "12:00 WARN Unknown Sluice property 'sluice.other' (from system) is ignored\n";
+    String log =
+        "12:00 WARN Unknown Sluice property 'sluice.limiters.transcode.queue' (from system) is ignored\n"
+            + "12:00 WARN Unknown Sluice property 'sluice.other' (from system) is ignored\n";
     assertThat(VariantComparison.ignoredProperties(log, Variant.fair().serverProperties()))
         .containsExactly("sluice.limiters.transcode.queue");
-    assertThat(VariantComparison.ignoredProperties("all good", Variant.fair().serverProperties())).isEmpty();
+    assertThat(VariantComparison.ignoredProperties("all good", Variant.fair().serverProperties()))
+        .isEmpty();
   }
 }
