@@ -49,6 +49,9 @@ final class ServerAllocation implements AutoCloseable {
     }
   }
 
+  // BanJNDI: the address is the local connector of a JVM this load test started itself (from the
+  // attach API), not user input; nothing else is looked up
+  @SuppressWarnings("BanJNDI")
   private MBeanServerConnection connection(long pid)
       throws IOException, AttachNotSupportedException {
     MBeanServerConnection known = connections.get(pid);
