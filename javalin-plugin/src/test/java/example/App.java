@@ -15,17 +15,15 @@ public final class App {
   /** Two transcodes at once, 16 more may wait (504 after 60 s); beyond that 429 at once. */
   public static Javalin create() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    SluicePlugin sluice = new SluicePlugin(cfg -> cfg // also reads SLUICE_* env vars and -Dsluice.*
+    SluicePlugin sluice = new SluicePlugin(cfg -> cfg  // also reads SLUICE_* env vars and -Dsluice.*
         .limiter("transcode", l -> l.path("/api/transcode").maxConcurrency(2).maxQueue(16))
         .meterRegistry(registry));
     return Javalin.create(config -> {
-      config.registerPlugin(sluice); // first: Sluice is the first filter
+      config.registerPlugin(sluice);                          // first: Sluice is the first filter
       config.routes.post("/api/transcode", ctx -> ctx.result(transcode(ctx.body())));
-      config.routes.get("/health", ctx -> ctx.result("up")); // never limited
-      config.routes.get(
-          "/sluice",
-          ctx -> ctx.contentType("application/json")
-              .result(sluice.statusJson())); // JSON without Jackson
+      config.routes.get("/health", ctx -> ctx.result("up"));  // never limited
+      config.routes.get("/sluice", ctx -> ctx.contentType("application/json")
+          .result(sluice.statusJson()));                      // JSON without Jackson
       config.routes.get("/metrics", ctx -> ctx.result(registry.scrape()));
     });
   }
