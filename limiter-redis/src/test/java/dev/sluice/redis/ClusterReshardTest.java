@@ -46,6 +46,8 @@ class ClusterReshardTest {
   Path dir;
 
   private final List<RedisServer> masters = new ArrayList<>();
+  // calls the callers have made: a migration step waits for some before the next key moves
+  private final AtomicLong callsMade = new AtomicLong();
 
   @AfterEach
   void stop() {
@@ -84,13 +86,14 @@ class ClusterReshardTest {
               if (Nodes.decide(node, request, Duration.ofSeconds(3)).allowed()) {
                 admitted.incrementAndGet();
               }
+              callsMade.incrementAndGet();
               Optional<PermitLease> lease = node.permits()
                   .tryAcquire(limiter, MAX_JOBS, Duration.ofSeconds(30))
                   .toCompletableFuture()
                   .get(3, TimeUnit.SECONDS);
               if (lease.isPresent()) {
                 mostRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
-                Thread.sleep(5); // the job
+                Thread.yield(); // the job: held while the other callers run
                 running.decrementAndGet();
                 lease.get().release().toCompletableFuture().get(3, TimeUnit.SECONDS);
               }
@@ -148,34 +151,7 @@ class ClusterReshardTest {
   }
 
   private void startCluster() throws Exception {
-    List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
-    for (int i = 0; i < 3; i++) {
-      RedisServer master = RedisServer.start(
-          "--cluster-enabled",
-          "yes",
-          "--dir",
-          dir.toString(),
-          "--cluster-config-file",
-          "nodes-" + i + ".conf",
-          "--cluster-node-timeout",
-          "5000");
-      masters.add(master);
-      create.add("127.0.0.1:" + master.port());
-    }
-    create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-    Process creating = new ProcessBuilder(create)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .start();
-    assertThat(creating.waitFor(30, TimeUnit.SECONDS))
-        .as("redis-cli --cluster create")
-        .isTrue();
-    assertThat(creating.exitValue()).isZero();
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .pollInterval(Duration.ofMillis(100))
-        .until(() -> masters.stream()
-            .allMatch(m -> m.command("CLUSTER", "INFO").contains("cluster_state:ok")));
+    RedisServer.startCluster(dir, masters);
   }
 
   /** The master that owns the slot of {@code key} (the others answer MOVED). */
@@ -210,7 +186,9 @@ class ClusterReshardTest {
         String moved =
             from.command("MIGRATE", "127.0.0.1", Integer.toString(to.port()), key, "0", "5000");
         assertThat(moved).as("MIGRATE %s", key).isIn("OK", "NOKEY");
-        Thread.sleep(20); // callers run against a half-moved slot
+        // callers run against a half-moved slot: a few calls of theirs before the next key moves
+        long seen = callsMade.get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> callsMade.get() >= seen + 8);
       }
     }
     String owner = to.command("CLUSTER", "MYID");

@@ -2,7 +2,6 @@ package dev.sluice.redis;
 
 import static dev.sluice.redis.Nodes.decide;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.sluice.rate.Algorithm;
 import dev.sluice.rate.RateLimit;
@@ -17,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -37,34 +35,7 @@ class RedisClusterTest {
   @BeforeAll
   static void startCluster() throws Exception {
     Path dir = Files.createTempDirectory("sluice-cluster");
-    List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
-    for (int i = 0; i < 3; i++) {
-      RedisServer master = RedisServer.start(
-          "--cluster-enabled",
-          "yes",
-          "--dir",
-          dir.toString(),
-          "--cluster-config-file",
-          "nodes-" + i + ".conf",
-          "--cluster-node-timeout",
-          "5000");
-      MASTERS.add(master);
-      create.add("127.0.0.1:" + master.port());
-    }
-    create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-    Process creating = new ProcessBuilder(create)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .start();
-    assertThat(creating.waitFor(30, TimeUnit.SECONDS))
-        .as("redis-cli --cluster create")
-        .isTrue();
-    assertThat(creating.exitValue()).isZero();
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .pollInterval(Duration.ofMillis(100))
-        .until(() -> MASTERS.stream()
-            .allMatch(m -> m.command("CLUSTER", "INFO").contains("cluster_state:ok")));
+    RedisServer.startCluster(dir, MASTERS);
 
     nodes = new Nodes();
     node = nodes.open(

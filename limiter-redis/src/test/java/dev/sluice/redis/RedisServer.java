@@ -37,6 +37,41 @@ public final class RedisServer implements AutoCloseable {
     this.extraArgs = extraArgs;
   }
 
+  /**
+   * Starts three cluster-enabled servers in {@code dir}, adding each to {@code masters} as it starts
+   * (so the caller closes every one even when a later step fails), joins them with {@code
+   * redis-cli --cluster create} (no replicas) and waits until each reports {@code cluster_state:ok}.
+   */
+  static void startCluster(Path dir, List<RedisServer> masters) throws Exception {
+    List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+    for (int i = 0; i < 3; i++) {
+      RedisServer master = start(
+          "--cluster-enabled",
+          "yes",
+          "--dir",
+          dir.toString(),
+          "--cluster-config-file",
+          "nodes-" + i + ".conf",
+          "--cluster-node-timeout",
+          "5000");
+      masters.add(master);
+      create.add("127.0.0.1:" + master.port());
+    }
+    create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+    Process creating = new ProcessBuilder(create)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    Assertions.assertTrue(
+        creating.waitFor(30, TimeUnit.SECONDS), "redis-cli --cluster create did not end in 30 s");
+    Assertions.assertEquals(0, creating.exitValue(), "redis-cli --cluster create failed");
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> masters.stream()
+            .allMatch(m -> m.command("CLUSTER", "INFO").contains("cluster_state:ok")));
+  }
+
   public static RedisServer start(String... extraArgs) {
     requireBinary();
     RedisServer server = new RedisServer(freePort(), List.of(extraArgs));

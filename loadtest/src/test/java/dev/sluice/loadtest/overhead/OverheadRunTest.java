@@ -136,10 +136,10 @@ class OverheadRunTest {
     }
   }
 
-  /** The child JVM of the test above: waits to be killed. */
+  /** The child JVM of the test above: waits on its standard input until it is killed. */
   static final class Sleeper {
-    public static void main(String[] args) throws InterruptedException {
-      Thread.sleep(120_000);
+    public static void main(String[] args) throws java.io.IOException {
+      System.in.read(); // the test never writes: blocks until the process is destroyed
     }
   }
 
