@@ -60,6 +60,9 @@ final class Guard {
             .failureRateThreshold(50)
             .waitDurationInOpenState(OPEN_FOR)
             .permittedNumberOfCallsInHalfOpenState(3)
+            // a Cluster moving a slot answers; a script it still refuses after the retries is
+            // decided locally, but Redis does not count as down for it
+            .ignoreException(LuaScript::refusedDuringSlotMove)
             .build());
     breaker
         .getEventPublisher()

@@ -58,6 +58,20 @@ final class LocalPermits {
     return unadopted.isEmpty() ? List.of() : List.copyOf(unadopted);
   }
 
+  /** How many of {@link #unadopted()} are permits of {@code limiter}. */
+  int unadopted(String limiter) {
+    if (unadopted.isEmpty()) {
+      return 0;
+    }
+    int n = 0;
+    for (LocalLease lease : unadopted) {
+      if (lease.limiter.equals(limiter)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** A permit granted while Redis was down; see the class comment. */
   final class LocalLease implements PermitLease {
     final String limiter;

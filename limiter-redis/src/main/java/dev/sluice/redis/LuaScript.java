@@ -1,5 +1,6 @@
 package dev.sluice.redis;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -12,12 +13,19 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One Lua script shipped in this jar, called by its SHA-1 (EVALSHA) so that a decision sends a
  * digest instead of the whole body. A server that does not know the script yet (first call, a
  * restart, SCRIPT FLUSH) answers NOSCRIPT; the call is then repeated once as EVAL, which also
  * caches the body for the next EVALSHA.
+ *
+ * <p>A Redis Cluster that is moving the slot of a script's keys refuses a script whose keys are
+ * split between the two masters with TRYAGAIN; the script did not run, so it is sent again after a
+ * short pause (1, 2, 4 … 32 ms, as cluster clients do), until the move of the remaining keys lets
+ * it run on one of them. The caller's timeout still bounds the whole call.
  */
 final class LuaScript {
 
@@ -81,17 +89,48 @@ final class LuaScript {
     return run(redis, ScriptOutputType.INTEGER, keys, args);
   }
 
+  /** How many times a script refused with TRYAGAIN is sent again (pauses 1, 2, 4 … 32 ms). */
+  static final int TRY_AGAIN_RETRIES = 6;
+
   private <T> CompletableFuture<T> run(
       RedisScriptingAsyncCommands<String, String> redis,
       ScriptOutputType output,
       String[] keys,
       String[] args) {
+    return run(redis, output, keys, args, 0);
+  }
+
+  private <T> CompletableFuture<T> run(
+      RedisScriptingAsyncCommands<String, String> redis,
+      ScriptOutputType output,
+      String[] keys,
+      String[] args,
+      int retry) {
     return redis
         .<T>evalsha(sha, output, keys, args)
         .toCompletableFuture()
         .exceptionallyCompose(error -> unwrap(error) instanceof RedisNoScriptException
             ? redis.<T>eval(body, output, keys, args).toCompletableFuture()
-            : CompletableFuture.failedFuture(error));
+            : CompletableFuture.failedFuture(error))
+        .exceptionallyCompose(error -> {
+          if (retry >= TRY_AGAIN_RETRIES || !refusedDuringSlotMove(error)) {
+            return CompletableFuture.failedFuture(error);
+          }
+          Executor later = CompletableFuture.delayedExecutor(1L << retry, TimeUnit.MILLISECONDS);
+          return CompletableFuture.supplyAsync(() -> null, later)
+              .thenCompose(ignored -> this.<T>run(redis, output, keys, args, retry + 1));
+        });
+  }
+
+  /**
+   * Whether Redis refused the call because a Redis Cluster is moving the slot of its keys and they
+   * are split between two masters (TRYAGAIN): nothing ran, and the call may be sent again.
+   */
+  static boolean refusedDuringSlotMove(Throwable error) {
+    Throwable cause = unwrap(error);
+    return cause instanceof RedisCommandExecutionException
+        && cause.getMessage() != null
+        && cause.getMessage().startsWith("TRYAGAIN");
   }
 
   private static Throwable unwrap(Throwable error) {

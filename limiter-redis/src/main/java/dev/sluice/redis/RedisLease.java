@@ -55,15 +55,26 @@ final class RedisLease implements PermitLease {
   /**
    * Sends the acquire for the caller holding {@code ticket} ({@code ""}: a caller that does not
    * wait): 1 when the permit is now held, 0 when not, -1 when {@code epoch} (null: unchecked) is
-   * not Redis's (see {@code lease_acquire.lua}).
+   * not Redis's (see {@code lease_acquire.lua}). {@code pending}: permits this node granted on its
+   * local share and has not written to Redis yet; they count as held.
    */
   CompletableFuture<Long> claim(
-      RedisScriptingAsyncCommands<String, String> redis, String ticket, String epoch) {
+      RedisScriptingAsyncCommands<String, String> redis, String ticket, int pending, String epoch) {
+    String unwritten = Integer.toString(pending);
     if (epoch == null) {
       return store
           .acquireScript()
           .runForLong(
-              redis, keys, maxPermits, leaseMicros, id, "0", ticket, store.ticketMicros(), channel);
+              redis,
+              keys,
+              maxPermits,
+              leaseMicros,
+              id,
+              "0",
+              ticket,
+              store.ticketMicros(),
+              channel,
+              unwritten);
     }
     String[] checked = {keys[0], keys[1], keys[2], LossWatch.EPOCH_KEY};
     return store
@@ -78,6 +89,7 @@ final class RedisLease implements PermitLease {
             ticket,
             store.ticketMicros(),
             channel,
+            unwritten,
             epoch);
   }
 

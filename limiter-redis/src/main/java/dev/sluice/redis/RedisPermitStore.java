@@ -106,7 +106,7 @@ final class RedisPermitStore implements PermitStore {
         loss.ask(redis);
       }
       return lease
-          .claim(redis, ticket == null ? "" : ticket, epoch)
+          .claim(redis, ticket == null ? "" : ticket, local.unadopted(limiter), epoch)
           .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
           .handle((held, error) -> {
             if (error != null) {

@@ -14,7 +14,11 @@
 -- ARGV[5]  the caller's ticket, or '' for a caller that does not wait
 -- ARGV[6]  how long a ticket stays in the line unless asked about again, in microseconds
 -- ARGV[7]  the channel told when permits come free
--- KEYS[4]  with ARGV[8]: the epoch key and the epoch the caller knows (acquire on a standalone Redis,
+-- ARGV[8]  permits the caller's node granted while Redis was down, still held and not yet written
+--          here (adopted): an acquire counts them as held, since their jobs run and their leases are
+--          on the way (without this, the other callers of that node could take every free permit
+--          before the adoption lands: twice the maximum running at the end of an outage)
+-- KEYS[4]  with ARGV[9]: the epoch key and the epoch the caller knows (acquire on a standalone Redis,
 --          as in epoch_check.lua): a caller that knew another epoch takes nothing, since the leases
 --          of the jobs running on other nodes may be missing from an emptied set
 -- returns  1 when the lease is held, 0 when not (a ticket then waits in the line), -1 when the
@@ -28,7 +32,7 @@ if KEYS[4] then
     epoch = t[1] .. string.format('%06d', tonumber(t[2]))
     redis.call('SET', KEYS[4], epoch)
   end
-  if ARGV[8] ~= epoch then
+  if ARGV[9] ~= epoch then
     return -1
   end
 end
@@ -66,7 +70,7 @@ if ARGV[4] == '1' then
   return 0
 end
 
-local free = max - redis.call('ZCARD', KEYS[1])
+local free = max - redis.call('ZCARD', KEYS[1]) - (tonumber(ARGV[8]) or 0)
 local rank = false
 if ticket ~= '' then
   rank = redis.call('ZRANK', KEYS[2], ticket)

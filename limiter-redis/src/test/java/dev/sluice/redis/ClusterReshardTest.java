@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * another master (CLUSTER SETSLOT IMPORTING / MIGRATING, MIGRATE key by key, SETSLOT NODE) while
  * two nodes decide and take leases on them. During a migration a script whose keys are split
  * between the two masters is refused (TRYAGAIN) and one whose keys have all moved is redirected
- * (ASK): neither may reach a caller, and the limits must hold.
+ * (ASK): neither may reach a caller, Redis must not count as down for them (a refused script is
+ * sent again), and the limits must hold.
  */
 @Tag("integration")
 class ClusterReshardTest {
@@ -77,6 +78,7 @@ class ClusterReshardTest {
       AtomicLong admitted = new AtomicLong();
       AtomicInteger running = new AtomicInteger();
       AtomicInteger mostRunning = new AtomicInteger();
+      AtomicBoolean leftUp = new AtomicBoolean();
       ExecutorService callers = Executors.newFixedThreadPool(NODES * 4);
       List<Future<?>> calls = new ArrayList<>();
       for (RedisStores node : stores) {
@@ -87,6 +89,9 @@ class ClusterReshardTest {
                 admitted.incrementAndGet();
               }
               callsMade.incrementAndGet();
+              if (node.state() != RedisState.UP) {
+                leftUp.set(true);
+              }
               Optional<PermitLease> lease = node.permits()
                   .tryAcquire(limiter, MAX_JOBS, Duration.ofSeconds(30))
                   .toCompletableFuture()
@@ -137,6 +142,7 @@ class ClusterReshardTest {
             MAX_JOBS / NODES,
             stores.get(0).degradedDecisions(),
             stores.get(1).degradedDecisions());
+        assertThat(leftUp).as("Redis counted as down during the move").isFalse();
         assertThat(admitted.get()).isLessThanOrEqualTo(RATE_LIMIT + RATE_LIMIT / NODES);
         assertThat(mostRunning.get()).isLessThanOrEqualTo(MAX_JOBS + MAX_JOBS / NODES);
         await("every lease back")

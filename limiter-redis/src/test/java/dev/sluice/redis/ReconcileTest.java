@@ -154,6 +154,8 @@ class ReconcileTest {
     VirtualTime time = new VirtualTime();
     RedisStores node = nodes.open(Nodes.settings(server.uri(), TIMEOUT, 2, policy, time), time);
     assertThat(hammer(List.of(node), 5)).isEqualTo(5);
+    // the node knows which Redis state it decided on (a node that does not cannot tell a loss)
+    await().atMost(Duration.ofSeconds(5)).until(() -> rates(node).knowsEpoch());
 
     server.command("FLUSHALL");
     long settling = hammer(List.of(node), 50);
