@@ -47,7 +47,9 @@ public final class SimulatedServer {
     /** Half 50 ms, half 800 ms of CPU. */
     SIZES,
     /** 50 ms of CPU, then 250 ms waiting on storage. */
-    IO;
+    IO,
+    /** 3 s of CPU each, one core wide: a transcode running in a child process. */
+    LONG;
 
     /**
      * The next job, each part within ±10% of its nominal length: real jobs vary, and identical
@@ -61,6 +63,7 @@ public final class SimulatedServer {
         case SHORT -> new Job(vary(ms(20), random), 0);
         case SIZES -> new Job(vary(random.nextBoolean() ? ms(50) : ms(800), random), 0);
         case IO -> new Job(vary(ms(50), random), vary(ms(250), random));
+        case LONG -> new Job(vary(ms(3000), random), 0);
       };
     }
 
@@ -75,6 +78,7 @@ public final class SimulatedServer {
         case SHORT -> 0.02;
         case SIZES -> 0.425;
         case IO -> 0.05;
+        case LONG -> 3.0;
       };
     }
   }

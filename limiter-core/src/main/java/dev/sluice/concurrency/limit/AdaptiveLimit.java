@@ -11,9 +11,16 @@ import java.util.Objects;
  * <p><b>Why the integer limit is dithered.</b> The ideal concurrency is rarely whole: 70% of 2
  * cores is 1.4 CPU-bound jobs. A limit rounded once and for all holds 1 or 2, i.e. 50% or 100%
  * (the demo's static {@code auto} measured 62%). Here the controller keeps a real value and each
- * tick publishes {@code round(value + carry)}, carrying the rounding error to the next tick (error
- * diffusion): 1.4 becomes 1, 2, 1, 2, 1, ... whose mean is 1.4, and the controller's feedback
- * corrects what the job lengths make of it.
+ * tick publishes {@code floor(value)}, or one more while the permits actually held have stayed,
+ * on average, below the real value (sigma-delta on occupancy): the error {@code value - inFlight}
+ * is summed tick by tick, and the extra permit is open only while the sum is positive. So what is
+ * held averages the real value whatever the jobs' length. Dithering the published number alone
+ * (1.4 as 1, 2, 1, 2, ...) does not: a job started in a tick of 2 holds its permit for its whole
+ * length, so with jobs of several seconds the second permit was nearly always held, and 1.4
+ * became about 1.8 (measured with ffmpeg jobs on 2 cores: 83% CPU for a 70% target). The sum is
+ * bounded: at most one tick's worth of credit (an idle limiter earns no burst), and at most
+ * {@link #DEBT_WINDOW} of one permit held too many as debt, so a limit that shrank while longer
+ * jobs drained is not held under its value for long afterwards.
  *
  * <p><b>Threads.</b> {@link #limit()} is one volatile read (the fast path's). The controller
  * fields are touched by the tick and by {@link #setLimit} (an operator's change) under this
@@ -56,6 +63,7 @@ public abstract class AdaptiveLimit implements LimitSource {
   private volatile double exactLimit;
 
   /** The rounding error carried to the next tick; under the monitor. */
+  // the sum of (real-valued limit - permits held) over the ticks, bounded (see the class comment)
   private double carry;
 
   private Control control;
@@ -145,7 +153,7 @@ public abstract class AdaptiveLimit implements LimitSource {
   @Override
   public final synchronized void setLimit(int ceiling) {
     maxLimit = requireAtLeast("maxConcurrency", ceiling, 1);
-    publish(exactLimit);
+    publish(exactLimit, -1);
   }
 
   @Override
@@ -208,7 +216,7 @@ public abstract class AdaptiveLimit implements LimitSource {
     try {
       synchronized (this) {
         before = limit;
-        publish(adjust(exactLimit, control));
+        publish(adjust(exactLimit, control), control.inFlight());
         after = limit;
       }
       if (after != before) {
@@ -219,17 +227,34 @@ public abstract class AdaptiveLimit implements LimitSource {
     }
   }
 
-  /** Clamps, dithers and publishes a new real-valued limit. Caller holds the monitor. */
-  private void publish(double next) {
+  /**
+   * How much holding one permit too many the dithering still pays back: a dithered extra permit
+   * taken by a job that runs this long is made up for in full; beyond, the excess is forgotten.
+   * Ten seconds covers the long jobs a concurrency limit guards (a transcode, a report); a limit
+   * that shrank while its running jobs drained is held at its floor for at most about as long.
+   */
+  static final Duration DEBT_WINDOW = Duration.ofSeconds(10);
+
+  /**
+   * Clamps, dithers and publishes a new real-valued limit. {@code inFlight}: the permits held at
+   * this tick, or -1 when not a tick (an operator's change, which moves no occupancy). Caller holds
+   * the monitor.
+   */
+  private void publish(double next, int inFlight) {
     int ceiling = maxLimit;
     int floor = Math.min(minLimit, ceiling);
     double clamped = Double.isNaN(next) ? exactLimit : Math.max(floor, Math.min(ceiling, next));
-    double wanted = clamped + carry;
-    int whole = (int) Math.max(floor, Math.min(ceiling, Math.round(wanted)));
-    // bounded: at a bound the carry could otherwise grow without end
-    carry = Math.max(-1.0, Math.min(1.0, wanted - whole));
+    int below = (int) Math.floor(clamped);
+    if (inFlight >= 0) {
+      // up to the dithered extra permit (whose job runs on after it closes): permits held beyond
+      // it are jobs still draining after the limit shrank, which the controller sees in its signal
+      double held = Math.min(inFlight, below + 1);
+      double debt = (double) DEBT_WINDOW.toNanos() / tickNanos;
+      carry = Math.max(-debt, Math.min(1.0, carry + clamped - held));
+    }
+    int whole = clamped > below && carry > 0 ? below + 1 : below;
     exactLimit = clamped;
-    limit = whole;
+    limit = Math.max(floor, Math.min(ceiling, whole));
   }
 
   /**

@@ -38,15 +38,44 @@ class CpuLimitTest {
       }
     };
     limit.start(control);
-    List<Integer> published = new ArrayList<>();
+    List<Integer> held = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
       control.time.advance(TICK);
-      published.add(limit.limit());
+      control.inFlight = limit.limit(); // callers wait: each permit is taken for one tick
+      held.add(control.inFlight);
     }
 
-    assertThat(published).containsOnly(1, 2);
-    assertThat(published.stream().mapToInt(Integer::intValue).average().orElseThrow())
-        .isCloseTo(1.4, within(0.01));
+    assertThat(held).containsOnly(1, 2);
+    assertThat(held.stream().mapToInt(Integer::intValue).average().orElseThrow())
+        .isCloseTo(1.4, within(0.02));
+  }
+
+  @Test
+  void aJobThatOutlivesTheExtraPermitIsPaidBackBeforeItOpensAgain() {
+    AdaptiveLimit limit = new AdaptiveLimit(1, 10, 1, TICK) {
+      @Override
+      protected double adjust(double current, LimitSource.Control c) {
+        return 1.5;
+      }
+    };
+    limit.start(control);
+    control.inFlight = 1;
+    control.time.advance(TICK);
+    assertThat(limit.limit()).as("half a permit unused for a tick").isEqualTo(2);
+
+    // the second job runs 10 ticks: half a permit too many each tick, 5 permit-ticks in all
+    control.inFlight = 2;
+    control.time.advance(TICK.multipliedBy(10));
+    control.inFlight = 1;
+    List<Integer> after = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      control.time.advance(TICK);
+      after.add(limit.limit());
+    }
+
+    // paid back at half a permit a tick: closed for about 10 ticks, then open again
+    assertThat(after.subList(0, 9)).containsOnly(1);
+    assertThat(after.get(11)).isEqualTo(2);
   }
 
   @Test
