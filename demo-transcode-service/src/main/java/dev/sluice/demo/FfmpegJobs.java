@@ -7,12 +7,12 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -41,10 +41,22 @@ final class FfmpegJobs implements JobEngine {
   private final ChildProcesses children = new ChildProcesses();
   private final FootageProbe probe;
   private final AtomicLong ids = new AtomicLong();
+  private final Consumer<Context> discardBody;
 
-  FfmpegJobs(FfmpegTools tools, FfmpegSettings settings) {
+  /**
+   * An engine whose jobs run {@code tools}, within {@code settings}.
+   *
+   * @param discardBody reads and drops a refused request's body before the answer ({@link
+   *     dev.sluice.javalin.SluicePlugin#discardBody}, bounded by {@code
+   *     sluice.rejections.discard-body} and {@code discard-time}): otherwise Jetty closes the
+   *     connection on the unread bytes, and the TCP reset can overtake the 4xx, so the client sees
+   *     a reset or "received no bytes" (on loopback about one in ten 30 MB uploads refused for a
+   *     bad height, with the JDK's client)
+   */
+  FfmpegJobs(FfmpegTools tools, FfmpegSettings settings, Consumer<Context> discardBody) {
     this.tools = tools;
     this.settings = settings;
+    this.discardBody = discardBody;
     this.probe = new FootageProbe(tools.ffprobe(), children);
     try {
       Files.createDirectories(settings.tempDir());
@@ -54,15 +66,16 @@ final class FfmpegJobs implements JobEngine {
     }
   }
 
-  /** How long a refused request's body may take to be read and dropped (see {@link #discardBody}). */
-  static final Duration DISCARD_TIME = Duration.ofSeconds(5);
-
   @Override
   public void validate(Context ctx) {
     try {
       check(ctx);
     } catch (BadRequest | JobProblem e) {
-      discardBody(ctx);
+      // a body declared larger than max-bytes is not read: its 413 stays a hard close, as a limit
+      // on what the service reads must
+      if (ctx.req().getContentLengthLong() <= settings.maxBytes()) {
+        discardBody.accept(ctx);
+      }
       throw e;
     }
   }
@@ -81,39 +94,6 @@ final class FfmpegJobs implements JobEngine {
       throw JobProblem.tooLarge(tooLarge(length + " bytes"));
     }
     settings.cost().read(ctx);
-  }
-
-  /**
-   * Reads and drops the body of a request refused before its body was read, so the answer ends the
-   * exchange as it should. Otherwise Jetty, finding unread content it will not block for, closes
-   * the connection hard: a socket closed with unread bytes sends a TCP reset, which can overtake
-   * the answer already on its way, and the client sees a reset or "received no bytes" instead of
-   * the 4xx (jetty#2867; on loopback about one in ten 30 MB uploads refused for a bad height).
-   * Bounded by {@code demo.ffmpeg.max-bytes} (a body declared larger is not read: its 413 stays a
-   * hard close, as a limit on what the service reads must) and {@link #DISCARD_TIME}. Only the
-   * checks in front of the limiter: a job the limiter refuses is answered by the plugin, whose
-   * answer does not read the body.
-   */
-  private void discardBody(Context ctx) {
-    long length = ctx.req().getContentLengthLong();
-    if (length == 0 || length > settings.maxBytes()) {
-      return;
-    }
-    long left = length > 0 ? length : settings.maxBytes(); // chunked: at most max-bytes
-    long deadline = System.nanoTime() + DISCARD_TIME.toNanos();
-    byte[] buffer = new byte[64 * 1024];
-    try {
-      InputStream in = ctx.req().getInputStream();
-      while (left > 0 && System.nanoTime() - deadline < 0) {
-        int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
-        if (n < 0) {
-          return;
-        }
-        left -= n;
-      }
-    } catch (IOException gone) {
-      // the client went away: nothing left to protect the answer from
-    }
   }
 
   @Override

@@ -73,22 +73,25 @@ public final class TranscodeService implements AutoCloseable {
 
   /** With the PATH where {@code demo.engine=ffmpeg} looks for ffmpeg and ffprobe. */
   static TranscodeService start(DemoSettings settings, String path) {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    // the demo's layered settings (jar, --config, env, -D) are the plugin's properties
+    SluicePlugin sluice = new SluicePlugin(
+        cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
     JobEngine jobs = switch (settings.engine()) {
       case FRAMES ->
         new JobEndpoints(
             FrameTranscoder.calibrated(), settings.maxCpuMillis(), settings.maxWaitMillis());
-      case FFMPEG -> new FfmpegJobs(FfmpegTools.onPath(path), FfmpegSettings.from(settings));
+      // its own refusals read an upload's body as the plugin's do, with the same bounds
+      case FFMPEG ->
+        new FfmpegJobs(
+            FfmpegTools.onPath(path), FfmpegSettings.from(settings), sluice::discardBody);
     };
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new ProcessorMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
 
-    // the demo's layered settings (jar, --config, env, -D) are the plugin's properties
-    SluicePlugin sluice = new SluicePlugin(
-        cfg -> cfg.properties(settings.sluiceProperties()).meterRegistry(registry));
     OverheadPeer peer = OverheadPeer.of(settings.get(OverheadPeer.KEY).orElse("none"));
     int cores = Runtime.getRuntime().availableProcessors();
     // measurement aids: another project's limiter in front of /api/transcode instead of Sluice's

@@ -154,6 +154,30 @@ class FfmpegEngineLifecycleTest {
   }
 
   @Test
+  void everyUploadTheLimiterRefusesReadsIts429AndKeepsItsConnection() throws Exception {
+    try (TranscodeService service = start("sluice.limiters.transcode.max-queue", "0")) {
+      try (Socket holder = upload(service, "/api/transcode?height=240", clip, clip.length / 2)) {
+        await()
+            .atMost(SECONDS)
+            .until(() -> transcodeLimiter(service).get("inFlight").asInt() == 1);
+
+        // the plugin reads the refused body before it answers (sluice.rejections.discard-body):
+        // unread, Jetty would close on it, and the reset could overtake the 429
+        for (int attempt = 1; attempt <= 10; attempt++) {
+          HttpResponse<String> refused =
+              send(service, "/api/transcode?height=240", new byte[2 << 20]).get();
+
+          assertThat(refused.statusCode()).as("attempt %d", attempt).isEqualTo(429);
+          assertThat(JSON.readTree(refused.body()).get("reason").asText()).isEqualTo("queue_full");
+          assertThat(refused.headers().firstValue("Connection")).isEmpty();
+        }
+        assertThat(Ffmpeg.children()).isEmpty();
+      }
+      awaitNothingLeft(service);
+    }
+  }
+
+  @Test
   void aClientThatHangsUpDuringItsTranscodeLeavesNoProcessAndNoFile() throws Exception {
     try (TranscodeService service = start()) {
       try (Socket client =

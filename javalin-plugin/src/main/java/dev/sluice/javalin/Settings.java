@@ -1,6 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.store.FailurePolicy;
+import dev.sluice.time.NanoClock;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -163,6 +164,11 @@ final class Settings {
 
   boolean xHeaders() {
     return get(SluiceKeys.HEADERS_X);
+  }
+
+  /** How much of a refused request's unread body is read and dropped, and for how long. */
+  UnreadBody unreadBody(NanoClock clock) {
+    return new UnreadBody(get(SluiceKeys.DISCARD_BODY), get(SluiceKeys.DISCARD_TIME), clock);
   }
 
   Duration drainTimeout() {

@@ -121,6 +121,19 @@ final class SluiceKeys {
       true,
       ValueParser.bool(),
       "`X-RateLimit-Limit` / `-Remaining` / `-Retry-After`");
+  static final Key<Long> DISCARD_BODY = Key.of(
+      "sluice.rejections.discard-body",
+      UnreadBody.DEFAULT_MAX_BYTES,
+      ValueParser.size(),
+      "a refused request's unread body up to this size is read and dropped before the answer, so"
+          + " the client receives it; a larger one is not read (the connection is closed); `0`:"
+          + " never read");
+  static final Key<Duration> DISCARD_TIME = Key.of(
+      "sluice.rejections.discard-time",
+      UnreadBody.DEFAULT_MAX_TIME,
+      ValueParser.duration(false),
+      "the longest a refused request's body is read for; then the answer goes out and the"
+          + " connection is closed");
   static final Key<Duration> DRAIN_TIMEOUT = Key.of(
       "sluice.shutdown.drain-timeout",
       Duration.ofSeconds(30),
@@ -161,6 +174,8 @@ final class SluiceKeys {
       STATUS_SHUTTING_DOWN,
       HEADERS_DRAFT,
       HEADERS_X,
+      DISCARD_BODY,
+      DISCARD_TIME,
       DRAIN_TIMEOUT,
       RELOAD_INTERVAL,
       DASHBOARD_PATH);

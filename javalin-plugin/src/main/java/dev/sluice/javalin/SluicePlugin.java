@@ -69,6 +69,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   private Reloads reloads;
   private Status status;
   private DisconnectWatch disconnects;
+  private volatile UnreadBody unreadBody;
   private final Set<String> wrapped = ConcurrentHashMap.newKeySet();
 
   /** A plugin configured by the lambda; see {@link SluiceConfig}. */
@@ -85,6 +86,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   public void onInitialize(JavalinState state) {
     properties = pluginConfig.propertiesOrDefault();
     settings = resolve(properties);
+    unreadBody = settings.unreadBody(pluginConfig.clock());
     if (!settings.enabled()) {
       log.info("Sluice is disabled ({}=false): nothing is limited", SluiceKeys.ENABLED.name());
       return;
@@ -154,10 +156,49 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       Dashboard.register(state, path, status);
       log.info("Sluice live page at {}", path);
     });
-    state.routes.exception(Rejection.class, Answers::write);
+    state.routes.exception(Rejection.class, this::answer);
     state.events.serverStarted(this::started);
     state.events.serverStopping(this::stopping);
     state.events.serverStopped(this::stopped);
+  }
+
+  /**
+   * The exception handler for {@link Rejection}: an upload the plugin refuses unread has its body
+   * read first (within {@code sluice.rejections.discard-*}), so the answer reaches the client
+   * instead of a connection reset. A client gone while it waited reads no answer: nothing to read.
+   */
+  private void answer(Rejection rejection, io.javalin.http.Context ctx) {
+    if (rejection.reason != Rejection.Reason.CANCELLED) {
+      unreadBody.discard(ctx.req());
+    }
+    Answers.write(rejection, ctx);
+  }
+
+  /**
+   * Reads and drops what is left of the request's body, as the plugin does before its own refusals
+   * ({@code sluice.rejections.discard-body} and {@code discard-time}), for an application handler
+   * that refuses an upload without reading it. Call it before writing the answer: otherwise Jetty
+   * closes the connection on the unread bytes, and the reset can reach the client before the
+   * answer does. Works with {@code sluice.enabled=false} too.
+   *
+   * <pre>{@code
+   * if (!allowed(ctx)) {
+   *   sluice.discardBody(ctx);
+   *   throw new ForbiddenResponse();
+   * }
+   * }</pre>
+   *
+   * @return true when nothing is left unread (there was no body, or it was read to its end);
+   *     false when the body is larger than the bound, took too long, waits for {@code 100 Continue}
+   *     or the client went away
+   * @throws IllegalStateException before the plugin is registered
+   */
+  public boolean discardBody(io.javalin.http.Context ctx) {
+    UnreadBody body = unreadBody;
+    if (body == null) {
+      throw new IllegalStateException("Sluice is not initialized (not registered)");
+    }
+    return body.discard(ctx.req());
   }
 
   /**

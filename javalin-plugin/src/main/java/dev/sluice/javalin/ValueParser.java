@@ -106,6 +106,49 @@ abstract class ValueParser<T> {
     };
   }
 
+  /**
+   * A size in bytes: a whole number, optionally followed by {@code B}, {@code KB}, {@code MB} or
+   * {@code GB} (case-insensitive; multiples of 1024, as Spring's {@code DataSize}): {@code 0},
+   * {@code 65536}, {@code 512KB}, {@code 8MB}.
+   */
+  static ValueParser<Long> size() {
+    return new ValueParser<>() {
+      @Override
+      Long parse(String raw) {
+        String text = raw.toUpperCase(Locale.ROOT).replace(" ", "");
+        int unitAt = text.length();
+        while (unitAt > 0 && !Character.isDigit(text.charAt(unitAt - 1))) {
+          unitAt--;
+        }
+        long unit = switch (text.substring(unitAt)) {
+          case "", "B" -> 1;
+          case "KB" -> 1L << 10;
+          case "MB" -> 1L << 20;
+          case "GB" -> 1L << 30;
+          default -> throw new IllegalArgumentException("unknown unit; allowed: " + allowed());
+        };
+        try {
+          return check(Math.multiplyExact(Long.parseLong(text.substring(0, unitAt)), unit));
+        } catch (NumberFormatException | ArithmeticException e) {
+          throw new IllegalArgumentException("not a size; allowed: " + allowed());
+        }
+      }
+
+      @Override
+      Long check(Long bytes) {
+        if (bytes < 0) {
+          throw new IllegalArgumentException("must not be negative");
+        }
+        return bytes;
+      }
+
+      @Override
+      String allowed() {
+        return "a size in bytes, e.g. 0, 65536, 512KB, 8MB, 1GB";
+      }
+    };
+  }
+
   /** One of the enum's constants, written in lower case with '-' for '_'. */
   static <E extends Enum<E>> ValueParser<E> oneOf(Class<E> type) {
     return new ValueParser<>() {

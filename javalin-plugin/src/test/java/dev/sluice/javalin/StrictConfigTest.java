@@ -255,6 +255,47 @@ class StrictConfigTest {
   }
 
   @Test
+  void aDiscardBoundIsASizeWithAUnitOfBytesKbMbOrGb() {
+    assertThat(Settings.resolve(system(Map.of()), Map.of()).get(SluiceKeys.DISCARD_BODY))
+        .isEqualTo(8L * 1024 * 1024);
+    Map<String, Long> sizes =
+        Map.of("0", 0L, "65536", 65536L, "512KB", 512L * 1024, "8 mb", 8L << 20, "1GB", 1L << 30);
+    sizes.forEach((text, bytes) -> assertThat(
+            Settings.resolve(system(Map.of("sluice.rejections.discard-body", text)), Map.of())
+                .get(SluiceKeys.DISCARD_BODY))
+        .as(text)
+        .isEqualTo(bytes));
+  }
+
+  @Test
+  void aBadDiscardBoundNamesKeyValueAndFile() throws IOException {
+    Path f = dir.resolve("sluice.properties");
+    Files.writeString(f, "sluice.rejections.discard-body=8MiB\n");
+    SluiceProperties p =
+        SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
+
+    assertThatThrownBy(() -> Settings.resolve(p, Map.of()))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessage("sluice.rejections.discard-body='8MiB' (from file " + f + "): unknown unit;"
+            + " allowed: a size in bytes, e.g. 0, 65536, 512KB, 8MB, 1GB");
+  }
+
+  @Test
+  void aNegativeOrFractionalDiscardBoundIsRefused() {
+    assertThatThrownBy(() ->
+            Settings.resolve(system(Map.of("sluice.rejections.discard-body", "-1MB")), Map.of()))
+        .hasMessageContaining("sluice.rejections.discard-body='-1MB'")
+        .hasMessageContaining("must not be negative");
+    assertThatThrownBy(() ->
+            Settings.resolve(system(Map.of("sluice.rejections.discard-body", "1.5MB")), Map.of()))
+        .hasMessageContaining("not a size");
+    assertThatThrownBy(() ->
+            Settings.resolve(system(Map.of("sluice.rejections.discard-time", "0s")), Map.of()))
+        .hasMessageContaining("sluice.rejections.discard-time='0s'")
+        .hasMessageContaining("must be > 0");
+  }
+
+  @Test
   void theReadmeListsEveryKey() throws IOException {
     String readme = Files.readString(Path.of("README.md"));
     SluiceKeys.ALL.forEach(k -> assertThat(readme).as(k.name()).contains("`" + k.name() + "`"));
