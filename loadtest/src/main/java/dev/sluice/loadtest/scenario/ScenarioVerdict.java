@@ -103,15 +103,17 @@ final class ScenarioVerdict {
   }
 
   private static String reference(RunSummary run) {
+    long rescueSent = run.accounting().sent().getOrDefault("rescue", 0L);
     return String.format(
         Locale.ROOT,
-        "%s (the reference): service CPU mean %s, history p99 %s, rescue %d of %d served,"
-            + " %d 5xx other than 503/504, %d transcode jobs served",
+        "%s (the reference): service CPU mean %s, history p99 %s, %s, %d 5xx other than 503/504,"
+            + " %d transcode jobs served",
         run.label(),
         cpu(run.cpu().processMean()),
         ms(historyP99(run)),
-        served(run, "rescue"),
-        run.accounting().sent().getOrDefault("rescue", 0L),
+        rescueSent == 0
+            ? "no rescue job sent"
+            : "rescue " + served(run, "rescue") + " of " + rescueSent + " served",
         serverErrors(run),
         served(run, "transcode"));
   }

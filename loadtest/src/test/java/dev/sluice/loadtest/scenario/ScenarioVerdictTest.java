@@ -108,6 +108,14 @@ class ScenarioVerdictTest {
         .contains("service CPU not measured")
         .contains("history p99 not measured (no history lookup answered 200)")
         .contains("no rescue job sent");
+    assertThat(ScenarioVerdict.of(
+                List.of(
+                    run("without Sluice", 90, 900, 0, 0, 300, 0),
+                    run("with Sluice", 70, 20, 0, 0, 300, 0)),
+                true)
+            .get(0)
+            .text())
+        .contains("history p99 900 ms, no rescue job sent, 0 5xx");
   }
 
   @Test
