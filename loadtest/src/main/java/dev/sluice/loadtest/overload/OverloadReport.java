@@ -12,8 +12,9 @@ import java.util.stream.Collectors;
 
 /**
  * The overload sweep and step test as a self-contained HTML page: the headlines ({@link
- * OverloadVerdict}), then per kind of job its capacity, a table per variant with a row per sweep point, the targets beside the figures they judge (green
- * met, red missed, the aim in the header), then the step test's table and charts.
+ * OverloadVerdict}), then per kind of job its capacity, tables per variant with a row per sweep
+ * point, the targets beside the figures they judge (green met, red missed, the aim in the header),
+ * then the step test's table and charts.
  */
 final class OverloadReport {
 

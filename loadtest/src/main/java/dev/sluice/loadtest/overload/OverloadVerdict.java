@@ -148,7 +148,7 @@ final class OverloadVerdict {
       parts.add("not run: " + String.join(", ", unjudged));
     }
     if (judged.isEmpty()) {
-      parts.add(0, "not measured (no run at the points it is judged at measured it)");
+      parts.add(0, "not measured (no run measured it where it is judged)");
     }
     String text = kind + " jobs, " + target.aim() + ": " + String.join("; ", parts);
     List<Judged> sluice = judged.stream().filter(j -> !peer(j.variant())).toList();

@@ -9,7 +9,7 @@ import java.util.Locale;
  * its headlines, green where met, red where missed, grey where not measured or not run.
  *
  * @param text the headline, plain text
- * @param outcome met, missed, or not measured
+ * @param outcome met, missed, not measured, or a reference without an aim
  */
 public record Verdict(String text, Outcome outcome) {
 
@@ -98,13 +98,6 @@ public record Verdict(String text, Outcome outcome) {
   /** A share as a whole percent, {@code 94%}; {@code not measured} for NaN. */
   public static String percent(double share) {
     return Double.isNaN(share) ? "not measured" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
-  }
-
-  /** One decimal below 100, none from 100 up; {@code not measured} for NaN. */
-  public static String number(double v) {
-    return Double.isNaN(v)
-        ? "not measured"
-        : String.format(Locale.ROOT, Math.abs(v) >= 100 ? "%.0f" : "%.1f", v);
   }
 
   /** A relative change, {@code +36%} or {@code -10%}. */

@@ -87,8 +87,7 @@ class OverloadVerdictTest {
     Verdict goodput = line(verdicts, "short jobs, goodput");
     assertThat(goodput.outcome()).isEqualTo(Outcome.NOT_MEASURED);
     assertThat(goodput.text())
-        .endsWith(": not measured (no run at the points it is judged at measured it);"
-            + " not run: fifo");
+        .endsWith(": not measured (no run measured it where it is judged); not run: fifo");
     Verdict step = line(verdicts, "short jobs, CPU back");
     assertThat(step.outcome()).isEqualTo(Outcome.NOT_MEASURED);
     assertThat(step.text()).endsWith("not measured (the step test was not run)");
