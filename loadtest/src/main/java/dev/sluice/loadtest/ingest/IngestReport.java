@@ -1,5 +1,6 @@
 package dev.sluice.loadtest.ingest;
 
+import dev.sluice.loadtest.report.Verdict;
 import java.awt.Color;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -14,19 +15,26 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
-/** The HTML page of {@code --scenario ingest}: the table of both clients, and their sends and 429s per second. */
+/**
+ * The HTML page of {@code --scenario ingest}: the headline ({@link IngestVerdict}), the table of
+ * both clients, and their sends and 429s per second. */
 final class IngestReport {
 
   private IngestReport() {}
 
   static String render(IngestClients run) {
-    StringBuilder html = new StringBuilder(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    StringBuilder html =
+        new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             + "<title>Sluice load test: ingest</title><style>body{font-family:system-ui,sans-serif;margin:24px;"
             + "color:#222}table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;"
             + "padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}"
-            + ".grid{display:grid;grid-template-columns:repeat(2,660px);gap:8px}</style></head><body>\n");
-    html.append("<h1>Sluice load test: ingest</h1>\n<p>")
+            + ".grid{display:grid;grid-template-columns:repeat(2,minmax(0,660px));gap:8px}"
+            + ".grid svg{width:100%;height:auto}"
+            + Verdict.CSS
+            + "</style></head><body>\n");
+    html.append("<h1>Sluice load test: ingest</h1>\n")
+        .append(Verdict.html("Verdict", IngestVerdict.of(run)))
+        .append("<p>")
         .append(String.format(
             Locale.ROOT,
             "%,d records into %s, which takes %,d per second (a Sluice rate "
@@ -88,9 +96,10 @@ final class IngestReport {
     XYChart chart = new XYChartBuilder()
         .width(640)
         .height(300)
-        .xAxisTitle("seconds")
-        .yAxisTitle("per second")
+        .xAxisTitle("seconds since the client's first send")
+        .yAxisTitle("requests / s")
         .build();
+    chart.getStyler().setXAxisDecimalPattern("#,##0.##").setYAxisDecimalPattern("#,##0.##");
     chart
         .getStyler()
         .setChartBackgroundColor(Color.WHITE)

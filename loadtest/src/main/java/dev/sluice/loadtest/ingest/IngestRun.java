@@ -94,7 +94,15 @@ public final class IngestRun implements Experiment {
         .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
         .writeValue(
             options.out().resolve("summary.json").toFile(),
-            Map.of("scenario", "ingest", "clients", result.clients(), "ingest", result));
+            Map.of(
+                "scenario",
+                "ingest",
+                "verdicts",
+                IngestVerdict.of(result),
+                "clients",
+                result.clients(),
+                "ingest",
+                result));
     Path report = options.out().resolve("report.html");
     Files.writeString(report, IngestReport.render(result), java.nio.charset.StandardCharsets.UTF_8);
     result
@@ -110,6 +118,7 @@ public final class IngestRun implements Experiment {
             c.seconds(),
             result.idealSeconds(),
             result.load()));
+    IngestVerdict.of(result).forEach(v -> System.out.println("verdict: " + v.text()));
     return report;
   }
 

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -151,7 +152,10 @@ public final class OverheadRun implements Experiment {
         options.beforeJar());
   }
 
-  /** The whole run: start the services, measure, write {@code overhead.json} and return it. */
+  /**
+   * The whole run: start the services, measure, write {@code overhead.json} and {@code
+   * report.html}, and return the report.
+   */
   @Override
   public Path run(Options options) throws Exception {
     Files.createDirectories(options.out());
@@ -181,7 +185,10 @@ public final class OverheadRun implements Experiment {
           .enable(SerializationFeature.INDENT_OUTPUT)
           .writeValue(file.toFile(), result);
       System.out.print(table(result));
-      return file;
+      OverheadVerdict.of(result).forEach(v -> System.out.println("verdict: " + v.text()));
+      Path report = options.out().resolve("report.html");
+      Files.writeString(report, OverheadReport.render(result), StandardCharsets.UTF_8);
+      return report;
     } finally {
       started.forEach(DemoProcess::close);
     }

@@ -2,6 +2,7 @@ package dev.sluice.loadtest.overload;
 
 import dev.sluice.loadtest.report.HtmlReport;
 import dev.sluice.loadtest.report.LimitChart;
+import dev.sluice.loadtest.report.Verdict;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -10,9 +11,10 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The overload sweep and step test as a self-contained HTML page: per kind of job its capacity, a
- * table per variant with a row per sweep point, the targets beside the figures they judge (green
- * met, red missed, the aim in the header), then the step test's table and charts.
+ * The overload sweep and step test as a self-contained HTML page: the headlines ({@link
+ * OverloadVerdict}), then per kind of job its capacity, tables per variant with a row per sweep
+ * point, the targets beside the figures they judge (green met, red missed, the aim in the header),
+ * then the step test's table and charts.
  */
 final class OverloadReport {
 
@@ -35,8 +37,12 @@ final class OverloadReport {
         .append("th:first-child,td:first-child{text-align:left}")
         .append("td{white-space:nowrap}.miss{background:#fde0dc}.met{background:#e3f4e1}")
         .append(".why{text-align:left;font-size:90%;white-space:normal;min-width:12em}")
-        .append(".grid{display:grid;grid-template-columns:repeat(2,660px);gap:8px}h4{margin:4px 0}")
-        .append("</style></head><body>\n<h1>Sluice load test: overload</h1>\n<p>")
+        .append(".grid{display:grid;grid-template-columns:repeat(2,minmax(0,660px));gap:8px}")
+        .append(".grid svg{width:100%;height:auto}h4{margin:4px 0}.wide{overflow-x:auto}")
+        .append(Verdict.CSS)
+        .append("</style></head><body>\n<h1>Sluice load test: overload</h1>\n")
+        .append(Verdict.html("Verdict", OverloadVerdict.of(capacities.keySet(), sweep, step)))
+        .append("<p>")
         .append(
             "Each row is one run against a fresh demo service: the 32 maintenance hosts send one kind "
                 + "of job at a multiple of the capacity measured unloaded (a closed loop against the "
@@ -112,23 +118,25 @@ final class OverloadReport {
         .append(" jobs.</p>\n");
   }
 
+  /**
+   * Two tables, so that neither runs off the page: the figures the targets judge (with their aims),
+   * then the counts behind them.
+   */
   private static void sweepTable(StringBuilder html, List<SweepResult> rows) {
-    html.append(
-            "<table><tr><th>load</th><th>offered /s</th><th>goodput /s</th><th>of capacity</th>")
+    html.append("<div class=\"wide\"><table><tr><th>load</th><th>offered /s</th>")
+        .append("<th>goodput /s</th><th>of capacity</th>")
         .append(target("of capacity at 70%", OverloadTarget.GOODPUT))
         .append("<th>admitted p50 ms</th><th>admitted p99 ms</th>")
         .append(target("p99 / unloaded p99", OverloadTarget.ADMITTED_P99))
-        .append("<th>p99 ms by size</th><th>429 p50 ms</th><th>429 p95 ms</th>")
+        .append("<th>429 p50 ms</th><th>429 p95 ms</th>")
         .append(target("rejections within 50 ms", OverloadTarget.FAST_REJECTIONS))
         .append(target("CPU mean %", OverloadTarget.CPU_MEAN))
         .append(target("CPU sd", OverloadTarget.CPU_SPREAD))
-        .append(
-            "<th>machine CPU %</th><th>sent</th><th>2xx</th><th>429</th><th>5xx</th><th>other</th>")
-        .append("<th>limit mean</th><th>rejections by reason</th><th>load avg after</th></tr>\n");
+        .append("</tr>\n");
     for (SweepResult r : rows) {
       html.append("<tr><td>").append(OverloadRun.num(r.point())).append("x</td>");
       if (r.figures() == null) {
-        html.append("<td colspan=\"21\" class=\"miss why\">not run: ")
+        html.append("<td colspan=\"12\" class=\"miss why\">not run: ")
             .append(esc(r.error()))
             .append("</td></tr>\n");
         continue;
@@ -141,17 +149,33 @@ final class OverloadReport {
       cell(html, num(f.admitted().p50()), Optional.empty());
       cell(html, num(f.admitted().p99()), Optional.empty());
       cell(html, times(f.admittedP99OverUnloaded()), OverloadTarget.ADMITTED_P99.judge(r));
+      cell(html, num(f.rejectedP50Millis()), Optional.empty());
+      cell(html, num(f.rejectedP95Millis()), Optional.empty());
+      cell(html, pct(f.rejectedWithin50Share()), OverloadTarget.FAST_REJECTIONS.judge(r));
+      cell(html, num(f.processCpu().mean()), OverloadTarget.CPU_MEAN.judge(r));
+      cell(html, num(f.processCpu().stddev()), OverloadTarget.CPU_SPREAD.judge(r));
+      html.append("</tr>\n");
+    }
+    html.append("</table></div>\n");
+    if (rows.stream().allMatch(r -> r.figures() == null)) {
+      return;
+    }
+    html.append("<div class=\"wide\"><table><tr><th>load</th><th>p99 ms by size</th>")
+        .append("<th>machine CPU %</th><th>sent</th><th>2xx</th><th>429</th><th>5xx</th>")
+        .append("<th>other</th><th>limit mean</th><th>rejections by reason</th>")
+        .append("<th>load avg after</th></tr>\n");
+    for (SweepResult r : rows) {
+      if (r.figures() == null) {
+        continue;
+      }
+      RunFigures f = r.figures();
+      html.append("<tr><td>").append(OverloadRun.num(r.point())).append("x</td>");
       cell(
           html,
           f.admittedP99BySize().entrySet().stream()
               .map(e -> e.getKey() + " " + num(e.getValue()))
               .collect(Collectors.joining(", ")),
           Optional.empty());
-      cell(html, num(f.rejectedP50Millis()), Optional.empty());
-      cell(html, num(f.rejectedP95Millis()), Optional.empty());
-      cell(html, pct(f.rejectedWithin50Share()), OverloadTarget.FAST_REJECTIONS.judge(r));
-      cell(html, num(f.processCpu().mean()), OverloadTarget.CPU_MEAN.judge(r));
-      cell(html, num(f.processCpu().stddev()), OverloadTarget.CPU_SPREAD.judge(r));
       cell(html, num(f.machineCpu().mean()), Optional.empty());
       RunFigures.Counts c = f.counts();
       for (long n : new long[] {c.sent(), c.ok(), c.rejected(), c.serverErrors(), c.other()}) {
@@ -162,7 +186,7 @@ final class OverloadReport {
       cell(html, r.loadAverageAfter(), Optional.empty());
       html.append("</tr>\n");
     }
-    html.append("</table>\n");
+    html.append("</table></div>\n");
   }
 
   private static void stepSection(StringBuilder html, List<StepResult> steps) {
@@ -180,7 +204,7 @@ final class OverloadReport {
         .append(" s. Settling: seconds from a step until every later reading of its phase is in the"
             + " band (an upper bound at the 1 s resolution of the readings; - : not within the phase)."
             + " Admitted p99 is read per second of sending.</p>\n");
-    html.append("<table><tr><th>variant</th>")
+    html.append("<div class=\"wide\"><table><tr><th>variant</th>")
         .append(target("CPU settled after 1x to 10x, s", OverloadTarget.STEP_CPU))
         .append(
             "<th>CPU settled after 10x to 1x, s</th><th>p99 within 2x unloaded after 1x to 10x, s</th>")
@@ -212,7 +236,7 @@ final class OverloadReport {
       cell(html, r.loadAverageAfter(), Optional.empty());
       html.append("</tr>\n");
     }
-    html.append("</table>\n<div class=\"grid\">\n");
+    html.append("</table></div>\n<div class=\"grid\">\n");
     for (StepResult r : steps) {
       if (r.run() != null) {
         html.append("<div><h4>")

@@ -8,6 +8,7 @@ import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.engine.HttpTransport;
 import dev.sluice.loadtest.engine.Workload;
 import dev.sluice.loadtest.report.RunSummary;
+import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.scenario.LoadRun;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -95,7 +96,9 @@ public final class OverloadRun implements Experiment {
     }
     String loadAfter = loadAverage();
     Map<String, Object> summary = new LinkedHashMap<>();
+    List<Verdict> verdicts = OverloadVerdict.of(capacities.keySet(), sweep, step);
     summary.put("scenario", id());
+    summary.put("verdicts", verdicts);
     summary.put("durationSeconds", options.duration().toSeconds());
     summary.put("loadAverageBefore", loadBefore);
     summary.put("loadAverageAfter", loadAfter);
@@ -111,6 +114,7 @@ public final class OverloadRun implements Experiment {
         OverloadReport.render(
             options.duration().toSeconds(), loadBefore, loadAfter, capacities, sweep, step),
         StandardCharsets.UTF_8);
+    verdicts.forEach(v -> System.out.println("verdict: " + v.text()));
     return report;
   }
 

@@ -25,7 +25,11 @@ final class SweepChart {
 
   /** Admitted p99 over the unloaded p99, on a log axis. */
   static String admittedP99(List<SweepResult> kind) {
-    return chart(kind, "admitted p99 / unloaded p99", true, RunFigures::admittedP99OverUnloaded);
+    return chart(
+        kind,
+        "admitted p99 / unloaded p99 (x, log scale)",
+        true,
+        RunFigures::admittedP99OverUnloaded);
   }
 
   private static String chart(

@@ -59,7 +59,7 @@ public final class Charts {
   }
 
   static String limiters(RunSummary run) {
-    XYChart chart = xy("In flight and queued, from /sluice", "requests");
+    XYChart chart = xy("In flight and queued, from /sluice", "requests in flight or queued");
     TreeSet<String> names = new TreeSet<>();
     run.samples().forEach(s -> names.addAll(s.limiters().keySet()));
     for (String name : names) {
@@ -174,7 +174,15 @@ public final class Charts {
     styler.setChartBackgroundColor(Color.WHITE);
     styler.setPlotBorderVisible(false);
     styler.setChartTitleVisible(false); // the HTML caption above says it
+    if (styler instanceof org.knowm.xchart.style.AxesChartStyler axes) {
+      // tick labels rounded: a step of 0.1 otherwise prints as 0.30000000000000004
+      axes.setXAxisDecimalPattern(TICKS);
+      axes.setYAxisDecimalPattern(TICKS);
+    }
   }
+
+  /** At most two decimals, thousands grouped. */
+  static final String TICKS = "#,##0.##";
 
   static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y) {
     XYSeries series = chart.addSeries(name, x, y);

@@ -8,8 +8,8 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * A self-contained HTML page (no script, no external file): a table comparing the runs, then each
- * chart with the runs side by side, then the counts behind them.
+ * A self-contained HTML page (no script, no external file): the headlines, a table comparing the
+ * runs, then each chart with the runs side by side, then the counts behind them.
  */
 public final class HtmlReport {
 
@@ -21,6 +21,16 @@ public final class HtmlReport {
 
   /** With a scenario's own section (an HTML fragment) after the comparison table. */
   public static String render(List<RunSummary> runs, String section) {
+    return render(runs, null, section);
+  }
+
+  /**
+   * Opening with the scenario's headlines ({@link Verdict}), then the comparison table and the
+   * scenario's own section.
+   *
+   * @param verdicts the headlines, or null for a page without them
+   */
+  public static String render(List<RunSummary> runs, List<Verdict> verdicts, String section) {
     StringBuilder html = new StringBuilder();
     RunSummary first = runs.get(0);
     html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
@@ -35,10 +45,14 @@ public final class HtmlReport {
         .append(runs.size())
         .append(",minmax(0,1fr));gap:8px}.grid h3{margin:4px 0}")
         .append(".grid svg{width:100%;height:auto;display:block}")
+        .append(".wide{overflow-x:auto}")
+        .append(Verdict.CSS)
         .append("</style></head><body>\n");
-    html.append("<h1>Sluice load test: ")
-        .append(esc(first.scenario()))
-        .append("</h1>\n<p>")
+    html.append("<h1>Sluice load test: ").append(esc(first.scenario())).append("</h1>\n");
+    if (verdicts != null) {
+      html.append(Verdict.html("Verdict", verdicts));
+    }
+    html.append("<p>")
         .append(String.format(
             Locale.ROOT,
             "%d s of open-loop arrivals, transcode %.1f jobs/s offered at %d ms CPU each, seed %d, "
@@ -138,7 +152,8 @@ public final class HtmlReport {
     Accounting a = run.accounting();
     TreeSet<String> columns = new TreeSet<>();
     a.outcomes().values().forEach(m -> columns.addAll(m.keySet()));
-    StringBuilder t = new StringBuilder("<table><tr><th>outcome of each request</th><th>sent</th>");
+    StringBuilder t = new StringBuilder(
+        "<div class=\"wide\"><table><tr><th>outcome of each request</th><th>sent</th>");
     columns.forEach(c -> t.append("<th>").append(esc(c)).append("</th>"));
     t.append("</tr>");
     for (Map.Entry<String, Long> stream : a.sent().entrySet()) {
@@ -151,7 +166,7 @@ public final class HtmlReport {
       columns.forEach(c -> t.append("<td>").append(counts.getOrDefault(c, 0L)).append("</td>"));
       t.append("</tr>");
     }
-    t.append("</table><p>")
+    t.append("</table></div><p>")
         .append(String.format(
             Locale.ROOT,
             "%d tries in all (%d retries, %d gave up); try statuses %s; %d tries abandoned at the end.",
@@ -165,8 +180,8 @@ public final class HtmlReport {
   }
 
   private static String latencyTable(RunSummary run) {
-    StringBuilder t =
-        new StringBuilder("<table><tr><th>latency ms (stream outcome)</th><th>n</th><th>p50</th>"
+    StringBuilder t = new StringBuilder(
+        "<div class=\"wide\"><table><tr><th>latency ms (stream outcome)</th><th>n</th><th>p50</th>"
             + "<th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>");
     run.latencyMillis()
         .forEach((key, p) -> t.append("<tr><td>")
@@ -184,7 +199,7 @@ public final class HtmlReport {
             .append("</td><td>")
             .append(num(p.max()))
             .append("</td></tr>"));
-    return t.append("</table>").toString();
+    return t.append("</table></div>").toString();
   }
 
   private static String pct(Percentiles p, Function<Percentiles, Double> which) {

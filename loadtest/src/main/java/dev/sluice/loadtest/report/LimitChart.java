@@ -53,7 +53,7 @@ public final class LimitChart {
       XYSeries series = Charts.line(chart, limiterName + " limit (right axis)", lt, limit);
       series.setYAxisGroup(1);
       series.setLineColor(new Color(0x2c, 0xa0, 0x2c));
-      chart.setYAxisGroupTitle(1, "limit");
+      chart.setYAxisGroupTitle(1, "limit (permits)");
       chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
       double top = limit.stream().mapToDouble(Double::doubleValue).max().orElse(1);
       chart.getStyler().setYAxisMin(1, 0.0).setYAxisMax(1, Math.max(2.0, Math.ceil(top * 1.2)));

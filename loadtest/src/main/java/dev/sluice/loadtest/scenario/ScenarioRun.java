@@ -6,10 +6,12 @@ import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.report.HtmlReport;
 import dev.sluice.loadtest.report.RunSummary;
+import dev.sluice.loadtest.report.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,10 +35,14 @@ final class ScenarioRun {
     } else {
       runs.add(load.run(options.target().orElseThrow(), options.target().get().toString()));
     }
+    List<Verdict> verdicts = ScenarioVerdict.of(runs, options.embedded() && options.ab());
+    Map<String, Object> summary = new LinkedHashMap<>();
+    summary.put("verdicts", verdicts);
+    summary.put("runs", runs);
     ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    json.writeValue(options.out().resolve("summary.json").toFile(), Map.of("runs", runs));
+    json.writeValue(options.out().resolve("summary.json").toFile(), summary);
     Path report = options.out().resolve("report.html");
-    Files.writeString(report, HtmlReport.render(runs), StandardCharsets.UTF_8);
+    Files.writeString(report, HtmlReport.render(runs, verdicts, ""), StandardCharsets.UTF_8);
     for (RunSummary run : runs) {
       System.out.printf(
           "%s: sent %d, outcomes %s, retries %d, service CPU mean %.1f%% max %.1f%%%n",
@@ -47,6 +53,7 @@ final class ScenarioRun {
           run.cpu().processMean(),
           run.cpu().processMax());
     }
+    verdicts.forEach(v -> System.out.println("verdict: " + v.text()));
     return report;
   }
 

@@ -6,6 +6,7 @@ import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.report.HtmlReport;
 import dev.sluice.loadtest.report.RunSummary;
+import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.scenario.LoadRun;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,7 +62,9 @@ final class VariantComparison {
         figures.add(figures(scenario, variant.name(), ignored, run, tally));
       }
     }
+    List<Verdict> verdicts = TenantVerdict.of(figures);
     Map<String, Object> summary = new LinkedHashMap<>();
+    summary.put("verdicts", verdicts);
     summary.put("runs", runs);
     summary.put(scenario == TenantScenario.GREEDY_HOST ? "greedyHost" : "priority", figures);
     new ObjectMapper()
@@ -69,8 +72,11 @@ final class VariantComparison {
         .writeValue(options.out().resolve("summary.json").toFile(), summary);
     Path report = options.out().resolve("report.html");
     Files.writeString(
-        report, HtmlReport.render(runs, TenantReport.section(figures)), StandardCharsets.UTF_8);
+        report,
+        HtmlReport.render(runs, verdicts, TenantReport.section(figures)),
+        StandardCharsets.UTF_8);
     figures.forEach(f -> System.out.println(TenantReport.line(f)));
+    verdicts.forEach(v -> System.out.println("verdict: " + v.text()));
     return report;
   }
 

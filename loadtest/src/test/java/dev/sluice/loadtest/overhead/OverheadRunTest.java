@@ -125,7 +125,11 @@ class OverheadRunTest {
             System.getProperty("java.class.path"),
             Sleeper.class.getName())
         .start();
-    try (ServerAllocation allocation = new ServerAllocation()) {
+    // attaching to a JVM still starting up fails: wait until its main method has begun
+    try (java.io.BufferedReader ready = new java.io.BufferedReader(new java.io.InputStreamReader(
+            child.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+        ServerAllocation allocation = new ServerAllocation()) {
+      assertThat(ready.readLine()).isEqualTo(Sleeper.READY);
       long first = allocation.bytes(child.pid());
       long second = allocation.bytes(child.pid());
       assertThat(first).isPositive();
@@ -136,9 +140,16 @@ class OverheadRunTest {
     }
   }
 
-  /** The child JVM of the test above: waits on its standard input until it is killed. */
+  /**
+   * The child JVM of the test above: says it is up, then waits on its standard input until it is
+   * killed.
+   */
   static final class Sleeper {
+    static final String READY = "ready";
+
     public static void main(String[] args) throws java.io.IOException {
+      System.out.println(READY);
+      System.out.flush();
       System.in.read(); // the test never writes: blocks until the process is destroyed
     }
   }

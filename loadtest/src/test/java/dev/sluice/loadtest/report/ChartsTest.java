@@ -28,4 +28,16 @@ class ChartsTest {
     String tag = svg.substring(0, svg.indexOf('>'));
     assertThat(tag).contains("width=\"100%\"").contains("viewBox=").doesNotContain("height=");
   }
+
+  @Test
+  void tickLabelsAreRoundedToTwoDecimals() {
+    org.knowm.xchart.XYChart chart = Charts.xy("CPU", "% CPU");
+
+    assertThat(chart.getStyler().getYAxisDecimalPattern()).isEqualTo(Charts.TICKS);
+    assertThat(chart.getStyler().getXAxisDecimalPattern()).isEqualTo(Charts.TICKS);
+    assertThat(new java.text.DecimalFormat(
+                Charts.TICKS, java.text.DecimalFormatSymbols.getInstance(java.util.Locale.ROOT))
+            .format(0.1 + 0.2))
+        .isEqualTo("0.3");
+  }
 }

@@ -1,0 +1,93 @@
+package dev.sluice.loadtest.overhead;
+
+import dev.sluice.loadtest.overhead.OverheadRun.Result;
+import dev.sluice.loadtest.overhead.OverheadRun.Side;
+import dev.sluice.loadtest.report.Verdict;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The headlines of the overhead run, one per Sluice variant: its server CPU per request against no
+ * limiter and against the cheapest peer measured in the same rounds (the aim: no more than that
+ * peer), and the bytes it allocates per request beside the peer's (the explanation, not judged).
+ */
+final class OverheadVerdict {
+
+  /** The no-limiter floor of Javalin's own hooks: measured, but neither Sluice nor a peer. */
+  static final String HANDLERS = "javalin-handlers";
+
+  private OverheadVerdict() {}
+
+  static List<Verdict> of(Result result) {
+    List<Verdict> verdicts = new ArrayList<>();
+    Optional<Side> peer = result.sides().stream()
+        .filter(OverheadVerdict::isPeer)
+        .filter(s -> Double.isFinite(s.cpuRatio()))
+        .min(Comparator.comparingDouble(Side::cpuRatio));
+    List<Side> sluice =
+        result.sides().stream().filter(OverheadVerdict::isSluice).toList();
+    if (sluice.isEmpty()) {
+      verdicts.add(Verdict.notMeasured("no Sluice variant was measured, nothing to judge"));
+    }
+    for (Side s : sluice) {
+      verdicts.add(judge(s, peer));
+    }
+    return verdicts;
+  }
+
+  static Verdict judge(Side s, Optional<Side> peer) {
+    if (!Double.isFinite(s.cpuRatio())) {
+      return Verdict.notMeasured(
+          s.variant() + ": CPU per request not measured (no request completed, or no CPU reading)");
+    }
+    String cpu = String.format(
+        Locale.ROOT,
+        "%s: %.3fx the CPU per request of no limiter (rounds %.3f-%.3f), %s",
+        s.variant(),
+        s.cpuRatio(),
+        s.cpuRatioLow(),
+        s.cpuRatioHigh(),
+        bytes(s));
+    if (peer.isEmpty()) {
+      return Verdict.notMeasured(cpu + "; no peer measured to judge it against");
+    }
+    Side p = peer.get();
+    String text = cpu
+        + String.format(
+            Locale.ROOT,
+            "; %s against the cheapest peer, %s: %.3fx (rounds %.3f-%.3f), %s",
+            Verdict.withAim(
+                String.format(Locale.ROOT, "%.3fx", s.cpuRatio()),
+                String.format(Locale.ROOT, "≤ %.3fx", p.cpuRatio())),
+            p.variant(),
+            p.cpuRatio(),
+            p.cpuRatioLow(),
+            p.cpuRatioHigh(),
+            bytes(p))
+        + (s.non2xx() > 0 ? "; " + s.non2xx() + " answers not 2xx" : "");
+    return Verdict.of(s.cpuRatio() <= p.cpuRatio() && s.non2xx() == 0, text);
+  }
+
+  private static String bytes(Side s) {
+    return Double.isNaN(s.bytesPerRequest())
+        ? "bytes per request not readable"
+        : String.format(
+            Locale.ROOT,
+            "%,.0f B per request (%+,.0f B over no limiter)",
+            s.bytesPerRequest(),
+            s.bytesOverBaseline());
+  }
+
+  static boolean isSluice(Side s) {
+    return s.variant().startsWith("sluice-");
+  }
+
+  static boolean isPeer(Side s) {
+    return !isSluice(s)
+        && !s.variant().equals(OverheadVariant.BASELINE)
+        && !s.variant().equals(HANDLERS);
+  }
+}

@@ -1,0 +1,94 @@
+package dev.sluice.loadtest.overhead;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.loadtest.overhead.OverheadRun.Result;
+import dev.sluice.loadtest.overhead.OverheadRun.Side;
+import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.report.Verdict.Outcome;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The overhead report opens with each Sluice variant against no limiter and the cheapest peer. */
+class OverheadVerdictTest {
+
+  private static Side side(String variant, double cpuRatio, double bytes, double bytesOver) {
+    return new Side(
+        variant,
+        variant,
+        20 * cpuRatio,
+        cpuRatio,
+        5000,
+        1,
+        1,
+        2,
+        0,
+        List.of(),
+        cpuRatio - 0.05,
+        cpuRatio + 0.05,
+        bytes,
+        bytesOver,
+        List.of());
+  }
+
+  private static Result result(Side... sides) {
+    return new Result("/api/ping", "wrk -t1 -c16", 7, 2, 0.5, 0.6, List.of(sides));
+  }
+
+  @Test
+  void aSluiceVariantNoDearerThanTheCheapestPeerMeetsTheAim() {
+    List<Verdict> verdicts = OverheadVerdict.of(result(
+        side("none", 1, 4000, 0),
+        side("sluice-limiter", 0.95, 4891, 891),
+        side("ratelimitplugin", 0.977, 4568, 568),
+        side("qos", 0.958, 4539, 539),
+        side("javalin-handlers", 0.9, 4559, 559)));
+
+    assertThat(verdicts).hasSize(1);
+    assertThat(verdicts.get(0).outcome()).isEqualTo(Outcome.MET);
+    assertThat(verdicts.get(0).text())
+        .isEqualTo("sluice-limiter: 0.950x the CPU per request of no limiter (rounds 0.900-1.000),"
+            + " 4,891 B per request (+891 B over no limiter); 0.950x (aim ≤ 0.958x) against the"
+            + " cheapest peer, qos: 0.958x (rounds 0.908-1.008), 4,539 B per request (+539 B over"
+            + " no limiter)");
+  }
+
+  @Test
+  void aSluiceVariantDearerThanTheCheapestPeerMissesIt() {
+    List<Verdict> verdicts = OverheadVerdict.of(result(
+        side("none", 1, 4000, 0),
+        side("sluice-rate", 1.119, 5264, 1264),
+        side("sluice-rate@before", 1.3, 6000, 2000),
+        side("qos", 0.958, 4539, 539)));
+
+    assertThat(verdicts)
+        .extracting(Verdict::outcome)
+        .containsExactly(Outcome.MISSED, Outcome.MISSED);
+    assertThat(verdicts.get(0).text())
+        .contains("1.119x (aim ≤ 0.958x) against the cheapest peer, qos");
+  }
+
+  @Test
+  void withoutAPeerThereIsNothingToJudgeAgainst() {
+    Verdict v = OverheadVerdict.of(
+            result(side("none", 1, 4000, 0), side("sluice-limiter", 1.02, Double.NaN, Double.NaN)))
+        .get(0);
+
+    assertThat(v.outcome()).isEqualTo(Outcome.NOT_MEASURED);
+    assertThat(v.text())
+        .isEqualTo("sluice-limiter: 1.020x the CPU per request of no limiter (rounds 0.970-1.070),"
+            + " bytes per request not readable; no peer measured to judge it against");
+  }
+
+  @Test
+  void theReportOpensWithTheHeadline() {
+    String html = OverheadReport.render(result(
+        side("none", 1, 4000, 0),
+        side("sluice-limiter", 1.2, 4891, 891),
+        side("qos", 0.96, 4539, 539)));
+
+    assertThat(html)
+        .contains("<p class=\"verdict miss\">sluice-limiter: 1.200x the CPU per request");
+    assertThat(html.indexOf("class=\"verdicts\"")).isLessThan(html.indexOf("<table>"));
+  }
+}
