@@ -239,6 +239,9 @@ public interface ConcurrencyLimiter {
    * @return the job's result, or a failure with {@link ConcurrencyRejectedException} when not
    *     admitted, or with whatever the job failed with
    */
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   default <T> CompletableFuture<T> executeCompletionStage(
       Supplier<? extends CompletionStage<T>> job) {
     Objects.requireNonNull(job, "job must not be null");

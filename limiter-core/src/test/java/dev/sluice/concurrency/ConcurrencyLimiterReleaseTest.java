@@ -67,6 +67,9 @@ class ConcurrencyLimiterReleaseTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void waiterIsCompletedOnTheExecutorNotInlineOnTheReleasingThread() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
     Permit permit = limiter.acquire().join();
@@ -84,6 +87,9 @@ class ConcurrencyLimiterReleaseTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void permitReleasedInsideAContinuationHandsOnToTheNextWaiter() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
     Permit permit = limiter.acquire().join();

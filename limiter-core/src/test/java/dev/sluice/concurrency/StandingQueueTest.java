@@ -49,6 +49,9 @@ class StandingQueueTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void aQueueThatDrainsWithinTheIntervalStaysFifo() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
     Permit running = limiter.acquire().join();
@@ -68,6 +71,9 @@ class StandingQueueTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void aStandingQueueServesNewestFirstAndShedsAtTheTargetWithA429() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
     Permit running = limiter.acquire().join();
@@ -100,6 +106,9 @@ class StandingQueueTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void withoutControlTheOldestIsServedAndNobodyIsShed() {
     ConcurrencyLimiter limiter = limiter(spec(Duration.ZERO).build());
     Permit running = limiter.acquire().join();
@@ -118,6 +127,9 @@ class StandingQueueTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void afterTheQueueDrainsTheOrderIsFifoAgain() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
     Permit running = limiter.acquire().join();
@@ -141,6 +153,9 @@ class StandingQueueTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void inAFairQueueTheKeysStillTakeTurnsAndEachServesItsNewest() {
     ConcurrencyLimiter limiter = limiter(spec(Duration.ofMillis(50))
         .queue(QueueSpec.fair(FairQueueConfig.DEFAULT))
@@ -182,6 +197,9 @@ class StandingQueueTest {
    * One permit, 20 ms jobs, a caller every 4 ms (5x capacity) for 3 s: the queue waits of the
    * callers admitted after the first 300 ms.
    */
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   private List<Long> overload(Duration target) {
     VirtualTime clock = new VirtualTime();
     ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("overload")

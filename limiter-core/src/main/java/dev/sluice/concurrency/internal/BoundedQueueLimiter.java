@@ -985,6 +985,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   }
 
   @Override
+  @SuppressWarnings("NonAtomicVolatileUpdate") // drainWaiters changes only under the lock
   public boolean awaitDrained(Duration timeout) throws InterruptedException {
     long remaining = timeout.toNanos();
     lock.lock();

@@ -114,6 +114,9 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   }
 
   @Override
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   public CompletableFuture<Permit> acquire(Caller caller) {
     Objects.requireNonNull(caller, "caller must not be null");
     GlobalAcquire acquire = new GlobalAcquire(
@@ -400,6 +403,9 @@ final class GlobalLimiter implements ConcurrencyLimiter {
    * always empty; use {@link #acquire()}.
    */
   @Override
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // a failed acquire holds no permit, so there is nothing to
+  // release
   public Optional<Permit> tryAcquire() {
     Optional<Permit> localPermit = local.tryAcquire();
     if (localPermit.isEmpty()) {

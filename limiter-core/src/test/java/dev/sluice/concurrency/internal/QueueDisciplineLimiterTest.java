@@ -38,6 +38,9 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void aKeyAtItsCapIsRefusedWhileOthersStillQueue() {
     ConcurrencyLimiter limiter =
         limiter(10, WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()));
@@ -160,6 +163,9 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void theListenerHearsTheReason() {
     List<RejectionReason> reasons = new ArrayList<>();
     ConcurrencyLimiter limiter = limiters
@@ -186,6 +192,9 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void anOldListenerStillHearsRejections() {
     List<Outcome> outcomes = new ArrayList<>();
     ConcurrencyLimiter limiter = limiters
@@ -204,6 +213,9 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
+  // callbacks record what the test asserts
   void aFifoLimiterReportsEveryWaiterAsNormal() {
     ConcurrencyLimiter limiter = limiter(5, WaitQueue.fifo());
     limiter.acquire().join();
