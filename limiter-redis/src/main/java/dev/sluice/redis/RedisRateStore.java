@@ -136,6 +136,9 @@ final class RedisRateStore implements RateStore {
    * Redis Cluster: the epoch key lives on one master, so it is asked for with a GET pipelined
    * beside the decisions rather than inside them.
    */
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // a failed epoch read is asked again beside the next request and
+  // by the idle poll
   private CompletableFuture<List<RateDecision>> decideInCluster(
       RedisScriptingAsyncCommands<String, String> redis,
       List<RateRequest> requests,
@@ -164,6 +167,9 @@ final class RedisRateStore implements RateStore {
     return decideInRedis(redis, requests, served, start);
   }
 
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   private CompletableFuture<List<RateDecision>> decideInRedis(
       RedisScriptingAsyncCommands<String, String> redis,
       List<RateRequest> requests,
@@ -241,6 +247,7 @@ final class RedisRateStore implements RateStore {
     return parts;
   }
 
+  @SuppressWarnings("ReferenceEquality") // STALE is a marker instance, never an answer of Redis
   private static boolean anyStale(CompletableFuture<RateDecision>[] parts) {
     for (CompletableFuture<RateDecision> part : parts) {
       if (part.join() == STALE) {
@@ -295,6 +302,9 @@ final class RedisRateStore implements RateStore {
   }
 
   /** Counts {@code owed} in Redis; sent again, unchanged, if no answer comes. */
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   private void charge(RedisScriptingAsyncCommands<String, String> redis, Debts.Charge owed) {
     try {
       scripts
@@ -410,6 +420,7 @@ final class RedisRateStore implements RateStore {
   }
 
   /** Redis's answer where it came in time, the local decision where it did not. */
+  @SuppressWarnings("ReferenceEquality") // STALE is a marker instance, never an answer of Redis
   private List<RateDecision> collect(
       List<RateRequest> requests, CompletableFuture<RateDecision>[] parts) {
     List<RateDecision> decisions = new ArrayList<>(parts.length);

@@ -56,6 +56,9 @@ class ClusterReshardTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "ThreadPriorityCheck") // Thread.yield() is the job: the permit is held while the other
+  // callers run
   void movingTheSlotsOfLiveKeysSurfacesNothingAndKeepsTheLimits() throws Exception {
     startCluster();
     String limiter = "reshard-jobs";

@@ -121,6 +121,8 @@ class SentinelTest {
    * they admit at most one local share beyond the limit. Two jobs that held the only two leases
    * end during the failover: their leases are freed within 2 s of the nodes being back.
    */
+  @SuppressWarnings(
+      "ShortCircuitBoolean") // both nodes must decide on every poll, so no short circuit
   private void failover(String name, java.util.function.Consumer<RedisServer> fail)
       throws Exception {
     RedisServer.requireBinary();
