@@ -130,6 +130,9 @@ public final class BufferProcessor implements AutoCloseable {
     return outstanding.size();
   }
 
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   private void tick() {
     if (stopped || !reading) {
       return;
@@ -202,6 +205,9 @@ public final class BufferProcessor implements AutoCloseable {
         });
   }
 
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // a failed acknowledge leaves the entry pending, to be claimed
+  // again; the callbacks handle the send's failure
   private void send(StreamMessage<String, String> message) {
     String id = message.getId();
     String record = message.getBody().get(DurableBuffer.FIELD);

@@ -135,6 +135,9 @@ public final class PartitionLeases implements AutoCloseable {
     return owner;
   }
 
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   private void round() {
     int want;
     synchronized (lock) {

@@ -71,6 +71,9 @@ class PacerTest {
 
   @Test
   @Tag("property")
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // requests submitted to drive the pacer; the test asserts on what
+  // the server or the pacer recorded
   void paceHoldsInEveryWindowForRandomPacesAndTimerSteps() {
     // -Dtest.seed=N replays a failure (Seeds)
     long seed = Seeds.seed();
@@ -106,6 +109,9 @@ class PacerTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // requests submitted to drive the pacer; the test asserts on what
+  // the server or the pacer recorded
   void neverMoreOnTheWireThanMaxConcurrency() {
     ScriptedServer server = ScriptedServer.accepting(time, Duration.ofSeconds(1).toNanos());
     PacedClient client = client(
@@ -126,6 +132,9 @@ class PacerTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // requests submitted to drive the pacer; the test asserts on what
+  // the server or the pacer recorded
   void aFullQueuePushesBackInsteadOfGrowing() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
     PacedClient client = client(
@@ -147,6 +156,9 @@ class PacerTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // requests submitted to drive the pacer; the test asserts on what
+  // the server or the pacer recorded
   void closeFailsTheWaitingRecordsAndRefusesNewOnes() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
     PacedClient client =
@@ -168,6 +180,9 @@ class PacerTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // requests submitted to drive the pacer; the test asserts on what
+  // the server or the pacer recorded
   void aZeroCeilingHoldsEverySendUntilRaised() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
     PacedClient client = client(
