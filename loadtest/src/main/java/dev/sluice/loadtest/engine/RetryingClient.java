@@ -51,6 +51,9 @@ public final class RetryingClient implements OpenLoopDispatcher.Sender {
     }
   }
 
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   private void attempt(Ledger.Job job, int attempt) {
     CompletableFuture<Reply> reply;
     try {

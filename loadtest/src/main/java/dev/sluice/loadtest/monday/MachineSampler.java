@@ -41,6 +41,9 @@ final class MachineSampler implements AutoCloseable {
     this.startNanos = startNanos;
   }
 
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // load-test tool: a periodic task that throws stops, which shows
+  // as missing samples in the report
   void start() {
     last = MachineCpu.read().orElse(null);
     lastNanos = System.nanoTime();

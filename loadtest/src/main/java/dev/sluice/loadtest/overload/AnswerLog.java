@@ -45,6 +45,9 @@ final class AnswerLog {
   }
 
   /** The transport, logging each try; it changes none. */
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   UnaryOperator<Transport> wrap() {
     return inner -> arrival -> {
       long sent = nanoClock.getAsLong();

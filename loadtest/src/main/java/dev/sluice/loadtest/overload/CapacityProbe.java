@@ -69,6 +69,9 @@ final class CapacityProbe {
     return completed.get() / (MEASURED.toNanos() / 1e9);
   }
 
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   private static void next(
       HttpTransport http,
       JobKind kind,

@@ -30,6 +30,9 @@ public final class ServerSampler implements AutoCloseable {
     this.startNanos = startNanos;
   }
 
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // load-test tool: a periodic task that throws stops, which shows
+  // as missing samples in the report
   public void start() {
     timer.scheduleAtFixedRate(this::sample, 0, 1, TimeUnit.SECONDS);
   }

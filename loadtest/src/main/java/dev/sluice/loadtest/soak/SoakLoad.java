@@ -56,6 +56,9 @@ final class SoakLoad implements AutoCloseable {
     this.random = new Random(seed);
   }
 
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // load-test tool: a periodic task that throws stops, which shows
+  // as missing samples in the report
   void start() {
     ticks.scheduleAtFixedRate(
         this::history, 0, 1_000_000 / HISTORY_PER_SECOND, TimeUnit.MICROSECONDS);
@@ -109,6 +112,9 @@ final class SoakLoad implements AutoCloseable {
     }
   }
 
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   private void send(String kind, HttpRequest request) {
     open.incrementAndGet();
     http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((response, e) -> {

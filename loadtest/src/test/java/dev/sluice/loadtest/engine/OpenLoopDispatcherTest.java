@@ -41,6 +41,9 @@ class OpenLoopDispatcherTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the wrapped transport records each answer; the test asserts on
+  // that record
   void aLateTimerSendsTheBacklogAtOnceAndKeepsTheIntendedTimes() {
     ArrivalPlan plan = plan();
     long lag = Duration.ofMillis(300).toNanos();

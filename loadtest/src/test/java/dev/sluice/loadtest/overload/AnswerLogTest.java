@@ -36,6 +36,9 @@ class AnswerLogTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the wrapped transport records each answer; the test asserts on
+  // that record
   void latencyRunsFromTheIntendedSendAndALateSendShowsInIt() {
     AnswerLog log = new AnswerLog(now::get);
     Transport logged = log.wrap().apply(server);
