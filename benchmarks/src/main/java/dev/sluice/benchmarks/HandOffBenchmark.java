@@ -75,6 +75,9 @@ public class HandOffBenchmark {
   }
 
   @Benchmark
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
+  // needed
   public Permit handOff() {
     started = false;
     CompletableFuture<Permit> next = limiter.acquire();
