@@ -317,6 +317,7 @@ public interface ConcurrencyLimiter {
    * A callable that runs {@code job} under a permit, as {@link #decorateSupplier}; an interrupt
    * while waiting is thrown as the {@link InterruptedException} itself.
    */
+  @SuppressWarnings("try") // the permit is held while the job runs and released by the try
   default <T> Callable<T> decorateCallable(Callable<T> job) {
     Objects.requireNonNull(job, "job must not be null");
     return () -> {

@@ -73,7 +73,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   static {
     try {
-      STATE = MethodHandles.lookup().findVarHandle(StateWord.class, "state", long.class);
+      STATE = MethodHandles.lookup().findVarHandle(PaddedState.class, "state", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
