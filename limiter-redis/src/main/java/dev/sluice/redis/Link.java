@@ -101,10 +101,7 @@ final class Link implements AutoCloseable {
           // slots of a dead or frozen master keep going to it until it comes back. Adaptive
           // triggers (MOVED, ASK, persistent reconnects, a failed node) react at once; the
           // periodic refresh finds a promotion that sent none of them (a frozen master)
-          .topologyRefreshOptions(io.lettuce.core.cluster.ClusterTopologyRefreshOptions.builder()
-              .enablePeriodicRefresh(TOPOLOGY_REFRESH)
-              .enableAllAdaptiveRefreshTriggers()
-              .build())
+          .topologyRefreshOptions(topologyRefresh())
           .timeoutOptions(timeouts)
           .socketOptions(socket)
           .build());
@@ -142,6 +139,16 @@ final class Link implements AutoCloseable {
         + ':'
         + uri.getPort()
         + (cluster ? " (cluster)" : "");
+  }
+
+  // every adaptive trigger on; the replacement takes them one by one and would miss any Lettuce
+  // adds
+  @SuppressWarnings("deprecation")
+  private static io.lettuce.core.cluster.ClusterTopologyRefreshOptions topologyRefresh() {
+    return io.lettuce.core.cluster.ClusterTopologyRefreshOptions.builder()
+        .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+        .enableAllAdaptiveRefreshTriggers()
+        .build();
   }
 
   /** Starts connecting unless connected or already trying; completes when the attempt ends. */

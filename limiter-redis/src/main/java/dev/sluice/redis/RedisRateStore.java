@@ -228,7 +228,7 @@ final class RedisRateStore implements RateStore {
       List<RateRequest> requests,
       RateDecision[] served,
       String epoch) {
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type is made raw
     CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
     for (int i = 0; i < parts.length; i++) {
       RateRequest request = requests.get(i);
@@ -398,7 +398,7 @@ final class RedisRateStore implements RateStore {
       return CompletableFuture.completedFuture(null);
     }
     try {
-      CompletableFuture<?>[] parts = new CompletableFuture[requests.size()];
+      CompletableFuture<?>[] parts = new CompletableFuture<?>[requests.size()];
       long now = clock.nanoTime();
       for (int i = 0; i < parts.length; i++) {
         parts[i] = scripts.refund(redis, requests.get(i));

@@ -224,6 +224,8 @@ class SentinelTest {
    * charges what the replica lacks: nothing is admitted beyond the limit.
    */
   @Test
+  @SuppressWarnings(
+      "try") // the link is closed early on purpose: the last writes never reach the replica
   void aPromotedReplicaThatMissedTheLastWritesIsChargedThem() throws Exception {
     RedisServer.requireBinary();
     // a frozen replica (SIGSTOP) would not do: the kernel still takes the stream into its socket
