@@ -131,6 +131,7 @@ class AdaptiveLimitPropertiesTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the server only has to run during the block
   void gaugesShowTheControllersInputs() throws IOException {
     Path f = file("""
                   sluice.limiters.work.path=/api/work
