@@ -131,6 +131,8 @@ class FfmpegEngineLifecycleTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "try") // the open connection is the point: it holds the permit, or hangs up when closed
   void aJobRejectedWhileQueuedStartsNoProcessAndWritesNoFileAndAnUploadCutShortIsCleanedUp()
       throws Exception {
     try (TranscodeService service = start()) {
@@ -154,6 +156,8 @@ class FfmpegEngineLifecycleTest {
   }
 
   @Test
+  @SuppressWarnings(
+      "try") // the open connection is the point: it holds the permit, or hangs up when closed
   void aClientThatHangsUpDuringItsTranscodeLeavesNoProcessAndNoFile() throws Exception {
     try (TranscodeService service = start()) {
       try (Socket client =
