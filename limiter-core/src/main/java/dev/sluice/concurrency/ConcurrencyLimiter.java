@@ -239,9 +239,8 @@ public interface ConcurrencyLimiter {
    * @return the job's result, or a failure with {@link ConcurrencyRejectedException} when not
    *     admitted, or with whatever the job failed with
    */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   default <T> CompletableFuture<T> executeCompletionStage(
       Supplier<? extends CompletionStage<T>> job) {
     Objects.requireNonNull(job, "job must not be null");

@@ -73,9 +73,8 @@ class ConcurrencyLimiterDecoratorsTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void completionStageRejectedWhenTheQueueIsFull() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
     limiter.executeCompletionStage(CompletableFuture::new); // holds the permit forever
@@ -92,9 +91,8 @@ class ConcurrencyLimiterDecoratorsTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void cancellingAQueuedCompletionStageLeavesTheQueueAndNeverRunsTheJob() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
     CompletableFuture<String> first = new CompletableFuture<>();

@@ -14,9 +14,8 @@ class ConcurrencyLimiterSnapshotTest {
   private final Limiters limiters = new Limiters();
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void countsEveryOutcomeAndGauge() {
     ConcurrencyLimiter limiter = limiters.builder(1, 2, Duration.ofSeconds(1)).build();
     Permit held = limiter.acquire().join(); // admitted
@@ -61,9 +60,8 @@ class ConcurrencyLimiterSnapshotTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void retryAfterIsMeanServiceTimeTimesQueuedAheadPlusOneOverLimit() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 3);
     Permit a = limiter.acquire().join();
@@ -100,9 +98,8 @@ class ConcurrencyLimiterSnapshotTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void listenerHearsEveryEvent() {
     List<String> events = new CopyOnWriteArrayList<>();
     ConcurrencyListener listener = new ConcurrencyListener() {

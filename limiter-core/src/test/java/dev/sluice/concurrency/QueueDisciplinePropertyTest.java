@@ -75,9 +75,8 @@ class QueueDisciplinePropertyTest {
     return grants;
   }
 
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   private static void enqueue(
       ConcurrencyLimiter limiter, String key, List<Permit> held, List<String> grants) {
     limiter.acquire(Caller.of(key)).thenAccept(permit -> {
@@ -171,9 +170,8 @@ class QueueDisciplinePropertyTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "EnumOrdinal") // the model ranks priorities by declaration order, as the queue under test
-  // does
+  // the model ranks priorities by declaration order, as the queue under test does
+  @SuppressWarnings("EnumOrdinal")
   void grantsGoToTheOldestOfTheHighestClassAndDisplacementTakesTheNewestOfTheLowest() {
     for (int c = 0; c < CASES; c++) {
       long seed = 0xD15_0000L + c;
@@ -236,9 +234,8 @@ class QueueDisciplinePropertyTest {
     }
   }
 
-  @SuppressWarnings(
-      "EnumOrdinal") // the model ranks priorities by declaration order, as the queue under test
-  // does
+  // the model ranks priorities by declaration order, as the queue under test does
+  @SuppressWarnings("EnumOrdinal")
   private static Queued newestOfLowestBelow(List<Queued> queued, Priority newcomer) {
     for (int rank = Priority.values().length - 1; rank > newcomer.ordinal(); rank--) {
       for (int i = queued.size() - 1; i >= 0; i--) {
@@ -250,9 +247,8 @@ class QueueDisciplinePropertyTest {
     return null;
   }
 
-  @SuppressWarnings(
-      "EnumOrdinal") // the model ranks priorities by declaration order, as the queue under test
-  // does
+  // the model ranks priorities by declaration order, as the queue under test does
+  @SuppressWarnings("EnumOrdinal")
   private static Queued oldestOfHighest(List<Queued> queued) {
     Queued best = null;
     for (Queued q : queued) {

@@ -284,9 +284,8 @@ public final class SimulatedServer {
     }
   }
 
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void arrive(Job job) {
     int units = cost.applyAsInt(job);
     (units == 1 ? limiter.acquire() : limiter.acquire(Caller.DEFAULT.withCost(units)))

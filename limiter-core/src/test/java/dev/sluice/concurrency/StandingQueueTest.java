@@ -49,9 +49,8 @@ class StandingQueueTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aQueueThatDrainsWithinTheIntervalStaysFifo() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
     Permit running = limiter.acquire().join();
@@ -71,9 +70,8 @@ class StandingQueueTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aStandingQueueServesNewestFirstAndShedsAtTheTargetWithA429() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
     Permit running = limiter.acquire().join();
@@ -106,9 +104,8 @@ class StandingQueueTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void withoutControlTheOldestIsServedAndNobodyIsShed() {
     ConcurrencyLimiter limiter = limiter(spec(Duration.ZERO).build());
     Permit running = limiter.acquire().join();
@@ -127,9 +124,8 @@ class StandingQueueTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void afterTheQueueDrainsTheOrderIsFifoAgain() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
     Permit running = limiter.acquire().join();
@@ -153,9 +149,8 @@ class StandingQueueTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void inAFairQueueTheKeysStillTakeTurnsAndEachServesItsNewest() {
     ConcurrencyLimiter limiter = limiter(spec(Duration.ofMillis(50))
         .queue(QueueSpec.fair(FairQueueConfig.DEFAULT))
@@ -197,9 +192,8 @@ class StandingQueueTest {
    * One permit, 20 ms jobs, a caller every 4 ms (5x capacity) for 3 s: the queue waits of the
    * callers admitted after the first 300 ms.
    */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   private List<Long> overload(Duration target) {
     VirtualTime clock = new VirtualTime();
     ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("overload")

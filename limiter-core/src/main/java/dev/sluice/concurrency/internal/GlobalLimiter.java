@@ -114,9 +114,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   }
 
   @Override
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   public CompletableFuture<Permit> acquire(Caller caller) {
     Objects.requireNonNull(caller, "caller must not be null");
     GlobalAcquire acquire = new GlobalAcquire(
@@ -403,9 +402,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
    * always empty; use {@link #acquire()}.
    */
   @Override
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // a failed acquire holds no permit, so there is nothing to
-  // release
+  // a failed acquire holds no permit, so there is nothing to release
+  @SuppressWarnings("FutureReturnValueIgnored")
   public Optional<Permit> tryAcquire() {
     Optional<Permit> localPermit = local.tryAcquire();
     if (localPermit.isEmpty()) {

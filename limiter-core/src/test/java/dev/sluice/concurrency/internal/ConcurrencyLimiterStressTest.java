@@ -135,9 +135,8 @@ class ConcurrencyLimiterStressTest {
     return run(changeLimits, discipline, callers, rejectEarly, Duration.ZERO);
   }
 
-  @SuppressWarnings(
-      "ThreadPriorityCheck") // Thread.yield() shakes the interleavings of the stress test's threads
-  // on 2 cores
+  // Thread.yield() shakes the interleavings of the stress test's threads on 2 cores
+  @SuppressWarnings("ThreadPriorityCheck")
   private Result run(
       boolean changeLimits,
       Supplier<WaitQueue> discipline,

@@ -38,9 +38,8 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aKeyAtItsCapIsRefusedWhileOthersStillQueue() {
     ConcurrencyLimiter limiter =
         limiter(10, WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()));
@@ -163,9 +162,8 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void theListenerHearsTheReason() {
     List<RejectionReason> reasons = new ArrayList<>();
     ConcurrencyLimiter limiter = limiters
@@ -192,9 +190,8 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void anOldListenerStillHearsRejections() {
     List<Outcome> outcomes = new ArrayList<>();
     ConcurrencyLimiter limiter = limiters
@@ -213,9 +210,8 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // pending acquires fill the queue or hold permits; their
-  // callbacks record what the test asserts
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aFifoLimiterReportsEveryWaiterAsNormal() {
     ConcurrencyLimiter limiter = limiter(5, WaitQueue.fifo());
     limiter.acquire().join();
