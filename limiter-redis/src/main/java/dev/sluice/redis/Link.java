@@ -152,9 +152,9 @@ final class Link implements AutoCloseable {
   }
 
   /** Starts connecting unless connected or already trying; completes when the attempt ends. */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // closing a replaced or late connection: a failed close leaves
-  // nothing to undo; connect() records its own failure
+  // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
+  // its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   CompletableFuture<Void> connect() {
     if (connection != null || closed || !connecting.compareAndSet(false, true)) {
       return CompletableFuture.completedFuture(null);
@@ -212,9 +212,9 @@ final class Link implements AutoCloseable {
   }
 
   /** The commands of the connection, or {@code null} (and a connect started) when there is none. */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // closing a replaced or late connection: a failed close leaves
-  // nothing to undo; connect() records its own failure
+  // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
+  // its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   RedisScriptingAsyncCommands<String, String> commands() {
     RedisScriptingAsyncCommands<String, String> current = commands;
     if (current == null) {
@@ -251,9 +251,9 @@ final class Link implements AutoCloseable {
    * closed; one whose peer froze or vanished behind a blackhole stays open, its commands timing
    * out, for as long as TCP keeps retransmitting (many minutes).
    */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // closing a replaced or late connection: a failed close leaves
-  // nothing to undo; connect() records its own failure
+  // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
+  // its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   void replace(StatefulConnection<String, String> stuck) {
     synchronized (this) {
       if (connection != stuck || closed) {
@@ -267,9 +267,8 @@ final class Link implements AutoCloseable {
   }
 
   @Override
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // shutting down: a slow or failed shutdown of the client
-  // resources has no one left to tell
+  // shutting down: a slow or failed shutdown of the client resources has no one left to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
   public void close() {
     closed = true;
     StatefulConnection<String, String> current = connection;

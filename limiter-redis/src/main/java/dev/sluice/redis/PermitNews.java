@@ -91,9 +91,8 @@ final class PermitNews implements AutoCloseable {
     }
   }
 
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void connect() {
     if (closed || connection != null || !connecting.compareAndSet(false, true)) {
       return;
@@ -136,9 +135,8 @@ final class PermitNews implements AutoCloseable {
    * Asks the subscribed connection for a PING (one at a time). Only a timeout replaces it: a
    * connection that closed is being reconnected by Lettuce, and its PING is refused at once.
    */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void checkPeer() {
     StatefulRedisPubSubConnection<String, String> open = connection;
     if (closed || open == null || listeners.isEmpty() || !checking.compareAndSet(false, true)) {
@@ -162,9 +160,9 @@ final class PermitNews implements AutoCloseable {
   }
 
   /** Closes {@code stuck} if it is still the connection, and opens a new one that subscribes again. */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // closing a replaced or late connection: a failed close leaves
-  // nothing to undo; connect() records its own failure
+  // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
+  // its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void replace(StatefulRedisPubSubConnection<String, String> stuck) {
     synchronized (this) {
       if (connection != stuck || closed) {
@@ -188,9 +186,9 @@ final class PermitNews implements AutoCloseable {
   }
 
   @Override
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // closing a replaced or late connection: a failed close leaves
-  // nothing to undo; connect() records its own failure
+  // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
+  // its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   public void close() {
     closed = true;
     Scheduler.Cancellable running = check;

@@ -136,9 +136,8 @@ final class RedisRateStore implements RateStore {
    * Redis Cluster: the epoch key lives on one master, so it is asked for with a GET pipelined
    * beside the decisions rather than inside them.
    */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // a failed epoch read is asked again beside the next request and
-  // by the idle poll
+  // a failed epoch read is asked again beside the next request and by the idle poll
+  @SuppressWarnings("FutureReturnValueIgnored")
   private CompletableFuture<List<RateDecision>> decideInCluster(
       RedisScriptingAsyncCommands<String, String> redis,
       List<RateRequest> requests,
@@ -167,9 +166,8 @@ final class RedisRateStore implements RateStore {
     return decideInRedis(redis, requests, served, start);
   }
 
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private CompletableFuture<List<RateDecision>> decideInRedis(
       RedisScriptingAsyncCommands<String, String> redis,
       List<RateRequest> requests,
@@ -302,9 +300,8 @@ final class RedisRateStore implements RateStore {
   }
 
   /** Counts {@code owed} in Redis; sent again, unchanged, if no answer comes. */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void charge(RedisScriptingAsyncCommands<String, String> redis, Debts.Charge owed) {
     try {
       scripts

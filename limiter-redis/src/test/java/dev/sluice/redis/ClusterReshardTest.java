@@ -56,9 +56,8 @@ class ClusterReshardTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "ThreadPriorityCheck") // Thread.yield() is the job: the permit is held while the other
-  // callers run
+  // Thread.yield() is the job: the permit is held while the other callers run
+  @SuppressWarnings("ThreadPriorityCheck")
   void movingTheSlotsOfLiveKeysSurfacesNothingAndKeepsTheLimits() throws Exception {
     startCluster();
     String limiter = "reshard-jobs";

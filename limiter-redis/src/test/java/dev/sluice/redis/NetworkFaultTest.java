@@ -104,9 +104,8 @@ class NetworkFaultTest {
    * During the fault, {@code during} runs; afterwards jobs must start on Redis again within 2 s,
    * Redis must never have held more than the limit plus one share, and every lease comes back.
    */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the delayed release is checked by the wait for every lease to
-  // come back
+  // the delayed release is checked by the wait for every lease to come back
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void jobsThrough(Consumer<FaultProxy> fault, String name, int jobMillis)
       throws Exception {
     RedisStores node = nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL);
