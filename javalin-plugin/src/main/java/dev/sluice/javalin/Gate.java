@@ -377,9 +377,8 @@ final class Gate {
    * turn (as with Jetty's QoSHandler): Jetty reports async timeouts, errors and HTTP/2 resets to
    * the async listeners; a vanished HTTP/1.x client is noticed by the {@link DisconnectWatch}.
    */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void cancelWhenRequestEnds(Context ctx, CompletableFuture<Permit> acquired) {
     if (acquired == null) {
       // the permit came between parking and this call (a release on another thread granted it):

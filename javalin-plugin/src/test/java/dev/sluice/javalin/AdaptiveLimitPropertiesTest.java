@@ -44,13 +44,13 @@ class AdaptiveLimitPropertiesTest {
   @Test
   void limitCpuHoldsTheTargetBetweenMinAndMaxConcurrency() throws IOException {
     Path f = file("""
-                  sluice.limiters.work.path=/api/work
-                  sluice.limiters.work.limit=cpu
-                  sluice.limiters.work.target-cpu=60%
-                  sluice.limiters.work.cpu-source=process
-                  sluice.limiters.work.min-concurrency=2
-                  sluice.limiters.work.max-concurrency=8
-                  """);
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.limit=cpu
+        sluice.limiters.work.target-cpu=60%
+        sluice.limiters.work.cpu-source=process
+        sluice.limiters.work.min-concurrency=2
+        sluice.limiters.work.max-concurrency=8
+        """);
     try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {})) {
       LimitState state = state(server);
       assertThat(state.strategy()).isEqualTo("cpu");
@@ -83,11 +83,11 @@ class AdaptiveLimitPropertiesTest {
   @Test
   void minConcurrencyAboveTheCeilingFailsStartup() throws IOException {
     Path f = file("""
-                  sluice.limiters.work.path=/api/work
-                  sluice.limiters.work.limit=latency
-                  sluice.limiters.work.min-concurrency=9
-                  sluice.limiters.work.max-concurrency=8
-                  """);
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.limit=latency
+        sluice.limiters.work.min-concurrency=9
+        sluice.limiters.work.max-concurrency=8
+        """);
 
     assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {}))
         .isInstanceOf(SluiceConfigException.class)
@@ -134,11 +134,11 @@ class AdaptiveLimitPropertiesTest {
   @SuppressWarnings("try") // the server only has to run during the block
   void gaugesShowTheControllersInputs() throws IOException {
     Path f = file("""
-                  sluice.limiters.work.path=/api/work
-                  sluice.limiters.work.limit=cpu
-                  sluice.limiters.work.target-cpu=0.7
-                  sluice.limiters.work.max-concurrency=16
-                  """);
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.limit=cpu
+        sluice.limiters.work.target-cpu=0.7
+        sluice.limiters.work.max-concurrency=16
+        """);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (TestServer server =
         TestServer.start(cfg -> cfg.properties(props(f)).meterRegistry(registry), (app, p) -> {})) {
@@ -179,12 +179,12 @@ class AdaptiveLimitPropertiesTest {
   @Test
   void rejectEarlyAnswers429AtOnceWithRetryAfter() throws Exception {
     Path f = file("""
-                  sluice.limiters.work.path=/api/work
-                  sluice.limiters.work.max-concurrency=4
-                  sluice.limiters.work.max-queue=100
-                  sluice.limiters.work.queue-timeout=100ms
-                  sluice.limiters.work.reject-early=true
-                  """);
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.max-concurrency=4
+        sluice.limiters.work.max-queue=100
+        sluice.limiters.work.queue-timeout=100ms
+        sluice.limiters.work.reject-early=true
+        """);
     CountDownLatch release = new CountDownLatch(1);
     try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {
       // the job, 50 ms that the limiter measures; a delay on a timer, no thread held while it runs

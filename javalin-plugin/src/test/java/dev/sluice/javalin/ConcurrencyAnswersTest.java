@@ -102,9 +102,9 @@ class ConcurrencyAnswersTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // requests left in flight to hold the limiter's permits or queue;
-  // the test asserts on the other answers
+  // requests left in flight to hold the limiter's permits or queue; the test asserts on the other
+  // answers
+  @SuppressWarnings("FutureReturnValueIgnored")
   void healthAnswersWhileTheQueueIsFull() {
     startWork(1, 0);
     server.getAsync("/api/work");
@@ -115,9 +115,9 @@ class ConcurrencyAnswersTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // requests left in flight to hold the limiter's permits or queue;
-  // the test asserts on the other answers
+  // requests left in flight to hold the limiter's permits or queue; the test asserts on the other
+  // answers
+  @SuppressWarnings("FutureReturnValueIgnored")
   void queuedWaiterTimesOutWith504() {
     VirtualTime time = new VirtualTime();
     server = TestServer.start(

@@ -44,13 +44,13 @@ class RateAnswersTest {
   }
 
   private static final String PER_IP = """
-                                       rules:
-                                         - id: history-per-ip
-                                           resource: /api/history/*
-                                           actor: ip
-                                           limit: 2
-                                           unit: minute\
-                                       """;
+      rules:
+        - id: history-per-ip
+          resource: /api/history/*
+          actor: ip
+          limit: 2
+          unit: minute\
+      """;
 
   @Test
   void admittedResponsesCarryDraftAndXHeaders() throws IOException {

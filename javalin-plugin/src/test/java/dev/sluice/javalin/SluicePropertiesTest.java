@@ -39,10 +39,10 @@ class SluicePropertiesTest {
   @Test
   void environmentOverridesFileAndSystemPropertiesOverrideBoth() throws IOException {
     Path f = file("""
-                  sluice.limiters.transcode.max-concurrency=2
-                  sluice.limiters.transcode.max-queue=10
-                  sluice.limiters.transcode.queue-timeout=60s
-                  """);
+        sluice.limiters.transcode.max-concurrency=2
+        sluice.limiters.transcode.max-queue=10
+        sluice.limiters.transcode.queue-timeout=60s
+        """);
     SluiceProperties p = SluiceProperties.builder()
         .file(f)
         .env(Map.of(
@@ -270,10 +270,10 @@ class SluicePropertiesTest {
   @Test
   void reloadedFileChangesLimitsWithoutRestart() throws IOException {
     Path f = file("""
-                  sluice.limiters.work.path=/api/work
-                  sluice.limiters.work.max-concurrency=1
-                  sluice.limiters.work.max-queue=0
-                  """);
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.max-concurrency=1
+        sluice.limiters.work.max-queue=0
+        """);
     SluiceProperties p =
         SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);

@@ -24,13 +24,13 @@ import org.junit.jupiter.api.io.TempDir;
 class SpoofingTest {
 
   private static final String PER_IP = """
-                                       rules:
-                                         - id: per-ip
-                                           resource: /api/**
-                                           actor: ip
-                                           limit: 2
-                                           unit: minute\
-                                       """;
+      rules:
+        - id: per-ip
+          resource: /api/**
+          actor: ip
+          limit: 2
+          unit: minute\
+      """;
 
   @TempDir
   Path dir;
