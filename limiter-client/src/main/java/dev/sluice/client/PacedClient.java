@@ -308,9 +308,8 @@ public final class PacedClient implements AutoCloseable {
         Math.max(0, at - now));
   }
 
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private <T> void send(Job<T> job) {
     job.attempts++;
     if (job.attempts == 1) {

@@ -64,9 +64,8 @@ class LeasedProcessesTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the feeder's answers are counted, and the test waits for those
-  // counts
+  // the feeder's answers are counted, and the test waits for those counts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void threeProcessesStayUnderTheQuotaTogetherAndWorkInProportionToTheirLeases() throws Exception {
     HttpClient http =
         HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -71,9 +71,9 @@ class PacerTest {
 
   @Test
   @Tag("property")
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // requests submitted to drive the pacer; the test asserts on what
-  // the server or the pacer recorded
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void paceHoldsInEveryWindowForRandomPacesAndTimerSteps() {
     // -Dtest.seed=N replays a failure (Seeds)
     long seed = Seeds.seed();
@@ -109,9 +109,9 @@ class PacerTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // requests submitted to drive the pacer; the test asserts on what
-  // the server or the pacer recorded
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void neverMoreOnTheWireThanMaxConcurrency() {
     ScriptedServer server = ScriptedServer.accepting(time, Duration.ofSeconds(1).toNanos());
     PacedClient client = client(
@@ -132,9 +132,9 @@ class PacerTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // requests submitted to drive the pacer; the test asserts on what
-  // the server or the pacer recorded
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aFullQueuePushesBackInsteadOfGrowing() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
     PacedClient client = client(
@@ -156,9 +156,9 @@ class PacerTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // requests submitted to drive the pacer; the test asserts on what
-  // the server or the pacer recorded
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void closeFailsTheWaitingRecordsAndRefusesNewOnes() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
     PacedClient client =
@@ -180,9 +180,9 @@ class PacerTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // requests submitted to drive the pacer; the test asserts on what
-  // the server or the pacer recorded
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aZeroCeilingHoldsEverySendUntilRaised() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
     PacedClient client = client(
