@@ -74,9 +74,8 @@ final class MondayLoad {
   }
 
   /** Runs the window, then waits up to the drain for open jobs; the tally of what the clients saw. */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // load-test tool: a periodic task that throws stops, which shows
-  // as missing samples in the report
+  // load-test tool: a periodic task that throws stops, which shows as missing samples in the report
+  @SuppressWarnings("FutureReturnValueIgnored")
   MondayTally run(long startNanos) throws InterruptedException {
     this.startNanos = startNanos;
     this.endNanos = startNanos + window.toNanos();
@@ -199,9 +198,8 @@ final class MondayLoad {
     }
   }
 
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void history(String account, int id) {
     long due = System.nanoTime();
     http.sendAsync(

@@ -45,9 +45,8 @@ final class AnswerLog {
   }
 
   /** The transport, logging each try; it changes none. */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   UnaryOperator<Transport> wrap() {
     return inner -> arrival -> {
       long sent = nanoClock.getAsLong();

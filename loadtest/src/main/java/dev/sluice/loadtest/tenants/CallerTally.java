@@ -77,9 +77,8 @@ final class CallerTally {
   }
 
   /** The transport, counting each try into this tally. */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   Transport wrap(Transport inner) {
     return arrival -> {
       Caller caller =

@@ -36,9 +36,8 @@ class AnswerLogTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the wrapped transport records each answer; the test asserts on
-  // that record
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void latencyRunsFromTheIntendedSendAndALateSendShowsInIt() {
     AnswerLog log = new AnswerLog(now::get);
     Transport logged = log.wrap().apply(server);

@@ -23,9 +23,8 @@ class TenantFiguresTest {
   private long offset;
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the wrapped transport records each answer; the test asserts on
-  // that record
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void everyHostServedAlikeIsFairEvenWhenTheGreedyOneIsRefusedALot() {
     CallerTally tally = new CallerTally("X-Host-Id");
     Transport server = scripted();
@@ -60,9 +59,8 @@ class TenantFiguresTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the wrapped transport records each answer; the test asserts on
-  // that record
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aGreedyHostServedTenTimesAsMuchFailsTheTargets() {
     CallerTally tally = new CallerTally("X-Host-Id");
     Transport counted = tally.wrap(scripted());
@@ -88,9 +86,8 @@ class TenantFiguresTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the wrapped transport records each answer; the test asserts on
-  // that record
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aVariantTheServiceIgnoredNeverMeetsItsTarget() {
     CallerTally tally = new CallerTally("X-Host-Id");
     Transport counted = tally.wrap(scripted());
@@ -104,9 +101,8 @@ class TenantFiguresTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the wrapped transport records each answer; the test asserts on
-  // that record
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void priorityTargetIsMetOnlyWhenNoCriticalTryFailsAndSomeSheddableAreShed() {
     CallerTally tally = new CallerTally("X-Host-Id");
     Transport counted = tally.wrap(scripted());
@@ -130,9 +126,8 @@ class TenantFiguresTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the wrapped transport records each answer; the test asserts on
-  // that record
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void theReportSectionShowsTheFiguresAndThePerHostChart() {
     CallerTally tally = new CallerTally("X-Host-Id");
     Transport counted = tally.wrap(scripted());
