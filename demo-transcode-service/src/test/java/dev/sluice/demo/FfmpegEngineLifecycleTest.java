@@ -131,8 +131,8 @@ class FfmpegEngineLifecycleTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "try") // the open connection is the point: it holds the permit, or hangs up when closed
+  // the open connection is the point: it holds the permit, or hangs up when closed
+  @SuppressWarnings("try")
   void aJobRejectedWhileQueuedStartsNoProcessAndWritesNoFileAndAnUploadCutShortIsCleanedUp()
       throws Exception {
     try (TranscodeService service = start()) {
@@ -156,8 +156,8 @@ class FfmpegEngineLifecycleTest {
   }
 
   @Test
-  @SuppressWarnings(
-      "try") // the open connection is the point: it holds the permit, or hangs up when closed
+  // the open connection is the point: it holds the permit, or hangs up when closed
+  @SuppressWarnings("try")
   void aClientThatHangsUpDuringItsTranscodeLeavesNoProcessAndNoFile() throws Exception {
     try (TranscodeService service = start()) {
       try (Socket client =
