@@ -75,9 +75,8 @@ public class HandOffBenchmark {
   }
 
   @Benchmark
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // the callback handles the failure; the future it returns is not
-  // needed
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   public Permit handOff() {
     started = false;
     CompletableFuture<Permit> next = limiter.acquire();
