@@ -104,6 +104,8 @@ class UserStrategiesTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aUserQueueDisciplinePlugsInThroughTheSpecAndTakesTheWaitersOnReconfigure() {
     LimiterSpec fifo = LimiterSpec.custom().maxConcurrency(1).maxQueue(8).build();
     ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("lifo")

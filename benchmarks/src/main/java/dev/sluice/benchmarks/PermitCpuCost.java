@@ -94,26 +94,25 @@ public final class PermitCpuCost {
     static ConcurrencyLimiter of(String name) {
       ConcurrencyLimiter.Builder b =
           ConcurrencyLimiter.builder(name).maxQueue(LIMIT).queueTimeout(Duration.ofMinutes(1));
-      switch (name) {
-        case "cpu":
+      return switch (name) {
+        case "cpu" ->
           // the sampler reads the target: the limit stays at 64 while the controller ticks
-          return b.limitSource(CpuLimit.builder()
+          b.limitSource(CpuLimit.builder()
                   .targetCpu(0.7)
                   .sampler(() -> 0.7)
                   .initialLimit(LIMIT)
                   .maxLimit(LIMIT)
                   .build())
               .build();
-        case "latency":
-          return b.limitSource(LatencyLimit.builder()
+        case "latency" ->
+          b.limitSource(LatencyLimit.builder()
                   .minLimit(LIMIT)
                   .maxLimit(LIMIT)
                   .initialLimit(LIMIT)
                   .build())
               .build();
-        default:
-          throw new IllegalArgumentException("variants: fixed, cpu, latency; not " + name);
-      }
+        default -> throw new IllegalArgumentException("variants: fixed, cpu, latency; not " + name);
+      };
     }
   }
 }

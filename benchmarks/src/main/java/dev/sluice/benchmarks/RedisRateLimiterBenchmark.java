@@ -165,7 +165,7 @@ public class RedisRateLimiterBenchmark {
     public void open(RedisRateLimiterBenchmark benchmark) {
       String actor = "bench-" + UUID.randomUUID();
       sluiceRequest = new RateRequest("bench", actor, Algorithm.TOKEN_BUCKET, benchmark.limit, 1);
-      bucket4jBucket = benchmark.bucket4j.builder().build(actor, benchmark.bucket4jConfig);
+      bucket4jBucket = benchmark.bucket4j.builder().build(actor, () -> benchmark.bucket4jConfig);
       // what limiter-redis sends for this request (seen with MONITOR): the state key, the epoch
       // key; limit, period in µs, burst, cost, shaper, mode, the node's epoch
       ceilingKeys =

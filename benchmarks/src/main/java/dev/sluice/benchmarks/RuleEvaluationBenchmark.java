@@ -33,30 +33,30 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class RuleEvaluationBenchmark {
 
-  static final String RULES = String.join(
-      "\n",
-      "rules:",
-      "  - id: ceiling",
-      "    resource: /api/**",
-      "    actor: all",
-      "    limit: 1000000000",
-      "    unit: second",
-      "  - id: per-ip",
-      "    resource: /api/**",
-      "    actor: ip",
-      "    limit: 1000000000",
-      "    unit: second",
-      "  - id: history-per-account",
-      "    resource: /api/history/*",
-      "    method: GET",
-      "    actor: account",
-      "    limit: 1000000000",
-      "    unit: second",
-      "  - id: unrelated",
-      "    resource: /admin/**",
-      "    actor: ip",
-      "    limit: 10",
-      "    unit: second");
+  static final String RULES = """
+      rules:
+        - id: ceiling
+          resource: /api/**
+          actor: all
+          limit: 1000000000
+          unit: second
+        - id: per-ip
+          resource: /api/**
+          actor: ip
+          limit: 1000000000
+          unit: second
+        - id: history-per-account
+          resource: /api/history/*
+          method: GET
+          actor: account
+          limit: 1000000000
+          unit: second
+        - id: unrelated
+          resource: /admin/**
+          actor: ip
+          limit: 10
+          unit: second\
+      """;
 
   static final int ACTORS = 10_000;
 

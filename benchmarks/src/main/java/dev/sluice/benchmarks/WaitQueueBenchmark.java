@@ -106,7 +106,7 @@ public class WaitQueueBenchmark {
     }
   }
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type is made raw
   private static CompletableFuture<Permit>[] newArray(int n) {
     return new CompletableFuture[n];
   }

@@ -115,7 +115,7 @@ final class FfmpegJobs implements JobEngine {
     }
     try (HangUpWatch watch = HangUpWatch.of(ctx)) {
       Path upload = folder.resolve("footage.mp4");
-      long bytes = upload(ctx, upload);
+      upload(ctx, upload);
       long uploaded = System.nanoTime();
       Footage source = probe.probe(upload, folder, () -> !watch.clientGone());
       if (source.durationSeconds() > settings.maxSeconds()) {

@@ -82,10 +82,12 @@ class DemoSettingsTest {
   @Test
   void configFileThenEnvironmentThenSystemPropertiesEachWin() throws Exception {
     Path file = dir.resolve("demo.properties");
-    Files.writeString(
-        file,
-        "server.port=8000\nsluice.limiters.transcode.max-queue=4\nsluice.limiters.transcode.max-concurrency=3\n"
-            + "sluice.enabled=false\n");
+    Files.writeString(file, """
+        server.port=8000
+        sluice.limiters.transcode.max-queue=4
+        sluice.limiters.transcode.max-concurrency=3
+        sluice.enabled=false
+        """);
     String[] args = {"--config", file.toString()};
 
     assertThat(load(args, Map.of(), Map.of()).port()).isEqualTo(8000);
@@ -110,20 +112,20 @@ class DemoSettingsTest {
   void theConfigFileIsThePluginsPropertiesFileAndAutoIsWorkedOutAgainOnEveryReload()
       throws Exception {
     Path file = dir.resolve("demo.properties");
-    Files.writeString(
-        file,
-        "sluice.limiters.transcode.limit=fixed\n"
-            + "sluice.limiters.transcode.max-concurrency=auto\n");
+    Files.writeString(file, """
+        sluice.limiters.transcode.limit=fixed
+        sluice.limiters.transcode.max-concurrency=auto
+        """);
     DemoSettings settings = load(new String[] {"--config", file.toString()}, Map.of(), Map.of());
     assertThat(settings.sluiceProperties().file()).hasValue(file);
     assertThat(settings.sluice()).containsEntry(DemoSettings.TRANSCODE_CONCURRENCY, "1");
     assertThat(settings.sluiceProperties().source(DemoSettings.TRANSCODE_CONCURRENCY))
         .hasValue("auto on 2 cores (file " + file + ")");
 
-    Files.writeString(
-        file,
-        "sluice.limiters.transcode.limit=fixed\n"
-            + "sluice.limiters.transcode.max-concurrency=3\n");
+    Files.writeString(file, """
+        sluice.limiters.transcode.limit=fixed
+        sluice.limiters.transcode.max-concurrency=3
+        """);
     assertThat(settings.sluiceProperties().reload().asMap())
         .containsEntry(DemoSettings.TRANSCODE_CONCURRENCY, "3");
     Files.writeString(file, "sluice.limiters.transcode.limit=cpu\n");

@@ -1,5 +1,7 @@
 package dev.sluice.demo;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +55,7 @@ final class Ffmpeg {
             clip.toString())
         .redirectErrorStream(true)
         .start();
-    String output = new String(ffmpeg.getInputStream().readAllBytes());
+    String output = new String(ffmpeg.getInputStream().readAllBytes(), UTF_8);
     if (ffmpeg.waitFor() != 0) {
       throw new IllegalStateException("ffmpeg could not make a test clip: " + output);
     }

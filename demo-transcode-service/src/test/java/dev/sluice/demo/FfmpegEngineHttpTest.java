@@ -102,8 +102,8 @@ class FfmpegEngineHttpTest {
         return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
       } catch (java.io.IOException e) {
         if (attempt == 3
-            || !String.valueOf(e.getMessage()).contains("received no bytes")
-                && !String.valueOf(e.getMessage()).contains("reset")) {
+            || (!String.valueOf(e.getMessage()).contains("received no bytes")
+                && !String.valueOf(e.getMessage()).contains("reset"))) {
           throw e;
         }
       }

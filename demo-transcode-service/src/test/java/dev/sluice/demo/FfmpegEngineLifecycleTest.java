@@ -131,6 +131,8 @@ class FfmpegEngineLifecycleTest {
   }
 
   @Test
+  // the open connection is the point: it holds the permit, or hangs up when closed
+  @SuppressWarnings("try")
   void aJobRejectedWhileQueuedStartsNoProcessAndWritesNoFileAndAnUploadCutShortIsCleanedUp()
       throws Exception {
     try (TranscodeService service = start()) {
@@ -154,6 +156,8 @@ class FfmpegEngineLifecycleTest {
   }
 
   @Test
+  // the open connection is the point: it holds the permit while the others are refused
+  @SuppressWarnings("try")
   void everyUploadTheLimiterRefusesReadsIts429AndKeepsItsConnection() throws Exception {
     try (TranscodeService service = start("sluice.limiters.transcode.max-queue", "0")) {
       try (Socket holder = upload(service, "/api/transcode?height=240", clip, clip.length / 2)) {
@@ -178,6 +182,8 @@ class FfmpegEngineLifecycleTest {
   }
 
   @Test
+  // the open connection is the point: it holds the permit, or hangs up when closed
+  @SuppressWarnings("try")
   void aClientThatHangsUpDuringItsTranscodeLeavesNoProcessAndNoFile() throws Exception {
     try (TranscodeService service = start()) {
       try (Socket client =

@@ -27,7 +27,7 @@ class StatusShapeHttpTest {
   private static Object shape(JsonNode node) {
     if (node.isObject()) {
       Map<String, Object> fields = new TreeMap<>();
-      node.fields().forEachRemaining(f -> fields.put(f.getKey(), shape(f.getValue())));
+      node.properties().forEach(f -> fields.put(f.getKey(), shape(f.getValue())));
       return fields;
     }
     if (node.isArray()) {

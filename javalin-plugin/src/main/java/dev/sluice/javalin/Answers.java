@@ -34,14 +34,15 @@ final class Answers {
     ext.put("reason", why);
     // the limiter's estimate of the work ahead: queued x observed service time / limit
     long retry = RateHeaders.retryAfterSeconds(e.retryAfterNanos());
-    switch (e.outcome()) {
-      case QUEUE_FULL:
+    return switch (e.outcome()) {
+      case QUEUE_FULL -> {
         ext.put("retryAfterSeconds", retry);
-        return new Rejection(
+        yield new Rejection(
             Rejection.Reason.QUEUE_FULL, why, statuses.queueFull(), queueFullDetail(e), ext, retry);
-      case QUEUE_TIMEOUT:
+      }
+      case QUEUE_TIMEOUT -> {
         ext.put("retryAfterSeconds", retry);
-        return new Rejection(
+        yield new Rejection(
             Rejection.Reason.QUEUE_TIMEOUT,
             why,
             statuses.queueTimeout(),
@@ -49,9 +50,9 @@ final class Answers {
                 + "' longer than its queue timeout.",
             ext,
             retry);
-      default:
-        return shuttingDown(e.retryAfterNanos() > 0 ? retry : SHUTDOWN_RETRY_SECONDS);
-    }
+      }
+      default -> shuttingDown(e.retryAfterNanos() > 0 ? retry : SHUTDOWN_RETRY_SECONDS);
+    };
   }
 
   /**

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 final class DisconnectWatch implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
-  private static final Runnable NOTHING = () -> {};
+
+  private static void nothing() {}
 
   private final Executor executor;
   private final Queue<Runnable> changes = new ConcurrentLinkedQueue<>();
@@ -49,7 +50,7 @@ final class DisconnectWatch implements AutoCloseable {
   Runnable watch(HttpServletRequest request, Runnable onGone) {
     SocketChannel channel = channelOf(request);
     if (channel == null || closed || !started()) {
-      return NOTHING;
+      return DisconnectWatch::nothing;
     }
     AtomicBoolean stopped = new AtomicBoolean();
     AtomicReference<SelectionKey> key = new AtomicReference<>();

@@ -73,6 +73,8 @@ final class DrainHandler extends Handler.Wrapper {
   private final class Counted extends Callback.Nested {
     private static final AtomicIntegerFieldUpdater<Counted> DONE =
         AtomicIntegerFieldUpdater.newUpdater(Counted.class, "done");
+
+    @SuppressWarnings("UnusedVariable") // read and written through DONE, the field updater
     private volatile int done; // a field, not an AtomicBoolean: one object per request, not two
 
     Counted(Callback callback) {

@@ -121,7 +121,8 @@ final class EnvironmentKeys {
   /** {@code sluice.limiters.transcode.max-queue} -> {@code SLUICE_LIMITERS_TRANSCODE_MAX_QUEUE}. */
   static String envForm(String key) {
     StringBuilder sb = new StringBuilder(key.length());
-    for (char c : key.toCharArray()) {
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
       sb.append(Character.isLetterOrDigit(c) ? Character.toUpperCase(c) : '_');
     }
     return sb.toString();

@@ -341,11 +341,12 @@ final class Gate {
     if (!done.isCompletedExceptionally()) {
       return null;
     }
-    return done.handle(FAILURE).getNow(null);
+    return done.handle(Gate::failure).getNow(null);
   }
 
-  private static final java.util.function.BiFunction<Object, Throwable, Throwable> FAILURE =
-      (value, failure) -> failure;
+  private static Throwable failure(Object value, Throwable failure) {
+    return failure;
+  }
 
   private Rejection refusal(Throwable failure) {
     Throwable cause = unwrap(failure);
@@ -376,6 +377,8 @@ final class Gate {
    * turn (as with Jetty's QoSHandler): Jetty reports async timeouts, errors and HTTP/2 resets to
    * the async listeners; a vanished HTTP/1.x client is noticed by the {@link DisconnectWatch}.
    */
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void cancelWhenRequestEnds(Context ctx, CompletableFuture<Permit> acquired) {
     if (acquired == null) {
       // the permit came between parking and this call (a release on another thread granted it):

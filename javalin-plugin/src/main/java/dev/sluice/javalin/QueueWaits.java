@@ -133,7 +133,7 @@ final class QueueWaits implements ConcurrencyListener {
   /** The smallest value above every value of the bucket. */
   static long upperMicros(int bucket) {
     if (bucket < 4) {
-      return bucket + 1;
+      return bucket + 1L;
     }
     int exp = (bucket + 4) / 4;
     int sub = (bucket + 4) % 4;

@@ -84,6 +84,8 @@ final class RateHeaders {
   }
 
   /** The policy items of every enforced rule; the cached item itself when there is one. */
+  // identity on purpose: a formatting belongs to that very Rule object, and a reload makes new ones
+  @SuppressWarnings("ReferenceEquality")
   private String policy(RateVerdict verdict, Formatted shown) {
     StringBuilder policy = null;
     String only = null;
@@ -106,6 +108,7 @@ final class RateHeaders {
     return policy == null ? only : policy.toString();
   }
 
+  @SuppressWarnings("ReferenceEquality") // as in policy(): the cache entry of this very Rule
   private Formatted formatted(Rule rule) {
     Formatted f = formatted.get(rule.id());
     if (f == null || f.rule != rule) {

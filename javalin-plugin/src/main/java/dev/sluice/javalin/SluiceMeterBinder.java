@@ -77,8 +77,9 @@ public final class SluiceMeterBinder implements MeterBinder {
 
   SluiceMeterBinder() {}
 
+  // synchronized: two binds at once must each bump the generation (a volatile ++ is not atomic)
   @Override
-  public void bindTo(MeterRegistry registry) {
+  public synchronized void bindTo(MeterRegistry registry) {
     if (!bound.contains(registry)) {
       bound.add(registry);
       composite.add(registry);
@@ -230,7 +231,7 @@ public final class SluiceMeterBinder implements MeterBinder {
 
       private HotMeters meters(String limiter) {
         HotMeters m = last;
-        if (m == null || m.limiter != limiter || m.generation != generation) {
+        if (m == null || !m.limiter.equals(limiter) || m.generation != generation) {
           m = hot(limiter);
           last = m;
         }
@@ -360,7 +361,7 @@ public final class SluiceMeterBinder implements MeterBinder {
     Counter.builder(SHUTDOWN_CUT)
         .description("requests still running at the shutdown deadline, cut")
         .register(composite)
-        .increment(requests);
+        .increment((double) requests);
   }
 
   private HotMeters hot(String limiter) {
@@ -394,6 +395,7 @@ public final class SluiceMeterBinder implements MeterBinder {
    * The meters of one limiter's common path; the same instances the generic lookups return, and
    * the service-time timers of the bound registries themselves.
    */
+  @SuppressWarnings("ArrayRecordComponent") // private, and never compared, hashed or printed
   private record HotMeters(
       String limiter,
       Counter admittedQueued,

@@ -53,6 +53,8 @@ public final class SluiceProperties {
   @FunctionalInterface
   public interface Derivation {
     /**
+     * Changes {@code values} in place.
+     *
      * @param values every layered key and its value; change, add or remove keys in it
      * @param sources where each value came from; say where a derived value came from
      * @throws SluiceConfigException naming key, value and source when a value is wrong
@@ -297,6 +299,8 @@ public final class SluiceProperties {
     }
 
     /**
+     * Reads the layers and builds the properties.
+     *
      * @throws SluiceConfigException when the defaults or the file cannot be read, or from the
      *     {@link Derivation}
      */

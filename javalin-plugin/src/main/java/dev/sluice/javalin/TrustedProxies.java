@@ -231,6 +231,7 @@ final class TrustedProxies {
   }
 
   /** An address block. */
+  @SuppressWarnings("ArrayRecordComponent") // private, and never compared, hashed or printed
   private record Cidr(byte[] network, int prefix) {
 
     static Cidr parse(String key, String text) {

@@ -62,18 +62,11 @@ abstract class ValueParser<T> {
     return new ValueParser<>() {
       @Override
       Boolean parse(String raw) {
-        switch (raw.toLowerCase(Locale.ROOT)) {
-          case "true":
-          case "yes":
-          case "on":
-            return true;
-          case "false":
-          case "no":
-          case "off":
-            return false;
-          default:
-            throw new IllegalArgumentException("must be true or false");
-        }
+        return switch (raw.toLowerCase(Locale.ROOT)) {
+          case "true", "yes", "on" -> true;
+          case "false", "no", "off" -> false;
+          default -> throw new IllegalArgumentException("must be true or false");
+        };
       }
 
       @Override

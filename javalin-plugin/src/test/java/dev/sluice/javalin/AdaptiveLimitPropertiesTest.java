@@ -43,9 +43,14 @@ class AdaptiveLimitPropertiesTest {
 
   @Test
   void limitCpuHoldsTheTargetBetweenMinAndMaxConcurrency() throws IOException {
-    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=cpu\n"
-        + "sluice.limiters.work.target-cpu=60%\nsluice.limiters.work.cpu-source=process\n"
-        + "sluice.limiters.work.min-concurrency=2\nsluice.limiters.work.max-concurrency=8\n");
+    Path f = file("""
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.limit=cpu
+        sluice.limiters.work.target-cpu=60%
+        sluice.limiters.work.cpu-source=process
+        sluice.limiters.work.min-concurrency=2
+        sluice.limiters.work.max-concurrency=8
+        """);
     try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {})) {
       LimitState state = state(server);
       assertThat(state.strategy()).isEqualTo("cpu");
@@ -77,8 +82,12 @@ class AdaptiveLimitPropertiesTest {
 
   @Test
   void minConcurrencyAboveTheCeilingFailsStartup() throws IOException {
-    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=latency\n"
-        + "sluice.limiters.work.min-concurrency=9\nsluice.limiters.work.max-concurrency=8\n");
+    Path f = file("""
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.limit=latency
+        sluice.limiters.work.min-concurrency=9
+        sluice.limiters.work.max-concurrency=8
+        """);
 
     assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {}))
         .isInstanceOf(SluiceConfigException.class)
@@ -92,10 +101,11 @@ class AdaptiveLimitPropertiesTest {
     try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {})) {
       assertThat(state(server)).isEqualTo(LimitState.fixed(5));
 
-      Files.writeString(
-          f,
-          "sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=latency\n"
-              + "sluice.limiters.work.max-concurrency=50\n");
+      Files.writeString(f, """
+          sluice.limiters.work.path=/api/work
+          sluice.limiters.work.limit=latency
+          sluice.limiters.work.max-concurrency=50
+          """);
       server.plugin.reload();
 
       LimitState latency = state(server);
@@ -103,10 +113,12 @@ class AdaptiveLimitPropertiesTest {
       assertThat(latency.maxLimit()).isEqualTo(50);
       assertThat(latency.limit()).as("starts from the limit in force").isEqualTo(5);
 
-      Files.writeString(
-          f,
-          "sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=cpu\n"
-              + "sluice.limiters.work.target-cpu=0.5\nsluice.limiters.work.max-concurrency=50\n");
+      Files.writeString(f, """
+          sluice.limiters.work.path=/api/work
+          sluice.limiters.work.limit=cpu
+          sluice.limiters.work.target-cpu=0.5
+          sluice.limiters.work.max-concurrency=50
+          """);
       server.plugin.reload();
       assertThat(state(server).strategy()).isEqualTo("cpu");
       assertThat(state(server).targetCpu()).isEqualTo(0.5);
@@ -119,9 +131,14 @@ class AdaptiveLimitPropertiesTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the server only has to run during the block
   void gaugesShowTheControllersInputs() throws IOException {
-    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.limit=cpu\n"
-        + "sluice.limiters.work.target-cpu=0.7\nsluice.limiters.work.max-concurrency=16\n");
+    Path f = file("""
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.limit=cpu
+        sluice.limiters.work.target-cpu=0.7
+        sluice.limiters.work.max-concurrency=16
+        """);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (TestServer server =
         TestServer.start(cfg -> cfg.properties(props(f)).meterRegistry(registry), (app, p) -> {})) {
@@ -161,9 +178,13 @@ class AdaptiveLimitPropertiesTest {
    */
   @Test
   void rejectEarlyAnswers429AtOnceWithRetryAfter() throws Exception {
-    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=4\n"
-        + "sluice.limiters.work.max-queue=100\nsluice.limiters.work.queue-timeout=100ms\n"
-        + "sluice.limiters.work.reject-early=true\n");
+    Path f = file("""
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.max-concurrency=4
+        sluice.limiters.work.max-queue=100
+        sluice.limiters.work.queue-timeout=100ms
+        sluice.limiters.work.reject-early=true
+        """);
     CountDownLatch release = new CountDownLatch(1);
     try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {
       // the job, 50 ms that the limiter measures; a delay on a timer, no thread held while it runs

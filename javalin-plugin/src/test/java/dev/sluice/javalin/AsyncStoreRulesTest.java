@@ -34,18 +34,15 @@ class AsyncStoreRulesTest {
   @Test
   void requestsWaitForTheStoreWithoutAThreadAndGetTheStoresAnswer() throws IOException {
     Path rules = dir.resolve("rules.yaml");
-    Files.writeString(
-        rules,
-        String.join(
-            "\n",
-            "rules:",
-            "  - id: api-global",
-            "    resource: /api/**",
-            "    actor: all",
-            "    limit: 3",
-            "    unit: minute",
-            "    scope: global",
-            ""));
+    Files.writeString(rules, """
+        rules:
+          - id: api-global
+            resource: /api/**
+            actor: all
+            limit: 3
+            unit: minute
+            scope: global\
+        """);
     MemoryStoreProvider.Rates store = MemoryStoreProvider.rates("async-a");
     store.hold();
     SluiceProperties props = SluiceProperties.builder()

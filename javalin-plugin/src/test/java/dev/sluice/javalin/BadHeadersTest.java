@@ -6,6 +6,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -103,16 +104,13 @@ class BadHeadersTest {
   @ValueSource(strings = {"127.0.0.1/32", "10.0.0.0/8"}) // the test client is trusted, then not
   void absurdHeadersNeverGiveA500(String trusted) throws IOException {
     Path rules = dir.resolve("rules.yaml");
-    Files.writeString(
-        rules,
-        String.join(
-            "\n",
-            "rules:",
-            "  - {id: per-ip, resource: /api/**, actor: ip, limit: 1000, unit: minute}",
-            "  - {id: per-account, resource: /api/**, actor: account, limit: 1000, unit: minute}",
-            "  - {id: per-device, resource: /api/**, actor: device, limit: 1000, unit: minute}",
-            "  - {id: per-xff, resource: /api/**, actor: 'header:X-Forwarded-For', limit: 1000, unit: minute}",
-            ""));
+    Files.writeString(rules, """
+        rules:
+          - {id: per-ip, resource: /api/**, actor: ip, limit: 1000, unit: minute}
+          - {id: per-account, resource: /api/**, actor: account, limit: 1000, unit: minute}
+          - {id: per-device, resource: /api/**, actor: device, limit: 1000, unit: minute}
+          - {id: per-xff, resource: /api/**, actor: 'header:X-Forwarded-For', limit: 1000, unit: minute}\
+        """);
     SluiceProperties props = SluiceProperties.builder()
         .env(Map.of())
         .system(Map.of("sluice.rules.file", rules.toString(), "sluice.trusted-proxies", trusted))
@@ -151,7 +149,7 @@ class BadHeadersTest {
 
   /** One GET over a fresh connection carrying the given header lines; the response's status. */
   private static int status(int port, String headerLines) {
-    try (Socket socket = new Socket("127.0.0.1", port)) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
       socket.setSoTimeout(10_000);
       String request = "GET /api/item HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headerLines
           + "\r\nConnection: close\r\n\r\n";

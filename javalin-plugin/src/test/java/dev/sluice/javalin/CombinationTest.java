@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -168,7 +169,7 @@ class CombinationTest {
     Limit limit = after && c.change() == Change.STRATEGY
         ? (c.limit() == Limit.FIXED ? Limit.CPU : Limit.FIXED)
         : c.limit();
-    m.put(p + "limit", limit.name().toLowerCase());
+    m.put(p + "limit", limit.name().toLowerCase(Locale.ROOT));
     m.put(p + "min-concurrency", Integer.toString(max)); // adaptive limits pinned: a known limit
     m.put(p + "target-cpu", "0.5");
     Queue queue = after && c.change() == Change.QUEUE

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.time.VirtualTime;
+import java.net.InetAddress;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,6 +102,9 @@ class ConcurrencyAnswersTest {
   }
 
   @Test
+  // requests left in flight to hold the limiter's permits or queue; the test asserts on the other
+  // answers
+  @SuppressWarnings("FutureReturnValueIgnored")
   void healthAnswersWhileTheQueueIsFull() {
     startWork(1, 0);
     server.getAsync("/api/work");
@@ -111,6 +115,9 @@ class ConcurrencyAnswersTest {
   }
 
   @Test
+  // requests left in flight to hold the limiter's permits or queue; the test asserts on the other
+  // answers
+  @SuppressWarnings("FutureReturnValueIgnored")
   void queuedWaiterTimesOutWith504() {
     VirtualTime time = new VirtualTime();
     server = TestServer.start(
@@ -213,7 +220,8 @@ class ConcurrencyAnswersTest {
     startWork(1, 4);
     CompletableFuture<HttpResponse<String>> first = server.getAsync("/api/work");
     await().until(() -> work().inFlight() == 1);
-    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.app.port())) {
+    try (java.net.Socket socket =
+        new java.net.Socket(InetAddress.getLoopbackAddress(), server.app.port())) {
       socket
           .getOutputStream()
           .write("GET /api/work HTTP/1.1\r\nHost: localhost\r\n\r\n"

@@ -68,7 +68,7 @@ class CpuReadersTest {
             .scheduler(time)
             .cpuSignal(cpu),
         (app, plugin) -> {})) {
-      time.advance(Duration.ofMillis(1000)); // ten controller ticks of each limit
+      time.advance(Duration.ofSeconds(1)); // ten controller ticks of each limit
       int readsByControllers = cpu.reads.get();
 
       for (int i = 0; i < 20; i++) {

@@ -121,6 +121,9 @@ class FairQueueHttpTest {
   }
 
   @Test
+  // requests left in flight to hold the limiter's permits or queue; the test asserts on the other
+  // answers
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aRequestWithoutTheKeyHeaderQueuesUnderUnknownAndABadClassIsNormal() throws IOException {
     start(FAIR);
     server.getAsync("/api/work");

@@ -13,6 +13,7 @@ import dev.sluice.time.VirtualTime;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
@@ -106,7 +107,8 @@ class HonestHeadersTest {
     // two queued ahead plus this one, 10 s each, one permit: 30 s
     assertThat(full.headers().firstValue("Retry-After")).hasValue("30");
     assertThat(full.body()).contains("\"reason\":\"queue_full\"", "\"retryAfterSeconds\":30");
-    assertThat(full.headers().map().keySet()).noneMatch(h -> h.toLowerCase().contains("ratelimit"));
+    assertThat(full.headers().map().keySet())
+        .noneMatch(h -> h.toLowerCase(Locale.ROOT).contains("ratelimit"));
     finish.release(3);
     assertThat(running.join().statusCode()).isEqualTo(200);
     assertThat(queued1.join().statusCode()).isEqualTo(200);
@@ -129,7 +131,7 @@ class HonestHeadersTest {
         .hasValueSatisfying(s -> assertThat(s).isPositive());
     assertThat(timedOut.body()).contains("\"reason\":\"queue_timeout\"");
     assertThat(timedOut.headers().map().keySet())
-        .noneMatch(h -> h.toLowerCase().contains("ratelimit"));
+        .noneMatch(h -> h.toLowerCase(Locale.ROOT).contains("ratelimit"));
     finish.release();
     assertThat(running.join().statusCode()).isEqualTo(200);
   }
@@ -141,7 +143,7 @@ class HonestHeadersTest {
         RejectionReason.KEY_CAP, RejectionReason.DISPLACED, RejectionReason.PREDICTED_WAIT)) {
       Rejection r = answers.fromLimiter(
           new ConcurrencyRejectedException(Outcome.QUEUE_FULL, reason, "work", 2_500_000_000L));
-      String id = reason.name().toLowerCase();
+      String id = reason.name().toLowerCase(Locale.ROOT);
       assertThat(r.status).isEqualTo(429);
       assertThat(r.reason).isEqualTo(Rejection.Reason.QUEUE_FULL);
       assertThat(r.why).isEqualTo(id);

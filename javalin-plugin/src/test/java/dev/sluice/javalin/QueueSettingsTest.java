@@ -85,6 +85,9 @@ class QueueSettingsTest {
   }
 
   /** What a limiter with this discipline shows once {@code caller} waits in it. */
+  // requests left in flight to hold the limiter's permits or queue; the test asserts on the other
+  // answers
+  @SuppressWarnings("FutureReturnValueIgnored")
   private static QueueSnapshot queuedOne(QueueSettings settings, Caller caller) {
     ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("q")
         .maxConcurrency(1)

@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -42,15 +43,14 @@ class RateAnswersTest {
     });
   }
 
-  private static final String PER_IP = String.join(
-      "\n",
-      "rules:",
-      "  - id: history-per-ip",
-      "    resource: /api/history/*",
-      "    actor: ip",
-      "    limit: 2",
-      "    unit: minute",
-      "");
+  private static final String PER_IP = """
+      rules:
+        - id: history-per-ip
+          resource: /api/history/*
+          actor: ip
+          limit: 2
+          unit: minute\
+      """;
 
   @Test
   void admittedResponsesCarryDraftAndXHeaders() throws IOException {
@@ -116,7 +116,7 @@ class RateAnswersTest {
     assertThat(limited.body()).contains("\"status\":503");
     assertThat(limited.headers().firstValue("Retry-After")).isPresent();
     assertThat(limited.headers().map().keySet())
-        .noneMatch(h -> h.toLowerCase().startsWith("x-ratelimit")
+        .noneMatch(h -> h.toLowerCase(Locale.ROOT).startsWith("x-ratelimit")
             || h.equalsIgnoreCase("ratelimit")
             || h.equalsIgnoreCase("ratelimit-policy"));
   }
@@ -171,17 +171,14 @@ class RateAnswersTest {
 
   @Test
   void accountComesFromTheAuthHandlersAttribute() throws IOException {
-    start(
-        String.join(
-            "\n",
-            "rules:",
-            "  - id: mine-per-account",
-            "    resource: /api/mine",
-            "    actor: account",
-            "    limit: 1",
-            "    unit: minute",
-            ""),
-        Map.of("sluice.actor.account-attribute", "user"));
+    start("""
+        rules:
+          - id: mine-per-account
+            resource: /api/mine
+            actor: account
+            limit: 1
+            unit: minute\
+        """, Map.of("sluice.actor.account-attribute", "user"));
 
     assertThat(server.get("/api/mine", "X-Token", "alice").statusCode()).isEqualTo(200);
     assertThat(server.get("/api/mine", "X-Token", "bob").statusCode()).isEqualTo(200);
@@ -190,17 +187,14 @@ class RateAnswersTest {
 
   @Test
   void healthIsNeverRateLimited() throws IOException {
-    start(
-        String.join(
-            "\n",
-            "rules:",
-            "  - id: everything",
-            "    resource: /**",
-            "    actor: all",
-            "    limit: 1",
-            "    unit: minute",
-            ""),
-        Map.of());
+    start("""
+        rules:
+          - id: everything
+            resource: /**
+            actor: all
+            limit: 1
+            unit: minute\
+        """, Map.of());
     server.get("/api/history/1");
     assertThat(server.get("/api/history/1").statusCode()).isEqualTo(429);
 

@@ -35,23 +35,20 @@ class SluiceMeterBinderTest {
   void limiterAndRuleMetricsAreRecordedWithTheirTags() throws IOException {
     Path rules = dir.resolve("rules.yaml");
     // the shadow rule first: evaluation stops at the first enforced rejection
-    Files.writeString(
-        rules,
-        String.join(
-            "\n",
-            "rules:",
-            "  - id: light-shadow",
-            "    resource: /api/light",
-            "    actor: all",
-            "    limit: 1",
-            "    unit: minute",
-            "    shadow: true",
-            "  - id: light",
-            "    resource: /api/light",
-            "    actor: ip",
-            "    limit: 1",
-            "    unit: minute",
-            ""));
+    Files.writeString(rules, """
+        rules:
+          - id: light-shadow
+            resource: /api/light
+            actor: all
+            limit: 1
+            unit: minute
+            shadow: true
+          - id: light
+            resource: /api/light
+            actor: ip
+            limit: 1
+            unit: minute\
+        """);
     SluiceProperties props = SluiceProperties.builder()
         .env(Map.of())
         .system(Map.of("sluice.rules.file", rules.toString()))
@@ -204,17 +201,14 @@ class SluiceMeterBinderTest {
   void aRegistryGivenInTheConfigIsBoundBeforeAnyMeterSoMicrometerHasNothingToWarnAbout()
       throws IOException {
     Path rules = dir.resolve("rules.yaml");
-    Files.writeString(
-        rules,
-        String.join(
-            "\n",
-            "rules:",
-            "  - id: light",
-            "    resource: /api/light",
-            "    actor: ip",
-            "    limit: 5",
-            "    unit: minute",
-            ""));
+    Files.writeString(rules, """
+        rules:
+          - id: light
+            resource: /api/light
+            actor: ip
+            limit: 5
+            unit: minute\
+        """);
     // Micrometer warns once per JVM, then logs the same at DEBUG: catch both
     Logger log = (Logger) LoggerFactory.getLogger(CompositeMeterRegistry.class);
     Level before = log.getLevel();

@@ -38,9 +38,11 @@ class SluicePropertiesTest {
 
   @Test
   void environmentOverridesFileAndSystemPropertiesOverrideBoth() throws IOException {
-    Path f = file("sluice.limiters.transcode.max-concurrency=2\n"
-        + "sluice.limiters.transcode.max-queue=10\n"
-        + "sluice.limiters.transcode.queue-timeout=60s\n");
+    Path f = file("""
+        sluice.limiters.transcode.max-concurrency=2
+        sluice.limiters.transcode.max-queue=10
+        sluice.limiters.transcode.queue-timeout=60s
+        """);
     SluiceProperties p = SluiceProperties.builder()
         .file(f)
         .env(Map.of(
@@ -67,10 +69,11 @@ class SluicePropertiesTest {
   @Test
   void defaultsFromAResourceAreTheLowestLayer() throws IOException {
     Path defaults = dir.resolve("application.properties");
-    Files.writeString(
-        defaults,
-        "sluice.limiters.w.path=/api/w\nsluice.limiters.w.max-queue=3\n"
-            + "sluice.limiters.w.max-concurrency=2\n");
+    Files.writeString(defaults, """
+        sluice.limiters.w.path=/api/w
+        sluice.limiters.w.max-queue=3
+        sluice.limiters.w.max-concurrency=2
+        """);
     Path f = file("sluice.limiters.w.max-queue=4\n");
     SluiceProperties p = SluiceProperties.builder()
         .defaults(defaults.toUri().toURL())
@@ -92,9 +95,13 @@ class SluicePropertiesTest {
   @Test
   void applicationKeysAreLayeredTheSameWayButNotHandedToThePlugin() throws IOException {
     Path defaults = dir.resolve("application.properties");
-    Files.writeString(
-        defaults,
-        "server.port=7070\napp.mode=quiet\napp.workers=2\nother.key=x\n" + "sluice.enabled=true\n");
+    Files.writeString(defaults, """
+        server.port=7070
+        app.mode=quiet
+        app.workers=2
+        other.key=x
+        sluice.enabled=true
+        """);
     Path f = file("server.port=8000\napp.workers=3\n");
     SluiceProperties p = SluiceProperties.builder()
         .defaults(defaults.toUri().toURL())
@@ -262,8 +269,11 @@ class SluicePropertiesTest {
 
   @Test
   void reloadedFileChangesLimitsWithoutRestart() throws IOException {
-    Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=1\n"
-        + "sluice.limiters.work.max-queue=0\n");
+    Path f = file("""
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.max-concurrency=1
+        sluice.limiters.work.max-queue=0
+        """);
     SluiceProperties p =
         SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
@@ -278,10 +288,11 @@ class SluicePropertiesTest {
           .until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
       assertThat(server.get("/api/work").statusCode()).isEqualTo(429);
 
-      Files.writeString(
-          f,
-          "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=2\n"
-              + "sluice.limiters.work.max-queue=5\n");
+      Files.writeString(f, """
+          sluice.limiters.work.path=/api/work
+          sluice.limiters.work.max-concurrency=2
+          sluice.limiters.work.max-queue=5
+          """);
       server.plugin.reload();
 
       var snapshot = server.plugin.limiter("work").orElseThrow().snapshot();

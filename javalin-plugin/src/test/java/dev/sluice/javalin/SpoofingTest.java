@@ -23,15 +23,14 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class SpoofingTest {
 
-  private static final String PER_IP = String.join(
-      "\n",
-      "rules:",
-      "  - id: per-ip",
-      "    resource: /api/**",
-      "    actor: ip",
-      "    limit: 2",
-      "    unit: minute",
-      "");
+  private static final String PER_IP = """
+      rules:
+        - id: per-ip
+          resource: /api/**
+          actor: ip
+          limit: 2
+          unit: minute\
+      """;
 
   @TempDir
   Path dir;

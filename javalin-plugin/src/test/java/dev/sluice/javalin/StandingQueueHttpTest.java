@@ -58,7 +58,7 @@ class StandingQueueHttpTest {
               .tag("reason", "standing_queue")
               .counter()
               .count())
-          .isEqualTo(shed);
+          .isEqualTo((double) shed);
       assertThat(server.plugin.statusJson())
           .contains("\"late\":" + shed)
           .contains("\"queueDelayTarget\":\"PT0.02S\"");

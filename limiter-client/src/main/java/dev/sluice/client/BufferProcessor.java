@@ -130,6 +130,8 @@ public final class BufferProcessor implements AutoCloseable {
     return outstanding.size();
   }
 
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void tick() {
     if (stopped || !reading) {
       return;
@@ -202,6 +204,9 @@ public final class BufferProcessor implements AutoCloseable {
         });
   }
 
+  // a failed acknowledge leaves the entry pending, to be claimed again; the callbacks handle the
+  // send's failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void send(StreamMessage<String, String> message) {
     String id = message.getId();
     String record = message.getBody().get(DurableBuffer.FIELD);

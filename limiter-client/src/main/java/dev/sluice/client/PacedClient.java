@@ -308,6 +308,8 @@ public final class PacedClient implements AutoCloseable {
         Math.max(0, at - now));
   }
 
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private <T> void send(Job<T> job) {
     job.attempts++;
     if (job.attempts == 1) {
@@ -385,7 +387,7 @@ public final class PacedClient implements AutoCloseable {
   }
 
   private void learn(String destination, RateLimitAdvice advice) {
-    if (advice == RateLimitAdvice.NONE) {
+    if (RateLimitAdvice.NONE.equals(advice)) {
       return;
     }
     synchronized (lock) {

@@ -135,6 +135,8 @@ public final class PartitionLeases implements AutoCloseable {
     return owner;
   }
 
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void round() {
     int want;
     synchronized (lock) {

@@ -63,6 +63,9 @@ class DeadlineHeaderTest {
   }
 
   @Test
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aRequestWhoseBudgetIsSpentBeforeItsTurnIsNotSent() {
     PacedClient client = client();
     client.submit(request(Duration.ofSeconds(1)), HttpResponse.BodyHandlers.ofString());

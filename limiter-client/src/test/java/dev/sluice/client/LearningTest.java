@@ -52,6 +52,9 @@ class LearningTest {
   }
 
   @Test
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void anAdvertisedPolicyLowersThePace() {
     ScriptedServer server = new ScriptedServer(
         time, 0, (r, n) -> FakeResponse.of(r, 200, "RateLimit-Policy", "\"p\";q=10;w=1"));
@@ -70,6 +73,9 @@ class LearningTest {
   }
 
   @Test
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void anAdvertisedPaceNeverRaisesTheCeiling() {
     ScriptedServer server = new ScriptedServer(
         time,

@@ -35,7 +35,7 @@ class LeasedProcessesTest {
   @TempDir
   Path dir;
 
-  static final class Process {
+  static final class ClientProcess {
     final String name;
     final PacedClient client;
     final PartitionLeases leases;
@@ -43,7 +43,7 @@ class LeasedProcessesTest {
     final AtomicLong throttled = new AtomicLong();
     double partitionSeconds;
 
-    Process(String name, HttpClient http, RedisServer redis) {
+    ClientProcess(String name, HttpClient http, RedisServer redis) {
       this.name = name;
       this.client = PacedClient.builder(http)
           .config(PacedClientConfig.custom()
@@ -64,6 +64,8 @@ class LeasedProcessesTest {
   }
 
   @Test
+  // the feeder's answers are counted, and the test waits for those counts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void threeProcessesStayUnderTheQuotaTogetherAndWorkInProportionToTheirLeases() throws Exception {
     HttpClient http =
         HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -72,10 +74,10 @@ class LeasedProcessesTest {
         IngestServer server =
             IngestServer.start(dir, Map.of("shared", QUOTA, "probe", 1_000_000))) {
       double capacity = server.capacity(http, "probe", Duration.ofMillis(500));
-      List<Process> processes = List.of(
-          new Process("p10", http, redis),
-          new Process("p6", http, redis),
-          new Process("p8", http, redis));
+      List<ClientProcess> processes = List.of(
+          new ClientProcess("p10", http, redis),
+          new ClientProcess("p6", http, redis),
+          new ClientProcess("p8", http, redis));
       int[] wants = {10, 6, 8};
       AtomicLong ids = new AtomicLong();
       int[] maxHeldTogether = new int[1];
@@ -92,7 +94,7 @@ class LeasedProcessesTest {
             double dt = (now - lastSample[0]) / 1e9;
             lastSample[0] = now;
             int together = 0;
-            for (Process p : processes) {
+            for (ClientProcess p : processes) {
               int held = p.leases.held();
               together += held;
               p.partitionSeconds += held * dt;
@@ -141,7 +143,7 @@ class LeasedProcessesTest {
         System.out.printf(" %d", server.rejectedPerSecond.get(s));
       }
       System.out.println();
-      for (Process p : processes) {
+      for (ClientProcess p : processes) {
         System.out.printf(
             "%s: accepted %d, throttled %d, partition-seconds %.1f, %.1f per partition-second%n",
             p.name,
@@ -165,7 +167,7 @@ class LeasedProcessesTest {
         rejected += server.rejectedPerSecond.get(s);
       }
       assertThat(rejected).isZero();
-      for (Process p : processes) {
+      for (ClientProcess p : processes) {
         // never more than its leases allow (a little slack: held is sampled every 20 ms)...
         assertThat(p.accepted.get() / p.partitionSeconds).as(p.name).isLessThanOrEqualTo(27.0);
         // ...and, when the machine keeps up, about what they allow

@@ -13,6 +13,9 @@ import org.junit.jupiter.api.Test;
 class MicrometerClientMetricsTest {
 
   @Test
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void sendsThrottlesRetriesAndPaceAreMetered() {
     VirtualTime time = new VirtualTime();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();

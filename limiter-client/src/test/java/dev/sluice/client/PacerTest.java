@@ -71,6 +71,9 @@ class PacerTest {
 
   @Test
   @Tag("property")
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void paceHoldsInEveryWindowForRandomPacesAndTimerSteps() {
     // -Dtest.seed=N replays a failure (Seeds)
     long seed = Seeds.seed();
@@ -106,6 +109,9 @@ class PacerTest {
   }
 
   @Test
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void neverMoreOnTheWireThanMaxConcurrency() {
     ScriptedServer server = ScriptedServer.accepting(time, Duration.ofSeconds(1).toNanos());
     PacedClient client = client(
@@ -126,6 +132,9 @@ class PacerTest {
   }
 
   @Test
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aFullQueuePushesBackInsteadOfGrowing() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
     PacedClient client = client(
@@ -147,6 +156,9 @@ class PacerTest {
   }
 
   @Test
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void closeFailsTheWaitingRecordsAndRefusesNewOnes() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
     PacedClient client =
@@ -168,6 +180,9 @@ class PacerTest {
   }
 
   @Test
+  // requests submitted to drive the pacer; the test asserts on what the server or the pacer
+  // recorded
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aZeroCeilingHoldsEverySendUntilRaised() {
     ScriptedServer server = ScriptedServer.accepting(time, 0);
     PacedClient client = client(

@@ -22,7 +22,7 @@ class PartitionLeasesTest {
   private static int tests;
   private final List<PartitionLeases> opened = new ArrayList<>();
   // one redis-server for the class; each test leases a quota of its own
-  private final String service = "svc-" + (++tests);
+  private final String service = "svc-" + ++tests;
 
   @BeforeAll
   static void startRedis() {

@@ -89,7 +89,7 @@ class ProcessorCrashTest {
       // ~2 s on an idle machine; the bound is for a machine shared with much else
       try {
         await()
-            .atMost(Duration.ofSeconds(120))
+            .atMost(Duration.ofMinutes(2))
             .pollInterval(Duration.ofMillis(50))
             .until(() -> buffer.length() == 0 && buffer.pending() == 0);
       } catch (org.awaitility.core.ConditionTimeoutException e) {

@@ -22,7 +22,7 @@ class RateLimitHeadersTest {
         "RateLimit-Policy", "\"burst\";q=100;w=1, \"daily\";q=1000;w=86400",
         "RateLimit", "\"burst\";r=40;t=1"));
 
-    assertThat(advice.pace()).hasValue(RateLimit.of(1000, Duration.ofSeconds(86400)));
+    assertThat(advice.pace()).hasValue(RateLimit.of(1000, Duration.ofDays(1)));
     assertThat(advice.pause()).isZero();
   }
 

@@ -14,7 +14,7 @@ class RetryAfterTest {
 
   @Test
   void delaySeconds() {
-    assertThat(RetryAfter.parse("120", wall)).hasValue(Duration.ofSeconds(120));
+    assertThat(RetryAfter.parse("120", wall)).hasValue(Duration.ofMinutes(2));
     assertThat(RetryAfter.parse(" 0 ", wall)).hasValue(Duration.ZERO);
   }
 

@@ -66,6 +66,7 @@ public final class Caller {
    * @deprecated the cost is what a weight was; use {@link #withCost}
    */
   @Deprecated
+  @SuppressWarnings("InlineMeSuggester") // no dependency on Error Prone's annotations for @InlineMe
   public Caller withWeight(int newWeight) {
     return withCost(newWeight);
   }

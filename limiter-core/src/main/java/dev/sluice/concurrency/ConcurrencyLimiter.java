@@ -239,6 +239,8 @@ public interface ConcurrencyLimiter {
    * @return the job's result, or a failure with {@link ConcurrencyRejectedException} when not
    *     admitted, or with whatever the job failed with
    */
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   default <T> CompletableFuture<T> executeCompletionStage(
       Supplier<? extends CompletionStage<T>> job) {
     Objects.requireNonNull(job, "job must not be null");
@@ -314,6 +316,7 @@ public interface ConcurrencyLimiter {
    * A callable that runs {@code job} under a permit, as {@link #decorateSupplier}; an interrupt
    * while waiting is thrown as the {@link InterruptedException} itself.
    */
+  @SuppressWarnings("try") // the permit is held while the job runs and released by the try
   default <T> Callable<T> decorateCallable(Callable<T> job) {
     Objects.requireNonNull(job, "job must not be null");
     return () -> {

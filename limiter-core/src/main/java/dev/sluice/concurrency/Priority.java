@@ -23,13 +23,10 @@ public enum Priority {
     if (value == null) {
       return NORMAL;
     }
-    switch (value.trim().toLowerCase(Locale.ROOT)) {
-      case "critical":
-        return CRITICAL;
-      case "sheddable":
-        return SHEDDABLE;
-      default:
-        return NORMAL;
-    }
+    return switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "critical" -> CRITICAL;
+      case "sheddable" -> SHEDDABLE;
+      default -> NORMAL;
+    };
   }
 }

@@ -31,15 +31,12 @@ public enum RejectionReason {
 
   /** The reason a rejection with this outcome has when nothing more specific is known. */
   public static RejectionReason of(Outcome outcome) {
-    switch (outcome) {
-      case QUEUE_FULL:
-        return QUEUE_FULL;
-      case QUEUE_TIMEOUT:
-        return QUEUE_TIMEOUT;
-      case SHUTDOWN:
-        return SHUTDOWN;
-      default:
+    return switch (outcome) {
+      case QUEUE_FULL -> QUEUE_FULL;
+      case QUEUE_TIMEOUT -> QUEUE_TIMEOUT;
+      case SHUTDOWN -> SHUTDOWN;
+      default ->
         throw new IllegalArgumentException("outcome must be a rejection but was " + outcome);
-    }
+    };
   }
 }

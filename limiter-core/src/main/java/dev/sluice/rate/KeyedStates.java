@@ -152,6 +152,7 @@ final class KeyedStates<S extends KeyState> {
     }
   }
 
+  @SuppressWarnings("ThreadPriorityCheck") // a brief spin while another caller publishes its state
   private void takeSlotAfterEviction(long now) {
     while (true) {
       long taken = slots.get();

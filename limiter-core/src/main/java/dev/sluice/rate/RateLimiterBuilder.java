@@ -69,24 +69,16 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
   }
 
   private RateAlgorithm<?> arithmetic(long origin) {
-    switch (algorithm) {
-      case TOKEN_BUCKET:
-        return new TokenBucket(limit);
-      case LEAKY_BUCKET:
-        return new LeakyBucket(limit, false);
-      case LEAKY_BUCKET_SHAPER:
-        return new LeakyBucket(limit, true);
-      case FIXED_WINDOW:
-        return new FixedWindow(limit, origin);
-      case SLIDING_LOG:
-        return new SlidingLog(limit);
-      case SLIDING_WINDOW:
-        return new SlidingWindowCounter(limit, origin);
-      case GCRA:
-        return new Gcra(limit);
-      default:
-        throw new IllegalArgumentException("unknown algorithm " + algorithm);
-    }
+    return switch (algorithm) {
+      case TOKEN_BUCKET -> new TokenBucket(limit);
+      case LEAKY_BUCKET -> new LeakyBucket(limit, false);
+      case LEAKY_BUCKET_SHAPER -> new LeakyBucket(limit, true);
+      case FIXED_WINDOW -> new FixedWindow(limit, origin);
+      case SLIDING_LOG -> new SlidingLog(limit);
+      case SLIDING_WINDOW -> new SlidingWindowCounter(limit, origin);
+      case GCRA -> new Gcra(limit);
+      default -> throw new IllegalArgumentException("unknown algorithm " + algorithm);
+    };
   }
 
   private <S extends KeyState> RateLimiter keyed(RateAlgorithm<S> arithmetic) {

@@ -33,10 +33,7 @@ public sealed interface Actor {
     String kind = (colon < 0 ? text : text.substring(0, colon)).toLowerCase(Locale.ROOT);
     String name = colon < 0 ? null : text.substring(colon + 1).trim();
     switch (kind) {
-      case "all":
-      case "ip":
-      case "account":
-      case "device":
+      case "all", "ip", "account", "device" -> {
         if (name != null) {
           break;
         }
@@ -45,8 +42,8 @@ public sealed interface Actor {
             : kind.equals("ip")
                 ? Ip.INSTANCE
                 : kind.equals("account") ? Account.INSTANCE : Device.INSTANCE;
-      case "header":
-      case "custom":
+      }
+      case "header", "custom" -> {
         if (name == null || name.isEmpty()) {
           break;
         }
@@ -55,8 +52,8 @@ public sealed interface Actor {
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException("actor '" + value + "': " + e.getMessage(), e);
         }
-      default:
-        break;
+      }
+      default -> {}
     }
     throw new IllegalArgumentException("unknown actor '" + value + "'; allowed: " + ALLOWED);
   }

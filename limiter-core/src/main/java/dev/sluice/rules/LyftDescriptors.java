@@ -114,7 +114,7 @@ final class LyftDescriptors {
   private Chain with(Chain c, String key, String value, Node keyNode, Node valueNode, String path)
       throws RulesFileException {
     switch (key) {
-      case "path":
+      case "path" -> {
         if (value == null) {
           throw nodes.error(
               keyNode,
@@ -126,7 +126,8 @@ final class LyftDescriptors {
             c.method(),
             c.actor(),
             c.actorField());
-      case "method":
+      }
+      case "method" -> {
         if (value == null) {
           throw nodes.error(
               keyNode,
@@ -138,10 +139,11 @@ final class LyftDescriptors {
             nodes.convert(valueNode, path + ".value", Rule::normalizeMethod),
             c.actor(),
             c.actorField());
-      case "generic_key":
+      }
+      case "generic_key" -> {
         return actor(c, Actor.All.INSTANCE, keyNode, path);
-      default:
-        break;
+      }
+      default -> {}
     }
     Actor actor = switch (key) {
       case "remote_address" -> Actor.Ip.INSTANCE;

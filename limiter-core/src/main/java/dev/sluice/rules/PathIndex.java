@@ -26,9 +26,14 @@ final class PathIndex {
       ResourcePattern pattern = ordered.get(position).resource();
       Node node = root;
       for (String segment : pattern.fixedSegments()) {
-        node = segment.equals(ResourcePattern.ANY_ONE)
-            ? (node.anyOne == null ? node.anyOne = new Node() : node.anyOne)
-            : node.literal(segment);
+        if (segment.equals(ResourcePattern.ANY_ONE)) {
+          if (node.anyOne == null) {
+            node.anyOne = new Node();
+          }
+          node = node.anyOne;
+        } else {
+          node = node.literal(segment);
+        }
       }
       if (pattern.isSubtree()) {
         node.subtree = append(node.subtree, position);

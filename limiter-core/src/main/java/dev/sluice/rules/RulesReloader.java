@@ -232,6 +232,8 @@ public final class RulesReloader implements AutoCloseable {
     }
   }
 
+  // identity on purpose: only the very set already applied is skipped, an equal new one replaces it
+  @SuppressWarnings("ReferenceEquality")
   private void apply(RuleSet rules) {
     if (rules != null && rules != target.rules()) {
       target.replace(rules);

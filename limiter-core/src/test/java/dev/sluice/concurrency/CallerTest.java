@@ -20,7 +20,7 @@ class CallerTest {
     CompletableFuture<Permit> hurried =
         limiter.acquire(Caller.of("a").withTimeout(Duration.ofSeconds(1)));
     CompletableFuture<Permit> patient = limiter.acquire(Caller.of("b"));
-    limiters.time.advance(Duration.ofMillis(1_000));
+    limiters.time.advance(Duration.ofSeconds(1));
     limiters.executor.runAll();
 
     assertThat(hurried).isCompletedExceptionally();

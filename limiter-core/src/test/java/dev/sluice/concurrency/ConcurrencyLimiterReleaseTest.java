@@ -67,6 +67,8 @@ class ConcurrencyLimiterReleaseTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void waiterIsCompletedOnTheExecutorNotInlineOnTheReleasingThread() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
     Permit permit = limiter.acquire().join();
@@ -84,6 +86,8 @@ class ConcurrencyLimiterReleaseTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void permitReleasedInsideAContinuationHandsOnToTheNextWaiter() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
     Permit permit = limiter.acquire().join();

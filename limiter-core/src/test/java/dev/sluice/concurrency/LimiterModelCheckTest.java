@@ -59,7 +59,7 @@ class LimiterModelCheckTest {
           .executor(Runnable::run)
           .build();
       Permit held = limiter.acquire().join();
-      @SuppressWarnings("unchecked")
+      @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type is made raw
       CompletableFuture<Permit>[] got = new CompletableFuture[2];
       Thread a = new Thread(() -> got[0] = limiter.acquire());
       Thread b = new Thread(() -> got[1] = limiter.acquire());

@@ -75,6 +75,8 @@ class QueueDisciplinePropertyTest {
     return grants;
   }
 
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   private static void enqueue(
       ConcurrencyLimiter limiter, String key, List<Permit> held, List<String> grants) {
     limiter.acquire(Caller.of(key)).thenAccept(permit -> {
@@ -168,6 +170,8 @@ class QueueDisciplinePropertyTest {
   }
 
   @Test
+  // the model ranks priorities by declaration order, as the queue under test does
+  @SuppressWarnings("EnumOrdinal")
   void grantsGoToTheOldestOfTheHighestClassAndDisplacementTakesTheNewestOfTheLowest() {
     for (int c = 0; c < CASES; c++) {
       long seed = 0xD15_0000L + c;
@@ -230,6 +234,8 @@ class QueueDisciplinePropertyTest {
     }
   }
 
+  // the model ranks priorities by declaration order, as the queue under test does
+  @SuppressWarnings("EnumOrdinal")
   private static Queued newestOfLowestBelow(List<Queued> queued, Priority newcomer) {
     for (int rank = Priority.values().length - 1; rank > newcomer.ordinal(); rank--) {
       for (int i = queued.size() - 1; i >= 0; i--) {
@@ -241,6 +247,8 @@ class QueueDisciplinePropertyTest {
     return null;
   }
 
+  // the model ranks priorities by declaration order, as the queue under test does
+  @SuppressWarnings("EnumOrdinal")
   private static Queued oldestOfHighest(List<Queued> queued) {
     Queued best = null;
     for (Queued q : queued) {

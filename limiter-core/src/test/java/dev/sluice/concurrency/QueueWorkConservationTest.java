@@ -147,6 +147,8 @@ class QueueWorkConservationTest {
     }
 
     /** Asks for a permit; a rejected caller tries again after Retry-After, 3 tries in all. */
+    // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+    @SuppressWarnings("FutureReturnValueIgnored")
     void arrive(Caller caller, int attempt) {
       CompletableFuture<Permit> future = limiter.acquire(caller);
       future.whenComplete((permit, failure) -> {

@@ -34,7 +34,8 @@ class ServiceTimeSamplingTest {
     double mean = (double) snapshot.serviceTotalNanos() / snapshot.serviceCount();
     assertThat(mean)
         .isCloseTo(
-            Duration.ofMillis(5).toNanos(), org.assertj.core.data.Percentage.withPercentage(15));
+            (double) Duration.ofMillis(5).toNanos(),
+            org.assertj.core.data.Percentage.withPercentage(15));
     assertThat(snapshot.serviceMaxNanos()).isEqualTo(Duration.ofMillis(9).toNanos());
   }
 

@@ -228,6 +228,7 @@ public final class SimulatedServer {
     }
   }
 
+  @SuppressWarnings("NarrowCalculation") // samples per second: a whole number
   private void step(Jobs mix, double arrivalsPerSecond) {
     time.advanceNanos(step);
     int computing = 0;
@@ -287,6 +288,8 @@ public final class SimulatedServer {
     }
   }
 
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void arrive(Job job) {
     int units = cost.applyAsInt(job);
     (units == 1 ? limiter.acquire() : limiter.acquire(Caller.DEFAULT.withCost(units)))

@@ -49,6 +49,8 @@ class StandingQueueTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aQueueThatDrainsWithinTheIntervalStaysFifo() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
     Permit running = limiter.acquire().join();
@@ -68,6 +70,8 @@ class StandingQueueTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aStandingQueueServesNewestFirstAndShedsAtTheTargetWithA429() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
     Permit running = limiter.acquire().join();
@@ -100,6 +104,8 @@ class StandingQueueTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void withoutControlTheOldestIsServedAndNobodyIsShed() {
     ConcurrencyLimiter limiter = limiter(spec(Duration.ZERO).build());
     Permit running = limiter.acquire().join();
@@ -118,6 +124,8 @@ class StandingQueueTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void afterTheQueueDrainsTheOrderIsFifoAgain() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
     Permit running = limiter.acquire().join();
@@ -141,6 +149,8 @@ class StandingQueueTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void inAFairQueueTheKeysStillTakeTurnsAndEachServesItsNewest() {
     ConcurrencyLimiter limiter = limiter(spec(Duration.ofMillis(50))
         .queue(QueueSpec.fair(FairQueueConfig.DEFAULT))
@@ -182,6 +192,8 @@ class StandingQueueTest {
    * One permit, 20 ms jobs, a caller every 4 ms (5x capacity) for 3 s: the queue waits of the
    * callers admitted after the first 300 ms.
    */
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   private List<Long> overload(Duration target) {
     VirtualTime clock = new VirtualTime();
     ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("overload")

@@ -43,7 +43,7 @@ class ConcurrentAcquireStressTest {
         await(start);
         for (int i = 0; i < 20_000; i++) {
           int key = random.nextInt(keys.length);
-          long cost = 1 + random.nextInt(3);
+          long cost = 1L + random.nextInt(3);
           if (limiter.tryAcquire(keys[key], cost).allowed()) {
             held[key].addAndGet(cost);
             if (random.nextInt(4) == 0) {

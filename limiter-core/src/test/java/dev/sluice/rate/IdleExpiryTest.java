@@ -46,8 +46,8 @@ class IdleExpiryTest {
     long seed = Seeds.seed();
     Random random = new Random(seed);
     for (int trace = 0; trace < 40; trace++) {
-      long limit = 1 + random.nextInt(random.nextBoolean() ? 5 : 100);
-      long periodNanos = 1_000_000 + random.nextInt(1_000_000_000);
+      long limit = 1L + random.nextInt(random.nextBoolean() ? 5 : 100);
+      long periodNanos = 1_000_000L + random.nextInt(1_000_000_000);
       RateLimit rateLimit = RateLimit.of(limit, Duration.ofNanos(periodNanos));
       VirtualTime time = new VirtualTime();
       RateLimiter swept = RateLimiter.of(algorithm, rateLimit, time);

@@ -24,7 +24,7 @@ class RetryAfterPropertyTest {
     Random random = new Random(seed);
     int checked = 0;
     for (int trace = 0; trace < 30; trace++) {
-      long limit = 1 + random.nextInt(20);
+      long limit = 1L + random.nextInt(20);
       RateLimit rateLimit =
           new RateLimit(limit, Duration.ofNanos(1_000 + random.nextInt(1_000_000_000)), limit);
       VirtualTime time = new VirtualTime();

@@ -21,7 +21,7 @@ class SlidingWindowCounterErrorTest {
   private static final long PERIOD = Duration.ofMinutes(1).toNanos();
 
   /** What one trace measured. */
-  private record Error(
+  private record Deviation(
       long requests,
       long wronglyAllowed,
       long wronglyRejected,
@@ -50,7 +50,7 @@ class SlidingWindowCounterErrorTest {
   void onMostlyWellBehavedTrafficTheEstimateAlmostNeverDecidesWrongly() {
     // client rates log-normal around a tenth of the limit: about 1 client in 90 goes over it, as on
     // a public API where the limit is there for the few
-    Error error = measure(
+    Deviation error = measure(
         new Random(20_240_601), 2_000, random -> Math.exp(Math.log(0.1) + random.nextGaussian()));
     System.out.println("sliding-window counter, mostly well-behaved clients: " + error);
     assertThat(error.wronglyAllowed() + error.wronglyRejected())
@@ -66,7 +66,7 @@ class SlidingWindowCounterErrorTest {
   @Test
   void onClientsAllAboveTheLimitTheEstimateErrsOftenButStaysNearTheRate() {
     // every client between 1.5x and 5x the limit: every request is contested
-    Error error = measure(new Random(7), 200, random -> 1.5 + 3.5 * random.nextDouble());
+    Deviation error = measure(new Random(7), 200, random -> 1.5 + 3.5 * random.nextDouble());
     System.out.println("sliding-window counter, every client over the limit: " + error);
     assertThat(error.wrongPercent()).as("wrongly decided, %").isLessThan(70.0);
     assertThat(100.0 * error.wronglyAllowed() / error.requests())
@@ -78,7 +78,8 @@ class SlidingWindowCounterErrorTest {
     assertThat(error.mostInAnyPeriod()).isGreaterThan(LIMIT).isLessThanOrEqualTo(2 * LIMIT);
   }
 
-  private static Error measure(Random random, int clients, ToDoubleFunction<Random> rateFactors) {
+  private static Deviation measure(
+      Random random, int clients, ToDoubleFunction<Random> rateFactors) {
     long origin = 0;
     SlidingWindowCounter counter =
         new SlidingWindowCounter(RateLimit.of(LIMIT, Duration.ofNanos(PERIOD)), origin);
@@ -121,7 +122,7 @@ class SlidingWindowCounterErrorTest {
       }
     }
     assertThat(requests).isGreaterThan(100_000);
-    return new Error(
+    return new Deviation(
         requests,
         wronglyAllowed,
         wronglyRejected,

@@ -47,7 +47,7 @@ class StateSizeTest {
     // plus the state, 24 / 40 / 136 bytes. Guards regressions.
     long bound =
         algorithm == Algorithm.TOKEN_BUCKET ? 80 : algorithm == Algorithm.SLIDING_WINDOW ? 96 : 192;
-    assertThat(perKey).isPositive().isLessThan(bound);
+    assertThat(perKey).isPositive().isLessThan((double) bound);
   }
 
   private static long footprint(Algorithm algorithm, VirtualTime time, List<String> keys) {

@@ -22,9 +22,9 @@ class TokenBucketVersusBucket4jTest {
     Random random = new Random(seed);
     int requests = 0;
     for (int trace = 0; trace < 300; trace++) {
-      long limit = 1 + random.nextInt(random.nextBoolean() ? 10 : 1000);
+      long limit = 1L + random.nextInt(random.nextBoolean() ? 10 : 1000);
       long periodNanos = randomPeriod(random);
-      long capacity = 1 + random.nextInt((int) Math.min(3 * limit, 2000));
+      long capacity = 1L + random.nextInt((int) Math.min(3 * limit, 2000));
       VirtualTime time = new VirtualTime();
       long start = time.nanoTime();
       RateLimiter sluice = RateLimiter.of(
@@ -63,16 +63,12 @@ class TokenBucketVersusBucket4jTest {
   }
 
   private static long randomPeriod(Random random) {
-    switch (random.nextInt(4)) {
-      case 0:
-        return Duration.ofSeconds(1).toNanos();
-      case 1:
-        return Duration.ofMinutes(1 + random.nextInt(60)).toNanos();
-      case 2:
-        return 1_000 + random.nextInt(1_000_000);
-      default:
-        return 1 + (long) (random.nextDouble() * Duration.ofHours(1).toNanos());
-    }
+    return switch (random.nextInt(4)) {
+      case 0 -> Duration.ofSeconds(1).toNanos();
+      case 1 -> Duration.ofMinutes(1 + random.nextInt(60)).toNanos();
+      case 2 -> 1_000L + random.nextInt(1_000_000);
+      default -> 1 + (long) (random.nextDouble() * Duration.ofHours(1).toNanos());
+    };
   }
 
   /** Bucket4j's clock, reading the same virtual time. */

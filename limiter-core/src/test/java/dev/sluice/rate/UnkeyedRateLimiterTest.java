@@ -31,6 +31,7 @@ class UnkeyedRateLimiterTest {
 
   @ParameterizedTest
   @EnumSource(Algorithm.class)
+  @SuppressWarnings("EnumOrdinal") // a fixed seed per algorithm
   void decidesEveryRequestAsAKeyedLimitersSingleKey(Algorithm algorithm) {
     SplittableRandom random = new SplittableRandom(algorithm.ordinal() * 31L + 7);
     RateLimit limit = new RateLimit(5, Duration.ofMillis(200), 8);
@@ -40,7 +41,7 @@ class UnkeyedRateLimiterTest {
     int allowed = 0;
     for (int i = 0; i < 20_000; i++) {
       time.advanceNanos(random.nextLong(60_000_000));
-      long cost = 1 + random.nextInt(3);
+      long cost = 1L + random.nextInt(3);
       RateDecision expected = keyed.tryAcquire("k", cost);
       assertThat(unkeyed.tryAcquire("any key " + i, cost)).as("request " + i).isEqualTo(expected);
       if (expected.allowed()) {

@@ -88,10 +88,10 @@ class WindowBoundPropertyTest {
   }
 
   private static RateLimit randomLimit(Random random) {
-    long limit = 1 + random.nextInt(30);
+    long limit = 1L + random.nextInt(30);
     long periodNanos =
         1_000 + (long) (random.nextDouble() * Duration.ofMinutes(10).toNanos());
-    long burst = 1 + random.nextInt((int) (2 * limit));
+    long burst = 1L + random.nextInt((int) (2 * limit));
     return new RateLimit(limit, Duration.ofNanos(periodNanos), burst);
   }
 

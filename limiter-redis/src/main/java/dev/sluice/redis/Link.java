@@ -101,10 +101,7 @@ final class Link implements AutoCloseable {
           // slots of a dead or frozen master keep going to it until it comes back. Adaptive
           // triggers (MOVED, ASK, persistent reconnects, a failed node) react at once; the
           // periodic refresh finds a promotion that sent none of them (a frozen master)
-          .topologyRefreshOptions(io.lettuce.core.cluster.ClusterTopologyRefreshOptions.builder()
-              .enablePeriodicRefresh(TOPOLOGY_REFRESH)
-              .enableAllAdaptiveRefreshTriggers()
-              .build())
+          .topologyRefreshOptions(topologyRefresh())
           .timeoutOptions(timeouts)
           .socketOptions(socket)
           .build());
@@ -144,7 +141,20 @@ final class Link implements AutoCloseable {
         + (cluster ? " (cluster)" : "");
   }
 
+  // every adaptive trigger on; the replacement takes them one by one and would miss any Lettuce
+  // adds
+  @SuppressWarnings("deprecation")
+  private static io.lettuce.core.cluster.ClusterTopologyRefreshOptions topologyRefresh() {
+    return io.lettuce.core.cluster.ClusterTopologyRefreshOptions.builder()
+        .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+        .enableAllAdaptiveRefreshTriggers()
+        .build();
+  }
+
   /** Starts connecting unless connected or already trying; completes when the attempt ends. */
+  // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
+  // its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   CompletableFuture<Void> connect() {
     if (connection != null || closed || !connecting.compareAndSet(false, true)) {
       return CompletableFuture.completedFuture(null);
@@ -202,6 +212,9 @@ final class Link implements AutoCloseable {
   }
 
   /** The commands of the connection, or {@code null} (and a connect started) when there is none. */
+  // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
+  // its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   RedisScriptingAsyncCommands<String, String> commands() {
     RedisScriptingAsyncCommands<String, String> current = commands;
     if (current == null) {
@@ -238,6 +251,9 @@ final class Link implements AutoCloseable {
    * closed; one whose peer froze or vanished behind a blackhole stays open, its commands timing
    * out, for as long as TCP keeps retransmitting (many minutes).
    */
+  // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
+  // its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   void replace(StatefulConnection<String, String> stuck) {
     synchronized (this) {
       if (connection != stuck || closed) {
@@ -251,6 +267,8 @@ final class Link implements AutoCloseable {
   }
 
   @Override
+  // shutting down: a slow or failed shutdown of the client resources has no one left to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
   public void close() {
     closed = true;
     StatefulConnection<String, String> current = connection;

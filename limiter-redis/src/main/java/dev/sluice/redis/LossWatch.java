@@ -2,6 +2,7 @@ package dev.sluice.redis;
 
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import java.time.Duration;
@@ -181,7 +182,10 @@ final class LossWatch {
           lost(redis);
         }
         return strings
-            .setnx(EPOCH_KEY, Long.toHexString(ThreadLocalRandom.current().nextLong()))
+            .set(
+                EPOCH_KEY,
+                Long.toHexString(ThreadLocalRandom.current().nextLong()),
+                SetArgs.Builder.nx())
             .thenCompose(written -> strings.get(EPOCH_KEY))
             .toCompletableFuture()
             .thenAccept(this::learn);

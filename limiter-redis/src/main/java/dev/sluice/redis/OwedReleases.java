@@ -52,6 +52,10 @@ final class OwedReleases {
   }
 
   /** Sends every owed release once (one round at a time); those answered are paid. */
+  // FutureReturnValueIgnored: the callback handles the failure; the future it returns is not
+  // needed.
+  // ModifySourceCollectionInStream: owed is a concurrent set, whose streams allow removal
+  @SuppressWarnings({"FutureReturnValueIgnored", "ModifySourceCollectionInStream"})
   void retry() {
     if (owed.isEmpty() || closed || !sending.compareAndSet(false, true)) {
       return;

@@ -62,7 +62,11 @@ final class PermitNews implements AutoCloseable {
     list.add(listener);
     StatefulRedisPubSubConnection<String, String> open = connection;
     if (open != null) {
-      open.async().subscribe(channel);
+      // a lost SUBSCRIBE only costs wake-ups: the limiter's slow poll still finds freed permits
+      open.async().subscribe(channel).exceptionally(error -> {
+        LOG.debug("subscribing to {} failed", channel, error);
+        return null;
+      });
     } else {
       connect();
     }
@@ -87,6 +91,8 @@ final class PermitNews implements AutoCloseable {
     }
   }
 
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void connect() {
     if (closed || connection != null || !connecting.compareAndSet(false, true)) {
       return;
@@ -114,7 +120,10 @@ final class PermitNews implements AutoCloseable {
       }
       String[] channels = listeners.keySet().toArray(String[]::new);
       if (channels.length > 0) {
-        opened.async().subscribe(channels);
+        opened.async().subscribe(channels).exceptionally(failure -> {
+          LOG.debug("subscribing to {} channels failed", channels.length, failure);
+          return null;
+        });
       }
       if (check == null) {
         check = scheduler.every(CHECK_EVERY.toNanos(), this::checkPeer);
@@ -126,6 +135,8 @@ final class PermitNews implements AutoCloseable {
    * Asks the subscribed connection for a PING (one at a time). Only a timeout replaces it: a
    * connection that closed is being reconnected by Lettuce, and its PING is refused at once.
    */
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void checkPeer() {
     StatefulRedisPubSubConnection<String, String> open = connection;
     if (closed || open == null || listeners.isEmpty() || !checking.compareAndSet(false, true)) {
@@ -149,6 +160,9 @@ final class PermitNews implements AutoCloseable {
   }
 
   /** Closes {@code stuck} if it is still the connection, and opens a new one that subscribes again. */
+  // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
+  // its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void replace(StatefulRedisPubSubConnection<String, String> stuck) {
     synchronized (this) {
       if (connection != stuck || closed) {
@@ -172,6 +186,9 @@ final class PermitNews implements AutoCloseable {
   }
 
   @Override
+  // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
+  // its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
   public void close() {
     closed = true;
     Scheduler.Cancellable running = check;

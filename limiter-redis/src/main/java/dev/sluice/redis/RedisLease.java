@@ -106,6 +106,8 @@ final class RedisLease implements PermitLease {
    * Redis lost its state: the lease of this running job is written again at once (whatever the
    * maximum, as an adopted lease), so that the other nodes count it before they grant new ones.
    */
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   void reclaim(RedisScriptingAsyncCommands<String, String> redis) {
     CompletableFuture<Long> sent;
     synchronized (lock) {
@@ -160,6 +162,8 @@ final class RedisLease implements PermitLease {
     }
   }
 
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void renew() {
     CompletableFuture<Long> sent;
     synchronized (lock) {

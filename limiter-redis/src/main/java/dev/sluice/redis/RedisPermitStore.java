@@ -75,6 +75,8 @@ final class RedisPermitStore implements PermitStore {
   }
 
   @Override
+  // a failed epoch read is asked again beside the next request and by the idle poll
+  @SuppressWarnings("FutureReturnValueIgnored")
   public CompletionStage<Optional<PermitLease>> tryAcquire(
       String limiter, int maxPermits, Duration leaseTime, String ticket) {
     if (maxPermits < 1) {
@@ -137,6 +139,8 @@ final class RedisPermitStore implements PermitStore {
   }
 
   @Override
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   public void leave(String limiter, String ticket) {
     RedisScriptingAsyncCommands<String, String> redis =
         guard.state() == RedisState.UP ? link.commands() : null;
@@ -199,6 +203,8 @@ final class RedisPermitStore implements PermitStore {
    * written to Redis now (whatever the maximum: their jobs already run), so the other nodes count
    * them until they end. Called after calls that reached Redis.
    */
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void adoptLocalPermits(RedisScriptingAsyncCommands<String, String> redis) {
     for (LocalPermits.LocalLease held : local.unadopted()) {
       if (!held.startAdopting()) {

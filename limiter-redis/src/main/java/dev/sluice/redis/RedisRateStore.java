@@ -136,6 +136,8 @@ final class RedisRateStore implements RateStore {
    * Redis Cluster: the epoch key lives on one master, so it is asked for with a GET pipelined
    * beside the decisions rather than inside them.
    */
+  // a failed epoch read is asked again beside the next request and by the idle poll
+  @SuppressWarnings("FutureReturnValueIgnored")
   private CompletableFuture<List<RateDecision>> decideInCluster(
       RedisScriptingAsyncCommands<String, String> redis,
       List<RateRequest> requests,
@@ -164,6 +166,8 @@ final class RedisRateStore implements RateStore {
     return decideInRedis(redis, requests, served, start);
   }
 
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private CompletableFuture<List<RateDecision>> decideInRedis(
       RedisScriptingAsyncCommands<String, String> redis,
       List<RateRequest> requests,
@@ -222,7 +226,7 @@ final class RedisRateStore implements RateStore {
       List<RateRequest> requests,
       RateDecision[] served,
       String epoch) {
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type is made raw
     CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
     for (int i = 0; i < parts.length; i++) {
       RateRequest request = requests.get(i);
@@ -241,6 +245,7 @@ final class RedisRateStore implements RateStore {
     return parts;
   }
 
+  @SuppressWarnings("ReferenceEquality") // STALE is a marker instance, never an answer of Redis
   private static boolean anyStale(CompletableFuture<RateDecision>[] parts) {
     for (CompletableFuture<RateDecision> part : parts) {
       if (part.join() == STALE) {
@@ -295,6 +300,8 @@ final class RedisRateStore implements RateStore {
   }
 
   /** Counts {@code owed} in Redis; sent again, unchanged, if no answer comes. */
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void charge(RedisScriptingAsyncCommands<String, String> redis, Debts.Charge owed) {
     try {
       scripts
@@ -388,7 +395,7 @@ final class RedisRateStore implements RateStore {
       return CompletableFuture.completedFuture(null);
     }
     try {
-      CompletableFuture<?>[] parts = new CompletableFuture[requests.size()];
+      CompletableFuture<?>[] parts = new CompletableFuture<?>[requests.size()];
       long now = clock.nanoTime();
       for (int i = 0; i < parts.length; i++) {
         parts[i] = scripts.refund(redis, requests.get(i));
@@ -410,6 +417,7 @@ final class RedisRateStore implements RateStore {
   }
 
   /** Redis's answer where it came in time, the local decision where it did not. */
+  @SuppressWarnings("ReferenceEquality") // STALE is a marker instance, never an answer of Redis
   private List<RateDecision> collect(
       List<RateRequest> requests, CompletableFuture<RateDecision>[] parts) {
     List<RateDecision> decisions = new ArrayList<>(parts.length);

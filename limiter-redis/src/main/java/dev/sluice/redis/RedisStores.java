@@ -125,6 +125,8 @@ public final class RedisStores implements Stores {
    * asks for the epoch (see {@link LossWatch}), so a Redis that came back empty is found here too,
    * before any decision is made on it.
    */
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void probe() {
     // while settling after a loss the decisions keep off Redis and the breaker waits with them,
     // so that "up" keeps meaning "decided in Redis"
@@ -216,6 +218,8 @@ public final class RedisStores implements Stores {
   }
 
   /** Batched mode: every batch-sync interval the permits parked on this node go back to Redis. */
+  // a failed give-back leaves the permits parked and usable; the next sync tries again
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void scheduleSync() {
     sync = scheduler.schedule(
         () -> {
@@ -287,6 +291,8 @@ public final class RedisStores implements Stores {
   }
 
   /** Until a connection is open, starts a new attempt every {@link #RECONNECT_EVERY}. */
+  // connect() records its own failure; the next round tries again
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void keepConnecting() {
     scheduler.schedule(
         () -> {

@@ -36,6 +36,10 @@ final class StallCheck {
   }
 
   /** A call timed out. */
+  // FutureReturnValueIgnored: the callback handles the failure; the future it returns is not
+  // needed.
+  // NonAtomicVolatileUpdate: one check at a time (the checking flag), so replaced has one writer
+  @SuppressWarnings({"FutureReturnValueIgnored", "NonAtomicVolatileUpdate"})
   void timedOut() {
     StatefulConnection<String, String> on = link.current();
     if (on == null || !checking.compareAndSet(false, true)) {

@@ -56,6 +56,8 @@ class ClusterReshardTest {
   }
 
   @Test
+  // Thread.yield() is the job: the permit is held while the other callers run
+  @SuppressWarnings("ThreadPriorityCheck")
   void movingTheSlotsOfLiveKeysSurfacesNothingAndKeepsTheLimits() throws Exception {
     startCluster();
     String limiter = "reshard-jobs";

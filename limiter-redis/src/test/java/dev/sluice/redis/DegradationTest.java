@@ -168,6 +168,7 @@ class DegradationTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the server only has to run during the block
   void aRedisThatIsNotThereAtStartUpIsUsedOnceItAppears() {
     int port = RedisServer.freePort();
     RedisStores node = nodes.open(

@@ -182,6 +182,7 @@ final class FaultProxy implements AutoCloseable {
     writer.start();
   }
 
+  @SuppressWarnings("ArrayRecordComponent") // private, and never compared, hashed or printed
   private record Chunk(byte[] bytes, long at) {}
 
   private void closeAll() {

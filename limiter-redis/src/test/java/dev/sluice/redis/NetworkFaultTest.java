@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -103,6 +104,8 @@ class NetworkFaultTest {
    * During the fault, {@code during} runs; afterwards jobs must start on Redis again within 2 s,
    * Redis must never have held more than the limit plus one share, and every lease comes back.
    */
+  // the delayed release is checked by the wait for every lease to come back
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void jobsThrough(Consumer<FaultProxy> fault, String name, int jobMillis)
       throws Exception {
     RedisStores node = nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL);
@@ -110,7 +113,7 @@ class NetworkFaultTest {
     AtomicLong most = new AtomicLong();
     AtomicLong startedOnRedis = new AtomicLong();
     try {
-      load.scheduleWithFixedDelay(
+      ScheduledFuture<?> taking = load.scheduleWithFixedDelay(
           () -> take(node, limiter, 2).ifPresent(lease -> {
             if (lease instanceof RedisLease) {
               startedOnRedis.incrementAndGet();
@@ -120,7 +123,7 @@ class NetworkFaultTest {
           0,
           10,
           TimeUnit.MILLISECONDS);
-      load.scheduleWithFixedDelay(
+      ScheduledFuture<?> sampling = load.scheduleWithFixedDelay(
           () -> most.accumulateAndGet(leasesInRedis(), Math::max), 0, 5, TimeUnit.MILLISECONDS);
       await().atMost(Duration.ofSeconds(5)).until(() -> startedOnRedis.get() >= 10);
 
@@ -140,6 +143,9 @@ class NetworkFaultTest {
           .pollInterval(Duration.ofMillis(5))
           .until(() -> startedOnRedis.get() > before + 2);
       long back = (System.nanoTime() - healed) / 1_000_000;
+      // a periodic task that threw has stopped without a word: its future is then done
+      assertThat(taking.isDone()).as("the load task still runs").isFalse();
+      assertThat(sampling.isDone()).as("the sampling task still runs").isFalse();
       load.shutdown(); // the jobs running end (their releases are delayed tasks), no new ones
       assertThat(load.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
       await("every lease comes back")

@@ -121,6 +121,8 @@ class SentinelTest {
    * they admit at most one local share beyond the limit. Two jobs that held the only two leases
    * end during the failover: their leases are freed within 2 s of the nodes being back.
    */
+  // both nodes must decide on every poll, so no short circuit
+  @SuppressWarnings("ShortCircuitBoolean")
   private void failover(String name, java.util.function.Consumer<RedisServer> fail)
       throws Exception {
     RedisServer.requireBinary();
@@ -222,6 +224,8 @@ class SentinelTest {
    * charges what the replica lacks: nothing is admitted beyond the limit.
    */
   @Test
+  // the link is closed early on purpose: the last writes never reach the replica
+  @SuppressWarnings("try")
   void aPromotedReplicaThatMissedTheLastWritesIsChargedThem() throws Exception {
     RedisServer.requireBinary();
     // a frozen replica (SIGSTOP) would not do: the kernel still takes the stream into its socket

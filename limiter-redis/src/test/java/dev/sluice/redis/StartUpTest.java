@@ -74,6 +74,7 @@ class StartUpTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the server only has to run during the block
   void aFirstConnectThatFailsCountsAsDownAndTheNodeReconnectsInTheBackground() throws Exception {
     int port = RedisServer.freePort();
     StoreSettings settings = new StoreSettings(

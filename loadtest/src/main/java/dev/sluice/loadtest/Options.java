@@ -33,7 +33,7 @@ import java.util.Set;
  * @param mixes job mixes of {@code --scenario adaptive}
  * @param overloads offered loads of {@code --scenario adaptive}, as multiples of the capacity
  * @param variantList {@code --variants} as given: the variants of {@code --scenario adaptive} or
- *     {@code overload} or {@code overhead} (each checks the names it knows), or empty for the
+ *     {@code overload} or {@code overload} (each checks the names it knows), or empty for the
  *     scenario's own defaults
  * @param overload the sweep points, job kinds and step test of {@code --scenario overload}
  * @param beforeJar {@code --scenario overhead}: an earlier build's loadtest jar whose Sluice
@@ -124,7 +124,11 @@ public record Options(
     return java.util.Arrays.stream(args).anyMatch(a -> a.equals("--help") || a.equals("-h"));
   }
 
-  /** @throws IllegalArgumentException naming the option and the bad value */
+  /**
+   * Parses the command line.
+   *
+   * @throws IllegalArgumentException naming the option and the bad value
+   */
   public static Options parse(String... args) {
     Optional<URI> target = Optional.empty();
     boolean embedded = false;

@@ -14,6 +14,8 @@ final class Blocking {
    * Waits for {@code future}; interrupted, the caller leaves the queue (a permit granted meanwhile
    * goes straight back). A rejection is rethrown as the {@link ConcurrencyRejectedException}.
    */
+  // a failed acquire holds no permit, so there is nothing to release
+  @SuppressWarnings("FutureReturnValueIgnored")
   static Permit await(String limiter, CompletableFuture<Permit> future)
       throws InterruptedException {
     try {

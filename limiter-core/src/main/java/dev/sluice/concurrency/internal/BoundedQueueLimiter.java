@@ -73,7 +73,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   static {
     try {
-      STATE = MethodHandles.lookup().findVarHandle(StateWord.class, "state", long.class);
+      STATE = MethodHandles.lookup().findVarHandle(PaddedState.class, "state", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -985,6 +985,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   }
 
   @Override
+  @SuppressWarnings("NonAtomicVolatileUpdate") // drainWaiters changes only under the lock
   public boolean awaitDrained(Duration timeout) throws InterruptedException {
     long remaining = timeout.toNanos();
     lock.lock();

@@ -114,6 +114,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   }
 
   @Override
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   public CompletableFuture<Permit> acquire(Caller caller) {
     Objects.requireNonNull(caller, "caller must not be null");
     GlobalAcquire acquire = new GlobalAcquire(
@@ -400,6 +402,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
    * always empty; use {@link #acquire()}.
    */
   @Override
+  // a failed acquire holds no permit, so there is nothing to release
+  @SuppressWarnings("FutureReturnValueIgnored")
   public Optional<Permit> tryAcquire() {
     Optional<Permit> localPermit = local.tryAcquire();
     if (localPermit.isEmpty()) {

@@ -12,6 +12,8 @@ import java.util.function.Supplier;
  * the newest waiter of the lowest class below the newcomer's. Strict priority, on purpose: under
  * sustained overload lower classes can starve, which is what shedding means.
  */
+// one queue per priority, indexed by ordinal: Priority's declaration order is the order of service
+@SuppressWarnings("EnumOrdinal")
 public final class PriorityWaitQueue implements WaitQueue {
 
   private static final Priority[] CLASSES = Priority.values();

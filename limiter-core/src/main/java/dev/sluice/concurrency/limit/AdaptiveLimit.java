@@ -90,6 +90,7 @@ public abstract class AdaptiveLimit implements LimitSource {
     this(bounds.minLimit, bounds.maxLimit, bounds.initialLimit(), bounds.tick.toNanos(), true);
   }
 
+  @SuppressWarnings("UnusedVariable") // 'checked' only tells this constructor from the public one
   private AdaptiveLimit(
       int minLimit, int maxLimit, int initialLimit, long tickNanos, boolean checked) {
     this.minLimit = minLimit;

@@ -82,6 +82,9 @@ public interface CpuSignal {
   }
 
   /** The two signals of this JVM. */
+  // one per JVM on purpose: the machine's load is read by one caller (getCpuLoad() measures since
+  // its previous call), so its running totals live in the singleton, behind read()'s lock
+  @SuppressWarnings("ImmutableEnumChecker")
   enum SharedCpuSignal implements CpuSignal {
     MACHINE {
       /** Polls closer than this return the totals of the previous poll (the JDK's own floor). */

@@ -135,6 +135,8 @@ class ConcurrencyLimiterStressTest {
     return run(changeLimits, discipline, callers, rejectEarly, Duration.ZERO);
   }
 
+  // Thread.yield() shakes the interleavings of the stress test's threads on 2 cores
+  @SuppressWarnings("ThreadPriorityCheck")
   private Result run(
       boolean changeLimits,
       Supplier<WaitQueue> discipline,
@@ -262,7 +264,10 @@ class ConcurrencyLimiterStressTest {
     return new Result(maxHolders.get(), queue, snapshot);
   }
 
-  @SuppressWarnings("checkstyle:ParameterNumber")
+  // FutureReturnValueIgnored: the callbacks record each grant, and the test checks that record;
+  // ThreadPriorityCheck: Thread.yield() shakes the interleavings of the threads on 2 cores
+  @SuppressWarnings({"checkstyle:ParameterNumber", "FutureReturnValueIgnored", "ThreadPriorityCheck"
+  })
   private static void work(
       SplittableRandom random,
       ConcurrencyLimiter limiter,

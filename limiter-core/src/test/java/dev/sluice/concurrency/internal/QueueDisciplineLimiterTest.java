@@ -38,6 +38,8 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aKeyAtItsCapIsRefusedWhileOthersStillQueue() {
     ConcurrencyLimiter limiter =
         limiter(10, WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()));
@@ -160,6 +162,8 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void theListenerHearsTheReason() {
     List<RejectionReason> reasons = new ArrayList<>();
     ConcurrencyLimiter limiter = limiters
@@ -186,6 +190,8 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void anOldListenerStillHearsRejections() {
     List<Outcome> outcomes = new ArrayList<>();
     ConcurrencyLimiter limiter = limiters
@@ -204,6 +210,8 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aFifoLimiterReportsEveryWaiterAsNormal() {
     ConcurrencyLimiter limiter = limiter(5, WaitQueue.fifo());
     limiter.acquire().join();

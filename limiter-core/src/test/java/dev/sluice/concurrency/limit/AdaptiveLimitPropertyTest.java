@@ -63,6 +63,7 @@ class AdaptiveLimitPropertyTest {
   }
 
   @Test
+  @SuppressWarnings("EnumOrdinal") // a random mix drawn from the seed
   void theCpuLimitHoldsARandomTargetForARandomMixMachineAndOverload() {
     long seed = seed();
     Random random = new Random(seed);

@@ -83,6 +83,8 @@ final class AdaptiveReport {
    * the same load (CPU mean, goodput), e.g. {@code at 2x: cpu held 69.7 % CPU against fixed's 53.5
    * %, goodput +36 %}; without a fixed run, each variant's CPU and goodput alone.
    */
+  // skips the very baseline result of the list, whatever its figures
+  @SuppressWarnings("ReferenceEquality")
   static List<String> verdict(List<AdaptiveResult> runs) {
     List<String> lines = new java.util.ArrayList<>();
     Map<Double, List<AdaptiveResult>> byLoad = runs.stream()

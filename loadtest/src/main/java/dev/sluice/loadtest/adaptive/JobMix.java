@@ -46,6 +46,8 @@ public enum JobMix {
   }
 
   /**
+   * Parses the mixes named by an option.
+   *
    * @param value {@code cpu}, {@code sizes}, {@code io}, a comma list of them, or {@code all}
    * @throws IllegalArgumentException naming the option, the value and the choices
    */

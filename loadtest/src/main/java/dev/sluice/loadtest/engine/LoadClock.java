@@ -28,6 +28,9 @@ public interface LoadClock {
       }
 
       @Override
+      // load-test tool: a periodic task that throws stops, which shows as missing samples in the
+      // report
+      @SuppressWarnings("FutureReturnValueIgnored")
       public void schedule(Runnable task, long delayNanos) {
         timer.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
       }

@@ -86,7 +86,8 @@ public final class RetryAfterBackoff implements IntervalBiFunction<Reply> {
             .map(Duration::toMillis)
         : Optional.empty();
     long base = serverSaid.orElseGet(() -> (long) Math.min(
-        max.toMillis(), initial.toMillis() * Math.pow(multiplier, Math.max(0, attempts - 1))));
+        (double) max.toMillis(),
+        initial.toMillis() * Math.pow(multiplier, Math.max(0, attempts - 1))));
     return base + (long) (random.nextDouble() * jitter * base);
   }
 }

@@ -51,6 +51,8 @@ public final class RetryingClient implements OpenLoopDispatcher.Sender {
     }
   }
 
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void attempt(Ledger.Job job, int attempt) {
     CompletableFuture<Reply> reply;
     try {

@@ -41,6 +41,8 @@ final class MachineSampler implements AutoCloseable {
     this.startNanos = startNanos;
   }
 
+  // load-test tool: a periodic task that throws stops, which shows as missing samples in the report
+  @SuppressWarnings("FutureReturnValueIgnored")
   void start() {
     last = MachineCpu.read().orElse(null);
     lastNanos = System.nanoTime();

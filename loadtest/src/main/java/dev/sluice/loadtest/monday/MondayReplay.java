@@ -98,6 +98,8 @@ public final class MondayReplay implements Experiment {
     return report;
   }
 
+  // the sampler stops before the result is built; the try closes it when the run fails
+  @SuppressWarnings("try")
   private MondayResult runOne(Options options, MondayVariant variant, List<Path> files) {
     double window = options.duration().toMillis() / 1000.0;
     String before = loadAverage();

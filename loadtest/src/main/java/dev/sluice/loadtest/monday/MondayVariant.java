@@ -74,28 +74,33 @@ public record MondayVariant(String name, String description, List<String> proper
         TRANSCODE + "target-cpu=" + TARGET_CPU,
         TRANSCODE + "reject-early=true");
     switch (name) {
-      case "none":
+      case "none" -> {
         return new MondayVariant(
             name, "no limiter (sluice.enabled=false)", List.of("sluice.enabled=false"));
-      case "static":
+      }
+      case "static" -> {
         return fixed(
             name, Math.max(1, (int) Math.round(0.7 * cores)), "round(0.7 x " + cores + " cores)");
-      case "cpu":
+      }
+      case "cpu" -> {
         return new MondayVariant(name, "limit=cpu, machine CPU target 70 %, reject-early", cpu);
-      case "cpu+cost":
+      }
+      case "cpu+cost" -> {
         List<String> withCost = new ArrayList<>(cpu);
         withCost.add(TRANSCODE + "cost=header:" + Clip.COST_HEADER);
         return new MondayVariant(
             name,
             "limit=cpu as cpu, each job weighted by its declared cost (" + Clip.COST_HEADER + ")",
             withCost);
-      default:
+      }
+      default -> {
         if (name.matches("static-[1-9][0-9]{0,2}")) {
           return fixed(name, Integer.parseInt(name.substring("static-".length())), "hand-tuned");
         }
         throw new IllegalArgumentException(
             option + " must be a comma list of none, static, static-N"
                 + " (N permits), cpu, cpu+cost but was '" + value + "'");
+      }
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.sluice.loadtest.overhead;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.loadtest.Experiment;
@@ -410,7 +412,7 @@ public final class OverheadRun implements Experiment {
               base.resolve(OverheadVariant.ENDPOINT).toString())
           .redirectErrorStream(true)
           .start();
-      String output = new String(wrk.getInputStream().readAllBytes());
+      String output = new String(wrk.getInputStream().readAllBytes(), UTF_8);
       if (wrk.waitFor() != 0) {
         throw new IOException("wrk failed: " + output);
       }

@@ -45,6 +45,8 @@ final class AnswerLog {
   }
 
   /** The transport, logging each try; it changes none. */
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   UnaryOperator<Transport> wrap() {
     return inner -> arrival -> {
       long sent = nanoClock.getAsLong();

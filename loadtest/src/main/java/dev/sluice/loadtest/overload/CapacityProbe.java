@@ -69,6 +69,8 @@ final class CapacityProbe {
     return completed.get() / (MEASURED.toNanos() / 1e9);
   }
 
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private static void next(
       HttpTransport http,
       JobKind kind,

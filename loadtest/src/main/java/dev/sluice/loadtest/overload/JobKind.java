@@ -54,6 +54,8 @@ public enum JobKind {
   }
 
   private final String description;
+
+  @SuppressWarnings("ImmutableEnumChecker") // always a List.of, which cannot change
   private final List<Size> sizes;
 
   JobKind(String description, List<Size> sizes) {
@@ -89,6 +91,8 @@ public enum JobKind {
   }
 
   /**
+   * Parses the job kinds named by an option.
+   *
    * @param value {@code short}, {@code long}, {@code sizes} or a comma list of them
    * @throws IllegalArgumentException naming the option, the value and the choices
    */

@@ -34,6 +34,8 @@ public record OverloadOptions(List<Double> points, List<JobKind> jobs, boolean s
   }
 
   /**
+   * Parses the load points of an option, as multiples of the measured capacity.
+   *
    * @param value a comma list of multiples > 0 (e.g. {@code 1,2,5,10}), or {@code none}
    * @throws IllegalArgumentException naming the option and the value
    */

@@ -157,7 +157,7 @@ public final class OverloadRun implements Experiment {
         o.run.accounting().totalSent(),
         o.run.samples(),
         SweepResult.steadyFrom(seconds),
-        seconds,
+        (double) seconds,
         capacity,
         variant.limiterName());
     return new SweepResult(

@@ -52,6 +52,8 @@ public record RunFigures(
   static final double FAST_REJECTION_MILLIS = 50;
 
   /**
+   * The counts of one run.
+   *
    * @param sent requests sent (each tried once)
    * @param ok answered 2xx
    * @param rejected answered 429

@@ -31,12 +31,13 @@ final class StepRecovery {
   private StepRecovery() {}
 
   /**
+   *Returns seconds from the step until the series stayed in the band, or empty when it did not
+   * settle within the phase (or had no reading in it).
    * @param series readings in time order; NaN values are gaps and are skipped
    * @param stepAt when the load stepped
    * @param phaseEnd when the next step came (or the run ended)
    * @param inBand whether a value is where it should be
-   * @return seconds from the step until the series stayed in the band, or empty when it did not
-   *     settle within the phase (or had no reading in it)
+   *
    */
   static OptionalDouble settle(
       List<Reading> series, double stepAt, double phaseEnd, DoublePredicate inBand) {

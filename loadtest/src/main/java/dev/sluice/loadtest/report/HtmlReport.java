@@ -4,6 +4,7 @@ import dev.sluice.loadtest.engine.Accounting;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Function;
 
@@ -135,7 +136,7 @@ public final class HtmlReport {
     html.append("</table>\n");
   }
 
-  private static TreeSet<String> outcomesOf(List<RunSummary> runs) {
+  private static SortedSet<String> outcomesOf(List<RunSummary> runs) {
     TreeSet<String> outcomes = new TreeSet<>();
     runs.forEach(r -> r.accounting().outcomes().values().forEach(m -> outcomes.addAll(m.keySet())));
     return outcomes;

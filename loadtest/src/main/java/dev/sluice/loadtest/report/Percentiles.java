@@ -9,7 +9,10 @@ import org.HdrHistogram.Histogram;
  */
 public record Percentiles(long count, double p50, double p90, double p99, double p999, double max) {
 
-  /** @param unitsPerMilli 1000 for a histogram of microseconds, 1 for milliseconds */
+  /**
+   * The percentiles of a histogram, in milliseconds.
+   *
+   * @param unitsPerMilli 1000 for a histogram of microseconds, 1 for milliseconds */
   public static Percentiles of(Histogram h, double unitsPerMilli) {
     return new Percentiles(
         h.getTotalCount(),

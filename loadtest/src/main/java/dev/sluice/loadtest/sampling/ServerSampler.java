@@ -30,6 +30,8 @@ public final class ServerSampler implements AutoCloseable {
     this.startNanos = startNanos;
   }
 
+  // load-test tool: a periodic task that throws stops, which shows as missing samples in the report
+  @SuppressWarnings("FutureReturnValueIgnored")
   public void start() {
     timer.scheduleAtFixedRate(this::sample, 0, 1, TimeUnit.SECONDS);
   }

@@ -17,11 +17,12 @@ final class ServiceCpu {
   private long lastWallNanos;
 
   /**
+   *Returns percent of the whole machine since the previous reading.
    * @param cpuNanos the process's cumulative CPU time now (NaN: not exported)
    * @param wallNanos a monotonic time of the reading
    * @param cores the machine's cores as the service sees them
    * @param gauge the {@code process_cpu_usage} reading in percent, used when there is no interval
-   * @return percent of the whole machine since the previous reading
+   *
    */
   double percent(double cpuNanos, long wallNanos, double cores, double gauge) {
     double previous = lastCpuNanos;

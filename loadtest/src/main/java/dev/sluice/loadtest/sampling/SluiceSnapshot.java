@@ -2,7 +2,6 @@ package dev.sluice.loadtest.sampling;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -44,9 +43,7 @@ final class SluiceSnapshot {
                 node.path("limit").asInt(-1)));
         return;
       }
-      Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
-      while (fields.hasNext()) {
-        Map.Entry<String, JsonNode> field = fields.next();
+      for (Map.Entry<String, JsonNode> field : node.properties()) {
         collect(field.getValue(), field.getKey(), found);
       }
     } else if (node.isArray()) {

@@ -55,7 +55,11 @@ public final class LoadRun {
     this.transport = transport;
   }
 
-  /** @param label names the run in the report and the summary */
+  /**
+   * Runs the workload against {@code target}.
+   *
+   * @param label names the run in the report and the summary
+   */
   public RunSummary run(URI target, String label) throws Exception {
     try (HttpTransport http = new HttpTransport(target, Duration.ofMinutes(5))) {
       int cores = serverCores(http);

@@ -56,6 +56,8 @@ final class SoakLoad implements AutoCloseable {
     this.random = new Random(seed);
   }
 
+  // load-test tool: a periodic task that throws stops, which shows as missing samples in the report
+  @SuppressWarnings("FutureReturnValueIgnored")
   void start() {
     ticks.scheduleAtFixedRate(
         this::history, 0, 1_000_000 / HISTORY_PER_SECOND, TimeUnit.MICROSECONDS);
@@ -109,6 +111,8 @@ final class SoakLoad implements AutoCloseable {
     }
   }
 
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void send(String kind, HttpRequest request) {
     open.incrementAndGet();
     http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((response, e) -> {

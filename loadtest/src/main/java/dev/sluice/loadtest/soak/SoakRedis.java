@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -114,7 +115,7 @@ final class SoakRedis implements AutoCloseable {
           .append("\r\n");
     }
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
+      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1_000);
       socket.setSoTimeout(5_000);
       OutputStream out = socket.getOutputStream();
       out.write(request.toString().getBytes(StandardCharsets.UTF_8));

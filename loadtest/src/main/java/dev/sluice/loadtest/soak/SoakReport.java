@@ -77,9 +77,9 @@ final class SoakReport {
   long failures() {
     return answers.entrySet().stream()
         .filter(e -> e.getKey().endsWith("connection error")
-            || e.getKey().matches(".* 5\\d\\d")
+            || (e.getKey().matches(".* 5\\d\\d")
                 && !e.getKey().endsWith(" 503")
-                && !e.getKey().endsWith(" 504"))
+                && !e.getKey().endsWith(" 504")))
         .mapToLong(Map.Entry::getValue)
         .sum();
   }

@@ -24,19 +24,18 @@ public final class SoakRun implements Experiment {
   static final int NODES = 2;
   static final long SAMPLE_SECONDS = 10;
   /** The global per-account rule of the history lookups: 5/s, burst 5. */
-  static final String RULES = String.join(
-      "\n",
-      "rules:",
-      "  - id: history-per-account",
-      "    resource: /api/history/*",
-      "    method: GET",
-      "    actor: account",
-      "    limit: 5",
-      "    unit: second",
-      "    burst: 5",
-      "    algorithm: token-bucket",
-      "    scope: global",
-      "");
+  static final String RULES = """
+      rules:
+        - id: history-per-account
+          resource: /api/history/*
+          method: GET
+          actor: account
+          limit: 5
+          unit: second
+          burst: 5
+          algorithm: token-bucket
+          scope: global\
+      """;
 
   @Override
   public String id() {

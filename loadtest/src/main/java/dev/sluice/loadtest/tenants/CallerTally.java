@@ -48,7 +48,7 @@ final class CallerTally {
    * @param requests distinct requests (a retry is the same request)
    * @param served requests answered 200
    * @param statuses every try's status ({@code io-error} for a failed try)
-   * @param reasons what rejections said, from their problem+json {@code reason} (or {@code title})
+   * @param reasons what rejections said, from their problem+json {@code reasons} (or {@code title})
    * @param queuedMillis the server-reported queue wait of the served jobs
    */
   record Counts(
@@ -77,6 +77,8 @@ final class CallerTally {
   }
 
   /** The transport, counting each try into this tally. */
+  // the callback handles the failure; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
   Transport wrap(Transport inner) {
     return arrival -> {
       Caller caller =

@@ -52,7 +52,7 @@ final class Fairness {
       int users = byDemand.length - i;
       double equal = left / users;
       long asked = demand.get(keys[byDemand[i]]);
-      double given = Math.min(asked, equal);
+      double given = Math.min((double) asked, equal);
       share[byDemand[i]] = given;
       left -= given;
     }

@@ -93,7 +93,7 @@ record GreedyHostFigures(
       demand.put(host, c == null ? 0 : c.requests());
       served += c == null ? 0 : c.served();
     }
-    Map<String, Double> fair = Fairness.maxMinShares(demand, served);
+    Map<String, Double> fair = Fairness.maxMinShares(demand, (double) served);
     Map<String, Host> hosts = new LinkedHashMap<>();
     double[] normalized = new double[demand.size()];
     double[] plain = new double[demand.size()];

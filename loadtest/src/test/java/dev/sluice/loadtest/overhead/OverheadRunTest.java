@@ -164,21 +164,20 @@ class OverheadRunTest {
 
   @Test
   void wrksSummaryGivesRequestsDurationNon2xxAndPercentiles() throws IOException {
-    String output = String.join(
-        "\n",
-        "Running 5s test @ http://127.0.0.1:4711/api/ping",
-        "  1 threads and 16 connections",
-        "  Thread Stats   Avg      Stdev     Max   +/- Stdev",
-        "    Latency     1.10ms  612.31us  20.31ms   91.20%",
-        "  Latency Distribution",
-        "     50%    0.98ms",
-        "     75%    1.20ms",
-        "     90%    1.61ms",
-        "     99%    3.50ms",
-        "  63211 requests in 5.01s, 6.33MB read",
-        "  Non-2xx or 3xx responses: 3",
-        "Requests/sec:  12616.97",
-        "");
+    String output = """
+        Running 5s test @ http://127.0.0.1:4711/api/ping
+          1 threads and 16 connections
+          Thread Stats   Avg      Stdev     Max   +/- Stdev
+            Latency     1.10ms  612.31us  20.31ms   91.20%
+          Latency Distribution
+             50%    0.98ms
+             75%    1.20ms
+             90%    1.61ms
+             99%    3.50ms
+          63211 requests in 5.01s, 6.33MB read
+          Non-2xx or 3xx responses: 3
+        Requests/sec:  12616.97\
+        """;
     OverheadRun.Round round = OverheadRun.Wrk.parse(output);
     assertThat(round.requests()).isEqualTo(63211);
     assertThat(round.seconds()).isEqualTo(5.01);

@@ -36,6 +36,8 @@ class AnswerLogTest {
   }
 
   @Test
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void latencyRunsFromTheIntendedSendAndALateSendShowsInIt() {
     AnswerLog log = new AnswerLog(now::get);
     Transport logged = log.wrap().apply(server);

@@ -6,13 +6,14 @@ import static org.assertj.core.api.Assertions.within;
 import dev.sluice.loadtest.overload.StepRecovery.Reading;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.DoublePredicate;
 import org.junit.jupiter.api.Test;
 
 /** Settling times after a step, from made-up series on a virtual timeline of seconds. */
 class StepRecoveryTest {
 
-  private static final DoublePredicate CPU_BAND = v -> Math.abs(v - 70) <= 5;
+  private static boolean cpuBand(double v) {
+    return Math.abs(v - 70) <= 5;
+  }
 
   private static List<Reading> series(double first, double... values) {
     List<Reading> series = new ArrayList<>();
@@ -28,7 +29,7 @@ class StepRecoveryTest {
     // in, in (13.01 covers a second that began in the phase)
     List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, 99, 72, 90, 68, 71, 70, 40);
 
-    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble())
+    assertThat(StepRecovery.settle(cpu, 7, 13, StepRecoveryTest::cpuBand).getAsDouble())
         .isCloseTo(4.01, within(1e-9));
   }
 
@@ -36,7 +37,7 @@ class StepRecoveryTest {
   void aSeriesInTheBandAtOnceSettlesAtItsFirstReadingAfterTheStep() {
     List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, 71, 69, 70);
 
-    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble())
+    assertThat(StepRecovery.settle(cpu, 7, 13, StepRecoveryTest::cpuBand).getAsDouble())
         .isCloseTo(1.01, within(1e-9));
   }
 
@@ -44,8 +45,8 @@ class StepRecoveryTest {
   void aSeriesOutOfTheBandAtTheEndOfThePhaseNeverSettled() {
     List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, 71, 69, 70, 70, 70, 99);
 
-    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND)).isEmpty();
-    assertThat(StepRecovery.settle(List.of(), 7, 13, CPU_BAND)).isEmpty();
+    assertThat(StepRecovery.settle(cpu, 7, 13, StepRecoveryTest::cpuBand)).isEmpty();
+    assertThat(StepRecovery.settle(List.of(), 7, 13, StepRecoveryTest::cpuBand)).isEmpty();
   }
 
   @Test
@@ -54,7 +55,7 @@ class StepRecoveryTest {
     List<Reading> cpu =
         series(1.01, 70, 70, 70, 70, 70, 70, 70, Double.NaN, 99, 70, Double.NaN, 70, 70, 10);
 
-    assertThat(StepRecovery.settle(cpu, 7, 13, CPU_BAND).getAsDouble())
+    assertThat(StepRecovery.settle(cpu, 7, 13, StepRecoveryTest::cpuBand).getAsDouble())
         .isCloseTo(3.01, within(1e-9));
   }
 

@@ -7,18 +7,17 @@ import org.junit.jupiter.api.Test;
 
 class ServerReadingTest {
 
-  private static final String METRICS = String.join(
-      "\n",
-      "# HELP process_cpu_usage The \"recent cpu usage\" for the Java Virtual Machine process",
-      "# TYPE process_cpu_usage gauge",
-      "process_cpu_usage 0.6843",
-      "process_cpu_usage_extra 0.99",
-      "# TYPE system_cpu_count gauge",
-      "system_cpu_count 2.0",
-      "system_cpu_usage{host=\"a b\"} 0.912 1712345678000",
-      "system_load_average_1m -1.0",
-      "jvm_memory_used_bytes{area=\"heap\",id=\"G1 Eden Space\"} 1.2E7",
-      "");
+  private static final String METRICS = """
+      # HELP process_cpu_usage The "recent cpu usage" for the Java Virtual Machine process
+      # TYPE process_cpu_usage gauge
+      process_cpu_usage 0.6843
+      process_cpu_usage_extra 0.99
+      # TYPE system_cpu_count gauge
+      system_cpu_count 2.0
+      system_cpu_usage{host="a b"} 0.912 1712345678000
+      system_load_average_1m -1.0
+      jvm_memory_used_bytes{area="heap",id="G1 Eden Space"} 1.2E7\
+      """;
 
   @Test
   void readsCpuGaugesWithOrWithoutLabelsAndTimestamps() {

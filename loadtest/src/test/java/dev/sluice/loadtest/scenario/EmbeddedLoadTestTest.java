@@ -8,7 +8,6 @@ import dev.sluice.loadtest.LoadTest;
 import dev.sluice.loadtest.Options;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -81,8 +80,8 @@ class EmbeddedLoadTestTest {
 
   private static long sum(JsonNode counts) {
     long total = 0;
-    for (Iterator<Map.Entry<String, JsonNode>> it = counts.fields(); it.hasNext(); ) {
-      total += it.next().getValue().asLong();
+    for (Map.Entry<String, JsonNode> count : counts.properties()) {
+      total += count.getValue().asLong();
     }
     return total;
   }

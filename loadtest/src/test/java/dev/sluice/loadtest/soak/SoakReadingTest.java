@@ -8,13 +8,13 @@ class SoakReadingTest {
 
   @Test
   void heapIsTheSumOfTheHeapPoolsOnly() {
-    String metrics = String.join(
-        "\n",
-        "# TYPE jvm_memory_used_bytes gauge",
-        "jvm_memory_used_bytes{area=\"heap\",id=\"G1 Eden Space\"} 1048576.0",
-        "jvm_memory_used_bytes{area=\"heap\",id=\"G1 Old Gen\"} 2097152.0",
-        "jvm_memory_used_bytes{area=\"nonheap\",id=\"Metaspace\"} 9.9E7",
-        "jvm_threads_live_threads 38.0");
+    String metrics = """
+        # TYPE jvm_memory_used_bytes gauge
+        jvm_memory_used_bytes{area="heap",id="G1 Eden Space"} 1048576.0
+        jvm_memory_used_bytes{area="heap",id="G1 Old Gen"} 2097152.0
+        jvm_memory_used_bytes{area="nonheap",id="Metaspace"} 9.9E7
+        jvm_threads_live_threads 38.0\
+        """;
 
     assertThat(SoakNode.heapBytes(metrics)).isEqualTo(3 * 1024 * 1024);
     assertThat(SoakNode.metric(metrics, "jvm_threads_live_threads")).isEqualTo(38);

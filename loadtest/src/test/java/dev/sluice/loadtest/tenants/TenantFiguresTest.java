@@ -17,13 +17,14 @@ import org.junit.jupiter.api.Test;
 /** The figures of the two scenarios, from a tally fed by a scripted server. */
 class TenantFiguresTest {
 
-  private static final String OK = "{\"jobId\":\"x\",\"queuedMillis\":%d,\"serviceMillis\":50}";
   private static final String FULL =
       "{\"type\":\"about:blank\",\"title\":\"Queue full\",\"status\":429,\"reason\":\"key_cap\"}";
 
   private long offset;
 
   @Test
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void everyHostServedAlikeIsFairEvenWhenTheGreedyOneIsRefusedALot() {
     CallerTally tally = new CallerTally("X-Host-Id");
     Transport server = scripted();
@@ -58,6 +59,8 @@ class TenantFiguresTest {
   }
 
   @Test
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aGreedyHostServedTenTimesAsMuchFailsTheTargets() {
     CallerTally tally = new CallerTally("X-Host-Id");
     Transport counted = tally.wrap(scripted());
@@ -83,6 +86,8 @@ class TenantFiguresTest {
   }
 
   @Test
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void aVariantTheServiceIgnoredNeverMeetsItsTarget() {
     CallerTally tally = new CallerTally("X-Host-Id");
     Transport counted = tally.wrap(scripted());
@@ -96,6 +101,8 @@ class TenantFiguresTest {
   }
 
   @Test
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void priorityTargetIsMetOnlyWhenNoCriticalTryFailsAndSomeSheddableAreShed() {
     CallerTally tally = new CallerTally("X-Host-Id");
     Transport counted = tally.wrap(scripted());
@@ -119,6 +126,8 @@ class TenantFiguresTest {
   }
 
   @Test
+  // the wrapped transport records each answer; the test asserts on that record
+  @SuppressWarnings("FutureReturnValueIgnored")
   void theReportSectionShowsTheFiguresAndThePerHostChart() {
     CallerTally tally = new CallerTally("X-Host-Id");
     Transport counted = tally.wrap(scripted());
@@ -142,7 +151,11 @@ class TenantFiguresTest {
     return a -> {
       String[] parts = a.path().split("/");
       int status = Integer.parseInt(parts[0]);
-      String body = status == 200 ? String.format(OK, Integer.parseInt(parts[1])) : FULL;
+      String body = status == 200
+          ? String.format(
+              "{\"jobId\":\"x\",\"queuedMillis\":%d,\"serviceMillis\":50}",
+              Integer.parseInt(parts[1]))
+          : FULL;
       return CompletableFuture.completedFuture(new Reply(status, Optional.empty(), body));
     };
   }

@@ -10,6 +10,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.sluice.loadtest.LoadTest;
 import dev.sluice.loadtest.Options;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,7 +36,7 @@ class VariantComparisonTest {
 
   @BeforeEach
   void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.setExecutor(Executors.newFixedThreadPool(4));
     server.createContext("/", VariantComparisonTest::answer);
     server.start();

@@ -61,9 +61,10 @@ class VariantTest {
 
   @Test
   void ignoredPropertiesAreReadFromTheServiceLog() {
-    String log =
-        "12:00 WARN Unknown Sluice property 'sluice.limiters.transcode.queue' (from system) is ignored\n"
-            + "12:00 WARN Unknown Sluice property 'sluice.other' (from system) is ignored\n";
+    String log = """
+        12:00 WARN Unknown Sluice property 'sluice.limiters.transcode.queue' (from system) is ignored
+        12:00 WARN Unknown Sluice property 'sluice.other' (from system) is ignored
+        """;
     assertThat(VariantComparison.ignoredProperties(log, Variant.fair().serverProperties()))
         .containsExactly("sluice.limiters.transcode.queue");
     assertThat(VariantComparison.ignoredProperties("all good", Variant.fair().serverProperties()))
