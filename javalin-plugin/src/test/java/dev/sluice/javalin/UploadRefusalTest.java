@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -68,7 +69,8 @@ class UploadRefusalTest {
           release.await(20, TimeUnit.SECONDS);
           ctx.result("stored");
         }));
-    server.client.sendAsync(
+    // the holder: its answer is not awaited, only its permit
+    var unused = server.client.sendAsync(
         upload(HttpRequest.BodyPublishers.ofByteArray(new byte[1])).build(),
         HttpResponse.BodyHandlers.ofString());
     await().until(() -> upload().inFlight() == 1);
@@ -117,7 +119,7 @@ class UploadRefusalTest {
   void aRefusedUploadLeavesItsConnectionOpenForTheNextRequest() throws Exception {
     startFull(0, Map.of());
 
-    try (Socket socket = new Socket("127.0.0.1", server.app.port())) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.app.port())) {
       socket.setSoTimeout(10_000);
       for (int i = 0; i < 3; i++) {
         sendUpload(socket, TWO_MB);
@@ -155,7 +157,7 @@ class UploadRefusalTest {
   void aClientThatWaitsFor100ContinueIsRefusedWithoutSendingItsBody() throws Exception {
     startFull(0, Map.of());
 
-    try (Socket socket = new Socket("127.0.0.1", server.app.port())) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.app.port())) {
       socket.setSoTimeout(10_000);
       // headers only: the body would follow a 100 Continue, which reading it would have sent
       socket
@@ -233,7 +235,7 @@ class UploadRefusalTest {
    * either way, and is never left open for another request.
    */
   private void assertConnectionEnds(int bytes) throws IOException {
-    try (Socket socket = new Socket("127.0.0.1", server.app.port())) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.app.port())) {
       socket.setSoTimeout(10_000);
       try {
         sendUpload(socket, bytes);

@@ -29,8 +29,9 @@ final class ScenarioVerdict {
   static List<Verdict> of(List<RunSummary> runs, boolean ab) {
     List<Verdict> verdicts = new ArrayList<>();
     RunSummary reference = ab && runs.size() > 1 ? runs.get(0) : null;
-    for (RunSummary run : runs) {
-      if (run == reference) {
+    for (int i = 0; i < runs.size(); i++) {
+      RunSummary run = runs.get(i);
+      if (reference != null && i == 0) {
         verdicts.add(Verdict.info(reference(run)));
       } else {
         verdicts.add(judge(run, reference));

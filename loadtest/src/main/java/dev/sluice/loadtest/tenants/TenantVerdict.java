@@ -30,7 +30,8 @@ final class TenantVerdict {
       return Verdict.notMeasured(
           g.variant() + ": fairness not measured (no maintenance host was served)");
     }
-    String against = fifo.filter(f -> f != g && !Double.isNaN(f.jainIndex()))
+    String against = fifo.filter(
+            f -> !f.variant().equals(g.variant()) && !Double.isNaN(f.jainIndex()))
         .map(f -> String.format(
             Locale.ROOT,
             " against fifo's %.2f and %s",
@@ -58,7 +59,7 @@ final class TenantVerdict {
     if (c.requests() == 0) {
       return Verdict.notMeasured(p.variant() + ": no critical job was sent, nothing to judge");
     }
-    String against = fifo.filter(f -> f != p)
+    String against = fifo.filter(f -> !f.variant().equals(p.variant()))
         .map(f -> String.format(
             Locale.ROOT,
             " against fifo's %d of %d and %d",
