@@ -30,9 +30,14 @@ class FairDefaultsHttpTest {
   @Test
   void aHostWithAJobWaitingIsRefusedItsSecondWhileAnotherHostAndACriticalJobStillQueue()
       throws Exception {
-    // 2 cores: one permit
-    try (TranscodeService service = TranscodeService.start(
-        DemoSettings.load(new String[0], Map.of(), Map.of("server.port", "0"), 2))) {
+    // the queue's defaults, under one permit that stays one: a static limit (auto: 1 on 2 cores).
+    // The default limit=cpu could admit the waiting job at its first tick, once the CPU reads
+    // below its target, and nothing would queue
+    try (TranscodeService service = TranscodeService.start(DemoSettings.load(
+        new String[0],
+        Map.of(),
+        Map.of("server.port", "0", "sluice.limiters.transcode.limit", "fixed"),
+        2))) {
       DemoClient http = new DemoClient(service.port());
       CompletableFuture<HttpResponse<String>> running = http.sendAsync(
           "POST", "/api/transcode?cpuMillis=1000", "X-Host-Id", "maintenance-host-01");
