@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Properties;
 import java.util.TreeMap;
 
@@ -28,6 +29,7 @@ public final class DemoSettings {
   static final String PORT = "server.port";
   static final String MAX_CPU_MILLIS = "demo.max-cpu-millis";
   static final String MAX_WAIT_MILLIS = "demo.max-wait-millis";
+  static final String FRAMES_PER_MILLI = "demo.frames-per-milli";
   static final String CPU_TARGET = "demo.cpu-target";
   static final String TRANSCODE_CONCURRENCY = "sluice.limiters.transcode.max-concurrency";
   static final String TRANSCODE_LIMIT = "sluice.limiters.transcode.limit";
@@ -68,6 +70,7 @@ public final class DemoSettings {
     settings.port();
     settings.maxCpuMillis();
     settings.maxWaitMillis();
+    settings.framesPerMilli();
     if (settings.engine() == Engine.FFMPEG) {
       FfmpegSettings.from(settings);
     }
@@ -153,6 +156,30 @@ public final class DemoSettings {
 
   public int maxWaitMillis() {
     return integer(MAX_WAIT_MILLIS, 0, 600_000);
+  }
+
+  /**
+   * {@code demo.frames-per-milli}: the frames one job compresses per millisecond of {@code
+   * cpuMillis}, or empty to measure it at start. Several services started one after the other
+   * calibrate differently (0.41 to 0.58 seen on one 2-core machine, as the JIT and the neighbours
+   * at start-up allow), so a measurement that compares services gives them all one rate.
+   */
+  public OptionalDouble framesPerMilli() {
+    Optional<String> value = get(FRAMES_PER_MILLI);
+    if (value.isEmpty()) {
+      return OptionalDouble.empty();
+    }
+    try {
+      double rate = Double.parseDouble(value.get().trim());
+      if (rate > 0 && Double.isFinite(rate)) {
+        return OptionalDouble.of(rate);
+      }
+    } catch (NumberFormatException e) {
+      // fall through to the message
+    }
+    throw new IllegalArgumentException(FRAMES_PER_MILLI + " must be a number above 0 but was '"
+        + value.get() + "'"
+        + properties.source(FRAMES_PER_MILLI).map(s -> " (from " + s + ")").orElse(""));
   }
 
   /** {@code demo.limiter-peer}, checked at load. */

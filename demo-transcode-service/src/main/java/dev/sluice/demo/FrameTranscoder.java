@@ -32,6 +32,7 @@ public final class FrameTranscoder {
 
   private final byte[][] frames = new byte[FRAMES][];
   private final double framesPerMilli;
+  private final boolean measured;
 
   private FrameTranscoder(long seed, double framesPerMilli) {
     Random random = new Random(seed);
@@ -46,7 +47,8 @@ public final class FrameTranscoder {
       }
       frames[f] = frame;
     }
-    this.framesPerMilli = framesPerMilli > 0 ? framesPerMilli : measureFramesPerMilli();
+    this.measured = !(framesPerMilli > 0);
+    this.framesPerMilli = measured ? measureFramesPerMilli() : framesPerMilli;
   }
 
   /**
@@ -57,13 +59,27 @@ public final class FrameTranscoder {
     return new FrameTranscoder(42, 0);
   }
 
-  /** With a known rate, for tests that must not depend on the machine. */
-  static FrameTranscoder withRate(double framesPerMilli) {
+  /**
+   * With a known rate: tests that must not depend on the machine, and services that must all do
+   * the same work per job ({@code demo.frames-per-milli}).
+   *
+   * @throws IllegalArgumentException if the rate is not above 0
+   */
+  public static FrameTranscoder withRate(double framesPerMilli) {
+    if (!(framesPerMilli > 0 && Double.isFinite(framesPerMilli))) {
+      throw new IllegalArgumentException(
+          "framesPerMilli must be above 0 but was " + framesPerMilli);
+    }
     return new FrameTranscoder(42, framesPerMilli);
   }
 
   public double framesPerMilli() {
     return framesPerMilli;
+  }
+
+  /** Whether {@link #framesPerMilli()} was measured at start (else given). */
+  public boolean measured() {
+    return measured;
   }
 
   /** How many frames make {@code cpuMillis} of CPU. */

@@ -1,6 +1,8 @@
 package dev.sluice.demo;
 
 import io.javalin.http.Context;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -72,7 +74,10 @@ final class JobEndpoints implements JobEngine {
   @Override
   public String describe() {
     return String.format(
-        Locale.ROOT, "frames (%.2f frames/ms calibrated)", transcoder.framesPerMilli());
+        Locale.ROOT,
+        "frames (%.4f frames/ms %s)",
+        transcoder.framesPerMilli(),
+        transcoder.measured() ? "calibrated" : "set by " + DemoSettings.FRAMES_PER_MILLI);
   }
 
   private static int parsed(Context ctx, String attribute, JobMillis millis, int max) {
@@ -83,7 +88,9 @@ final class JobEndpoints implements JobEngine {
   private JobResult work(Context ctx, String endpoint, long started, int cpu, int wait) {
     long id = ids.incrementAndGet();
     int frames = transcoder.framesFor(cpu);
+    long cpuBefore = threadCpuNanos();
     long bytes = transcoder.compress(frames, id);
+    long cpuAfter = threadCpuNanos();
     long finished = System.nanoTime();
     Long received = ctx.attribute(RECEIVED);
     return new JobResult(
@@ -94,6 +101,13 @@ final class JobEndpoints implements JobEngine {
         frames,
         bytes,
         received == null ? 0 : (started - received) / 1e6,
-        (finished - started) / 1e6);
+        (finished - started) / 1e6,
+        cpuBefore < 0 || cpuAfter < 0 ? -1 : (cpuAfter - cpuBefore) / 1e6);
+  }
+
+  /** This thread's CPU time in nanoseconds, or -1 where the JVM cannot tell. */
+  private static long threadCpuNanos() {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : -1;
   }
 }

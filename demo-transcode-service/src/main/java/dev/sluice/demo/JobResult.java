@@ -11,6 +11,9 @@ package dev.sluice.demo;
  * @param compressedBytes their compressed size
  * @param queuedMillis from the request's arrival to the start of the work (waiting for a permit)
  * @param serviceMillis the job itself (its wait and its CPU work), in wall time
+ * @param cpuUsedMillis the CPU the work took, read on the thread's CPU clock: near {@code cpuMillis}
+ *     on an idle machine, more when jobs and other work share the cores and each slows the
+ *     other's caches; -1 where the JVM has no thread CPU clock
  */
 public record JobResult(
     String jobId,
@@ -20,4 +23,5 @@ public record JobResult(
     int frames,
     long compressedBytes,
     double queuedMillis,
-    double serviceMillis) {}
+    double serviceMillis,
+    double cpuUsedMillis) {}

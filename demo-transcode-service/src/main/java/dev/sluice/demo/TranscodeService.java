@@ -80,7 +80,11 @@ public final class TranscodeService implements AutoCloseable {
     JobEngine jobs = switch (settings.engine()) {
       case FRAMES ->
         new JobEndpoints(
-            FrameTranscoder.calibrated(), settings.maxCpuMillis(), settings.maxWaitMillis());
+            settings.framesPerMilli().isPresent()
+                ? FrameTranscoder.withRate(settings.framesPerMilli().getAsDouble())
+                : FrameTranscoder.calibrated(),
+            settings.maxCpuMillis(),
+            settings.maxWaitMillis());
       // its own refusals read an upload's body as the plugin's do, with the same bounds
       case FFMPEG ->
         new FfmpegJobs(

@@ -183,4 +183,19 @@ class DemoSettingsTest {
         .doesNotContainKey("sluice.limiters.transcode.priority-header");
     assertThat(fifo.get("sluice.limiters.transcode.queue-key")).isEmpty();
   }
+
+  @Test
+  void aFixedFrameRateIsReadAndABadOneNamesTheKeyTheValueAndItsSource() {
+    assertThat(load(new String[0], Map.of(), Map.of()).framesPerMilli()).isEmpty();
+    assertThat(load(new String[0], Map.of(), Map.of("demo.frames-per-milli", "0.45"))
+            .framesPerMilli())
+        .hasValue(0.45);
+    for (String bad : new String[] {"0", "-1", "fast", "NaN", "Infinity"}) {
+      assertThatThrownBy(() -> load(new String[0], Map.of(), Map.of("demo.frames-per-milli", bad)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("demo.frames-per-milli")
+          .hasMessageContaining("'" + bad + "'")
+          .hasMessageContaining("system property");
+    }
+  }
 }

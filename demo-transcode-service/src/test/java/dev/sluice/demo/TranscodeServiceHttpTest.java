@@ -45,6 +45,10 @@ class TranscodeServiceHttpTest {
     assertThat(job.get("compressedBytes").asLong()).isPositive();
     assertThat(job.get("serviceMillis").asDouble()).isPositive();
     assertThat(job.get("queuedMillis").asDouble()).isGreaterThanOrEqualTo(0);
+    // the work's own CPU, on the thread clock: some, and not more than the wall time it took
+    assertThat(job.get("cpuUsedMillis").asDouble())
+        .isPositive()
+        .isLessThanOrEqualTo(job.get("serviceMillis").asDouble() + 1);
     assertThat(JSON.readTree(send("POST", "/api/rescue?cpuMillis=5").body())
             .get("jobId")
             .asText())

@@ -8,8 +8,16 @@ package dev.sluice.loadtest.overload;
  * @param answeredAt when its answer arrived
  * @param status the HTTP status, or {@link #IO_ERROR}
  * @param reason a rejection's problem+json {@code reason} (or {@code title}), else null
+ * @param jobCpuMillis the CPU a finished job's work took, as the service reports it
+ *     ({@code cpuUsedMillis}); NaN when it does not
  */
-record Answer(String size, double sentAt, double answeredAt, int status, String reason) {
+record Answer(
+    String size, double sentAt, double answeredAt, int status, String reason, double jobCpuMillis) {
+
+  /** An answer without a reported job CPU. */
+  Answer(String size, double sentAt, double answeredAt, int status, String reason) {
+    this(size, sentAt, answeredAt, status, reason, Double.NaN);
+  }
 
   /** The status of a try that failed without an answer. */
   static final int IO_ERROR = -1;

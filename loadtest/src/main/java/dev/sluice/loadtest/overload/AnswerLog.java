@@ -34,7 +34,8 @@ final class AnswerLog {
       long sentNanos,
       long answeredNanos,
       int status,
-      String reason) {}
+      String reason,
+      double jobCpuMillis) {}
 
   private final LongSupplier nanoClock;
   private final Queue<Try> tries = new ConcurrentLinkedQueue<>();
@@ -59,8 +60,14 @@ final class AnswerLog {
   private void record(Arrival arrival, long sent, Reply reply, Throwable error) {
     long answered = nanoClock.getAsLong();
     int status = error != null ? Answer.IO_ERROR : reply.status();
-    String reason = status / 100 == 2 || reply == null ? null : reason(reply.body());
-    tries.add(new Try(arrival.stream(), arrival.offsetNanos(), sent, answered, status, reason));
+    JsonNode body = reply == null ? null : json(reply.body());
+    String reason = status / 100 == 2 ? null : reason(body);
+    double jobCpu =
+        status / 100 == 2 && body != null && body.path("cpuUsedMillis").isNumber()
+            ? body.get("cpuUsedMillis").asDouble()
+            : Double.NaN;
+    tries.add(
+        new Try(arrival.stream(), arrival.offsetNanos(), sent, answered, status, reason, jobCpu));
   }
 
   /** Every try so far, timed from the recovered start of the run. */
@@ -76,19 +83,29 @@ final class AnswerLog {
     long start = first + earliest;
     return all.stream()
         .map(t -> new Answer(
-            t.size, t.offsetNanos / 1e9, (t.answeredNanos - start) / 1e9, t.status, t.reason))
+            t.size,
+            t.offsetNanos / 1e9,
+            (t.answeredNanos - start) / 1e9,
+            t.status,
+            t.reason,
+            t.jobCpuMillis))
         .toList();
   }
 
-  private static String reason(String body) {
+  private static String reason(JsonNode node) {
+    if (node == null) {
+      return null;
+    }
+    return node.path("reason").isTextual()
+        ? node.get("reason").asText()
+        : node.path("title").isTextual() ? node.get("title").asText() : null;
+  }
+
+  /** The body as JSON, or null when it is none (empty, HTML, cut short). */
+  private static JsonNode json(String body) {
     try {
       JsonNode node = JSON.readTree(body == null ? "" : body);
-      if (node == null) {
-        return null;
-      }
-      return node.path("reason").isTextual()
-          ? node.get("reason").asText()
-          : node.path("title").isTextual() ? node.get("title").asText() : null;
+      return node == null || node.isMissingNode() ? null : node;
     } catch (Exception notJson) {
       return null;
     }

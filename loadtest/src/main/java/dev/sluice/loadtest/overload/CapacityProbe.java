@@ -48,7 +48,8 @@ final class CapacityProbe {
           derived.derivedPerSecond(),
           RunFigures.rank(latencies, 0.50),
           RunFigures.rank(latencies, 0.99),
-          latencies.size());
+          latencies.size(),
+          Double.NaN);
     }
   }
 

@@ -161,7 +161,8 @@ final class OverloadReport {
       return;
     }
     html.append("<div class=\"wide\"><table><tr><th>load</th><th>p99 ms by size</th>")
-        .append("<th>machine CPU %</th><th>sent</th><th>2xx</th><th>429</th><th>5xx</th>")
+        .append("<th>machine CPU %</th><th>CPU per job ms</th><th>jobs' share of CPU</th>")
+        .append("<th>sent</th><th>2xx</th><th>429</th><th>5xx</th>")
         .append("<th>other</th><th>limit mean</th><th>rejections by reason</th>")
         .append("<th>load avg after</th></tr>\n");
     for (SweepResult r : rows) {
@@ -177,6 +178,8 @@ final class OverloadReport {
               .collect(Collectors.joining(", ")),
           Optional.empty());
       cell(html, num(f.machineCpu().mean()), Optional.empty());
+      cell(html, num(f.jobCpuMillis()), Optional.empty());
+      cell(html, pct(f.jobsShareOfCpu()), Optional.empty());
       RunFigures.Counts c = f.counts();
       for (long n : new long[] {c.sent(), c.ok(), c.rejected(), c.serverErrors(), c.other()}) {
         cell(html, Long.toString(n), Optional.empty());
@@ -266,7 +269,7 @@ final class OverloadReport {
         Locale.ROOT,
         "%s goodput %.1f/s (%.0f%% of capacity at 70%%)  admitted p50/p99"
             + " %.0f/%.0f ms (%.1fx unloaded)  429 p50/p95 %.0f/%.0f ms, %.0f%% of rejections in 50 ms"
-            + "  CPU %.1f%% sd %.1f  5xx %d  load %s%n",
+            + "  CPU %.1f%% sd %.1f (%.0f ms a job, %.0f%% in jobs)  5xx %d  load %s%n",
         head,
         f.goodputPerSecond(),
         100 * f.goodputOfTarget(),
@@ -278,6 +281,8 @@ final class OverloadReport {
         100 * f.rejectedWithin50Share(),
         f.processCpu().mean(),
         f.processCpu().stddev(),
+        f.jobCpuMillis(),
+        100 * f.jobsShareOfCpu(),
         f.counts().serverErrors(),
         r.loadAverageAfter());
   }

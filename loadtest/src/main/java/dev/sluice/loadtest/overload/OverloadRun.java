@@ -124,17 +124,20 @@ public final class OverloadRun implements Experiment {
     properties.addAll(options.serverProperties());
     Path log = options.out().resolve("server-overload-" + kind.id() + "-capacity.log");
     try (DemoProcess demo = DemoProcess.start(properties, log)) {
-      Capacity c = CapacityProbe.measure(demo.uri(), kind);
+      Capacity c = CapacityProbe.measure(demo.uri(), kind)
+          .withFramesPerMilli(Capacity.calibratedRate(Files.readString(log)));
       System.out.printf(
           Locale.ROOT,
           "%-5s capacity %.1f jobs/s measured (%.1f derived), unloaded p50/p99"
-              + " %.1f/%.1f ms over %d jobs%n",
+              + " %.1f/%.1f ms over %d jobs; every service gets %s=%.4f%n",
           kind.id(),
           c.measuredPerSecond(),
           c.derivedPerSecond(),
           c.unloadedP50Millis(),
           c.unloadedP99Millis(),
-          c.unloadedJobs());
+          c.unloadedJobs(),
+          Capacity.FRAMES_PER_MILLI,
+          c.framesPerMilli());
       return c;
     } catch (Exception e) {
       System.out.println(kind.id() + " capacity not measured (" + e + "); derived from the cores");
@@ -147,7 +150,8 @@ public final class OverloadRun implements Experiment {
     double rate = capacity.offered(point);
     Workload workload = workload(kind, "overload/" + kind.id(), rate, t -> rate, rate);
     String name = String.format(Locale.ROOT, "%s-%s-%sx", kind.id(), variant.name(), num(point));
-    Outcome o = runOnDemo(options, variant.onMachine(kind, capacity.cores()), workload, name);
+    Outcome o =
+        runOnDemo(options, variant.onMachine(kind, capacity.cores()), capacity, workload, name);
     if (o.error != null) {
       return SweepResult.failed(kind, variant, point, loadAverage(), o.error);
     }
@@ -180,6 +184,7 @@ public final class OverloadRun implements Experiment {
     Outcome o = runOnDemo(
         options,
         variant.onMachine(kind, capacity.cores()),
+        capacity,
         workload,
         kind.id() + "-" + variant.name() + "-step");
     if (o.error != null) {
@@ -211,8 +216,10 @@ public final class OverloadRun implements Experiment {
   private record Outcome(RunSummary run, List<Answer> answers, String error) {}
 
   private static Outcome runOnDemo(
-      Options options, OverloadVariant variant, Workload workload, String name) {
+      Options options, OverloadVariant variant, Capacity capacity, Workload workload, String name) {
     List<String> properties = new ArrayList<>(variant.serverProperties());
+    // the same work per job as where the capacity was measured, or goodput compares unlike jobs
+    capacity.sameWorkProperty().ifPresent(properties::add);
     properties.addAll(options.serverProperties()); // the command line's -D come last and win
     Path log = options.out().resolve("server-overload-" + name + ".log");
     try (DemoProcess demo = DemoProcess.start(properties, log)) {

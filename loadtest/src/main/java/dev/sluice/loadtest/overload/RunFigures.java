@@ -3,6 +3,7 @@ package dev.sluice.loadtest.overload;
 import dev.sluice.loadtest.report.Spread;
 import dev.sluice.loadtest.sampling.ServerSample;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,10 @@ import java.util.function.Predicate;
  * @param processCpu the service's CPU, percent of the machine, one reading a second in the window
  * @param machineCpu the whole machine's CPU (load generator and other work included)
  * @param limit the guarding limiter's limit from {@code /sluice} in the window
+ * @param jobCpuMillis the mean CPU the window's finished jobs' work took, as the service reports
+ *     it (NaN when it does not): above the kind's mean CPU, each job cost more than unloaded
+ * @param jobsShareOfCpu the part of the service's CPU in the window spent in its jobs' work (the
+ *     rest: HTTP, answering rejections, the limiter, GC); NaN when either is unknown
  */
 public record RunFigures(
     double from,
@@ -46,7 +51,9 @@ public record RunFigures(
     Map<String, Long> reasons,
     Spread processCpu,
     Spread machineCpu,
-    Spread limit) {
+    Spread limit,
+    double jobCpuMillis,
+    double jobsShareOfCpu) {
 
   /** A rejection this fast counts as "at once" (the aim: 95 % of them). */
   static final double FAST_REJECTION_MILLIS = 50;
@@ -129,6 +136,14 @@ public record RunFigures(
             1L,
             Long::sum));
 
+    double[] jobCpu = answers.stream()
+        .filter(a -> a.admitted() && a.answeredAt() >= from && a.answeredAt() < to)
+        .mapToDouble(Answer::jobCpuMillis)
+        .filter(ms -> ms >= 0)
+        .toArray();
+    double jobCpuMean =
+        jobCpu.length == 0 ? Double.NaN : Arrays.stream(jobCpu).average().orElseThrow();
+
     List<Double> cpu = new ArrayList<>();
     List<Double> machine = new ArrayList<>();
     List<Double> limits = new ArrayList<>();
@@ -142,6 +157,14 @@ public record RunFigures(
         }
       }
     }
+    Spread processCpu = Spread.of(cpu);
+    // CPU-seconds per second in the jobs, over the service's (percent of the machine x cores)
+    double jobsShare = jobCpu.length == 0 || !(seconds > 0) || capacity.cores() <= 0
+        ? Double.NaN
+        : Arrays.stream(jobCpu).sum()
+            / 1000
+            / seconds
+            / (processCpu.mean() / 100 * capacity.cores());
     return new RunFigures(
         from,
         to,
@@ -156,9 +179,11 @@ public record RunFigures(
         rank(toReject, 0.95),
         fastShare,
         reasons,
-        Spread.of(cpu),
+        processCpu,
         Spread.of(machine),
-        Spread.of(limits));
+        Spread.of(limits),
+        jobCpuMean,
+        jobsShare);
   }
 
   private static List<Double> latencies(List<Answer> answers, Predicate<Answer> which) {

@@ -47,7 +47,10 @@ class AnswerLogTest {
     advanceMillis(1000);
     logged.send(at(0.5, "long")); // sent 500 ms late, at 1 s
     advanceMillis(20);
-    pending.get(0).complete(new Reply(200, Optional.empty(), "{\"serviceMillis\":20}"));
+    pending
+        .get(0)
+        .complete(
+            new Reply(200, Optional.empty(), "{\"serviceMillis\":20,\"cpuUsedMillis\":18.5}"));
     advanceMillis(30);
     pending
         .get(1)
@@ -65,10 +68,12 @@ class AnswerLogTest {
     Answer first = answers.stream().filter(a -> a.status() == 200).findFirst().orElseThrow();
     assertThat(first.sentAt()).isEqualTo(0);
     assertThat(first.latencyMillis()).isCloseTo(1020, within(1e-6));
+    assertThat(first.jobCpuMillis()).isEqualTo(18.5);
     Answer late = answers.stream().filter(a -> a.status() == 429).findFirst().orElseThrow();
     assertThat(late.size()).isEqualTo("long");
     assertThat(late.latencyMillis()).isCloseTo(550, within(1e-6)); // 500 late + 50
     assertThat(late.reason()).isEqualTo("standing_queue");
+    assertThat(late.jobCpuMillis()).isNaN(); // a refusal did no work
     Answer failed =
         answers.stream().filter(a -> a.status() == Answer.IO_ERROR).findFirst().orElseThrow();
     assertThat(now.get()).isNegative(); // wrapped: only differences mean anything

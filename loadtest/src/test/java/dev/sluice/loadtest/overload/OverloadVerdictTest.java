@@ -31,7 +31,9 @@ class OverloadVerdictTest {
         Map.of(),
         cpu,
         cpu,
-        cpu);
+        cpu,
+        200,
+        0.9);
     return new SweepResult(kind, variant, "", point, 100 * point, f, "", null, null);
   }
 

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class RunFiguresTest {
 
   /** 100 jobs/s measured on 2 cores, 70/s at the target; unloaded p99 25 ms. */
-  static final Capacity CAPACITY = new Capacity("short", 2, 100, 100, 21, 25, 100);
+  static final Capacity CAPACITY = new Capacity("short", 2, 100, 100, 21, 25, 100, Double.NaN);
 
   /**
    * A 10 s run: each second 70 jobs admitted in 30 ms (one in 45 ms) and 30 rejected in 5 ms, but
@@ -117,7 +117,7 @@ class RunFiguresTest {
         samples(0, 0, 50, 90, 50, 90, 50, 90, 50, 90),
         2,
         10,
-        new Capacity("sizes", 2, 50, 50, 100, 10, 10),
+        new Capacity("sizes", 2, 50, 50, 100, 10, 10, Double.NaN),
         "transcode");
     SweepResult missed = new SweepResult("sizes", "fifo", "", 5, 250, swinging, "", null, null);
     assertThat(OverloadTarget.CPU_SPREAD.judge(missed)).hasValue(false); // sd 20
@@ -129,6 +129,35 @@ class RunFiguresTest {
             "",
             "did not start")))
         .isEmpty();
+  }
+
+  @Test
+  void theJobsCpuIsSetAgainstTheServicesCpu() {
+    // 10 jobs a second in the window, each reporting 70 ms of CPU: 0.7 core-seconds a second. The
+    // service ran at 50 % of 2 cores (1 core-second a second), so its jobs had 70 % of its CPU.
+    List<Answer> answers = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      double sent = i / 10.0;
+      answers.add(new Answer("short", sent, sent + 0.05, 200, null, 70));
+      answers.add(new Answer("short", sent, sent + 0.01, 429, "queue_full", Double.NaN));
+    }
+    answers.add(new Answer("short", 5, 5.05, 200, null)); // an old service: no CPU reported
+
+    RunFigures f = RunFigures.of(
+        answers, 201, samples(50, 50, 50, 50, 50, 50, 50, 50, 50, 50), 2, 10, CAPACITY, "x");
+
+    assertThat(f.jobCpuMillis()).isCloseTo(70, within(1e-9));
+    assertThat(f.jobsShareOfCpu()).isCloseTo(0.7, within(1e-9));
+    RunFigures none = RunFigures.of(
+        List.of(new Answer("short", 3, 3.05, 200, null)),
+        1,
+        samples(50, 50, 50, 50, 50),
+        2,
+        4,
+        CAPACITY,
+        "x");
+    assertThat(none.jobCpuMillis()).isNaN();
+    assertThat(none.jobsShareOfCpu()).isNaN();
   }
 
   @Test
