@@ -9,9 +9,10 @@ import java.util.function.DoubleUnaryOperator;
 import java.util.stream.Collectors;
 
 /**
- * The jobs of the overload sweep: short ones, long ones, or both sizes half and half by count. Each
+ * The jobs of the overload sweep: short ones, long ones, or two sizes half and half by count. Each
  * request says its size ({@code X-Job-Size}) and its declared cost ({@code X-Cost}: its CPU over the
- * short job's), whatever the variant reads, so every variant is offered the very same requests.
+ * kind's shortest job's), whatever the variant reads, so every variant is offered the very same
+ * requests.
  */
 public enum JobKind {
   /** About 20 ms of CPU: where queueing delay dwarfs the service time. */
@@ -19,7 +20,13 @@ public enum JobKind {
   /** About 200 ms of CPU: today's jobs. */
   LONG("200 ms CPU jobs", List.of(Size.LONG)),
   /** 20 ms and 200 ms jobs, half each by count (110 ms on average): what cost-aware admission is for. */
-  SIZES("20 ms and 200 ms CPU jobs, half each", List.of(Size.SHORT, Size.LONG));
+  SIZES("20 ms and 200 ms CPU jobs, half each", List.of(Size.SHORT, Size.LONG)),
+  /**
+   * 50 ms and 800 ms jobs, half each by count (425 ms on average): the adaptive comparison's {@code
+   * sizes} mix, where a limit counting jobs swung the CPU by 18.9 points (sd) second to second, one
+   * 800 ms job being 40 % of a second of a 2-core machine.
+   */
+  WIDE("50 ms and 800 ms CPU jobs, half each", List.of(Size.SMALL, Size.HUGE));
 
   /** Header naming a request's size; the queue key of the learned-cost variant. */
   static final String SIZE_HEADER = "X-Job-Size";
@@ -31,7 +38,9 @@ public enum JobKind {
   /** One size of job. */
   enum Size {
     SHORT(20),
-    LONG(200);
+    LONG(200),
+    SMALL(50),
+    HUGE(800);
 
     final int cpuMillis;
 
@@ -46,11 +55,16 @@ public enum JobKind {
     String path() {
       return "/api/transcode?cpuMillis=" + cpuMillis;
     }
+  }
 
-    /** Its CPU in units of the short job: what the client declares. */
-    int cost() {
-      return cpuMillis / SHORT.cpuMillis;
-    }
+  /** A size's CPU in units of the kind's shortest job: what the client declares. */
+  int cost(Size size) {
+    return Math.max(1, Math.round(size.cpuMillis / (float) shortestCpuMillis()));
+  }
+
+  /** The costliest size's {@link #cost}. */
+  int costliest() {
+    return sizes.stream().mapToInt(this::cost).max().orElse(1);
   }
 
   private final String description;
@@ -93,7 +107,7 @@ public enum JobKind {
   /**
    * Parses the job kinds named by an option.
    *
-   * @param value {@code short}, {@code long}, {@code sizes} or a comma list of them
+   * @param value {@code short}, {@code long}, {@code sizes}, {@code wide} or a comma list of them
    * @throws IllegalArgumentException naming the option, the value and the choices
    */
   public static List<JobKind> parse(String option, String value) {
@@ -128,7 +142,7 @@ public enum JobKind {
                 SIZE_HEADER,
                 size.id(),
                 COST_HEADER,
-                Integer.toString(size.cost())),
+                Integer.toString(cost(size))),
             t -> share * rate.applyAsDouble(t),
             share * peakRate))
         .toList();

@@ -48,7 +48,7 @@ enum OverloadTarget {
       return Optional.empty();
     }
     RunFigures f = r.figures();
-    boolean mixed = r.kind().equals(JobKind.SIZES.id());
+    boolean mixed = OverloadVerdict.applies(CPU_SPREAD, r.kind());
     return switch (this) {
       case GOODPUT -> r.point() >= 2 ? met(f.goodputOfTarget() >= 0.95) : Optional.empty();
       case ADMITTED_P99 ->

@@ -142,7 +142,7 @@ public record OverloadVariant(
     if (!name.equals("cost-declared")) {
       return this;
     }
-    int costliest = kind.sizes().stream().mapToInt(JobKind.Size::cost).max().orElse(1);
+    int costliest = kind.costliest();
     List<String> properties = new ArrayList<>(serverProperties);
     properties.add(TRANSCODE + "max-concurrency=" + 8 * Math.max(1, cores) * costliest);
     return new OverloadVariant(

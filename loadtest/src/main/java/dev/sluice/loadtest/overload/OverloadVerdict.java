@@ -57,7 +57,8 @@ final class OverloadVerdict {
   static boolean applies(OverloadTarget target, String kind) {
     return switch (target) {
       case ADMITTED_P99 -> kind.equals(JobKind.SHORT.id());
-      case CPU_SPREAD, CPU_MEAN -> kind.equals(JobKind.SIZES.id());
+      case CPU_SPREAD, CPU_MEAN ->
+        kind.equals(JobKind.SIZES.id()) || kind.equals(JobKind.WIDE.id());
       default -> true;
     };
   }

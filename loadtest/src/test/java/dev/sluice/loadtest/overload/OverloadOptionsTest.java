@@ -17,7 +17,8 @@ class OverloadOptionsTest {
     assertThat(o.experiment()).isInstanceOf(OverloadRun.class);
     assertThat(o.duration()).isEqualTo(Duration.ofSeconds(20));
     assertThat(o.overload().points()).containsExactly(1.0, 2.0, 5.0, 10.0);
-    assertThat(o.overload().jobs()).containsExactly(JobKind.SHORT, JobKind.LONG, JobKind.SIZES);
+    assertThat(o.overload().jobs())
+        .containsExactly(JobKind.SHORT, JobKind.LONG, JobKind.SIZES, JobKind.WIDE);
     assertThat(o.overload().step()).isFalse();
     assertThat(o.variantList()).isEmpty();
     // other scenarios keep their own default duration

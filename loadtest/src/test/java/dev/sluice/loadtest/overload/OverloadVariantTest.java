@@ -46,6 +46,22 @@ class OverloadVariantTest {
     assertThat(declared.serverProperties()).noneMatch(p -> p.startsWith(T + "max-concurrency"));
     OverloadVariant fifo = OverloadVariant.of("--variants", "fifo", JobKind.SIZES);
     assertThat(fifo.onMachine(JobKind.SIZES, 2)).isEqualTo(fifo);
+    // 50 and 800 ms jobs: costs 1 and 16, in units of the kind's own shortest job
+    assertThat(declared.onMachine(JobKind.WIDE, 2).serverProperties())
+        .contains(T + "max-concurrency=256");
+  }
+
+  @Test
+  void eachRequestDeclaresItsCostInUnitsOfItsKindsShortestJob() {
+    assertThat(JobKind.SIZES.cost(JobKind.Size.SHORT)).isEqualTo(1);
+    assertThat(JobKind.SIZES.cost(JobKind.Size.LONG)).isEqualTo(10);
+    assertThat(JobKind.WIDE.cost(JobKind.Size.SMALL)).isEqualTo(1);
+    assertThat(JobKind.WIDE.cost(JobKind.Size.HUGE)).isEqualTo(16);
+    assertThat(JobKind.LONG.costliest()).isEqualTo(1);
+    assertThat(JobKind.WIDE.streams(t -> 4, 4))
+        .extracting(s -> s.headers().apply(0).get("X-Cost"))
+        .containsExactly("1", "16");
+    assertThat(JobKind.WIDE.meanCpuMillis()).isEqualTo(425);
   }
 
   @Test
