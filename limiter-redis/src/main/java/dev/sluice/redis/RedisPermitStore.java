@@ -104,6 +104,11 @@ final class RedisPermitStore implements PermitStore {
           this, limiter, node + ':' + sequence.incrementAndGet(), maxPermits, leaseTime);
       // checked only once this node knows an epoch (it has no lease to write again before that)
       String epoch = loss.inScripts() && loss.learnt() ? loss.known() : null;
+      if (loss.settling()) {
+        // found since the check above: the epoch read may be the new one, on a partial set
+        guard.succeeded(start);
+        return CompletableFuture.completedFuture(Optional.empty());
+      }
       if (!loss.learnt()) {
         loss.ask(redis);
       }

@@ -175,6 +175,13 @@ final class RedisRateStore implements RateStore {
       long start) {
     CompletableFuture<RateDecision>[] parts;
     String epoch = loss.inScripts() ? loss.known() : null;
+    if (loss.settling()) {
+      // a loss found since the first check: the epoch just read may be the new one, and Redis
+      // would decide on the counts it lost (LossWatch starts settling before it swaps the epoch,
+      // so reading the epoch first and checking again closes that window)
+      guard.succeeded(start);
+      return CompletableFuture.completedFuture(decideLocally(requests, served));
+    }
     try {
       parts = send(redis, requests, served, epoch);
     } catch (RuntimeException e) {
@@ -206,8 +213,12 @@ final class RedisRateStore implements RateStore {
       List<RateRequest> requests,
       RateDecision[] served) {
     CompletableFuture<RateDecision>[] parts;
+    String epoch = loss.known();
+    if (loss.settling()) {
+      return CompletableFuture.completedFuture(decideLocally(requests, served)); // as above
+    }
     try {
-      parts = send(redis, requests, served, loss.known());
+      parts = send(redis, requests, served, epoch);
     } catch (RuntimeException e) {
       LOG.debug("rate decision in Redis failed", e);
       return CompletableFuture.completedFuture(decideLocally(requests, served));
