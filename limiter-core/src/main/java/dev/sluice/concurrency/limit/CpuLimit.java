@@ -21,13 +21,26 @@ import java.util.Objects;
  * service has a low CPU because nobody asks, and a limit grown then would let a burst through
  * at once (the same reason concurrency-limits' gradient must not grow on an unused limit).
  *
+ * <p>It stops growing when growth buys no CPU: if, with every permit taken, the permits held
+ * (averaged over about a second) have doubled since the last check and the CPU (averaged alike)
+ * has risen by less than a quarter as much, relatively, and by less than a quarter of its gap to
+ * the target, the target is out of reach for now (neighbours hold the cores, or the jobs wait on
+ * something else). The limit then holds instead of winding up to its ceiling; a rise of the CPU,
+ * or a reading over the target, lets it move again. Simulated (CpuLimitStepTest), a neighbour
+ * holding half the cores for 20 s grew the limit from 1.2 to 61 (2 cores) and from 92 to its
+ * ceiling of 1000 (8 cores) before; it now stays within 3x, and the CPU is back in its band
+ * within 2 s of the neighbour leaving. Not judged while permits are free although callers wait:
+ * with declared costs, a limit in units below the cost of the job at the head buys no CPU until
+ * it passes that cost, and holding it there would starve costly jobs (an earlier check held 8
+ * cores at 12.5%). So with costs the limit can still wind up; keep {@code maxLimit} near what the
+ * machine can run there, or read the machine's CPU ({@link CpuSampler#machine()}), in which a
+ * neighbour's load counts and the limit gives way.
+ *
  * <p>Step response (simulated server, virtual time, CpuLimitStepTest): after a step from 1x to
  * 10x of capacity and back, with the overload costing CPU of its own outside the limit (15 points
  * at 10x), every later 1-second reading is within 5 points of the target within 2 s. The signal
  * is read every 100 ms, the resolution of a {@code /proc}-based reading; nothing here assumes a
- * finer one. Not handled: a target out of reach. When neighbours hold the cores the CPU stays
- * under the target, the used limit keeps growing (to its ceiling, on the simulated server), and
- * once they leave the jobs it admitted hold the CPU at 100% until they end.
+ * finer one.
  *
  * <pre>{@code
  * ConcurrencyLimiter.builder("transcode")
@@ -85,6 +98,26 @@ public final class CpuLimit extends AdaptiveLimit {
   /** The per-tick step is clamped to [1/MAX_STEP, MAX_STEP] (a very low target). */
   static final double MAX_STEP = 2.0;
 
+  /**
+   * Weight per tick of the slow averages of CPU and permits held that tell whether growth buys
+   * CPU: about a second, longer than a job's start takes to show in the CPU and the smoothing's
+   * lag, so a limit that is paying off is not stopped before its effect is seen.
+   */
+  static final double RESPONSE_WEIGHT = 0.1;
+
+  /**
+   * How far the permits held may grow past where the CPU last rose before growth stops: twice as
+   * many (and at least 2 more), by when a CPU-bound job mix would have doubled its CPU.
+   */
+  static final double UNANSWERED_GROWTH = 2.0;
+
+  /**
+   * How much of the permits' relative rise the CPU's must show for growth to count as paying:
+   * a quarter. A CPU-bound mix shows all of it, a mix mostly waiting on storage less but still
+   * in proportion; a neighbour holding the cores, none.
+   */
+  static final double RESPONSE_SHARE = 0.25;
+
   private final double targetCpu;
   private final CpuSampler sampler;
 
@@ -94,6 +127,13 @@ public final class CpuLimit extends AdaptiveLimit {
   // the mean service time of finished jobs, exponentially weighted; NaN until the first. Updated
   // by request threads without a lock: a lost update of a mean that scales a gain costs nothing
   private volatile double meanServiceNanos = Double.NaN;
+
+  // the growth check's state; touched by the tick only (under the AdaptiveLimit's monitor)
+  private double slowCpu = Double.NaN;
+  private double slowHeld = Double.NaN;
+  // the slow averages when the CPU last rose (or growth began); NaN while not growing
+  private double anchorCpu = Double.NaN;
+  private double anchorHeld = Double.NaN;
 
   private CpuLimit(Builder b, CpuSampler sampler) {
     super(b);
@@ -121,12 +161,48 @@ public final class CpuLimit extends AdaptiveLimit {
     double previous = smoothedCpu;
     cpu = Double.isNaN(previous) ? cpu : previous + SMOOTHING * (cpu - previous);
     smoothedCpu = cpu;
+    int held = control.inFlight();
+    slowCpu = Double.isNaN(slowCpu) ? cpu : slowCpu + RESPONSE_WEIGHT * (cpu - slowCpu);
+    slowHeld = Double.isNaN(slowHeld) ? held : slowHeld + RESPONSE_WEIGHT * (held - slowHeld);
     double step = 1 + gain() * (targetCpu - cpu) / targetCpu;
     step = Math.max(1 / MAX_STEP, Math.min(MAX_STEP, step));
-    if (step > 1 && !used(current, control)) {
+    if (step <= 1) {
+      anchorCpu = Double.NaN; // at or over the target: a later growth starts a new check
+      return current * step;
+    }
+    if (!used(current, control) || !growthPaysOff(control.inFlight() >= Math.floor(current))) {
       return current;
     }
     return current * step;
+  }
+
+  /**
+   * Whether growing still buys CPU (see the class comment): false once the permits held have
+   * doubled since the last check and the CPU has not risen by a quarter as much, relatively.
+   */
+  private boolean growthPaysOff(boolean full) {
+    if (Double.isNaN(anchorCpu) || slowHeld <= anchorHeld || !full) {
+      anchorCpu = slowCpu; // (again) the start of a growth: judge from here
+      anchorHeld = slowHeld;
+      return true;
+    }
+    // a reading taken at a passing peak (a job's CPU phase) must not become the bar
+    anchorCpu = Math.min(anchorCpu, slowCpu);
+    double from = Math.max(1, anchorHeld);
+    if (slowHeld < Math.max(UNANSWERED_GROWTH * from, from + 2)) {
+      return true; // not grown enough to judge yet
+    }
+    double heldRise = slowHeld / from - 1;
+    double cpuRise = anchorCpu > 0 ? slowCpu / anchorCpu - 1 : Double.POSITIVE_INFINITY;
+    // relatively (a CPU-bound mix, many cores), or by a quarter of the gap (a neighbour's share
+    // in the machine's CPU dilutes the relative rise of this process's part)
+    if (cpuRise >= RESPONSE_SHARE * heldRise
+        || slowCpu - anchorCpu >= RESPONSE_SHARE * (targetCpu - anchorCpu)) {
+      anchorCpu = slowCpu; // it paid: judge the next doubling from here
+      anchorHeld = slowHeld;
+      return true;
+    }
+    return false;
   }
 
   /** {@link #GAIN}, scaled down for jobs longer than {@link #GAIN_TUNED_FOR}. */
