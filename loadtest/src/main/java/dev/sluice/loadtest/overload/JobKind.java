@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.DoubleUnaryOperator;
 import java.util.stream.Collectors;
 
@@ -55,6 +56,11 @@ public enum JobKind {
     String path() {
       return "/api/transcode?cpuMillis=" + cpuMillis;
     }
+
+    /** The size of this id ({@link #id()}), if any. */
+    static Optional<Size> of(String id) {
+      return Arrays.stream(values()).filter(s -> s.id().equals(id)).findFirst();
+    }
   }
 
   /** A size's CPU in units of the kind's shortest job: what the client declares. */
@@ -79,6 +85,11 @@ public enum JobKind {
 
   String id() {
     return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The kind of this id, if any. */
+  static Optional<JobKind> of(String id) {
+    return Arrays.stream(values()).filter(k -> k.id().equals(id)).findFirst();
   }
 
   String description() {

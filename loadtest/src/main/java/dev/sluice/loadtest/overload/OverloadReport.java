@@ -124,8 +124,8 @@ final class OverloadReport {
    */
   private static void sweepTable(StringBuilder html, List<SweepResult> rows) {
     html.append("<div class=\"wide\"><table><tr><th>load</th><th>offered /s</th>")
-        .append("<th>goodput /s</th><th>of capacity</th>")
-        .append(target("of capacity at 70%", OverloadTarget.GOODPUT))
+        .append("<th>goodput /s</th><th>of capacity</th><th>jobs of capacity at 70%</th>")
+        .append(target("work of capacity at 70%", OverloadTarget.GOODPUT))
         .append("<th>admitted p50 ms</th><th>admitted p99 ms</th>")
         .append(target("p99 / unloaded p99", OverloadTarget.ADMITTED_P99))
         .append("<th>429 p50 ms</th><th>429 p95 ms</th>")
@@ -136,7 +136,7 @@ final class OverloadReport {
     for (SweepResult r : rows) {
       html.append("<tr><td>").append(OverloadRun.num(r.point())).append("x</td>");
       if (r.figures() == null) {
-        html.append("<td colspan=\"12\" class=\"miss why\">not run: ")
+        html.append("<td colspan=\"13\" class=\"miss why\">not run: ")
             .append(esc(r.error()))
             .append("</td></tr>\n");
         continue;
@@ -145,7 +145,8 @@ final class OverloadReport {
       cell(html, num(r.offeredPerSecond()), Optional.empty());
       cell(html, num(f.goodputPerSecond()), Optional.empty());
       cell(html, pct(f.goodputOfCapacity()), Optional.empty());
-      cell(html, pct(f.goodputOfTarget()), OverloadTarget.GOODPUT.judge(r));
+      cell(html, pct(f.goodputOfTarget()), Optional.empty());
+      cell(html, pct(f.workOfTarget()), OverloadTarget.GOODPUT.judge(r));
       cell(html, num(f.admitted().p50()), Optional.empty());
       cell(html, num(f.admitted().p99()), Optional.empty());
       cell(html, times(f.admittedP99OverUnloaded()), OverloadTarget.ADMITTED_P99.judge(r));
@@ -267,12 +268,13 @@ final class OverloadReport {
     RunFigures f = r.figures();
     System.out.printf(
         Locale.ROOT,
-        "%s goodput %.1f/s (%.0f%% of capacity at 70%%)  admitted p50/p99"
+        "%s goodput %.1f/s (%.0f%% of capacity at 70%%, work %.0f%%)  admitted p50/p99"
             + " %.0f/%.0f ms (%.1fx unloaded)  429 p50/p95 %.0f/%.0f ms, %.0f%% of rejections in 50 ms"
             + "  CPU %.1f%% sd %.1f (%.0f ms a job, %.0f%% in jobs)  5xx %d  load %s%n",
         head,
         f.goodputPerSecond(),
         100 * f.goodputOfTarget(),
+        100 * f.workOfTarget(),
         f.admitted().p50(),
         f.admitted().p99(),
         f.admittedP99OverUnloaded(),

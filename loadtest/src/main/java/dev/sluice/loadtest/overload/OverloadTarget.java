@@ -50,7 +50,7 @@ enum OverloadTarget {
     RunFigures f = r.figures();
     boolean mixed = OverloadVerdict.applies(CPU_SPREAD, r.kind());
     return switch (this) {
-      case GOODPUT -> r.point() >= 2 ? met(f.goodputOfTarget() >= 0.95) : Optional.empty();
+      case GOODPUT -> r.point() >= 2 ? met(f.workOfTarget() >= 0.95) : Optional.empty();
       case ADMITTED_P99 ->
         r.kind().equals(JobKind.SHORT.id()) && r.point() == 5
             ? met(f.admittedP99OverUnloaded() <= 2)

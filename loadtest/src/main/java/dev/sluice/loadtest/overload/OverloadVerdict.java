@@ -105,7 +105,7 @@ final class OverloadVerdict {
 
   private static String figure(OverloadTarget target, RunFigures f) {
     return switch (target) {
-      case GOODPUT -> percent(f.goodputOfTarget());
+      case GOODPUT -> percent(f.workOfTarget());
       case ADMITTED_P99 -> OverloadReport.num(f.admittedP99OverUnloaded()) + "x";
       case FAST_REJECTIONS -> percent(f.rejectedWithin50Share());
       case CPU_SPREAD -> "sd " + OverloadReport.num(f.processCpu().stddev());

@@ -20,6 +20,10 @@ import java.util.function.Predicate;
  * @param goodputPerSecond 2xx answers per second in the window
  * @param goodputOfCapacity goodput over the unloaded capacity (100 % CPU)
  * @param goodputOfTarget goodput over the capacity at the 70 % CPU target
+ * @param workOfTarget the work done (the CPU milliseconds the finished jobs asked for) over the
+ *     work the capacity at the target does with the kind's mix: goodput that does not count a small
+ *     job as much as a large one. The same as {@code goodputOfTarget} for a single size; with
+ *     mixed sizes a limiter that favours small jobs (costs) raises the count, not the work
  * @param admitted latency of the 2xx answers of requests sent in the window
  * @param admittedP99OverUnloaded admitted p99 over the unloaded p99
  * @param admittedP99BySize admitted p99 per job size (ms)
@@ -42,6 +46,7 @@ public record RunFigures(
     double goodputPerSecond,
     double goodputOfCapacity,
     double goodputOfTarget,
+    double workOfTarget,
     Latency admitted,
     double admittedP99OverUnloaded,
     Map<String, Double> admittedP99BySize,
@@ -106,6 +111,14 @@ public record RunFigures(
         .filter(a -> a.admitted() && a.answeredAt() >= from && a.answeredAt() < to)
         .count();
     double goodput = seconds > 0 ? completed / seconds : Double.NaN;
+    double kindMean = JobKind.of(capacity.kind()).map(JobKind::meanCpuMillis).orElse(Double.NaN);
+    double askedMillis = answers.stream()
+        .filter(a -> a.admitted() && a.answeredAt() >= from && a.answeredAt() < to)
+        .mapToDouble(
+            a -> JobKind.Size.of(a.size()).map(z -> (double) z.cpuMillis).orElse(kindMean))
+        .sum();
+    double work =
+        seconds > 0 ? askedMillis / seconds / (capacity.atTarget() * kindMean) : Double.NaN;
 
     Predicate<Answer> inWindow = a -> a.sentAt() >= from && a.sentAt() < to;
     Latency admitted = Latency.of(latencies(answers, inWindow.and(Answer::admitted)));
@@ -172,6 +185,7 @@ public record RunFigures(
         goodput,
         goodput / capacity.perSecond(),
         goodput / capacity.atTarget(),
+        work,
         admitted,
         admitted.p99() / capacity.unloadedP99Millis(),
         bySize,

@@ -20,7 +20,8 @@ final class SweepChart {
 
   /** Goodput over the capacity at the 70 % target, in percent. */
   static String goodput(List<SweepResult> kind) {
-    return chart(kind, "goodput, % of capacity at 70% CPU", false, f -> 100 * f.goodputOfTarget());
+    return chart(
+        kind, "goodput (work), % of capacity at 70% CPU", false, f -> 100 * f.workOfTarget());
   }
 
   /** Admitted p99 over the unloaded p99, on a log axis. */

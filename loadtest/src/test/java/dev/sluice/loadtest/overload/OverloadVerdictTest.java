@@ -22,6 +22,7 @@ class OverloadVerdictTest {
         60,
         0.6,
         goodputOfTarget,
+        goodputOfTarget,
         new RunFigures.Latency(600, 20, 40),
         p99OverUnloaded,
         Map.of(),

@@ -132,6 +132,32 @@ class RunFiguresTest {
   }
 
   @Test
+  void withMixedSizesGoodputIsJudgedInWorkNotInJobs() {
+    // capacity 20 jobs/s of the sizes mix (110 ms mean): 14 jobs/s at the target, 1,540 ms of work
+    Capacity sizes = new Capacity("sizes", 2, 20, 18.2, 30, 260, 18, Double.NaN);
+    List<Answer> onlyShort = new ArrayList<>();
+    List<Answer> mixed = new ArrayList<>();
+    for (int i = 0; i < 140; i++) {
+      double sent = i / 14.0;
+      onlyShort.add(new Answer("short", sent, sent + 0.05, 200, null));
+      mixed.add(new Answer(i % 2 == 0 ? "short" : "long", sent, sent + 0.05, 200, null));
+    }
+    List<ServerSample> cpu = samples(70, 70, 70, 70, 70, 70, 70, 70, 70, 70);
+
+    RunFigures small = RunFigures.of(onlyShort, 140, cpu, 2, 10, sizes, "x");
+    RunFigures both = RunFigures.of(mixed, 140, cpu, 2, 10, sizes, "x");
+
+    assertThat(small.goodputOfTarget()).isCloseTo(1.0, within(0.01));
+    assertThat(small.workOfTarget()).isCloseTo(20 / 110.0, within(0.01)); // small jobs only
+    assertThat(both.goodputOfTarget()).isCloseTo(1.0, within(0.01));
+    assertThat(both.workOfTarget()).isCloseTo(1.0, within(0.01));
+    // a single size: the same figure either way
+    Capacity shortJobs = new Capacity("short", 2, 20, 100, 21, 25, 100, Double.NaN);
+    RunFigures one = RunFigures.of(onlyShort, 140, cpu, 2, 10, shortJobs, "x");
+    assertThat(one.workOfTarget()).isCloseTo(one.goodputOfTarget(), within(1e-9));
+  }
+
+  @Test
   void theJobsCpuIsSetAgainstTheServicesCpu() {
     // 10 jobs a second in the window, each reporting 70 ms of CPU: 0.7 core-seconds a second. The
     // service ran at 50 % of 2 cores (1 core-second a second), so its jobs had 70 % of its CPU.
