@@ -13,7 +13,8 @@ package dev.sluice.demo;
  * @param serviceMillis the job itself (its wait and its CPU work), in wall time
  * @param cpuUsedMillis the CPU the work took, read on the thread's CPU clock: near {@code cpuMillis}
  *     on an idle machine, more when jobs and other work share the cores and each slows the
- *     other's caches; -1 where the JVM has no thread CPU clock
+ *     other's caches; -1 where the thread has no CPU clock (a virtual thread: Java 21 and later
+ *     run the handlers on them)
  */
 public record JobResult(
     String jobId,
