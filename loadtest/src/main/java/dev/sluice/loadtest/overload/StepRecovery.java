@@ -19,13 +19,47 @@ import java.util.function.DoublePredicate;
  */
 final class StepRecovery {
 
-  /** One reading: its time (seconds into the run; the end of the second it covers) and value. */
-  record Reading(double at, double value) {
+  /**
+   * One reading: its time (seconds into the run; the end of the span it covers), value and span
+   * (seconds).
+   */
+  record Reading(double at, double value, double span) {
 
-    /** When the second it covers began. */
-    double from() {
-      return at - 1;
+    /** A reading of the second before {@code at}. */
+    Reading(double at, double value) {
+      this(at, value, 1);
     }
+
+    /** When the span it covers began. */
+    double from() {
+      return at - span;
+    }
+  }
+
+  /**
+   * Means of {@code seconds} consecutive readings, each ending at the last one's time: readings of
+   * 1-second CPU on 2 cores move by a job's share of a second whatever the limit does (sd 4-6
+   * points for 200 ms jobs in steady overload), so a band of 5 points is met or missed by chance
+   * on them; on means of 2 s the controller shows. A mean needs {@code seconds} readings, each
+   * about a second after the one before and none NaN.
+   */
+  static List<Reading> means(List<Reading> series, int seconds) {
+    List<Reading> means = new ArrayList<>();
+    for (int i = seconds - 1; i < series.size(); i++) {
+      double sum = 0;
+      boolean whole = true;
+      for (int k = i - seconds + 1; k <= i; k++) {
+        Reading r = series.get(k);
+        boolean next =
+            k == i - seconds + 1 || Math.abs(r.at() - series.get(k - 1).at() - 1) < 0.5;
+        whole &= next && !Double.isNaN(r.value());
+        sum += r.value();
+      }
+      if (whole) {
+        means.add(new Reading(series.get(i).at(), sum / seconds, seconds));
+      }
+    }
+    return means;
   }
 
   private StepRecovery() {}

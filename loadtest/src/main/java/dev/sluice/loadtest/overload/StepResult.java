@@ -16,6 +16,10 @@ import java.util.function.DoublePredicate;
  * @param load the offered load over the run
  * @param cpuSettleUp after the step up, until the service's CPU stays within 5 points of 70 %
  * @param cpuSettleDown the same after the step down
+ * @param cpuSettleUp2s {@code cpuSettleUp} read on means of 2 seconds (see {@link
+ *     StepRecovery#means}): the controller's settling where 1-second readings scatter by a job's
+ *     share of a second (few cores, long jobs)
+ * @param cpuSettleDown2s the same after the step down
  * @param p99SettleUp after the step up, until admitted p99 (per second of sending) stays within 2x
  *     the unloaded p99
  * @param p99SettleDown the same after the step down
@@ -31,6 +35,8 @@ public record StepResult(
     StepLoad load,
     double cpuSettleUp,
     double cpuSettleDown,
+    double cpuSettleUp2s,
+    double cpuSettleDown2s,
     double p99SettleUp,
     double p99SettleDown,
     RunFigures high,
@@ -55,6 +61,7 @@ public record StepResult(
     List<StepRecovery.Reading> cpu = run.samples().stream()
         .map(s -> new StepRecovery.Reading(s.second(), s.processCpuPercent()))
         .toList();
+    List<StepRecovery.Reading> cpu2s = StepRecovery.means(cpu, 2);
     List<StepRecovery.Reading> p99 = StepRecovery.admittedP99PerSecond(answers);
     double target = 100 * Capacity.TARGET_CPU;
     DoublePredicate cpuOk = v -> Math.abs(v - target) <= CPU_BAND_POINTS;
@@ -66,6 +73,8 @@ public record StepResult(
         load,
         seconds(StepRecovery.settle(cpu, load.upAt(), load.downAt(), cpuOk)),
         seconds(StepRecovery.settle(cpu, load.downAt(), load.end(), cpuOk)),
+        seconds(StepRecovery.settle(cpu2s, load.upAt(), load.downAt(), cpuOk)),
+        seconds(StepRecovery.settle(cpu2s, load.downAt(), load.end(), cpuOk)),
         seconds(StepRecovery.settle(p99, load.upAt(), load.downAt(), p99Ok)),
         seconds(StepRecovery.settle(p99, load.downAt(), load.end(), p99Ok)),
         RunFigures.of(
@@ -88,6 +97,8 @@ public record StepResult(
         variant.name(),
         variant.description(),
         load,
+        Double.NaN,
+        Double.NaN,
         Double.NaN,
         Double.NaN,
         Double.NaN,

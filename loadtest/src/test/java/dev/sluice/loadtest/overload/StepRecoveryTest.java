@@ -34,6 +34,38 @@ class StepRecoveryTest {
   }
 
   @Test
+  void onTwoSecondMeansAJobsShareOfASecondNoLongerDecides() {
+    // 1-second readings swinging by a job's share around 70 after the step at 7 s: 64, 76, 66, 74
+    // ... are out of a 5-point band every other second, so they never settle; their 2 s means do
+    List<Reading> cpu = series(
+        1.01, 70, 70, 70, 70, 70, 70, 70, 95, 88, 64, 76, 66, 74, 66, 74, 66, 74, 64, 70, 70);
+
+    assertThat(StepRecovery.settle(cpu, 7, 18, StepRecoveryTest::cpuBand)).isEmpty();
+    List<Reading> means = StepRecovery.means(cpu, 2);
+    assertThat(means.get(0).at()).isEqualTo(2.01);
+    assertThat(means.get(0).from()).isCloseTo(0.01, within(1e-9));
+    // the first mean wholly after the step covers 7.01-9.01 (95, 88): out; then (88, 64) = 76:
+    // out; from 11.01 on, 67 to 71
+    assertThat(StepRecovery.settle(means, 7, 18, StepRecoveryTest::cpuBand).getAsDouble())
+        .isCloseTo(4.01, within(1e-9));
+  }
+
+  @Test
+  void aMeanSpansOnlyConsecutiveReadingsWithoutGaps() {
+    List<Reading> cpu = new ArrayList<>(series(1, 60, 80));
+    cpu.add(new Reading(5, 70)); // a missed sample: 3 s after the one before
+    cpu.add(new Reading(6, Double.NaN));
+    cpu.add(new Reading(7, 72));
+    cpu.add(new Reading(8, 68));
+
+    assertThat(StepRecovery.means(cpu, 2))
+        .extracting(Reading::at, Reading::value)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(2.0, 70.0),
+            org.assertj.core.groups.Tuple.tuple(8.0, 70.0));
+  }
+
+  @Test
   void aSeriesInTheBandAtOnceSettlesAtItsFirstReadingAfterTheStep() {
     List<Reading> cpu = series(1.01, 70, 70, 70, 70, 70, 70, 70, 71, 69, 70);
 
