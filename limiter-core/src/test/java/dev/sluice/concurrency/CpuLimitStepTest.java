@@ -104,8 +104,8 @@ class CpuLimitStepTest {
 
   /**
    * A neighbour takes half the machine for 20 s while the process's CPU is the signal: the target
-   * is out of reach, and a limit that kept growing would reach dozens or its ceiling (61 and 170
-   * here, 1000 with 8 cores of 800 ms jobs, before growth had to pay off) and, once the neighbour
+   * is out of reach, and a limit that kept growing would reach dozens (61 from 1.2 on 2 cores,
+   * 170 from 5.4 on 8, before growth had to pay off; now 4.3 and 14) and, once the neighbour
    * left, keep the CPU at 100% while the jobs it admitted ran. It must hold instead, and settle
    * after. Judged on 1 s readings within 5 points on 8 cores; on 2 cores a 200 ms job is 10% of a
    * second, so on 2 s windows within 10 (as {@link CpuLimitSimulationTest} does).
@@ -146,7 +146,7 @@ class CpuLimitStepTest {
    * Declared costs (800 ms jobs cost 16 units of a 50 ms job's 1): a limit in units below the
    * cost of the job at the head buys no CPU until it passes that cost. Growth must not be judged
    * there (the limit is not full while that job waits), or the limit stays where one job runs
-   * (an earlier check held 8 cores at 12.5%).
+   * (judged there, 8 cores stayed at 12.5%).
    */
   @ParameterizedTest(name = "seed {0}")
   @CsvSource({"1", "2"})

@@ -26,13 +26,14 @@ import java.util.Objects;
  * has risen by less than a quarter as much, relatively, and by less than a quarter of its gap to
  * the target, the target is out of reach for now (neighbours hold the cores, or the jobs wait on
  * something else). The limit then holds instead of winding up to its ceiling; a rise of the CPU,
- * or a reading over the target, lets it move again. Simulated (CpuLimitStepTest), a neighbour
- * holding half the cores for 20 s grew the limit from 1.2 to 61 (2 cores) and from 92 to its
- * ceiling of 1000 (8 cores) before; it now stays within 3x, and the CPU is back in its band
- * within 2 s of the neighbour leaving. Not judged while permits are free although callers wait:
- * with declared costs, a limit in units below the cost of the job at the head buys no CPU until
- * it passes that cost, and holding it there would starve costly jobs (an earlier check held 8
- * cores at 12.5%). So with costs the limit can still wind up; keep {@code maxLimit} near what the
+ * or a reading over the target, lets it move again. Simulated (CpuLimitStepTest, 200 ms jobs),
+ * a neighbour holding half the cores for 20 s grew the limit from 1.2 to 61 (2 cores) and from
+ * 5.4 to 170 (8 cores) without the check; with it, to 4.3 and 14, and the CPU is back in its
+ * band within 2 s of the neighbour leaving (on 2 cores: 2-second means within 10 points). Not
+ * judged while permits are free although callers wait: with declared costs, a limit in units
+ * below the cost of the job at the head buys no CPU until it passes that cost, and holding it
+ * there would starve costly jobs (simulated on 8 cores: the CPU stayed at 12.5%, one job). So
+ * with costs the limit can still wind up (from 92 to its ceiling of 1000, simulated); keep {@code maxLimit} near what the
  * machine can run there, or read the machine's CPU ({@link CpuSampler#machine()}), in which a
  * neighbour's load counts and the limit gives way.
  *
@@ -170,8 +171,9 @@ public final class CpuLimit extends AdaptiveLimit {
       anchorCpu = Double.NaN; // at or over the target: a later growth starts a new check
       return current * step;
     }
-    if (!used(current, control) || !growthPaysOff(control.inFlight() >= Math.floor(current))) {
-      return current;
+    boolean full = full(current, held);
+    if (!(full || control.queued() > 0) || !growthPaysOff(full)) {
+      return current; // not used (see used()), or growth does not pay
     }
     return current * step;
   }
@@ -223,7 +225,12 @@ public final class CpuLimit extends AdaptiveLimit {
 
   /** Whether demand reaches the limit: someone queued, or every permit taken. */
   static boolean used(double current, Control control) {
-    return control.queued() > 0 || control.inFlight() >= Math.floor(current);
+    return control.queued() > 0 || full(current, control.inFlight());
+  }
+
+  /** Whether every permit of the real-valued limit {@code current} is taken. */
+  private static boolean full(double current, int held) {
+    return held >= Math.floor(current);
   }
 
   @Override
