@@ -106,6 +106,17 @@ final class LossWatch {
     return known == null ? "" : known;
   }
 
+  /**
+   * {@link #known()} for a decision about to be sent, or null while this node settles. The epoch is
+   * read before the settling check, the reverse of {@link #settleThenSwap}'s order: an epoch read
+   * here that is already the one swapped in after a loss is always followed by a check that sees
+   * the settling, so no decision carries it to Redis's flushed counts.
+   */
+  String knownUnlessSettling() {
+    String known = known();
+    return settling() ? null : known;
+  }
+
   /** Whether this node has learnt the epoch since it started. */
   boolean learnt() {
     String known = epoch.get();
@@ -215,8 +226,8 @@ final class LossWatch {
   /**
    * Starts settling, then replaces the known epoch: in that order, so that no request thread can
    * read the new epoch while this node does not settle yet, send a decision with it, and have Redis
-   * decide it on the counts it just lost (an admission beyond the node's share, seen about once in
-   * ten runs of ReconcileTest). If the swap fails another thread found the same loss and settles
+   * decide it on the counts it just lost (an admission beyond the node's share; see {@link
+   * #knownUnlessSettling}). If the swap fails another thread found the same loss and settles
    * already; the settling time then starts a moment later, which costs nothing.
    */
   private boolean settleThenSwap(String known, String next) {

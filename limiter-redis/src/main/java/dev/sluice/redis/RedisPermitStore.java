@@ -103,12 +103,12 @@ final class RedisPermitStore implements PermitStore {
       RedisLease lease = new RedisLease(
           this, limiter, node + ':' + sequence.incrementAndGet(), maxPermits, leaseTime);
       // checked only once this node knows an epoch (it has no lease to write again before that)
-      String epoch = loss.inScripts() && loss.learnt() ? loss.known() : null;
-      if (loss.settling()) {
-        // found since the check above: the epoch read may be the new one, on a partial set
-        guard.succeeded(start);
+      String known = loss.knownUnlessSettling();
+      if (known == null) {
+        guard.succeeded(start); // a loss found since the check above: no lease on a partial set
         return CompletableFuture.completedFuture(Optional.empty());
       }
+      String epoch = loss.inScripts() && loss.learnt() ? known : null;
       if (!loss.learnt()) {
         loss.ask(redis);
       }

@@ -174,14 +174,12 @@ final class RedisRateStore implements RateStore {
       RateDecision[] served,
       long start) {
     CompletableFuture<RateDecision>[] parts;
-    String epoch = loss.inScripts() ? loss.known() : null;
-    if (loss.settling()) {
-      // a loss found since the first check: the epoch just read may be the new one, and Redis
-      // would decide on the counts it lost (LossWatch starts settling before it swaps the epoch,
-      // so reading the epoch first and checking again closes that window)
-      guard.succeeded(start);
+    String known = loss.knownUnlessSettling();
+    if (known == null) {
+      guard.succeeded(start); // Redis answered; a loss was found since the check in tryAcquire
       return CompletableFuture.completedFuture(decideLocally(requests, served));
     }
+    String epoch = loss.inScripts() ? known : null;
     try {
       parts = send(redis, requests, served, epoch);
     } catch (RuntimeException e) {
@@ -213,9 +211,9 @@ final class RedisRateStore implements RateStore {
       List<RateRequest> requests,
       RateDecision[] served) {
     CompletableFuture<RateDecision>[] parts;
-    String epoch = loss.known();
-    if (loss.settling()) {
-      return CompletableFuture.completedFuture(decideLocally(requests, served)); // as above
+    String epoch = loss.knownUnlessSettling();
+    if (epoch == null) {
+      return CompletableFuture.completedFuture(decideLocally(requests, served));
     }
     try {
       parts = send(redis, requests, served, epoch);
