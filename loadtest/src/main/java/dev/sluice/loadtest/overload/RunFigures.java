@@ -107,13 +107,13 @@ public record RunFigures(
         new Counts(sent, ok, rejected, serverErrors, sent - ok - rejected - serverErrors);
 
     double seconds = to - from;
-    long completed = answers.stream()
+    // the jobs finished in the window, by when they were answered
+    List<Answer> finished = answers.stream()
         .filter(a -> a.admitted() && a.answeredAt() >= from && a.answeredAt() < to)
-        .count();
-    double goodput = seconds > 0 ? completed / seconds : Double.NaN;
+        .toList();
+    double goodput = seconds > 0 ? finished.size() / seconds : Double.NaN;
     double kindMean = JobKind.of(capacity.kind()).map(JobKind::meanCpuMillis).orElse(Double.NaN);
-    double askedMillis = answers.stream()
-        .filter(a -> a.admitted() && a.answeredAt() >= from && a.answeredAt() < to)
+    double askedMillis = finished.stream()
         .mapToDouble(
             a -> JobKind.Size.of(a.size()).map(z -> (double) z.cpuMillis).orElse(kindMean))
         .sum();
@@ -149,8 +149,7 @@ public record RunFigures(
             1L,
             Long::sum));
 
-    double[] jobCpu = answers.stream()
-        .filter(a -> a.admitted() && a.answeredAt() >= from && a.answeredAt() < to)
+    double[] jobCpu = finished.stream()
         .mapToDouble(Answer::jobCpuMillis)
         .filter(ms -> ms >= 0)
         .toArray();
