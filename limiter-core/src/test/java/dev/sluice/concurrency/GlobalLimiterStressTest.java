@@ -84,11 +84,11 @@ class GlobalLimiterStressTest {
     assertThat(store.maxHeldSeen()).isLessThanOrEqualTo(3);
     assertThat(admitted.get()).isPositive();
     await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-      assertThat(store.heldNow("stress")).isZero();
-      assertThat(store.waiting("stress")).isZero();
+      assertThat(store.heldNow("stress")).as("leases held").isZero();
+      assertThat(store.waiting("stress")).as("tickets in the store's line").isZero();
       for (ConcurrencyLimiter node : nodes) {
-        assertThat(node.snapshot().inFlight()).isZero();
-        assertThat(node.snapshot().queued()).isZero();
+        assertThat(node.snapshot().inFlight()).as("in flight on %s", node).isZero();
+        assertThat(node.snapshot().queued()).as("queued on %s", node).isZero();
       }
     });
     nodes.forEach(ConcurrencyLimiter::shutdown);

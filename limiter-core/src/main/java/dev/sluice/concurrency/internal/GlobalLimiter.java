@@ -211,6 +211,10 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     boolean granted = held && grant(acquire, lease.get());
     if (held && !granted) {
       lease.get().release(); // the caller left meanwhile: the lease goes back at once
+    } else if (!held && !acquire.isWaiting()) {
+      // the caller left while the question was in flight: its leave may have reached the store
+      // before the refusal put the ticket in line, where it would stand ahead of every waiter
+      store.leave(name, acquire.ticket);
     }
     boolean again;
     synchronized (lineLock) {

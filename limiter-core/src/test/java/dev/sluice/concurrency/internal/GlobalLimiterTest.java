@@ -8,10 +8,13 @@ import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.store.InMemoryPermitStore;
+import dev.sluice.store.PermitStore;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 
 /** A global limiter: permits as leases shared by every node, queued on each node and in one line. */
@@ -141,6 +144,74 @@ class GlobalLimiterTest {
     held.release();
     assertThat(store.heldNow("work")).isZero();
     assertThat(b.acquire()).isCompleted();
+  }
+
+  @Test
+  void aCallerThatLeavesWhileItsQuestionIsInFlightDoesNotStayInTheLine() {
+    // the store registers the ticket only after the caller has left (and its leave found nothing):
+    // the refused answer must take the ticket out again, or it blocks a lease for everyone
+    HookedStore hooked = new HookedStore(store);
+    ConcurrencyLimiter a = node(1, 4);
+    ConcurrencyLimiter b = ConcurrencyLimiter.builder("work")
+        .maxConcurrency(1)
+        .maxQueue(4)
+        .queueTimeout(Duration.ofSeconds(10))
+        .clock(time)
+        .scheduler(time)
+        .executor(Runnable::run)
+        .permitStore(hooked)
+        .build();
+    Permit held = a.acquire().join();
+    CompletableFuture<Permit> waiting = b.acquire();
+    assertThat(store.waiting("work")).isEqualTo(1);
+
+    hooked.beforeNextAsk = () -> waiting.cancel(false);
+    time.advance(GlobalLimiter.POLL); // the poll asks again; the caller leaves during the question
+
+    assertThat(waiting).isCancelled();
+    assertThat(store.waiting("work")).isZero();
+    held.release();
+    assertThat(a.acquire()).isCompleted();
+  }
+
+  /** Delegates to a store; runs a hook once just before the next ticketed question. */
+  private static final class HookedStore implements PermitStore {
+    private final PermitStore delegate;
+    volatile Runnable beforeNextAsk;
+
+    HookedStore(PermitStore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public CompletionStage<Optional<PermitLease>> tryAcquire(
+        String limiter, int maxPermits, Duration leaseTime) {
+      return delegate.tryAcquire(limiter, maxPermits, leaseTime);
+    }
+
+    @Override
+    public CompletionStage<Optional<PermitLease>> tryAcquire(
+        String limiter, int maxPermits, Duration leaseTime, String ticket) {
+      Runnable hook = beforeNextAsk;
+      beforeNextAsk = null;
+      if (hook != null) {
+        hook.run();
+      }
+      return delegate.tryAcquire(limiter, maxPermits, leaseTime, ticket);
+    }
+
+    @Override
+    public void leave(String limiter, String ticket) {
+      delegate.leave(limiter, ticket);
+    }
+
+    @Override
+    public Watch watch(String limiter, Runnable listener) {
+      return delegate.watch(limiter, listener);
+    }
+
+    @Override
+    public void close() {}
   }
 
   @Test
