@@ -225,7 +225,10 @@ public final class LimiterSpec {
      * newest waiter is granted first (within the discipline's keys and classes), so admitted
      * callers wait little, and a waiter that has waited {@code target} is shed with a 429 at
      * once (Facebook's overloaded queue timeout is the target itself) instead of a 504 at the
-     * queue timeout; the order returns to normal once the queue drains.
+     * queue timeout; the order returns to normal once the queue drains. A standing queue keeps
+     * two rounds of work (twice the limit, in units), never shed and served oldest first: as
+     * CoDel never drops its last packet, so that a permit that frees finds a waiter; shedding
+     * those near capacity would cost work the permits could have done.
      */
     public Builder queueDelayTarget(Duration target) {
       Objects.requireNonNull(target, "queueDelayTarget must not be null");

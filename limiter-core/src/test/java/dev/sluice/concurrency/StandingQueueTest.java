@@ -77,8 +77,8 @@ class StandingQueueTest {
     Permit running = limiter.acquire().join();
     List<CompletableFuture<Permit>> waiters = new ArrayList<>();
     List<Integer> order = new ArrayList<>();
-    for (int i = 0; i < 15; i++) { // a caller every 10 ms: the queue never drains
-      time.advance(Duration.ofMillis(i == 0 ? 5 : 10));
+    for (int i = 0; i < 30; i++) { // a caller every 5 ms: the queue never drains
+      time.advance(Duration.ofMillis(5));
       int n = i;
       CompletableFuture<Permit> f = limiter.acquire();
       waiters.add(f);
@@ -87,20 +87,55 @@ class StandingQueueTest {
         p.release();
       });
     }
-    time.advance(Duration.ofMillis(5)); // 150 ms: standing since 100 ms
+    // 150 ms: standing since 105 ms; every waiter that reached the 20 ms target while two rounds
+    // of work (two waiters, for one permit) stood behind it was shed
 
     running.release();
 
-    // the two younger than the target are served, newest first; every older one was shed with a
-    // 429 once the queue stood (those that reached the target before it stood kept waiting)
-    assertThat(order).containsExactly(14, 13);
-    for (int i = 0; i < 13; i++) {
+    // newest first while more than the two kept rounds wait (29, then 28), then those in order
+    assertThat(order).containsExactly(29, 28, 26, 27);
+    for (int i = 0; i < 26; i++) {
       assertThat(reason(waiters.get(i)))
           .as("waiter " + i)
           .isEqualTo(RejectionReason.STANDING_QUEUE);
     }
-    assertThat(limiter.snapshot().rejectedLate()).isEqualTo(13);
+    assertThat(limiter.snapshot().rejectedLate()).isEqualTo(26);
     assertThat(limiter.snapshot().rejectedQueueTimeout()).isZero();
+  }
+
+  @Test
+  // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void aStandingQueueKeepsTwoRoundsOfWorkAndServesThemInOrder() {
+    ConcurrencyLimiter limiter = limiter(spec(TARGET).maxConcurrency(2).build());
+    Permit first = limiter.acquire().join();
+    Permit second = limiter.acquire().join();
+    List<CompletableFuture<Permit>> waiters = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      time.advance(Duration.ofMillis(1));
+      waiters.add(limiter.acquire());
+    }
+    // far past the target and the interval, with no newer callers: nobody is shed, since four
+    // waiters are two rounds of two permits' work, and shedding any would leave a permit idle
+    time.advance(Duration.ofMillis(500));
+    assertThat(waiters).noneMatch(CompletableFuture::isDone);
+
+    first.release();
+    second.release();
+
+    // they are served oldest first: the kept rounds are the good part of the queue
+    assertThat(waiters.get(0)).isCompleted();
+    assertThat(waiters.get(1)).isCompleted();
+    assertThat(waiters.get(2)).isNotDone();
+    // three newer callers make the oldest waiting one surplus (four others are two rounds): it is
+    // shed at its next look; the next oldest is kept
+    for (int i = 0; i < 3; i++) {
+      limiter.acquire();
+    }
+    time.advance(Duration.ofMillis(2));
+    assertThat(waiters.get(2)).isCompletedExceptionally();
+    assertThat(reason(waiters.get(2))).isEqualTo(RejectionReason.STANDING_QUEUE);
+    assertThat(waiters.get(3)).isNotDone();
   }
 
   @Test

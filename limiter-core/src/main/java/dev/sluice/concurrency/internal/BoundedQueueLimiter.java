@@ -551,7 +551,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     Waiter first = null;
     Waiter last = null;
     long target = delayTargetNanos;
-    boolean newestFirst = target > 0 && standing(clock.nanoTime(), target);
+    // newest first only while the queue holds more than the rounds of work it keeps: those are
+    // served oldest first, or a waiter kept near capacity could be passed over for seconds
+    boolean newestFirst = target > 0
+        && standing(clock.nanoTime(), target)
+        && queuedUnits > (long) ROUNDS_KEPT * limit.limit();
     for (; ; ) {
       long s = state;
       if (queued(s) == 0 || inFlight(s) >= limit.limit()) {
@@ -701,7 +705,10 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       return;
     }
     long target = delayTargetNanos;
-    if (target > 0 && now - waiter.enqueuedAtNanos >= target && standing(now, target)) {
+    if (target > 0
+        && now - waiter.enqueuedAtNanos >= target
+        && standing(now, target)
+        && othersHoldRounds(waiter)) {
       // the queue stands and this waiter has waited its share: a 429 now, not a 504 later
       abandon(
           waiter,
@@ -751,14 +758,42 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       // before the target: at the target; after it: when the queue would have stood an interval
       // (it is shed then, not an interval later)
       long standsIn = nonEmptySince + standingIntervalNanos(target) - now;
-      next = Math.min(
-          next, waited < target ? target - waited : Math.max(MIN_STANDING_CHECK_NANOS, standsIn));
+      // once standing (or kept as the last round of work), a tenth of the target: shed at most
+      // that late, and a waiter kept for seconds is looked at tens of times a second, not a
+      // thousand
+      long floor = Math.max(MIN_STANDING_CHECK_NANOS, target / 10);
+      next = Math.min(next, waited < target ? target - waited : Math.max(floor, standsIn));
     }
     return Math.max(0, next);
   }
 
+  /**
+   * Rounds of work (the limit's permits, in units) a standing queue keeps. Chosen on the simulated
+   * server (one or two permits, Poisson arrivals, 200 ms jobs, a 100 ms target): shedding down to
+   * nothing did 85 % of the possible work at twice the capacity; keeping one round, 96-99 %; two,
+   * 99-100 %, with the same waits at 5x and 10x. More rounds only add waiting.
+   */
+  static final int ROUNDS_KEPT = 2;
+
   /** A waiter past the target is looked at no more often than this while the queue may stand. */
   private static final long MIN_STANDING_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  /**
+   * Whether the other waiters would still fill every permit {@link #ROUNDS_KEPT} times over: a
+   * standing queue is shed down to that much work, never below, as CoDel never drops the last
+   * packet's worth of its queue. A waiter kept by this is served within a few service times (the
+   * permits free up and the newest go first) or shed once newer callers arrive. Shedding it
+   * instead can leave a permit idle that the next release could have used, which near capacity
+   * costs goodput for nothing.
+   */
+  private boolean othersHoldRounds(Waiter waiter) {
+    lock.lock();
+    try {
+      return queuedUnits - waiter.queuedUnits >= (long) ROUNDS_KEPT * limit.limit();
+    } finally {
+      lock.unlock();
+    }
+  }
 
   /** The queue has held waiters without draining for the standing interval. */
   private boolean standing(long now, long target) {
