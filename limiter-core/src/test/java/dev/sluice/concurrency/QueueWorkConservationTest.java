@@ -21,9 +21,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * most one waiter each, a few critical and sheddable callers, 50 ms jobs arriving open-loop at
  * twice what one permit serves, some callers cancelling or with deadlines of their own, rejected
  * callers retrying after Retry-After as the load test's client does. Whatever the discipline (FIFO,
- * fair, and classes over either), the limiter must stay work-conserving: after every event (ours
- * and the limiter's own timeouts and re-checks), a waiter is queued only while every permit is
- * held, and no more are held; it serves about what one permit can; nothing is left behind.
+ * fair, and classes over either; with or without standing-queue control), the limiter must stay
+ * work-conserving: after every event (ours and the limiter's own timeouts and re-checks), a waiter
+ * is queued only while every permit is held, and no more are held; it serves about what one permit
+ * can; nothing is left behind.
  */
 @Tag("property")
 class QueueWorkConservationTest {
@@ -40,22 +41,28 @@ class QueueWorkConservationTest {
    * {@code deferred}: grants and rejections are completed by a task run later, as on the plugin's
    * executor, so a caller can cancel between its grant and its completion.
    */
-  @ParameterizedTest(name = "{0}, rejectEarly={1}, deferred completions={2}")
+  @ParameterizedTest(
+      name = "{0}, rejectEarly={1}, deferred completions={2}, queue-delay target {3} ms")
   @CsvSource({
-    "fifo, false, false", "fifo, true, true",
-    "fair, false, true", "fair, true, false",
-    "prioritized-fifo, false, false", "prioritized-fifo, true, true",
-    "prioritized-fifo, false, true", "prioritized-fifo, true, false",
-    "prioritized-fair, false, false", "prioritized-fair, true, true",
-    "prioritized-fair, false, true", "prioritized-fair, true, false"
+    "fifo, false, false, 0", "fifo, true, true, 0",
+    "fair, false, true, 0", "fair, true, false, 0",
+    "prioritized-fifo, false, false, 0", "prioritized-fifo, true, true, 0",
+    "prioritized-fifo, false, true, 0", "prioritized-fifo, true, false, 0",
+    "prioritized-fair, false, false, 0", "prioritized-fair, true, true, 0",
+    "prioritized-fair, false, true, 0", "prioritized-fair, true, false, 0",
+    "fifo, false, true, 20", "fifo, true, false, 20",
+    "fair, true, true, 20", "prioritized-fifo, false, false, 20",
+    "prioritized-fair, true, true, 20", "prioritized-fair, false, true, 20"
   })
-  void aPermitIsFreeOnlyWhileNobodyWaits(String discipline, boolean rejectEarly, boolean deferred) {
+  void aPermitIsFreeOnlyWhileNobodyWaits(
+      String discipline, boolean rejectEarly, boolean deferred, int targetMillis) {
     long seed = Seeds.seed();
-    Run run = new Run(seed, queue(discipline), rejectEarly, deferred);
+    Run run =
+        new Run(seed, queue(discipline), rejectEarly, deferred, Duration.ofMillis(targetMillis));
     run.go();
 
-    String why = discipline + ", rejectEarly=" + rejectEarly + ", deferred=" + deferred + ", seed "
-        + seed + ": " + run;
+    String why = discipline + ", rejectEarly=" + rejectEarly + ", deferred=" + deferred
+        + ", target " + targetMillis + " ms, seed " + seed + ": " + run;
     assertThat(run.violation).as(why).isNull();
     long capacity = RUN.toNanos() / SERVICE;
     assertThat(run.servedInRun).as(why).isGreaterThanOrEqualTo((long) (0.95 * capacity));
@@ -86,7 +93,12 @@ class QueueWorkConservationTest {
     String violation;
     long events;
 
-    Run(long seed, Supplier<WaitQueue> queue, boolean rejectEarly, boolean deferred) {
+    Run(
+        long seed,
+        Supplier<WaitQueue> queue,
+        boolean rejectEarly,
+        boolean deferred,
+        Duration queueDelayTarget) {
       this.random = new SplittableRandom(seed);
       Scheduler checking = (task, delay) -> time.schedule(
           () -> {
@@ -99,6 +111,7 @@ class QueueWorkConservationTest {
           .maxQueue(40)
           .queueTimeout(Duration.ofSeconds(10))
           .rejectEarly(rejectEarly)
+          .queueDelayTarget(queueDelayTarget)
           .waitQueue(queue.get())
           .clock(time)
           .scheduler(checking)
