@@ -340,6 +340,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     // outside the lock: it sums striped counters
     boolean early = rejectEarly; // read once: a reconfiguration may turn it on or off meanwhile
     long meanServiceNanos = early ? prediction.meanServiceNanos() : -1;
+    double margin = early ? prediction.margin() : 1;
     long predictedWait = -1;
     Outcome rejection = null;
     RejectionReason reason = null;
@@ -393,7 +394,9 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
                   Math.min(units, limit.limit()),
                   exactLimit(),
                   meanServiceNanos);
-          if (wait > timeoutNanos) {
+          // with the margin: a re-check then refuses a waiter only once the plain prediction
+          // no longer fits, not at the next wobble (see WaitPrediction)
+          if (wait > timeoutNanos / margin) {
             rejection = Outcome.QUEUE_FULL;
             reason = RejectionReason.PREDICTED_WAIT;
             predictedWait = wait;
@@ -496,6 +499,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     if (permit.timed()) {
       serviceNanos = clock.nanoTime() - permit.admittedAtNanos();
       stats.timed(serviceNanos, permit.units);
+      stats.rateSampled(limit.exactLimit());
       if (warmingUp && stats.timedCount.sum() >= TIME_EVERY_PERMIT_UNTIL) {
         warmingUp = false;
       }

@@ -45,6 +45,16 @@ final class LimiterStats {
 
   static final double RECENT_WEIGHT = 0.1;
 
+  /**
+   * The rate the limit turns work over (the limit in force / the recent service time per unit),
+   * sampled at each timed release and weighted as the service time, with its variance: how far a
+   * wait predicted now can be trusted. The limit of an adaptive source moves and jobs of mixed
+   * sizes move the service time; uniform jobs under a fixed limit keep it near zero.
+   */
+  private volatile double recentRate = Double.NaN;
+
+  private volatile double recentRateVariance;
+
   final LongAdder queueWaitCount = new LongAdder();
   final LongAdder queueWaitTotal = new LongAdder();
   final LongAccumulator queueWaitMax = new LongAccumulator(Math::max, 0);
@@ -85,6 +95,35 @@ final class LimiterStats {
   /** The recent service time per unit of cost (see {@link #recentServiceNanos}), NaN before the first. */
   double recentServiceNanos() {
     return recentServiceNanos;
+  }
+
+  /**
+   * Samples the turnover rate after a timed release, with the limit in force then (see {@link
+   * #recentRate}). Without a lock, as the service time.
+   */
+  void rateSampled(double limit) {
+    double service = recentServiceNanos;
+    if (Double.isNaN(service) || service <= 0) {
+      return;
+    }
+    double rate = Math.max(1.0, limit) / service;
+    double mean = recentRate;
+    if (Double.isNaN(mean)) {
+      recentRate = rate;
+      return;
+    }
+    double diff = rate - mean;
+    recentRate = mean + RECENT_WEIGHT * diff;
+    recentRateVariance = (1 - RECENT_WEIGHT) * (recentRateVariance + RECENT_WEIGHT * diff * diff);
+  }
+
+  /**
+   * The recent turnover rate's coefficient of variation (standard deviation over mean), 0 before
+   * two samples.
+   */
+  double rateVariation() {
+    double mean = recentRate;
+    return Double.isNaN(mean) || mean <= 0 ? 0 : Math.sqrt(recentRateVariance) / mean;
   }
 
   /** A caller left the queue, whatever the reason, after {@code nanos} in it. */

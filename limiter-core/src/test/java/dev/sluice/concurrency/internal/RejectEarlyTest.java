@@ -78,6 +78,27 @@ class RejectEarlyTest {
   }
 
   @Test
+  void whenTheTurnoverWobblesTheQueueKeepsAMarginBeforeTheTimeout() {
+    ConcurrencyLimiter limiter = limiter(true, 2);
+    // the same mean of 100 ms as above, but jobs of 20 and 180 ms: the prediction moves by job
+    for (int i = 0; i < WaitPrediction.MIN_SAMPLES; i++) {
+      Permit permit = limiter.acquire().join();
+      limiters.time.advance(Duration.ofMillis(i % 2 == 0 ? 20 : 180));
+      permit.release();
+    }
+    holdAll(limiter, 2);
+
+    List<CompletableFuture<Permit>> waiters = queue(limiter, 20);
+    limiters.executor.runAll();
+
+    // fewer than the 20 that fit the plain prediction; the margin is at most 3, so about a third
+    // of them at least (the recent mean ends a little above 100 ms)
+    int queued = limiter.snapshot().queued();
+    assertThat(queued).isBetween(5, 19);
+    assertThat(rejection(waiters.get(queued)).reason()).isEqualTo(RejectionReason.PREDICTED_WAIT);
+  }
+
+  @Test
   void theCallersOwnShorterTimeoutCounts() {
     ConcurrencyLimiter limiter = limiter(true, 1);
     train(limiter, WaitPrediction.MIN_SAMPLES);
