@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.concurrency.SimulatedServer.Job;
-import dev.sluice.concurrency.limit.CpuLimit;
-import dev.sluice.concurrency.limit.LimitSpec;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,23 +21,7 @@ class CostSimulationTest {
   private static List<Double> cpuWithCeiling(int ceiling) {
     SimulatedServer server = new SimulatedServer(2, 5, SimulatedServer.ms(1));
     server.cost = job -> job.cpuNanos() > SimulatedServer.ms(100) ? 10 : 1;
-    server.limiter = server
-        .builder()
-        .spec(LimiterSpec.custom()
-            .maxConcurrency(ceiling)
-            .maxQueue(40)
-            .queueTimeout(Duration.ofSeconds(10))
-            .rejectEarly(true)
-            .limit(LimitSpec.of(
-                "cpu",
-                (max, start) -> CpuLimit.builder()
-                    .targetCpu(TARGET)
-                    .sampler(server.processSampler())
-                    .initialLimit(1)
-                    .maxLimit(max)
-                    .build()))
-            .build())
-        .build();
+    server.limiter = server.cpuLimited(ceiling, TARGET);
     SimulatedServer.Jobs jobs = random -> new Job(
         SimulatedServer.Mix.vary(SimulatedServer.ms(random.nextBoolean() ? 20 : 200), random), 0);
 

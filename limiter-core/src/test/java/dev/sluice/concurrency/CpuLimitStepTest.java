@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.concurrency.SimulatedServer.Mix;
-import dev.sluice.concurrency.limit.CpuLimit;
-import dev.sluice.concurrency.limit.LimitSpec;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,23 +26,7 @@ class CpuLimitStepTest {
 
   private static SimulatedServer server(int cores, long seed, long stepNanos) {
     SimulatedServer server = new SimulatedServer(cores, seed, stepNanos);
-    server.limiter = server
-        .builder()
-        .spec(LimiterSpec.custom()
-            .maxConcurrency(1000)
-            .maxQueue(40)
-            .queueTimeout(Duration.ofSeconds(10))
-            .rejectEarly(true)
-            .limit(LimitSpec.of(
-                "cpu",
-                (max, start) -> CpuLimit.builder()
-                    .targetCpu(TARGET)
-                    .sampler(server.processSampler())
-                    .initialLimit(1)
-                    .maxLimit(max)
-                    .build()))
-            .build())
-        .build();
+    server.limiter = server.cpuLimited(1000, TARGET);
     return server;
   }
 

@@ -3,8 +3,6 @@ package dev.sluice.concurrency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.sluice.concurrency.limit.CpuLimit;
-import dev.sluice.concurrency.limit.LimitSpec;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -22,23 +20,7 @@ class LateRefusalSimulationTest {
   @CsvSource({"SIZES, 2, 1", "SIZES, 5, 2", "CPU, 2, 3", "IO, 2, 4"})
   void nearlyEveryRefusalComesAtArrival(SimulatedServer.Mix mix, double overload, long seed) {
     SimulatedServer server = new SimulatedServer(2, seed);
-    server.limiter = server
-        .builder()
-        .spec(LimiterSpec.custom()
-            .maxConcurrency(16)
-            .maxQueue(40)
-            .queueTimeout(Duration.ofSeconds(10))
-            .rejectEarly(true)
-            .limit(LimitSpec.of(
-                "cpu",
-                (max, start) -> CpuLimit.builder()
-                    .targetCpu(0.7)
-                    .sampler(server.processSampler())
-                    .initialLimit(1)
-                    .maxLimit(max)
-                    .build()))
-            .build())
-        .build();
+    server.limiter = server.cpuLimited(16, 0.7);
 
     server.run(Duration.ofMinutes(2), mix, server.overload(mix, overload));
 

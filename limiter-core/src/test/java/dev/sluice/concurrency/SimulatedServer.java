@@ -1,6 +1,8 @@
 package dev.sluice.concurrency;
 
+import dev.sluice.concurrency.limit.CpuLimit;
 import dev.sluice.concurrency.limit.CpuSampler;
+import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -173,6 +175,30 @@ public final class SimulatedServer {
         .clock(time)
         .scheduler(time)
         .executor(Runnable::run);
+  }
+
+  /**
+   * The demo's transcode limiter on this server: a CPU limit holding {@code targetCpu} of this
+   * server's own CPU, from 1 up to {@code maxConcurrency}, a queue of 40, a 10 s timeout,
+   * reject-early.
+   */
+  public ConcurrencyLimiter cpuLimited(int maxConcurrency, double targetCpu) {
+    return builder()
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(maxConcurrency)
+            .maxQueue(40)
+            .queueTimeout(Duration.ofSeconds(10))
+            .rejectEarly(true)
+            .limit(LimitSpec.of(
+                "cpu",
+                (max, start) -> CpuLimit.builder()
+                    .targetCpu(targetCpu)
+                    .sampler(processSampler())
+                    .initialLimit(1)
+                    .maxLimit(max)
+                    .build()))
+            .build())
+        .build();
   }
 
   /** The machine's CPU since the previous call, as a {@link CpuSampler} reads it. */

@@ -29,44 +29,54 @@ class StandingQueueGoodputTest {
   @ParameterizedTest(name = "{0} permit(s)")
   @ValueSource(ints = {1, 2, 8})
   void atTwiceTheCapacityTheControlDoesTheWorkFifoDoesWithoutItsWait(int permits) {
-    long seed = Seeds.seed();
-    Run fifo = new Run(seed, permits, 2.0, Duration.ZERO);
-    Run controlled = new Run(seed, permits, 2.0, TARGET);
-    String why = "seed " + seed + ": fifo " + fifo + ", controlled " + controlled;
+    Compared runs = Compared.at(permits, 2.0);
+    Run fifo = runs.fifo();
+    Run controlled = runs.controlled();
 
-    assertThat(fifo.utilisation()).as(why).isGreaterThan(0.98);
-    assertThat(controlled.utilisation()).as(why).isGreaterThanOrEqualTo(0.96);
-    assertThat(controlled.waitP99()).as(why).isLessThan(fifo.waitP99() / 2);
+    assertThat(fifo.utilisation()).as(runs.why()).isGreaterThan(0.98);
+    assertThat(controlled.utilisation()).as(runs.why()).isGreaterThanOrEqualTo(0.96);
+    assertThat(controlled.waitP99()).as(runs.why()).isLessThan(fifo.waitP99() / 2);
   }
 
   @ParameterizedTest(name = "{0} permit(s)")
   @ValueSource(ints = {1, 2, 8})
   void atFiveTimesTheCapacityAdmittedCallersWaitAboutAJob(int permits) {
-    long seed = Seeds.seed();
-    Run fifo = new Run(seed, permits, 5.0, Duration.ZERO);
-    Run controlled = new Run(seed, permits, 5.0, TARGET);
-    String why = "seed " + seed + ": fifo " + fifo + ", controlled " + controlled;
+    Compared runs = Compared.at(permits, 5.0);
+    Run fifo = runs.fifo();
+    Run controlled = runs.controlled();
 
-    assertThat(controlled.utilisation()).as(why).isGreaterThan(0.99);
+    assertThat(controlled.utilisation()).as(runs.why()).isGreaterThan(0.99);
     // the newest go first past the kept rounds; those are served in order: about two jobs at most
-    assertThat(controlled.waitP99()).as(why).isLessThanOrEqualTo(2 * SERVICE);
-    assertThat(fifo.waitP99()).as(why).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(1_500));
+    assertThat(controlled.waitP99()).as(runs.why()).isLessThanOrEqualTo(2 * SERVICE);
+    assertThat(fifo.waitP99()).as(runs.why()).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(1_500));
   }
 
   @ParameterizedTest(name = "{0} permit(s)")
   @ValueSource(ints = {1, 2, 8})
   void belowCapacityLittleIsShed(int permits) {
-    long seed = Seeds.seed();
-    Run fifo = new Run(seed, permits, 0.8, Duration.ZERO);
-    Run controlled = new Run(seed, permits, 0.8, TARGET);
-    String why = "seed " + seed + ": fifo " + fifo + ", controlled " + controlled;
+    Compared runs = Compared.at(permits, 0.8);
+    Run fifo = runs.fifo();
+    Run controlled = runs.controlled();
 
     // with one permit at 80 % a queue of a few jobs stands a whole job's time now and then: the
     // control trades some work for latency there, by design; the more permits, the less
     double kept = permits == 1 ? 0.8 : permits == 2 ? 0.9 : 0.95;
-    assertThat(controlled.utilisation()).as(why).isGreaterThanOrEqualTo(kept * fifo.utilisation());
+    assertThat(controlled.utilisation())
+        .as(runs.why())
+        .isGreaterThanOrEqualTo(kept * fifo.utilisation());
     // and nobody kept is passed over for long: an admitted caller waits a few jobs at most
-    assertThat(controlled.waitP99()).as(why).isLessThanOrEqualTo(3 * SERVICE);
+    assertThat(controlled.waitP99()).as(runs.why()).isLessThanOrEqualTo(3 * SERVICE);
+  }
+
+  /** FIFO and the control on the same arrivals (one seed). */
+  private record Compared(Run fifo, Run controlled, String why) {
+    static Compared at(int permits, double load) {
+      long seed = Seeds.seed();
+      Run fifo = new Run(seed, permits, load, Duration.ZERO);
+      Run controlled = new Run(seed, permits, load, TARGET);
+      return new Compared(
+          fifo, controlled, "seed " + seed + ": fifo " + fifo + ", controlled " + controlled);
+    }
   }
 
   /** One simulated run: open-loop Poisson arrivals at {@code load} times what the permits serve. */

@@ -24,6 +24,10 @@ class GlobalLimiterTest {
   private final InMemoryPermitStore store = new InMemoryPermitStore();
 
   private ConcurrencyLimiter node(int limit, int maxQueue) {
+    return node(limit, maxQueue, store);
+  }
+
+  private ConcurrencyLimiter node(int limit, int maxQueue, PermitStore permits) {
     return ConcurrencyLimiter.builder("work")
         .maxConcurrency(limit)
         .maxQueue(maxQueue)
@@ -31,7 +35,7 @@ class GlobalLimiterTest {
         .clock(time)
         .scheduler(time)
         .executor(Runnable::run)
-        .permitStore(store)
+        .permitStore(permits)
         .build();
   }
 
@@ -152,15 +156,7 @@ class GlobalLimiterTest {
     // the refused answer must take the ticket out again, or it blocks a lease for everyone
     HookedStore hooked = new HookedStore(store);
     ConcurrencyLimiter a = node(1, 4);
-    ConcurrencyLimiter b = ConcurrencyLimiter.builder("work")
-        .maxConcurrency(1)
-        .maxQueue(4)
-        .queueTimeout(Duration.ofSeconds(10))
-        .clock(time)
-        .scheduler(time)
-        .executor(Runnable::run)
-        .permitStore(hooked)
-        .build();
+    ConcurrencyLimiter b = node(1, 4, hooked);
     Permit held = a.acquire().join();
     CompletableFuture<Permit> waiting = b.acquire();
     assertThat(store.waiting("work")).isEqualTo(1);
