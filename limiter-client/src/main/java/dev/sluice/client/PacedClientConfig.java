@@ -306,12 +306,18 @@ public final class PacedClientConfig {
      * a timeout are sent as they are. Default: none.
      */
     public Builder deadlineHeader(String name) {
-      if (name == null
-          || name.isBlank()
-          || !name.chars()
-              .allMatch(c -> c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
+      if (name == null || name.isBlank()) {
         throw new IllegalArgumentException(
             "deadlineHeader must be a header name but was '" + name + "'");
+      }
+      try {
+        // the HTTP client's own check: a token (RFC 9110), and not a header it sets itself
+        java.net.http.HttpRequest.newBuilder().header(name, "0");
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "deadlineHeader must be a header name the HTTP client may send but was '" + name + "' ("
+                + e.getMessage() + ")",
+            e);
       }
       this.deadlineHeader = name;
       return this;

@@ -1,6 +1,7 @@
 package dev.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.time.VirtualTime;
 import java.net.URI;
@@ -53,6 +54,25 @@ class DeadlineHeaderTest {
     answers.forEach(a -> assertThat(a.join().statusCode()).isEqualTo(200));
     // one send per 100 ms: the third waited 200 ms of its second
     assertThat(budgets).containsExactly("1000", "900", "800");
+  }
+
+  @Test
+  void aNameThatIsNoHeaderTheClientMaySendIsRefusedNamingIt() {
+    for (String bad : new String[] {"", " ", "X Deadline", "X-Deadline:", "Host", "Connection"}) {
+      assertThatThrownBy(() -> PacedClientConfig.custom().deadlineHeader(bad))
+          .as("'%s'", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("deadlineHeader")
+          .hasMessageContaining("'" + bad + "'");
+    }
+    assertThatThrownBy(() -> PacedClientConfig.custom().deadlineHeader(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("deadlineHeader");
+    assertThat(PacedClientConfig.custom()
+            .deadlineHeader("x-envoy-expected-rq-timeout-ms")
+            .build()
+            .deadlineHeader())
+        .contains("x-envoy-expected-rq-timeout-ms");
   }
 
   @Test
