@@ -4,7 +4,6 @@ import dev.sluice.loadtest.report.Verdict;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -105,9 +104,9 @@ final class OverloadVerdict {
 
   private static String figure(OverloadTarget target, RunFigures f) {
     return switch (target) {
-      case GOODPUT -> percent(f.workOfTarget());
+      case GOODPUT -> Verdict.percent(f.workOfTarget());
       case ADMITTED_P99 -> OverloadReport.num(f.admittedP99OverUnloaded()) + "x";
-      case FAST_REJECTIONS -> percent(f.rejectedWithin50Share());
+      case FAST_REJECTIONS -> Verdict.percent(f.rejectedWithin50Share());
       case CPU_SPREAD -> "sd " + OverloadReport.num(f.processCpu().stddev());
       case CPU_MEAN -> OverloadReport.num(f.processCpu().mean()) + "%";
       case STEP_CPU, STEP_NO_5XX -> "";
@@ -170,9 +169,5 @@ final class OverloadVerdict {
   /** The Netflix limiters, measured beside Sluice's variants for comparison. */
   static boolean peer(String variant) {
     return variant.startsWith("netflix-");
-  }
-
-  private static String percent(double share) {
-    return Double.isNaN(share) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
   }
 }
