@@ -828,11 +828,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   @Override
   public void setLimitSource(LimitSource source) {
     java.util.Objects.requireNonNull(source, "limitSource must not be null");
-    synchronized (reconfiguring) {
-      swapSource(source);
-      spec = LimiterSpec.from(spec).limit(new GivenLimit(source)).build();
-    }
-    grantWhileFree(); // the new limit may be higher
+    change(inForce -> LimiterSpec.from(inForce).limit(new GivenLimit(source)).build());
   }
 
   private void swapSource(LimitSource source) {
@@ -851,11 +847,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   @Override
   public void setMaxConcurrency(int newLimit) {
     LimiterBuilder.requireAtLeast("maxConcurrency", newLimit, 1);
-    synchronized (reconfiguring) {
-      limit.setLimit(newLimit);
-      spec = LimiterSpec.from(spec).maxConcurrency(newLimit).build();
-    }
-    grantWhileFree();
+    change(inForce -> LimiterSpec.from(inForce).maxConcurrency(newLimit).build());
   }
 
   @Override
@@ -866,11 +858,22 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   @Override
   public Reconfiguration reconfigure(LimiterSpec next) {
     java.util.Objects.requireNonNull(next, "spec must not be null");
+    return change(inForce -> next);
+  }
+
+  /**
+   * The one way the spec changes ({@link #reconfigure} and every setter): {@code change} makes the
+   * next spec from the one in force, under the same monitor that applies it, so two changes at
+   * once never lose one; then waiters are granted what a higher limit or another queue lets in.
+   */
+  private Reconfiguration change(java.util.function.UnaryOperator<LimiterSpec> change) {
     List<String> applied = new ArrayList<>();
     List<String> restart = new ArrayList<>();
     LimiterSpec before;
+    LimiterSpec next;
     synchronized (reconfiguring) {
       before = spec;
+      next = change.apply(before);
       if (isShutdown()) {
         if (!next.equals(before)) {
           restart.add("limiter '" + name + "' is shut down; nothing changed");
@@ -947,10 +950,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   @Override
   public void setWaitQueue(WaitQueue next) {
     java.util.Objects.requireNonNull(next, "queue must not be null");
-    synchronized (reconfiguring) {
-      moveTo(next);
-      spec = LimiterSpec.from(spec).queue(GivenQueue.of(next)).build();
-    }
+    change(inForce -> LimiterSpec.from(inForce).queue(GivenQueue.of(next)).build());
   }
 
   /** Moves every waiter to {@code next}, in the order the old queue would grant them. */
@@ -979,10 +979,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   @Override
   public void setMaxQueue(int newMaxQueue) {
     LimiterBuilder.requireAtLeast("maxQueue", newMaxQueue, 0);
-    synchronized (reconfiguring) {
-      this.maxQueue = newMaxQueue;
-      spec = LimiterSpec.from(spec).maxQueue(newMaxQueue).build();
-    }
+    change(inForce -> LimiterSpec.from(inForce).maxQueue(newMaxQueue).build());
   }
 
   @Override
