@@ -498,8 +498,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     long serviceNanos = -1;
     if (permit.timed()) {
       serviceNanos = clock.nanoTime() - permit.admittedAtNanos();
-      stats.timed(serviceNanos, permit.units);
-      stats.rateSampled(limit.exactLimit());
+      stats.timed(serviceNanos, permit.units, limit.exactLimit());
       if (warmingUp && stats.timedCount.sum() >= TIME_EVERY_PERMIT_UNTIL) {
         warmingUp = false;
       }
@@ -557,9 +556,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     long target = delayTargetNanos;
     // newest first only while the queue holds more than the rounds of work it keeps: those are
     // served oldest first, or a waiter kept near capacity could be passed over for seconds
-    boolean newestFirst = target > 0
-        && standing(clock.nanoTime(), target)
-        && queuedUnits > (long) ROUNDS_KEPT * limit.limit();
+    boolean newestFirst =
+        target > 0 && standing(clock.nanoTime(), target) && queuedUnits > keptUnits();
     for (; ; ) {
       long s = state;
       if (queued(s) == 0 || inFlight(s) >= limit.limit()) {
@@ -794,10 +792,15 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   private boolean othersHoldRounds(Waiter waiter) {
     lock.lock();
     try {
-      return queuedUnits - waiter.queuedUnits >= (long) ROUNDS_KEPT * limit.limit();
+      return queuedUnits - waiter.queuedUnits >= keptUnits();
     } finally {
       lock.unlock();
     }
+  }
+
+  /** The units of work a standing queue keeps: {@link #ROUNDS_KEPT} times the limit. */
+  private long keptUnits() {
+    return (long) ROUNDS_KEPT * limit.limit();
   }
 
   /** The queue has held waiters without draining for the standing interval. */

@@ -97,16 +97,12 @@ final class LimiterStats {
     return recentServiceNanos;
   }
 
-  /**
-   * Samples the turnover rate after a timed release, with the limit in force then (see {@link
-   * #recentRate}). Without a lock, as the service time.
-   */
-  void rateSampled(double limit) {
-    double service = recentServiceNanos;
-    if (Double.isNaN(service) || service <= 0) {
+  /** Samples the turnover rate (see {@link #recentRate}) from a service time just updated. */
+  private void rateSampled(double limit, double serviceNanos) {
+    if (Double.isNaN(limit) || !(serviceNanos > 0)) {
       return;
     }
-    double rate = Math.max(1.0, limit) / service;
+    double rate = Math.max(1.0, limit) / serviceNanos;
     double mean = recentRate;
     if (Double.isNaN(mean)) {
       recentRate = rate;
@@ -135,15 +131,19 @@ final class LimiterStats {
 
   /** A permit whose service time was measured was released (also count it with {@link #released}). */
   void timed(long nanos) {
-    timed(nanos, 1);
+    timed(nanos, 1, Double.NaN);
   }
 
-  /** As {@link #timed(long)}, for a permit of {@code units}: the recent time is per unit. */
-  void timed(long nanos, int units) {
+  /**
+   * As {@link #timed(long)}, for a permit of {@code units}: the recent time is per unit; with the
+   * limit in force at the release ({@code NaN}: none, no turnover rate sampled). Without a lock.
+   */
+  void timed(long nanos, int units, double limit) {
     double perUnit = (double) nanos / Math.max(1, units);
     double recent = recentServiceNanos;
-    recentServiceNanos =
-        Double.isNaN(recent) ? perUnit : recent + RECENT_WEIGHT * (perUnit - recent);
+    double updated = Double.isNaN(recent) ? perUnit : recent + RECENT_WEIGHT * (perUnit - recent);
+    recentServiceNanos = updated;
+    rateSampled(limit, updated);
     timedCount.increment();
     timedTotal.add(nanos);
     serviceMax.accumulate(nanos);

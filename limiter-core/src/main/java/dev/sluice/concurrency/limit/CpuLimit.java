@@ -33,9 +33,9 @@ import java.util.Objects;
  * judged while permits are free although callers wait: with declared costs, a limit in units
  * below the cost of the job at the head buys no CPU until it passes that cost, and holding it
  * there would starve costly jobs (simulated on 8 cores: the CPU stayed at 12.5%, one job). So
- * with costs the limit can still wind up (from 92 to its ceiling of 1000, simulated); keep {@code maxLimit} near what the
- * machine can run there, or read the machine's CPU ({@link CpuSampler#machine()}), in which a
- * neighbour's load counts and the limit gives way.
+ * with costs the limit can still wind up (from 92 to its ceiling of 1000, simulated); keep
+ * {@code maxLimit} near what the machine can run there, or read the machine's CPU ({@link
+ * CpuSampler#machine()}), in which a neighbour's load counts and the limit gives way.
  *
  * <p>Step response (simulated server, virtual time, CpuLimitStepTest): after a step from 1x to
  * 10x of capacity and back, with the overload costing CPU of its own outside the limit (15 points
