@@ -53,10 +53,13 @@ public interface ConcurrencyLimiter {
   Duration DEFAULT_QUEUE_TIMEOUT = Duration.ofSeconds(60);
 
   /**
-   * Default lease time of a global limiter's permits: how long the permits of a node that died
-   * stay taken (held leases are renewed while their jobs run).
+   * Default lease time of a global limiter's permits: how long the permits of a node that died (or
+   * that cannot renew them: paused, cut off from the store) stay taken. Held leases are renewed
+   * every third of it while their jobs run, so a node may miss two renewals in a row; a lease that
+   * expired under a running job is written again when its node renews (see limiter-redis's
+   * README, "Leases").
    */
-  Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
+  Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(3);
 
   /**
    * Starts building a limiter.
@@ -411,7 +414,8 @@ public interface ConcurrencyLimiter {
 
     /**
      * With {@link #permitStore}: how long a lease lives unless renewed (the store renews held
-     * leases), i.e. how long a dead node's permits stay taken; at least 1 ms, default 30 s.
+     * leases every third of it), i.e. how long a dead or paused node's permits stay taken; at
+     * least 1 ms, default 3 s ({@link ConcurrencyLimiter#DEFAULT_LEASE_TIME}).
      */
     Builder leaseTime(Duration d);
 

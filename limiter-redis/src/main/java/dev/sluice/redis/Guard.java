@@ -44,8 +44,11 @@ final class Guard {
   private final java.util.List<Runnable> onTimeout =
       new java.util.concurrent.CopyOnWriteArrayList<>();
 
-  Guard(String where, FailurePolicy policy, int expectedNodes) {
+  private final CallBound bound;
+
+  Guard(String where, FailurePolicy policy, int expectedNodes, CallBound bound) {
     this.where = where;
+    this.bound = bound;
     this.whileDown = switch (policy) {
       case LOCAL -> "enforced locally at 1/" + expectedNodes + " of each limit";
       case ALLOW -> "allowing every request";
@@ -92,7 +95,9 @@ final class Guard {
   }
 
   void succeeded(long startNanos) {
-    breaker.onSuccess(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+    long took = System.nanoTime() - startNanos;
+    breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+    bound.answered(took);
     onAnswer.forEach(Runnable::run);
   }
 

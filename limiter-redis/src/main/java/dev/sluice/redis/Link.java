@@ -50,7 +50,7 @@ final class Link implements AutoCloseable {
   private volatile Throwable lastConnectError;
   private final Duration pingTimeout;
 
-  Link(StoreSettings settings, UriOptions options) {
+  Link(StoreSettings settings, UriOptions options, CallBound bound) {
     this.cluster = options.cluster();
     this.uri = RedisURI.create(options.lettuceUri());
     // Lettuce bounds the connection handshake (HELLO, AUTH, SELECT) by the URI's timeout: with the
@@ -70,7 +70,6 @@ final class Link implements AutoCloseable {
         SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build();
     // a PING asked whether a connection whose calls time out is slow or dead (see StallCheck):
     // it waits as long as a connect may, the decisions only as long as the decision timeout
-    long decisionNanos = settings.timeout().toNanos();
     this.pingTimeout = connectTimeout;
     long pingNanos = connectTimeout.toNanos();
     TimeoutOptions timeouts = TimeoutOptions.builder()
@@ -79,7 +78,7 @@ final class Link implements AutoCloseable {
           public long getTimeout(io.lettuce.core.protocol.RedisCommand<?, ?, ?> command) {
             return command.getType() == io.lettuce.core.protocol.CommandType.PING
                 ? pingNanos
-                : decisionNanos;
+                : bound.nanos(); // the decision timeout, or the start-up allowance
           }
 
           @Override

@@ -49,7 +49,7 @@ final class LossWatch {
   private final Link link;
   private final NanoClock clock;
   private final Scheduler scheduler;
-  private final long timeoutNanos;
+  private final CallBound bound;
   private final boolean inScripts;
   private final Consumer<RedisScriptingAsyncCommands<String, String>> onLoss;
   /**
@@ -72,13 +72,13 @@ final class LossWatch {
       Link link,
       NanoClock clock,
       Scheduler scheduler,
-      long timeoutNanos,
+      CallBound bound,
       boolean inScripts,
       Consumer<RedisScriptingAsyncCommands<String, String>> onLoss) {
     this.link = link;
     this.clock = clock;
     this.scheduler = scheduler;
-    this.timeoutNanos = timeoutNanos;
+    this.bound = bound;
     this.inScripts = inScripts;
     this.onLoss = onLoss;
   }
@@ -89,7 +89,7 @@ final class LossWatch {
    * with one more poll as slack for a busy machine's timers.
    */
   long settleNanos() {
-    return 2 * POLL.toNanos() + 2 * timeoutNanos;
+    return 2 * POLL.toNanos() + 2 * bound.decisionNanos();
   }
 
   /** Whether the decision scripts check the epoch (standalone Redis and Sentinel). */
@@ -179,7 +179,7 @@ final class LossWatch {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return asked.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).thenCompose(current -> {
+    return asked.orTimeout(bound.nanos(), TimeUnit.NANOSECONDS).thenCompose(current -> {
       String known = epoch.get();
       if (!java.util.Objects.equals(known, before)) {
         // a script answered while this GET was under way: the node learnt (or found a loss)

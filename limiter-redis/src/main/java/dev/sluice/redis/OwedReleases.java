@@ -28,17 +28,17 @@ final class OwedReleases {
   private final Link link;
   private final LuaScript release;
   private final Scheduler scheduler;
-  private final long timeoutNanos;
+  private final CallBound bound;
   private final Set<Owed> owed = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private final AtomicBoolean sending = new AtomicBoolean();
   private volatile boolean closed;
 
-  OwedReleases(Link link, LuaScript release, Scheduler scheduler, long timeoutNanos) {
+  OwedReleases(Link link, LuaScript release, Scheduler scheduler, CallBound bound) {
     this.link = link;
     this.release = release;
     this.scheduler = scheduler;
-    this.timeoutNanos = timeoutNanos;
+    this.bound = bound;
   }
 
   /** The release of {@code id} did not reach Redis: it is sent again until it does. */
@@ -75,7 +75,7 @@ final class OwedReleases {
           try {
             return this.release
                 .runForLong(redis, new String[] {release.leases}, release.id, release.channel)
-                .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+                .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
                 .whenComplete((removed, error) -> {
                   if (error == null) {
                     owed.remove(release);

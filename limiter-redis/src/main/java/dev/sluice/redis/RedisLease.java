@@ -1,7 +1,6 @@
 package dev.sluice.redis;
 
 import dev.sluice.store.PermitStore.PermitLease;
-import dev.sluice.time.Scheduler;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -11,10 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One global permit held in Redis. Renewed every third of its lease time while held, so a live
- * holder never loses it to expiry while a dead holder's permit comes back after at most one lease
- * time. A renewal that finds its lease gone (it expired during an outage, or Redis restarted empty)
- * takes it again if a permit is free.
+ * One global permit held in Redis. Renewed with the node's other leases on the same limiter (see
+ * {@link LeaseRenewal}) every third of its lease time while held, so a live holder never loses it
+ * to expiry while a dead holder's permit comes back after at most one lease time.
  */
 final class RedisLease implements PermitLease {
 
@@ -27,13 +25,12 @@ final class RedisLease implements PermitLease {
   private final String id;
   private final String maxPermits;
   private final String leaseMicros;
-  private final long renewEveryNanos;
   private final long leaseNanos;
-  // guards released + the sending of a renewal: a renewal sent after the release's ZREM would put
-  // the lease back until it expires; under the lock the release is always the last word
-  private final Object lock = new Object();
+  private final LeaseRenewal renewal;
+  // guards released + the sending of a reclaim or release (the renewal's lock, shared by the
+  // node's leases on this limiter: see LeaseRenewal)
+  private final Object lock;
   private boolean released;
-  private Scheduler.Cancellable renewal;
   /** Written for a permit granted on the local share, which counts it there already. */
   private volatile boolean adopted;
 
@@ -48,8 +45,9 @@ final class RedisLease implements PermitLease {
     this.id = id;
     this.maxPermits = Integer.toString(maxPermits);
     this.leaseMicros = Long.toString(leaseTime.toNanos() / 1_000);
-    this.renewEveryNanos = Math.max(1, leaseTime.toNanos() / 3);
     this.leaseNanos = leaseTime.toNanos();
+    this.renewal = store.renewal(limiter);
+    this.lock = renewal.lock;
   }
 
   /**
@@ -144,64 +142,22 @@ final class RedisLease implements PermitLease {
     adopted = true;
   }
 
+  String id() {
+    return id;
+  }
+
+  /** Renewed from now on, with this node's other leases on the limiter, until released. */
   void startRenewing() {
     synchronized (lock) {
       if (!released) {
-        renewal = store.scheduler().schedule(this::renew, renewEveryNanos);
+        renewal.add(this, leaseNanos);
       }
     }
   }
 
-  /** The store closes: no more renewals, and the lease expires in Redis by itself. */
+  /** The store closes (called under the renewal's lock): the lease expires in Redis by itself. */
   void stopRenewing() {
-    synchronized (lock) {
-      released = true;
-      if (renewal != null) {
-        renewal.cancel();
-      }
-    }
-  }
-
-  // the callback handles the failure; the future it returns is not needed
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private void renew() {
-    CompletableFuture<Long> sent;
-    synchronized (lock) {
-      if (released) {
-        return;
-      }
-      RedisScriptingAsyncCommands<String, String> redis = store.link().commands();
-      try {
-        sent = redis == null
-            ? CompletableFuture.failedFuture(new IllegalStateException("not connected"))
-            : store
-                .acquireScript()
-                .runForLong(
-                    redis,
-                    keys,
-                    maxPermits,
-                    leaseMicros,
-                    id,
-                    "1",
-                    "",
-                    store.ticketMicros(),
-                    channel);
-      } catch (RuntimeException e) {
-        sent = CompletableFuture.failedFuture(e);
-      }
-    }
-    sent.orTimeout(store.timeoutNanos(), TimeUnit.NANOSECONDS).whenComplete((held, error) -> {
-      if (error != null) {
-        LOG.debug("renewing lease {} failed; trying again", id, error);
-      } else if (held == 0) {
-        LOG.warn(
-            "lease {} on {} expired and every permit is taken again; the job that holds it "
-                + "runs on over the global limit until it ends",
-            id,
-            limiter);
-      }
-      startRenewing();
-    });
+    released = true;
   }
 
   @Override
@@ -212,10 +168,7 @@ final class RedisLease implements PermitLease {
         return CompletableFuture.completedFuture(null);
       }
       released = true;
-      store.released(this);
-      if (renewal != null) {
-        renewal.cancel();
-      }
+      renewal.remove(this);
       RedisScriptingAsyncCommands<String, String> redis = store.link().commands();
       try {
         sent = redis == null

@@ -5,8 +5,8 @@ import dev.sluice.store.PermitStore;
 import dev.sluice.time.Scheduler;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -30,6 +30,7 @@ final class RedisPermitStore implements PermitStore {
   private final Guard guard;
   private final LuaScript acquire = LuaScript.load("lease_acquire");
   private final LuaScript release = LuaScript.load("lease_release");
+  private final LuaScript renew = LuaScript.load("lease_renew");
   private final LuaScript leave = LuaScript.load("lease_leave");
   private final LuaScript count = LuaScript.load("lease_count");
   private final String ticketMicros = Long.toString(TICKET_TTL.toNanos() / 1_000);
@@ -37,12 +38,14 @@ final class RedisPermitStore implements PermitStore {
   private final LocalPermits local;
   private final FailurePolicy policy;
   private final Scheduler scheduler;
-  private final long timeoutNanos;
+  private final CallBound bound;
   /** Lease ids are unique per node and call, so one node's release never frees another's lease. */
   private final String node = UUID.randomUUID().toString();
 
   private final AtomicLong sequence = new AtomicLong();
-  private final Set<RedisLease> renewing = ConcurrentHashMap.newKeySet();
+  /** Per limiter, the leases this node holds there, renewed together. */
+  private final Map<String, LeaseRenewal> renewals = new ConcurrentHashMap<>();
+
   private final LossWatch loss;
   private final OwedReleases owedReleases;
 
@@ -53,7 +56,7 @@ final class RedisPermitStore implements PermitStore {
       int expectedNodes,
       Scheduler scheduler,
       LossWatch loss,
-      long timeoutNanos) {
+      CallBound bound) {
     this.link = link;
     this.loss = loss;
     this.guard = guard;
@@ -61,8 +64,8 @@ final class RedisPermitStore implements PermitStore {
     this.news = new PermitNews(link, scheduler);
     this.local = new LocalPermits(expectedNodes, news::freedLocally);
     this.scheduler = scheduler;
-    this.timeoutNanos = timeoutNanos;
-    this.owedReleases = new OwedReleases(link, release, scheduler, timeoutNanos);
+    this.bound = bound;
+    this.owedReleases = new OwedReleases(link, release, scheduler, bound);
   }
 
   /** How long a waiting caller's ticket stays in the line unless asked about again. */
@@ -114,7 +117,7 @@ final class RedisPermitStore implements PermitStore {
       }
       return lease
           .claim(redis, ticket == null ? "" : ticket, local.unadopted(limiter), epoch)
-          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
           .handle((held, error) -> {
             if (error != null) {
               guard.failed(start, error);
@@ -130,7 +133,6 @@ final class RedisPermitStore implements PermitStore {
             }
             adoptLocalPermits(redis);
             if (held == 1) {
-              renewing.add(lease);
               lease.startRenewing();
               return Optional.of(lease);
             }
@@ -159,7 +161,7 @@ final class RedisPermitStore implements PermitStore {
               new String[] {KeyLayout.permitLine(limiter), KeyLayout.permitLineTtl(limiter)},
               ticket,
               KeyLayout.permitsFreed(limiter))
-          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
           .whenComplete((removed, error) -> {
             if (error != null) {
               LOG.debug("leaving the line of {} failed; the ticket expires", limiter, error);
@@ -192,7 +194,7 @@ final class RedisPermitStore implements PermitStore {
       owedReleases.retry();
       return count
           .runForLong(redis, new String[] {KeyLayout.permits(limiter)})
-          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
           .handle((n, error) -> error != null || n == null ? -1 : n.intValue());
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(-1);
@@ -224,7 +226,7 @@ final class RedisPermitStore implements PermitStore {
       lease.markAdopted();
       lease
           .adopt(redis)
-          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
           .whenComplete((written, error) -> {
             if (error != null || !Boolean.TRUE.equals(written)) {
               held.adopted(null); // tried again, under a new id, after the next call to Redis
@@ -235,7 +237,6 @@ final class RedisPermitStore implements PermitStore {
                 lease.release();
               }
             } else if (held.adopted(lease)) {
-              renewing.add(lease);
               lease.startRenewing();
             } else {
               lease.release(); // its job ended meanwhile
@@ -249,8 +250,10 @@ final class RedisPermitStore implements PermitStore {
    * granted locally during an outage and still held go with them.
    */
   void lostLeases(RedisScriptingAsyncCommands<String, String> redis) {
-    for (RedisLease lease : renewing) {
-      lease.reclaim(redis);
+    for (LeaseRenewal renewal : renewals.values()) {
+      for (RedisLease lease : renewal.held()) {
+        lease.reclaim(redis);
+      }
     }
     adoptLocalPermits(redis);
   }
@@ -261,13 +264,8 @@ final class RedisPermitStore implements PermitStore {
    * granted its share again: 3 running for a limit of 2 at the edges of a fault).
    */
   private int running(String limiter) {
-    int running = 0;
-    for (RedisLease lease : renewing) {
-      if (!lease.adopted() && lease.limiter().equals(limiter)) {
-        running++;
-      }
-    }
-    return running;
+    LeaseRenewal renewal = renewals.get(limiter);
+    return renewal == null ? 0 : renewal.running();
   }
 
   private Optional<PermitLease> degraded(String limiter, int maxPermits, Duration leaseTime) {
@@ -287,6 +285,15 @@ final class RedisPermitStore implements PermitStore {
     return release;
   }
 
+  LuaScript renewScript() {
+    return renew;
+  }
+
+  /** The renewal of this node's leases on {@code limiter}. */
+  LeaseRenewal renewal(String limiter) {
+    return renewals.computeIfAbsent(limiter, l -> new LeaseRenewal(this, l));
+  }
+
   /** Sends the releases still owed (Redis answered a probe). */
   void retryOwed() {
     owedReleases.retry();
@@ -304,12 +311,9 @@ final class RedisPermitStore implements PermitStore {
     return scheduler;
   }
 
+  /** The bound on a call sent now (see {@link CallBound}). */
   long timeoutNanos() {
-    return timeoutNanos;
-  }
-
-  void released(RedisLease lease) {
-    renewing.remove(lease);
+    return bound.nanos();
   }
 
   /**
@@ -320,7 +324,6 @@ final class RedisPermitStore implements PermitStore {
   public void close() {
     news.close();
     owedReleases.close();
-    renewing.forEach(RedisLease::stopRenewing);
-    renewing.clear();
+    renewals.values().forEach(LeaseRenewal::close);
   }
 }

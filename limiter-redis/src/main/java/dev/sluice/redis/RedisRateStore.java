@@ -33,7 +33,7 @@ final class RedisRateStore implements RateStore {
   private final LocalShare local;
   private final Recent recent;
   private final NanoClock clock;
-  private final long timeoutNanos;
+  private final CallBound bound;
   private final LossWatch loss;
   /**
    * Redis Cluster only (elsewhere the scripts check the epoch): set when Redis goes down, so that
@@ -63,7 +63,7 @@ final class RedisRateStore implements RateStore {
       Recent recent,
       NanoClock clock,
       LossWatch loss,
-      long timeoutNanos,
+      CallBound bound,
       Batches batches,
       Replication replication) {
     this.replication = replication;
@@ -73,7 +73,7 @@ final class RedisRateStore implements RateStore {
     this.local = local;
     this.recent = recent;
     this.clock = clock;
-    this.timeoutNanos = timeoutNanos;
+    this.bound = bound;
     this.batches = batches;
     this.loss = loss;
   }
@@ -112,7 +112,7 @@ final class RedisRateStore implements RateStore {
         // connection, ahead of the decisions) before anything is decided on it
         return check
             .apply(redis)
-            .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+            .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
             .handle((ignored, error) -> error)
             .thenCompose(error -> {
               if (error != null) {
@@ -147,7 +147,7 @@ final class RedisRateStore implements RateStore {
       // back after an outage: learn whether Redis lost its counts (and charge them again)
       // before deciding anything, at the cost of one round trip on the first calls
       return loss.ask(redis)
-          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
           .handle((ignored, error) -> error)
           .thenCompose(error -> {
             if (error != null) {
@@ -188,7 +188,7 @@ final class RedisRateStore implements RateStore {
       return CompletableFuture.completedFuture(decideLocally(requests, served));
     }
     return CompletableFuture.allOf(parts)
-        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
         .handle((ignored, error) -> {
           if (error == null) {
             guard.succeeded(start);
@@ -222,7 +222,7 @@ final class RedisRateStore implements RateStore {
       return CompletableFuture.completedFuture(decideLocally(requests, served));
     }
     return CompletableFuture.allOf(parts)
-        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
         .handle((ignored, error) -> collect(requests, parts));
   }
 
@@ -315,7 +315,7 @@ final class RedisRateStore implements RateStore {
     try {
       scripts
           .charge(redis, owed, clock.nanoTime())
-          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
           .whenComplete((reply, error) -> {
             if (error != null) {
               local.unanswered(owed);
@@ -411,7 +411,7 @@ final class RedisRateStore implements RateStore {
         recent.subtract(requests.get(i), now);
       }
       return CompletableFuture.allOf(parts)
-          .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+          .orTimeout(bound.nanos(), TimeUnit.NANOSECONDS)
           .handle((ignored, error) -> {
             if (error != null) {
               LOG.debug(

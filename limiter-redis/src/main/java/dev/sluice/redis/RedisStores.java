@@ -44,6 +44,7 @@ public final class RedisStores implements Stores {
   private volatile boolean replicationRefused;
   private final long syncNanos;
   private final long timeoutNanos;
+  private final CallBound bound;
   /** How often a node that never connected tries again, besides the breaker's probes. */
   static final java.time.Duration RECONNECT_EVERY = java.time.Duration.ofMillis(500);
 
@@ -52,8 +53,9 @@ public final class RedisStores implements Stores {
 
   RedisStores(StoreSettings settings, Scheduler scheduler) {
     UriOptions options = UriOptions.parse(settings.uri());
-    this.link = new Link(settings, options);
-    this.guard = new Guard(link.where(), settings.onFailure(), settings.expectedNodes());
+    this.bound = new CallBound(settings);
+    this.link = new Link(settings, options, bound);
+    this.guard = new Guard(link.where(), settings.onFailure(), settings.expectedNodes(), bound);
     this.stall = new StallCheck(link, settings.timeout());
     guard.onTimeout(stall::timedOut);
     guard.onAnswer(stall::answered);
@@ -66,23 +68,14 @@ public final class RedisStores implements Stores {
         new LocalShare(settings.onFailure(), settings.expectedNodes(), settings.clock(), recent);
     guard.onDown(local::outageStarted);
     // the loss of Redis's state is charged by both stores (see lost)
-    this.loss = new LossWatch(
-        link, settings.clock(), scheduler, timeoutNanos, !link.isCluster(), this::lost);
+    this.loss =
+        new LossWatch(link, settings.clock(), scheduler, bound, !link.isCluster(), this::lost);
     this.replication = link.isCluster() ? null : new Replication();
     this.rates = new RedisRateStore(
-        link,
-        guard,
-        scripts,
-        local,
-        recent,
-        settings.clock(),
-        loss,
-        timeoutNanos,
-        batches,
-        replication);
+        link, guard, scripts, local, recent, settings.clock(), loss, bound, batches, replication);
     guard.onDown(rates::outageStarted);
     this.permits = new RedisPermitStore(
-        link, guard, settings.onFailure(), settings.expectedNodes(), scheduler, loss, timeoutNanos);
+        link, guard, settings.onFailure(), settings.expectedNodes(), scheduler, loss, bound);
     loss.startPolling(() -> guard.state() == RedisState.UP);
     scheduleProbe();
     if (replication != null) {
@@ -139,7 +132,7 @@ public final class RedisStores implements Stores {
       guard.failed(start, new IllegalStateException("not connected"));
       return;
     }
-    loss.ask(redis).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((asked, error) -> {
+    loss.ask(redis).orTimeout(bound.nanos(), TimeUnit.NANOSECONDS).whenComplete((asked, error) -> {
       if (error != null) {
         guard.failed(start, error);
         return;
@@ -303,6 +296,18 @@ public final class RedisStores implements Stores {
           keepConnecting();
         },
         RECONNECT_EVERY.toNanos());
+  }
+
+  /**
+   * Ends the start-up allowance (see {@link CallBound}): for tests of a node past its start-up,
+   * whose faults are to be found within {@code sluice.redis.timeout}.
+   */
+  void started() {
+    bound.started();
+  }
+
+  CallBound callBound() {
+    return bound;
   }
 
   @Override

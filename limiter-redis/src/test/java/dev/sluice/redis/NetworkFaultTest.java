@@ -297,7 +297,9 @@ class NetworkFaultTest {
   void anEpochAnswerOlderThanWhatTheNodeLearntIsNoLoss() throws Exception {
     StoreSettings settings = Nodes.settings(
         proxy.uri(), Duration.ofSeconds(1), 2, FailurePolicy.LOCAL, NanoClock.system());
-    try (Link link = new Link(settings, UriOptions.parse(proxy.uri()))) {
+    CallBound bound = new CallBound(settings);
+    bound.started(); // a node past its start-up
+    try (Link link = new Link(settings, UriOptions.parse(proxy.uri()), bound)) {
       link.connect().get(5, TimeUnit.SECONDS);
       var redis = link.commands();
       AtomicInteger charged = new AtomicInteger();
@@ -305,7 +307,7 @@ class NetworkFaultTest {
           link,
           NanoClock.system(),
           Scheduler.system(),
-          Duration.ofSeconds(1).toNanos(),
+          bound,
           true,
           r -> charged.incrementAndGet());
       proxy.delay(Duration.ofMillis(200));

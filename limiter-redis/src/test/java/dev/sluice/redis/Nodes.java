@@ -27,7 +27,18 @@ final class Nodes implements AutoCloseable {
         settings(uri, timeout, expectedNodes, policy, NanoClock.system()), Scheduler.system());
   }
 
+  /**
+   * A node past its start-up: its calls are bounded by {@code sluice.redis.timeout} from the first
+   * (see {@link CallBound}), so the faults a test makes are found as on a node that has run a while.
+   */
   RedisStores open(StoreSettings settings, Scheduler scheduler) {
+    RedisStores stores = openStarting(settings, scheduler);
+    stores.started();
+    return stores;
+  }
+
+  /** A node that has just started, with the start-up allowance of {@link CallBound}. */
+  RedisStores openStarting(StoreSettings settings, Scheduler scheduler) {
     RedisStores stores = new RedisStores(settings, scheduler);
     stores.connect(settings);
     open.add(stores);

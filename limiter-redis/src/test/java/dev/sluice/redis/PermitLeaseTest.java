@@ -136,6 +136,68 @@ class PermitLeaseTest {
   }
 
   @Test
+  void aPausedNodeThatComesBackWritesItsExpiredLeasesAgainAndNoNewLeaseIsGrantedMeanwhile() {
+    // the paused node's scheduler stands still, as a JVM stopped by SIGSTOP or a long GC pause
+    VirtualTime paused = new VirtualTime();
+    RedisStores sleeper = nodes.open(
+        Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY, NanoClock.system()),
+        paused);
+    RedisStores other = node();
+    Duration lease = Duration.ofSeconds(4);
+    PermitLease sleeping1 = take(sleeper, limiter, 2, lease).orElseThrow();
+    PermitLease sleeping2 = take(sleeper, limiter, 2, lease).orElseThrow();
+    List<PermitLease> taken = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).until(() -> {
+      take(other, limiter, 2, lease).ifPresent(taken::add);
+      return taken.size() == 2;
+    });
+
+    // it wakes: its first renewal finds both leases gone and writes them again, since their jobs
+    // still run; the other node's two run too, so 4 are held for a limit of 2
+    paused.advance(lease);
+    await().atMost(Duration.ofSeconds(5)).until(() -> held() == 4);
+    assertThat(take(other, limiter, 2, lease)).as("over the limit: nothing new").isEmpty();
+    taken.get(0).release().toCompletableFuture().join();
+    taken.get(1).release().toCompletableFuture().join();
+    assertThat(take(other, limiter, 2, lease)).as("at the limit: nothing new").isEmpty();
+    sleeping1.release().toCompletableFuture().join();
+    assertThat(take(other, limiter, 2, lease)).isPresent();
+    sleeping2.release().toCompletableFuture().join();
+  }
+
+  @Test
+  void theLeasesOfANodeAreRenewedInOneCallWhateverTheirNumber() {
+    RedisStores holder = nodes.open(
+        Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY, NanoClock.system()),
+        Scheduler.system());
+    Duration lease = Duration.ofMillis(600);
+    for (int i = 0; i < 20; i++) {
+      assertThat(take(holder, limiter, 20, lease)).isPresent();
+    }
+    REDIS.server().command("CONFIG", "RESETSTAT");
+    long start = System.nanoTime();
+
+    // a renewal every 200 ms is one ZADD for all 20 leases; one call per lease would make ten in
+    // about 100 ms
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(10))
+        .until(() -> zadds() >= 10);
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    assertThat(millis).isGreaterThanOrEqualTo(1_600);
+    assertThat(held()).isEqualTo(20);
+  }
+
+  private static long zadds() {
+    for (String line : REDIS.server().command("INFO", "commandstats").split("\\R")) {
+      if (line.startsWith("cmdstat_zadd:calls=")) {
+        return Long.parseLong(line.substring("cmdstat_zadd:calls=".length(), line.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+
+  @Test
   void aHeldLeaseIsRenewedPastItsLeaseTime() {
     RedisStores holder = nodes.open(
         Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY, NanoClock.system()),

@@ -1,6 +1,7 @@
 package dev.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.rate.Algorithm;
 import dev.sluice.rate.RateLimit;
@@ -60,7 +61,7 @@ class StartUpTest {
           NanoClock.system(),
           Duration.ofSeconds(2));
 
-      RedisStores node = nodes.open(settings, Scheduler.system());
+      RedisStores node = nodes.openStarting(settings, Scheduler.system());
 
       assertThat(node.state()).isEqualTo(RedisState.UP);
       RateRequest request = fresh();
@@ -74,6 +75,71 @@ class StartUpTest {
   }
 
   @Test
+  void slowFirstCallsOfANodeThatStartsAreDecidedInRedisNotLocally() throws Exception {
+    // a cold start: this JVM compiles its request path while requests arrive, and its first calls
+    // take longer than the 50 ms timeout although Redis answers at once (here: 200 ms round trips)
+    try (FaultProxy cold = new FaultProxy(REDIS.server().port())) {
+      cold.delay(Duration.ofMillis(200));
+      RedisStores node = nodes.openStarting(
+          new StoreSettings(
+              cold.uri(),
+              Duration.ofMillis(50),
+              2,
+              FailurePolicy.LOCAL,
+              NanoClock.system(),
+              Duration.ofSeconds(1)),
+          Scheduler.system());
+
+      RateRequest request = fresh();
+      long admitted = 0;
+      for (int i = 0; i < 15; i++) {
+        admitted += Nodes.decide(node, request, Duration.ofSeconds(5)).allowed() ? 1 : 0;
+      }
+
+      assertThat(node.degradedDecisions()).isZero();
+      assertThat(node.state()).isEqualTo(RedisState.UP);
+      assertThat(admitted).isEqualTo(10);
+      assertThat(node.describe()).doesNotContain("slow");
+    }
+  }
+
+  @Test
+  void theStartUpAllowanceEndsOnceCallsAreAnsweredInTime() throws Exception {
+    try (FaultProxy proxy = new FaultProxy(REDIS.server().port())) {
+      RedisStores node = nodes.openStarting(
+          new StoreSettings(
+              proxy.uri(),
+              Duration.ofMillis(50),
+              2,
+              FailurePolicy.LOCAL,
+              NanoClock.system(),
+              Duration.ofSeconds(1)),
+          Scheduler.system());
+      // warm: answered in time, the node counts as started (on a machine so busy that many miss
+      // the timeout, the allowance ends by its time bound instead)
+      await()
+          .atMost(CallBound.START_ALLOWANCE.plusSeconds(10))
+          .pollInterval(Duration.ofMillis(1))
+          .until(() -> {
+            Nodes.decide(node, fresh(), Duration.ofSeconds(5));
+            return node.describe().contains("(up)") && startedBound(node);
+          });
+
+      // now a Redis farther than the timeout is found as such: decisions go local
+      proxy.delay(Duration.ofMillis(200));
+      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+        Nodes.decide(node, fresh(), Duration.ofSeconds(5));
+        return node.degradedDecisions() > 0;
+      });
+    }
+  }
+
+  /** Whether a call sent now is bounded by the decision timeout (the allowance is over). */
+  private static boolean startedBound(RedisStores node) {
+    return node.callBound().nanos() == node.callBound().decisionNanos();
+  }
+
+  @Test
   @SuppressWarnings("try") // the server only has to run during the block
   void aFirstConnectThatFailsCountsAsDownAndTheNodeReconnectsInTheBackground() throws Exception {
     int port = RedisServer.freePort();
@@ -84,7 +150,7 @@ class StartUpTest {
         FailurePolicy.LOCAL,
         NanoClock.system(),
         Duration.ofSeconds(1));
-    RedisStores node = nodes.open(settings, Scheduler.system());
+    RedisStores node = nodes.openStarting(settings, Scheduler.system());
     assertThat(node.state()).isEqualTo(RedisState.DOWN);
 
     try (RedisServer late = RedisServer.onPort(port)) {
@@ -129,7 +195,7 @@ class StartUpTest {
       // every node opens at once while every core is busy, as on the loaded machine of the report
       List<CompletableFuture<RedisStores>> opening = new ArrayList<>();
       for (int n = 0; n < count; n++) {
-        opening.add(CompletableFuture.supplyAsync(() -> nodes.open(
+        opening.add(CompletableFuture.supplyAsync(() -> nodes.openStarting(
             new StoreSettings(
                 REDIS.server().uri(),
                 Duration.ofMillis(500),
@@ -145,14 +211,12 @@ class StartUpTest {
       }
       long admitted = Nodes.hammer(started, 2, fresh(), 40, Duration.ofSeconds(5));
 
-      // never over the limit (the report's bug: 15 admitted under 10). Under, only by calls that
-      // missed their timeout on the starved machine and were decided by the local share instead
-      // (limiter-redis/README.md: a timed-out call may admit one fewer)
+      // exactly the limit (not 15 under 10), and none decided locally: the first calls of a
+      // starting node, slow because every core is busy, get the start-up allowance instead of
+      // counting Redis as down
       long degraded = started.stream().mapToLong(RedisStores::degradedDecisions).sum();
-      assertThat(admitted).isLessThanOrEqualTo(10);
-      assertThat(admitted)
-          .as("admitted, with %d calls decided locally", degraded)
-          .isGreaterThanOrEqualTo(10 - degraded);
+      assertThat(degraded).isZero();
+      assertThat(admitted).isEqualTo(10);
     } finally {
       busy.set(false);
       for (Thread burner : burners) {

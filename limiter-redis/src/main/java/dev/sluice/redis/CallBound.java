@@ -1,0 +1,68 @@
+package dev.sluice.redis;
+
+import dev.sluice.store.StoreSettings;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * How long one call to Redis may take: {@code sluice.redis.timeout}, except while the node starts.
+ *
+ * <p>A node that starts under load is slow itself: its JIT compiles the request path, its event loop
+ * shares two cores with a burst of requests and another starting node. Its first calls then miss a
+ * 50 ms timeout although Redis answers at once (a PING of 231 ms in the first two seconds of two
+ * demo nodes, 90 decisions on local shares, 3 jobs running for a limit of 2). So start-up has its
+ * own allowance: until {@link #WARM_ANSWERS} calls were answered within the timeout, and for at most
+ * {@link #START_ALLOWANCE} after the store opened, a call may take as long as a connect may ({@code
+ * sluice.redis.connect-timeout}, 1 s by default) before it counts as failed. A Redis that is down is
+ * still found at once (a refused connection fails every call immediately), one that is far away
+ * once the allowance ends.
+ */
+final class CallBound {
+
+  /** In-time answers after which the node counts as started. */
+  static final int WARM_ANSWERS = 100;
+
+  /** The longest start-up allowance, from the store's opening. */
+  static final Duration START_ALLOWANCE = Duration.ofSeconds(10);
+
+  private final long decisionNanos;
+  private final long startNanos;
+  private final long openedAt;
+  private final AtomicInteger inTime = new AtomicInteger();
+  private volatile boolean started;
+
+  CallBound(StoreSettings settings) {
+    this.decisionNanos = settings.timeout().toNanos();
+    this.startNanos = Math.max(decisionNanos, settings.connectTimeout().toNanos());
+    this.openedAt = System.nanoTime();
+  }
+
+  /** The bound on a call sent now. */
+  long nanos() {
+    if (started) {
+      return decisionNanos;
+    }
+    if (System.nanoTime() - openedAt - START_ALLOWANCE.toNanos() >= 0) {
+      started = true;
+      return decisionNanos;
+    }
+    return startNanos;
+  }
+
+  /** {@code sluice.redis.timeout}, whatever the allowance. */
+  long decisionNanos() {
+    return decisionNanos;
+  }
+
+  /** A call was answered after {@code tookNanos}. */
+  void answered(long tookNanos) {
+    if (!started && tookNanos <= decisionNanos && inTime.incrementAndGet() >= WARM_ANSWERS) {
+      started = true;
+    }
+  }
+
+  /** Ends the allowance now: the node counts as started (tests of a node past its start-up). */
+  void started() {
+    started = true;
+  }
+}
