@@ -91,6 +91,7 @@ final class Guard {
 
   /** Whether a call may go to Redis now; if true, exactly one of succeeded/failed must follow. */
   boolean tryEnter() {
+    bound.deciding();
     return breaker.tryAcquirePermission();
   }
 

@@ -9,8 +9,9 @@
 --
 -- KEYS[1]  the lease set   KEYS[2] the line   KEYS[3] the line's expiry times
 -- ARGV[1]  max permits   ARGV[2] lease time in microseconds   ARGV[3] lease id
--- ARGV[4]  1 to renew a held lease (re-claiming it if it was lost and a permit is free), 0 to acquire,
---          2 to adopt the lease of a job already running (granted while Redis was down): always held
+-- ARGV[4]  0 to acquire, 2 to write the lease of a job already running (granted while Redis was
+--          down, or written again after Redis lost its state): always held. Held leases are renewed
+--          by lease_renew.lua
 -- ARGV[5]  the caller's ticket, or '' for a caller that does not wait
 -- ARGV[6]  how long a ticket stays in the line unless asked about again, in microseconds
 -- ARGV[7]  the channel told when permits come free
@@ -60,14 +61,6 @@ end
 
 if ARGV[4] == '2' then
   return take()
-end
-
-if ARGV[4] == '1' then
-  -- a running job renews ahead of the line: its lease was counted when it started
-  if redis.call('ZSCORE', KEYS[1], ARGV[3]) or redis.call('ZCARD', KEYS[1]) < max then
-    return take()
-  end
-  return 0
 end
 
 local free = max - redis.call('ZCARD', KEYS[1]) - (tonumber(ARGV[8]) or 0)
