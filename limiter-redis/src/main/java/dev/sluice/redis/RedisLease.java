@@ -19,7 +19,6 @@ final class RedisLease implements PermitLease {
   private static final Logger LOG = LoggerFactory.getLogger(RedisLease.class);
 
   private final RedisPermitStore store;
-  private final String limiter;
   private final String[] keys;
   private final String channel;
   private final String id;
@@ -37,7 +36,6 @@ final class RedisLease implements PermitLease {
   RedisLease(
       RedisPermitStore store, String limiter, String id, int maxPermits, Duration leaseTime) {
     this.store = store;
-    this.limiter = limiter;
     this.keys = new String[] {
       KeyLayout.permits(limiter), KeyLayout.permitLine(limiter), KeyLayout.permitLineTtl(limiter)
     };
@@ -127,10 +125,6 @@ final class RedisLease implements PermitLease {
         LOG.debug("reclaiming lease {} failed; its renewal takes it again", id, error);
       }
     });
-  }
-
-  String limiter() {
-    return limiter;
   }
 
   /** Whether this lease's job was started on the local share (see {@link LocalPermits}). */
