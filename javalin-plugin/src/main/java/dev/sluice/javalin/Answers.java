@@ -17,6 +17,7 @@ final class Answers {
 
   /** Problem type URIs are {@code <base><reason>}, e.g. {@code https://sluice.dev/problems/queue-full}. */
   static final String TYPE_BASE = "https://sluice.dev/problems/";
+
   static final String CONNECTION = "Connection";
 
   // when the limiter has no estimate yet (nothing served), a client still must not retry at once
