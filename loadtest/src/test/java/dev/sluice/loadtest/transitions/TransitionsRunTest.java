@@ -36,7 +36,7 @@ class TransitionsRunTest {
         cmdstat_evalsha:calls=400,usec=900,usec_per_call=2.25
         cmdstat_zadd:calls=40,usec=10,usec_per_call=0.25
         cmdstat_info:calls=3,usec=1,usec_per_call=0.3
-        cmdstat_config:calls=1,usec=1,usec_per_call=1
+        cmdstat_config|resetstat:calls=1,usec=1,usec_per_call=1
         """.replace("\n", "\r\n");
     Map<String, Double> perNode = TransitionsRun.perNodePerSecond(info, 10, 2);
     assertThat(perNode).containsOnly(Map.entry("evalsha", 20.0), Map.entry("zadd", 2.0));
