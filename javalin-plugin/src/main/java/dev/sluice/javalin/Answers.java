@@ -18,6 +18,8 @@ final class Answers {
   /** Problem type URIs are {@code <base><reason>}, e.g. {@code https://sluice.dev/problems/queue-full}. */
   static final String TYPE_BASE = "https://sluice.dev/problems/";
 
+  static final String CONNECTION = "Connection";
+
   // when the limiter has no estimate yet (nothing served), a client still must not retry at once
   private static final long SHUTDOWN_RETRY_SECONDS = 5;
 
@@ -180,9 +182,17 @@ final class Answers {
     if (r.retryAfterSeconds > 0) {
       ctx.header(RateHeaders.RETRY_AFTER, Long.toString(r.retryAfterSeconds));
     }
-    Problem problem =
-        new Problem(TYPE_BASE + r.reason.id, r.reason.title, r.status, r.detail, r.extensions);
+    if (r.reason == Rejection.Reason.SHUTTING_DOWN) {
+      // the connection is closed after this answer, so a client sends its next request to a
+      // fresh connection (another instance) instead of one the stopping server will close
+      ctx.header(CONNECTION, "close");
+    }
     ctx.contentType(Problem.MEDIA_TYPE);
-    ctx.result(problem.toJson());
+    ctx.result(problem(r).toJson());
+  }
+
+  /** The RFC 9457 body of a rejection. */
+  static Problem problem(Rejection r) {
+    return new Problem(TYPE_BASE + r.reason.id, r.reason.title, r.status, r.detail, r.extensions);
   }
 }

@@ -1,9 +1,11 @@
 package dev.sluice.javalin;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
-import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -12,7 +14,9 @@ import org.eclipse.jetty.util.Callback;
 /**
  * Counts the requests Jetty runs, from the moment a request reaches the handlers until its
  * response is complete (its callback), so that a stop can wait until none runs. After {@link
- * #shutdown()} a new request is answered 503, as by Jetty's {@code GracefulHandler}.
+ * #shutdown()} a new request gets the plugin's drain answer (503 {@code application/problem+json}
+ * with {@code Retry-After}, and {@code Connection: close}), where Jetty's {@code GracefulHandler}
+ * would write its own error page without {@code Retry-After}.
  *
  * <p>Why not that handler: this one does the same with one small object per request (the counting
  * callback), where Jetty 12.1's {@code GracefulHandler} wraps the request and its streams as well,
@@ -22,7 +26,15 @@ import org.eclipse.jetty.util.Callback;
 final class DrainHandler extends Handler.Wrapper {
 
   private final LongAdder running = new LongAdder();
+  private final Rejection drainAnswer;
+  private final byte[] drainBody;
   private volatile CompletableFuture<Void> quiet; // set by shutdown
+
+  /** @param drainAnswer what a request that arrives after {@link #shutdown()} is answered */
+  DrainHandler(Rejection drainAnswer) {
+    this.drainAnswer = drainAnswer;
+    this.drainBody = Answers.problem(drainAnswer).toJson().getBytes(StandardCharsets.UTF_8);
+  }
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
@@ -30,7 +42,11 @@ final class DrainHandler extends Handler.Wrapper {
     running.increment();
     Counted counted = new Counted(callback);
     if (quiet != null) {
-      Response.writeError(request, response, counted, HttpStatus.SERVICE_UNAVAILABLE_503);
+      response.setStatus(drainAnswer.status);
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, Problem.MEDIA_TYPE);
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, drainAnswer.retryAfterSeconds);
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      response.write(true, ByteBuffer.wrap(drainBody), counted);
       return true;
     }
     try {
@@ -46,7 +62,7 @@ final class DrainHandler extends Handler.Wrapper {
   }
 
   /**
-   * From now on new requests get 503; the future completes once no request runs (at once if none
+   * From now on new requests get the drain answer; the future completes once no request runs (at once if none
    * does). Later calls answer the same future.
    */
   synchronized CompletableFuture<Void> shutdown() {

@@ -22,6 +22,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -379,7 +380,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     server.set(jetty);
     if (jetty.getDescendant(GracefulHandler.class) == null
         && jetty.getDescendant(DrainHandler.class) == null) {
-      jetty.insertHandler(new DrainHandler());
+      jetty.insertHandler(new DrainHandler(new Answers(settings.statuses()).shuttingDown()));
     }
     jetty.setStopTimeout(
         Math.max(jetty.getStopTimeout(), settings.drainTimeout().toMillis()));
@@ -448,7 +449,10 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   /**
    * Stops within {@code drain-timeout} (plus Jetty's own stop, at most {@link #POOL_STOP_MILLIS}):
-   * no new admissions, the queue rejected, then one deadline for in-flight requests, first those
+   * no new admissions, the queue rejected, the listening sockets closed (a new connection is
+   * refused, which a load balancer retries elsewhere, and every answer from now on closes its
+   * connection, so no client sends a request into a connection the stop will close), then one
+   * deadline for in-flight requests, first those
    * holding a permit, then every request Jetty still runs (a response is written after its permit
    * is released, and unlimited endpoints run too). Requests still running at the deadline are cut
    * when Jetty closes the connections, and counted. Jetty's graceful stop would wait a second
@@ -459,6 +463,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
     gate.stopAdmitting();
     limiters.shutdown();
+    closeListeners();
     Duration drain = settings.drainTimeout();
     log.info("Sluice stops admitting; waiting up to {} for in-flight requests", drain);
     try {
@@ -480,6 +485,21 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       if (jetty.getThreadPool() instanceof QueuedThreadPool pool) {
         // threads still in a cut request are interrupted after this instead of Jetty's 5 s
         pool.setStopTimeout(POOL_STOP_MILLIS);
+      }
+    }
+  }
+
+  /**
+   * Jetty's graceful shutdown of each connector: its listening socket is closed, every response
+   * from then on is sent with {@code Connection: close} and closes its connection, and connections
+   * that carry no request are closed when idle for the connector's shutdown idle timeout (1 s).
+   */
+  private void closeListeners() {
+    Server jetty = server.get();
+    if (jetty != null) {
+      for (Connector connector : jetty.getConnectors()) {
+        // completes when its connections are closed; the drain below waits on requests instead
+        java.util.concurrent.Future<Void> unused = connector.shutdown();
       }
     }
   }

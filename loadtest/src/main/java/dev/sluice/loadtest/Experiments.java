@@ -25,7 +25,8 @@ final class Experiments {
       new IngestRun(),
       new MondayReplay(),
       new OverheadRun(),
-      new dev.sluice.loadtest.soak.SoakRun());
+      new dev.sluice.loadtest.soak.SoakRun(),
+      new dev.sluice.loadtest.transitions.TransitionsRun());
 
   /** What runs without {@code --scenario}. */
   static final Experiment DEFAULT = Scenario.MONDAY_MAINTENANCE;

@@ -94,8 +94,9 @@ class OptionsTest {
   void anUnknownScenarioIsRefusedListingTheKnownOnes() {
     assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "tuesday"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("--scenario must be one of monday-maintenance, steady, spike, greedy-host, "
-            + "priority, adaptive, overload, ingest, monday, overhead, soak but was 'tuesday'");
+        .hasMessage(
+            "--scenario must be one of monday-maintenance, steady, spike, greedy-host, "
+                + "priority, adaptive, overload, ingest, monday, overhead, soak, transitions but was 'tuesday'");
   }
 
   @Test

@@ -53,6 +53,24 @@ public final class DemoProcess implements AutoCloseable {
    */
   public static DemoProcess start(List<String> properties, Path log, String classPath)
       throws IOException, InterruptedException {
+    return start(properties, List.of(), log, classPath);
+  }
+
+  /**
+   * With arguments for the service's {@code main}, e.g. {@code --config FILE}.
+   *
+   * @param properties {@code key=value} system properties for the service
+   * @param args the service's arguments
+   * @param log where the service's output goes
+   */
+  public static DemoProcess start(List<String> properties, List<String> args, Path log)
+      throws IOException, InterruptedException {
+    return start(properties, args, log, System.getProperty("java.class.path"));
+  }
+
+  private static DemoProcess start(
+      List<String> properties, List<String> args, Path log, String classPath)
+      throws IOException, InterruptedException {
     int port = properties.stream()
         .filter(p -> p.startsWith("server.port="))
         .map(p -> Integer.parseInt(p.substring("server.port=".length())))
@@ -75,6 +93,7 @@ public final class DemoProcess implements AutoCloseable {
     command.add("-cp");
     command.add(classPath);
     command.add(MAIN_CLASS);
+    command.addAll(args);
     Files.createDirectories(log.toAbsolutePath().getParent());
     Process process = new ProcessBuilder(command)
         .redirectErrorStream(true)
@@ -139,6 +158,31 @@ public final class DemoProcess implements AutoCloseable {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }
+  }
+
+  /**
+   * Sends SIGTERM, as a deploy or a rolling restart does, and waits until the process has exited
+   * (up to {@code timeout}; then it is killed).
+   *
+   * @return whether it exited by itself within the timeout
+   */
+  public boolean terminate(Duration timeout) throws InterruptedException {
+    process.destroy();
+    if (process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+      return true;
+    }
+    process.destroyForcibly().waitFor();
+    return false;
+  }
+
+  /** Sends SIGKILL ({@code kill -9}): the process ends without any stop of its own. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly().waitFor();
+  }
+
+  /** Whether the process still runs. */
+  public boolean alive() {
+    return process.isAlive();
   }
 
   @Override

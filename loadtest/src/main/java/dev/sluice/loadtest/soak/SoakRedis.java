@@ -17,11 +17,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The soak's Redis: a {@code redis-server} from PATH on a free loopback port, without persistence,
+ * The soak's (and the transitions') Redis: a {@code redis-server} from PATH on a free loopback port, without persistence,
  * and the few commands the soak reads it with, over a plain socket (the loadtest talks to Redis
  * only to watch it; the nodes use Sluice's own client).
  */
-final class SoakRedis implements AutoCloseable {
+public final class SoakRedis implements AutoCloseable {
 
   private final Process process;
   private final int port;
@@ -36,9 +36,9 @@ final class SoakRedis implements AutoCloseable {
    *
    * @throws IOException naming the binary when it is not on PATH, or with the log when it exits
    */
-  static SoakRedis start(Path log) throws IOException, InterruptedException {
+  public static SoakRedis start(Path log) throws IOException, InterruptedException {
     if (!onPath("redis-server")) {
-      throw new IOException("--scenario soak starts its own Redis, but redis-server is not on "
+      throw new IOException("this scenario starts its own Redis, but redis-server is not on "
           + "PATH (apt-get install redis-server)");
     }
     int port;
@@ -79,7 +79,7 @@ final class SoakRedis implements AutoCloseable {
   }
 
   /** The URI the nodes are given. */
-  String uri() {
+  public String uri() {
     return "redis://127.0.0.1:" + port;
   }
 
@@ -94,7 +94,7 @@ final class SoakRedis implements AutoCloseable {
   }
 
   /** A field of an INFO answer; -1 when it is missing. */
-  static long infoField(String info, String field) {
+  public static long infoField(String info, String field) {
     for (String line : info.split("\r?\n")) {
       if (line.startsWith(field + ":")) {
         return Long.parseLong(line.substring(field.length() + 1).trim());
@@ -104,7 +104,7 @@ final class SoakRedis implements AutoCloseable {
   }
 
   /** One command; the answer's text (a bulk string, a status, or an integer). */
-  String command(String... args) throws IOException {
+  public String command(String... args) throws IOException {
     StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
     for (String arg : args) {
       request

@@ -1,0 +1,236 @@
+package dev.sluice.loadtest.transitions;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sluice.loadtest.Options;
+import dev.sluice.loadtest.report.HtmlReport;
+import dev.sluice.loadtest.report.Verdict;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * What {@code --scenario transitions} found, part by part: the verdicts ({@link Verdict}, the
+ * headlines every load-test report opens with), the figures behind them, the answers by status,
+ * and the machine, its load and the command; written as {@code report.html} and {@code
+ * summary.json}.
+ */
+final class TransitionsReport {
+
+  private final Options options;
+  private final List<String> parts;
+  private final String loadBefore;
+  private String loadAfter = "unknown";
+  private final Map<String, List<Verdict>> verdicts = new LinkedHashMap<>();
+  private final Map<String, Map<String, Object>> figures = new LinkedHashMap<>();
+  private final Map<String, List<String>> events = new LinkedHashMap<>();
+  private final Map<String, Map<String, Long>> statuses = new LinkedHashMap<>();
+  private List<Figures.Cpu> cpu = List.of();
+  private Map<String, Double> redisCommands = Map.of();
+  private final List<String> inFlight = new ArrayList<>();
+
+  TransitionsReport(Options options, List<String> parts, String loadBefore) {
+    this.options = options;
+    this.parts = List.copyOf(parts);
+    this.loadBefore = loadBefore;
+  }
+
+  void part(String name, List<Verdict> found) {
+    verdicts.put(name, List.copyOf(found));
+    found.forEach(v -> System.out.println("transitions [" + v.outcome().css() + "] " + v.text()));
+  }
+
+  void figure(String part, String name, double value) {
+    figures.computeIfAbsent(part, p -> new LinkedHashMap<>()).put(name, value);
+  }
+
+  void events(String part, List<String> list) {
+    events.put(part, List.copyOf(list));
+  }
+
+  void cpu(List<Figures.Cpu> samples) {
+    this.cpu = List.copyOf(samples);
+  }
+
+  void redisCommands(Map<String, Double> perNodePerSecond) {
+    this.redisCommands = Map.copyOf(perNodePerSecond);
+  }
+
+  void loadAfter(String load) {
+    this.loadAfter = load;
+  }
+
+  /** Each node's in-flight and queued, once a second, for the report. */
+  void inFlight(List<Figures.InFlight> readings, long start, long joined, long killed) {
+    inFlight.add(String.format(
+        Locale.ROOT,
+        "node 2 answered /health at %.1f s; node 2 killed at %.1f s",
+        (joined - start) / 1e9,
+        (killed - start) / 1e9));
+    long lastSecond = -1;
+    StringBuilder line = new StringBuilder();
+    for (Figures.InFlight r : readings) {
+      long second = (r.nanos() - start) / 1_000_000_000L;
+      if (second != lastSecond) {
+        if (line.length() > 0) {
+          inFlight.add(line.toString());
+        }
+        line = new StringBuilder(String.format(Locale.ROOT, "%3d s:", second));
+        lastSecond = second;
+      }
+      line.append(String.format(Locale.ROOT, " n%d %d/%d", r.node(), r.inFlight(), r.queued()));
+    }
+    if (line.length() > 0) {
+      inFlight.add(line.toString());
+    }
+  }
+
+  /** The final answer of each request, by node-independent kind: status or failure. */
+  void statuses(String part, List<Figures.Request> requests) {
+    statuses.put(part, tally(requests));
+  }
+
+  static Map<String, Long> tally(List<Figures.Request> requests) {
+    return requests.stream()
+        .map(r -> {
+          Shot last = r.last();
+          String retried = r.tries().size() > 1 ? " (after a refused connect)" : "";
+          return (last.failure() == Shot.Failure.NONE
+                  ? last.status() + (last.drainAnswer() ? " drain answer" : "")
+                  : last.failure().name().toLowerCase(Locale.ROOT))
+              + retried;
+        })
+        .collect(Collectors.groupingBy(k -> k, TreeMap::new, Collectors.counting()));
+  }
+
+  static String commands(Map<String, Double> perNode) {
+    if (perNode.isEmpty()) {
+      return "none";
+    }
+    return perNode.entrySet().stream()
+        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+        .map(e -> String.format(Locale.ROOT, "%s %.1f", e.getKey(), e.getValue()))
+        .collect(Collectors.joining(", "));
+  }
+
+  /** The command that reproduces this run. */
+  String command() {
+    StringBuilder c = new StringBuilder(
+        "java -jar loadtest/target/loadtest.jar --embedded --scenario transitions --duration ");
+    c.append(options.duration().toSeconds()).append("s");
+    if (!parts.equals(TransitionsRun.PARTS)) {
+      c.append(" --variants ").append(String.join(",", parts));
+    }
+    options.serverProperties().forEach(p -> c.append(" --server-property ").append(p));
+    c.append(" --seed ").append(options.seed()).append(" --out ").append(options.out());
+    return c.toString();
+  }
+
+  String machine() {
+    return Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name")
+        + " " + System.getProperty("os.arch") + ", JDK " + Runtime.version();
+  }
+
+  List<Verdict> all() {
+    return verdicts.values().stream().flatMap(List::stream).toList();
+  }
+
+  Path write(Path out) throws IOException {
+    Map<String, Object> summary = new LinkedHashMap<>();
+    summary.put("scenario", "transitions");
+    summary.put("command", command());
+    summary.put("machine", machine());
+    summary.put("loadAverageBefore", loadBefore);
+    summary.put("loadAverageAfter", loadAfter);
+    summary.put("partSeconds", options.duration().toSeconds());
+    Map<String, Object> byPart = new LinkedHashMap<>();
+    verdicts.forEach((part, list) -> byPart.put(
+        part,
+        list.stream()
+            .map(v -> Map.of("outcome", v.outcome().css(), "text", v.text()))
+            .toList()));
+    summary.put("verdicts", byPart);
+    summary.put("figures", figures);
+    summary.put("answers", statuses);
+    summary.put("events", events);
+    summary.put("redisCommandsPerNodePerSecond", redisCommands);
+    summary.put("coldStartCpu", cpu);
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValue(out.resolve("summary.json").toFile(), summary);
+
+    StringBuilder html = new StringBuilder();
+    html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+        .append("<title>Sluice load test: transitions</title><style>")
+        .append("body{font-family:system-ui,sans-serif;margin:24px;color:#222}")
+        .append("table{border-collapse:collapse;margin:8px 0 20px}")
+        .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
+        .append("th:first-child,td:first-child{text-align:left}")
+        .append(Verdict.CSS)
+        .append("</style></head><body>\n<h1>Sluice load test: transitions</h1>\n");
+    html.append("<p>Machine: ")
+        .append(esc(machine()))
+        .append(". Load average (1 / 5 / 15 min) before ")
+        .append(esc(loadBefore))
+        .append(", after ")
+        .append(esc(loadAfter))
+        .append(". The load generator, the services and Redis share the machine; on a busy one"
+            + " the figures are indicative only.</p>\n<p>Command: <code>")
+        .append(esc(command()))
+        .append("</code></p>\n");
+    verdicts.forEach((part, list) -> {
+      html.append(Verdict.html(part, list));
+      Map<String, Object> f = figures.get(part);
+      if (f != null) {
+        html.append("<table>");
+        f.forEach((k, v) -> html.append("<tr><td>")
+            .append(esc(k))
+            .append("<td>")
+            .append(esc(String.valueOf(v)))
+            .append('\n'));
+        html.append("</table>\n");
+      }
+      if (events.containsKey(part)) {
+        html.append("<pre>").append(esc(String.join("\n", events.get(part)))).append("</pre>\n");
+      }
+      Map<String, Long> answers = statuses.get(part);
+      if (answers != null) {
+        html.append("<table><tr><th>final answer<th>requests\n");
+        answers.forEach((k, v) ->
+            html.append("<tr><td>").append(esc(k)).append("<td>").append(v).append('\n'));
+        html.append("</table>\n");
+      }
+      if (part.equals("cold-start") && !cpu.isEmpty()) {
+        html.append("<p>CPU of the node, % of the machine, every 0.5 s: ")
+            .append(esc(cpu.stream()
+                .map(c -> String.format(Locale.ROOT, "%.1f s %.0f%%", c.seconds(), c.percent()))
+                .collect(Collectors.joining(", "))))
+            .append("</p>\n");
+      }
+      if (part.startsWith("scale-out") && !inFlight.isEmpty()) {
+        html.append("<p>Redis commands per node per second while both nodes ran: ")
+            .append(esc(commands(redisCommands)))
+            .append("</p>\n<p>In flight / queued per node (each node's /sluice):</p><pre>")
+            .append(esc(String.join("\n", inFlight)))
+            .append("</pre>\n");
+      }
+    });
+    html.append("</body></html>\n");
+    Path report = out.resolve("report.html");
+    Files.writeString(report, html, StandardCharsets.UTF_8);
+    System.out.println("transitions: " + command());
+    return report;
+  }
+
+  private static String esc(String s) {
+    return HtmlReport.esc(s);
+  }
+}

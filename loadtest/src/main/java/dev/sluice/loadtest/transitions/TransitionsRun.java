@@ -1,0 +1,483 @@
+package dev.sluice.loadtest.transitions;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.loadtest.Experiment;
+import dev.sluice.loadtest.Options;
+import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.soak.SoakRedis;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code --scenario transitions}: the moments users meet Sluice in, each a short part on fresh
+ * demo processes, each with its verdicts: a cold node into 5x overload, a second node joining an
+ * overloaded one on one Redis, that node killed with {@code kill -9} while it holds leases, a
+ * rolling restart of two nodes under load, and a reload that changes the limit strategy and the
+ * queue discipline with 40 callers waiting. {@code --duration} is the length of one part's load
+ * (default 20 s); {@code --variants} picks parts.
+ */
+public final class TransitionsRun implements Experiment {
+
+  static final List<String> PARTS =
+      List.of("cold-start", "scale-out", "kill", "rolling-restart", "reload");
+
+  /** The global limit of the two-node parts, and each node's share of it. */
+  static final int GLOBAL_LIMIT = 4;
+
+  static final int WAITERS = 40;
+  private static final int HOSTS = 32;
+
+  static final String RULES = """
+      rules:
+        - id: history-per-account
+          resource: /api/history/*
+          method: GET
+          actor: account
+          limit: 5
+          unit: second
+          burst: 5
+          algorithm: token-bucket
+          scope: global\
+      """;
+
+  @Override
+  public String id() {
+    return "transitions";
+  }
+
+  @Override
+  public Set<String> ownOptions() {
+    return Set.of("--variants");
+  }
+
+  @Override
+  public Duration defaultDuration() {
+    return Duration.ofSeconds(20);
+  }
+
+  @Override
+  public void check(Options options) {
+    if (!options.embedded()) {
+      throw new IllegalArgumentException(
+          "--scenario transitions starts, stops and kills its services itself, so it needs"
+              + " --embedded");
+    }
+    parts(options);
+  }
+
+  /** {@code --variants}: a comma list of the parts, or every part. */
+  static List<String> parts(Options options) {
+    if (options.variantList().isEmpty()) {
+      return PARTS;
+    }
+    List<String> parts = new ArrayList<>();
+    for (String part : options.variantList().get().split(",")) {
+      String p = part.trim();
+      if (!PARTS.contains(p)) {
+        throw new IllegalArgumentException("--variants for --scenario transitions must be a comma"
+            + " list of " + String.join(", ", PARTS) + " but has '" + p + "'");
+      }
+      parts.add(p);
+    }
+    return parts;
+  }
+
+  @Override
+  public Path run(Options options) throws Exception {
+    Path out = options.out();
+    List<String> parts = parts(options);
+    TransitionsReport report = new TransitionsReport(options, parts, loadAverage());
+    if (parts.contains("cold-start")) {
+      report.part("cold-start", safely(() -> coldStart(options, report)));
+    }
+    if (parts.contains("scale-out") || parts.contains("kill")) {
+      report.part("scale-out and kill -9", safely(() -> cluster(options, parts, report)));
+    }
+    if (parts.contains("rolling-restart")) {
+      report.part("rolling-restart", safely(() -> rollingRestart(options, report)));
+    }
+    if (parts.contains("reload")) {
+      report.part("reload", safely(() -> reload(options, report)));
+    }
+    report.loadAfter(loadAverage());
+    return report.write(out);
+  }
+
+  /** A part that throws is reported as not measured, and the next part still runs. */
+  private static List<Verdict> safely(PartBody body) {
+    try {
+      return body.run();
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return List.of(Verdict.notMeasured("the part did not run to its end: " + e));
+    }
+  }
+
+  @FunctionalInterface
+  private interface PartBody {
+    List<Verdict> run() throws Exception;
+  }
+
+  // ---- (a) cold start
+
+  private List<Verdict> coldStart(Options options, TransitionsReport report) throws Exception {
+    int cores = Runtime.getRuntime().availableProcessors();
+    double rate = 5 * cores * 1000.0 / 400;
+    List<String> props = new ArrayList<>(options.serverProperties());
+    try (DemoProcess node = DemoProcess.start(props, options.out().resolve("server-cold.log"));
+        Balancer balancer = new Balancer(Duration.ofSeconds(30))) {
+      long start = System.nanoTime();
+      try (Watch watch = new Watch(balancer.client(), start)) {
+        watch.watch(1, node.uri(), node.pid());
+        watch.start();
+        balancer.add(1, node.uri());
+        AtomicInteger host = new AtomicInteger();
+        balancer.stream(
+            rate,
+            options.seed(),
+            () -> new Balancer.Call(
+                "POST",
+                "api/transcode?cpuMillis=400",
+                Map.of("X-Host-Id", "host-" + host.getAndIncrement() % HOSTS)));
+        Thread.sleep(options.duration().toMillis()); // the part's load runs meanwhile
+        balancer.stop(Duration.ofSeconds(20));
+        List<Shot> shots =
+            balancer.requests().stream().flatMap(r -> r.tries().stream()).toList();
+        long first = shots.stream().mapToLong(Shot::sentNanos).min().orElse(start);
+        report.figure("cold-start", "offered jobs/s (5x the capacity at 400 ms each)", rate);
+        report.figure("cold-start", "requests", shots.size());
+        report.statuses("cold-start", balancer.requests());
+        report.cpu(watch.cpu());
+        return Figures.coldStart(
+            shots,
+            first,
+            (double) options.duration().toSeconds(),
+            watch.cpu(),
+            100 * cpuTarget(props));
+      }
+    }
+  }
+
+  private static double cpuTarget(List<String> props) {
+    return props.stream()
+        .filter(p -> p.startsWith("demo.cpu-target="))
+        .map(p -> Double.parseDouble(p.substring("demo.cpu-target=".length())))
+        .reduce((a, b) -> b)
+        .orElse(0.7);
+  }
+
+  // ---- (b) scale-out and (c) kill -9
+
+  private List<Verdict> cluster(Options options, List<String> parts, TransitionsReport report)
+      throws Exception {
+    Path out = options.out();
+    Path rules = Files.writeString(out.resolve("transitions-rules.yaml"), RULES);
+    Duration d = options.duration();
+    List<Verdict> verdicts = new ArrayList<>();
+    try (SoakRedis redis = SoakRedis.start(out.resolve("redis.log"));
+        Balancer balancer = new Balancer(Duration.ofSeconds(30))) {
+      List<String> props = new ArrayList<>(List.of(
+          "sluice.redis.uri=" + redis.uri(),
+          "sluice.redis.expected-nodes=2",
+          "sluice.rules.file=" + rules.toAbsolutePath(),
+          "sluice.limiters.transcode.limit=fixed",
+          "sluice.limiters.transcode.reject-early=false",
+          "sluice.limiters.transcode.max-concurrency=" + GLOBAL_LIMIT,
+          "sluice.limiters.transcode.scope=global",
+          "sluice.limiters.transcode.queue=fifo",
+          "sluice.limiters.transcode.max-queue=20",
+          "sluice.limiters.transcode.queue-timeout=5s"));
+      props.addAll(options.serverProperties());
+      DemoProcess first = DemoProcess.start(props, out.resolve("server-cluster-1.log"));
+      DemoProcess second = null;
+      long start = System.nanoTime();
+      try (Watch watch = new Watch(balancer.client(), start)) {
+        watch.watch(1, first.uri(), 0);
+        watch.start();
+        balancer.add(1, first.uri());
+        AtomicInteger n = new AtomicInteger();
+        // jobs of 300 ms waiting plus 20 ms of CPU: 4 permits serve about 12/s; 25/s overloads
+        balancer.stream(
+            25,
+            options.seed(),
+            () -> new Balancer.Call(
+                "POST",
+                "api/transcode?cpuMillis=20&waitMillis=300",
+                Map.of("X-Host-Id", "host-" + n.getAndIncrement() % HOSTS)));
+        balancer.stream(
+            20,
+            options.seed() + 1,
+            () -> new Balancer.Call(
+                "GET",
+                "api/history/" + n.get() % 1000,
+                Map.of("X-Account-Id", "account-" + n.getAndIncrement() % 50)));
+        Thread.sleep(d.toMillis() / 2); // the first node alone, overloaded
+        second = DemoProcess.start(props, out.resolve("server-cluster-2.log"));
+        long healthy = System.nanoTime(); // the autoscaler sees /health answer and adds it
+        balancer.add(2, second.uri());
+        watch.watch(2, second.uri(), 0);
+        Thread.sleep(1_000);
+        redis.command("CONFIG", "RESETSTAT");
+        long statsFrom = System.nanoTime();
+        Thread.sleep(Math.max(2_000, d.toMillis() / 2 - 1_000)); // both nodes
+        Map<String, Double> perNode = perNodePerSecond(
+            redis.command("INFO", "commandstats"), (System.nanoTime() - statsFrom) / 1e9, 2);
+        report.redisCommands(perNode);
+        long kill = System.nanoTime();
+        second.kill();
+        watch.forget(2);
+        double window = Math.max(10, Math.min(40, 2 * d.toSeconds()));
+        awaitUpTo(window, () -> Figures.firstAtLimit(watch.readings(), 1, kill, GLOBAL_LIMIT) >= 0);
+        Thread.sleep(500); // a last reading or two after the recovery
+        balancer.stop(Duration.ofSeconds(10));
+        List<Figures.InFlight> readings = watch.readings();
+        report.statuses("scale-out and kill -9", balancer.requests());
+        report.inFlight(readings, start, healthy, kill);
+        if (parts.contains("scale-out")) {
+          verdicts.addAll(Figures.scaleOut(
+              readings, healthy, healthy, kill, GLOBAL_LIMIT, (GLOBAL_LIMIT + 1) / 2));
+        }
+        if (parts.contains("kill")) {
+          verdicts.addAll(Figures.kill(readings, kill, GLOBAL_LIMIT, window));
+          verdicts.add(Verdict.info("kill -9: Redis commands per node per second while both"
+              + " nodes ran (INFO commandstats): " + TransitionsReport.commands(perNode)));
+        }
+      } finally {
+        first.close();
+        if (second != null) {
+          second.close();
+        }
+      }
+    }
+    return verdicts;
+  }
+
+  /** {@code INFO commandstats} as calls per node per second, by command. */
+  static Map<String, Double> perNodePerSecond(String info, double seconds, int nodes) {
+    Map<String, Double> calls = new TreeMap<>();
+    for (String line : info.split("\r?\n")) {
+      // cmdstat_evalsha:calls=123,usec=...
+      if (line.startsWith("cmdstat_") && line.contains("calls=")) {
+        String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+        String count =
+            line.substring(line.indexOf("calls=") + "calls=".length()).split(",")[0];
+        if (!name.startsWith("config") && !name.startsWith("info")) { // the scenario's own
+          calls.put(name, Long.parseLong(count) / seconds / nodes);
+        }
+      }
+    }
+    return calls;
+  }
+
+  // ---- (d) rolling restart
+
+  private List<Verdict> rollingRestart(Options options, TransitionsReport report) throws Exception {
+    Path out = options.out();
+    Duration d = options.duration();
+    int cores = Runtime.getRuntime().availableProcessors();
+    int[] ports = {freePort(), freePort()};
+    List<String> props = new ArrayList<>(List.of("sluice.shutdown.drain-timeout=10s"));
+    props.addAll(options.serverProperties());
+    DemoProcess[] nodes = new DemoProcess[2];
+    List<String> events = new ArrayList<>();
+    try (Balancer balancer = new Balancer(Duration.ofSeconds(60))) {
+      for (int i = 0; i < 2; i++) {
+        nodes[i] = start(props, ports[i], out.resolve("server-rolling-" + (i + 1) + ".log"));
+        balancer.add(i + 1, nodes[i].uri());
+      }
+      long start = System.nanoTime();
+      AtomicInteger n = new AtomicInteger();
+      // the Monday load: 32 hosts push jobs at twice the two nodes' capacity, viewers browse
+      double jobs = 2 * 2 * cores * 1000.0 / 200 / 2; // both nodes share the machine's cores
+      balancer.stream(
+          jobs,
+          options.seed(),
+          () -> new Balancer.Call(
+              "POST",
+              "api/transcode?cpuMillis=200",
+              Map.of("X-Host-Id", "maintenance-host-" + n.getAndIncrement() % HOSTS)));
+      balancer.stream(
+          16,
+          options.seed() + 1,
+          () -> new Balancer.Call(
+              "GET",
+              "api/history/" + n.get() % 1000,
+              Map.of("X-Account-Id", "viewer-" + n.getAndIncrement() % 8)));
+      for (int i = 0; i < 2; i++) {
+        Thread.sleep(d.toMillis() / 3);
+        events.add(String.format(
+            java.util.Locale.ROOT,
+            "%.1f s: SIGTERM to node %d",
+            (System.nanoTime() - start) / 1e9,
+            i + 1));
+        boolean exited = nodes[i].terminate(Duration.ofSeconds(40));
+        events.add(String.format(
+            java.util.Locale.ROOT,
+            "%.1f s: node %d %s; starting it again",
+            (System.nanoTime() - start) / 1e9,
+            i + 1,
+            exited ? "exited" : "did not exit within 40 s and was killed"));
+        nodes[i] = start(props, ports[i], out.resolve("server-rolling-" + (i + 1) + "b.log"));
+        events.add(String.format(
+            java.util.Locale.ROOT,
+            "%.1f s: node %d answers /health again",
+            (System.nanoTime() - start) / 1e9,
+            i + 1));
+      }
+      Thread.sleep(d.toMillis() / 3);
+      balancer.stop(Duration.ofSeconds(30));
+      report.events("rolling-restart", events);
+      report.statuses("rolling-restart", balancer.requests());
+      List<Verdict> verdicts = new ArrayList<>(Figures.rollingRestart(balancer.requests()));
+      if (balancer.open() > 0) {
+        verdicts.add(Verdict.missed("rolling restart: " + balancer.open()
+            + " requests still without an answer 30 s after the load"));
+      }
+      return verdicts;
+    } finally {
+      for (DemoProcess node : nodes) {
+        if (node != null) {
+          node.close();
+        }
+      }
+    }
+  }
+
+  private static DemoProcess start(List<String> props, int port, Path log)
+      throws IOException, InterruptedException {
+    List<String> withPort = new ArrayList<>(props);
+    withPort.add("server.port=" + port);
+    return DemoProcess.start(withPort, log);
+  }
+
+  // ---- (e) reload
+
+  private List<Verdict> reload(Options options, TransitionsReport report) throws Exception {
+    Path out = options.out();
+    Path config = out.resolve("transitions-reload.properties");
+    writeConfig(config, "fixed", "fifo");
+    try (DemoProcess node = DemoProcess.start(
+            options.serverProperties(),
+            List.of("--config", config.toAbsolutePath().toString()),
+            out.resolve("server-reload.log"));
+        Balancer balancer = new Balancer(Duration.ofSeconds(90));
+        Watch watch = new Watch(balancer.client(), System.nanoTime())) {
+      balancer.add(1, node.uri());
+      long before = decisions(watch.limiter(node.uri()));
+      List<CompletableFuture<Figures.Request>> calls = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        calls.add(balancer.send(new Balancer.Call(
+            "POST", "api/transcode?cpuMillis=1&waitMillis=3000", Map.of("X-Host-Id", "long"))));
+      }
+      awaitUpTo(20, () -> read(watch, node).path("inFlight").asInt() == 2);
+      for (int i = 0; i < WAITERS; i++) {
+        calls.add(balancer.send(new Balancer.Call(
+            "POST",
+            "api/transcode?cpuMillis=1&waitMillis=50",
+            Map.of("X-Host-Id", "host-" + i % 8))));
+      }
+      boolean queued = awaitUpTo(20, () -> read(watch, node).path("queued").asInt() == WAITERS);
+      writeConfig(config, "cpu", "fair");
+      boolean applied = awaitUpTo(15, () -> {
+        JsonNode l = read(watch, node);
+        return "cpu".equals(l.path("limitKind").asText())
+            && "fair".equals(l.path("queueKind").asText());
+      });
+      int answered = 0;
+      for (CompletableFuture<Figures.Request> call : calls) {
+        Figures.Request r = call.get(120, TimeUnit.SECONDS);
+        answered += r.unanswered() ? 0 : 1;
+      }
+      long after = decisions(watch.limiter(node.uri()));
+      report.figure("reload", "waiters queued when the file changed", queued ? WAITERS : -1);
+      report.figure("reload", "requests sent", calls.size());
+      report.figure("reload", "requests answered", answered);
+      report.figure(
+          "reload", "admissions and refusals the node counted", (double) (after - before));
+      report.statuses("reload", balancer.requests());
+      return Figures.reload(calls.size(), answered, after - before, applied && queued);
+    }
+  }
+
+  private static JsonNode read(Watch watch, DemoProcess node) {
+    try {
+      return watch.limiter(node.uri());
+    } catch (IOException e) {
+      return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+    }
+  }
+
+  /** The limiter's admissions plus its refusals of every kind, as counted by the node. */
+  static long decisions(JsonNode limiter) {
+    long sum = limiter.path("admitted").asLong();
+    for (JsonNode count : limiter.path("rejected")) {
+      sum += count.asLong();
+    }
+    return sum;
+  }
+
+  private static void writeConfig(Path file, String limit, String queue) throws IOException {
+    Files.writeString(
+        file,
+        String.join(
+            "\n",
+            "sluice.reload-interval=1s",
+            "sluice.limiters.transcode.limit=" + limit,
+            "sluice.limiters.transcode.reject-early=false",
+            "sluice.limiters.transcode.max-concurrency=2",
+            "sluice.limiters.transcode.queue=" + queue,
+            "sluice.limiters.transcode.max-queue=60",
+            "sluice.limiters.transcode.max-queue-per-key=60",
+            "sluice.limiters.transcode.queue-timeout=60s",
+            ""));
+  }
+
+  // ---- helpers
+
+  /** Polls {@code done} every 100 ms for up to {@code seconds}; whether it came true. */
+  private static boolean awaitUpTo(double seconds, BooleanSupplier done)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + (long) (seconds * 1e9);
+    while (System.nanoTime() - deadline < 0) {
+      if (done.getAsBoolean()) {
+        return true;
+      }
+      Thread.sleep(100); // waiting on other processes
+    }
+    return done.getAsBoolean();
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  static String loadAverage() {
+    try {
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return String.join(" / ", Arrays.asList(fields).subList(0, 3));
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+}
