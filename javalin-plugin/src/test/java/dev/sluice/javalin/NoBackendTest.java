@@ -83,6 +83,27 @@ class NoBackendTest {
 
   @Tag("integration")
   @Test
+  void aRefusedReloadReachesStderr() throws Exception {
+    Path properties = dir.resolve("sluice.properties");
+    Files.writeString(properties, """
+        sluice.reload-interval=100ms
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.max-queue=4
+        """);
+
+    Run run = runWithoutBackend("-Dapp.properties=" + properties);
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.stdout()).contains("STARTED").contains("REFUSED").doesNotContain("NOT REFUSED");
+    assertThat(run.stderr()).containsOnlyOnce(Warnings.NO_BACKEND);
+    assertThat(run.stderr())
+        .anySatisfy(line -> assertThat(line)
+            .startsWith("Sluice WARN Reloaded Sluice properties rejected, previous limits stay:")
+            .contains("sluice.limiters.work.max-queue='lots' (from file " + properties + ")"));
+  }
+
+  @Tag("integration")
+  @Test
   void aConfigurationErrorIsOneLineWithoutAStackTrace() throws Exception {
     Run run = runWithoutBackend(
         "-Dsluice.limiters.work.path=/api/work", "-Dsluice.limiters.work.max-queue=lots");
