@@ -38,9 +38,18 @@ final class RouteCheck {
   private final String skipped;
 
   RouteCheck(List<Route> routes, boolean caseInsensitive, boolean staticFiles) {
+    this(routes, routes.isEmpty(), caseInsensitive, staticFiles);
+  }
+
+  /**
+   * @param noAppRoutes whether the application declares no route of its own (Sluice's live page
+   *     is not one)
+   */
+  RouteCheck(
+      List<Route> routes, boolean noAppRoutes, boolean caseInsensitive, boolean staticFiles) {
     this.routes = List.copyOf(routes);
     this.caseInsensitive = caseInsensitive;
-    if (routes.isEmpty()) {
+    if (noAppRoutes) {
       skipped = "the application declares no route (it answers in before-handlers or outside"
           + " Javalin's router), so Sluice cannot tell which paths it serves";
     } else if (staticFiles) {
@@ -50,8 +59,12 @@ final class RouteCheck {
     }
   }
 
-  /** The routes of a configured application, once every plugin has added its own. */
-  static RouteCheck of(JavalinState state) {
+  /**
+   * The routes of a configured application, once every plugin has added its own.
+   *
+   * @param livePage the path of Sluice's own live page, whose routes are not the application's
+   */
+  static RouteCheck of(JavalinState state, Optional<String> livePage) {
     List<Route> routes = new ArrayList<>();
     for (ParsedEndpoint e : state.internalRouter.allHttpHandlers()) {
       if (e.endpoint.method.isHttpMethod()) {
@@ -61,8 +74,12 @@ final class RouteCheck {
     for (WsHandlerEntry e : state.internalRouter.allWsHandlers()) {
       routes.add(new Route(null, e.getPath()));
     }
+    String page =
+        livePage.map(p -> p.endsWith("/") ? p.substring(0, p.length() - 1) : p).orElse(null);
+    boolean noAppRoutes = routes.stream()
+        .allMatch(r -> page != null && (r.path().equals(page) || r.path().startsWith(page + "/")));
     return new RouteCheck(
-        routes, state.router.caseInsensitiveRoutes, state.resourceHandler != null);
+        routes, noAppRoutes, state.router.caseInsensitiveRoutes, state.resourceHandler != null);
   }
 
   /** Why the check does not run for this application, or empty when it does. */

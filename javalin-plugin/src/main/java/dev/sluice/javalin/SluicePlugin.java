@@ -456,7 +456,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    * otherwise each is a warning.
    */
   private void checkRoutes(JavalinState state) {
-    RouteCheck check = RouteCheck.of(state);
+    RouteCheck check = RouteCheck.of(state, settings.dashboardPath());
     routeCheck = check;
     if (check.skipped().isPresent()) {
       log.info(

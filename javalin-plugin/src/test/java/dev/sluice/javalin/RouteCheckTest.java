@@ -165,7 +165,9 @@ class RouteCheckTest {
   void anAppThatAnswersInBeforeHandlersOnlyIsNotChecked() {
     SluicePlugin plugin = new SluicePlugin(cfg -> cfg.properties(system(Map.of(
         "sluice.limiters.work.path", "/api/work",
-        "sluice.limiters.work.max-concurrency", "1"))));
+        "sluice.limiters.work.max-concurrency", "1",
+        // the live page's routes are Sluice's, not the application's
+        "sluice.dashboard.path", "/sluice/dashboard"))));
     io.javalin.Javalin app = io.javalin.Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
       config.registerPlugin(plugin);
