@@ -484,7 +484,10 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       return;
     }
     if (settings.strict()) {
-      throw UnknownKeys.strictFailure(problems, "unmatched");
+      SluiceConfigException failure = UnknownKeys.strictFailure(problems, "unmatched");
+      // even for a path set in code: this trace runs through app.start(), not the line that set it
+      failure.setStackTrace(new StackTraceElement[0]);
+      throw failure;
     }
     for (SluiceConfigException e : problems) {
       warnings.warn(

@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -81,6 +82,22 @@ class RouteCheckTest {
         .hasMessageContaining("limiter 'transcode' matches no route of the application")
         .hasMessageContaining("did you mean /api/transcode?")
         .hasMessageContaining("sluice.strict=false to only warn");
+  }
+
+  @Tag("integration")
+  @Test
+  void aPathSetInCodeThatMatchesNoRouteIsOneLineToo() {
+    Throwable thrown = catchThrowable(() -> server = TestServer.start(
+        cfg -> cfg.properties(system(Map.of()))
+            .limiter("work", l -> l.path("/api/wrok").maxConcurrency(1)),
+        (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("work"))));
+
+    assertThat(thrown)
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageStartingWith("sluice.limiters.work.path='/api/wrok' (from code)")
+        .hasMessageContaining("did you mean /api/work?");
+    // its trace would run through app.start(), not the line that set the path
+    assertThat(thrown.getStackTrace()).isEmpty();
   }
 
   @Tag("integration")
