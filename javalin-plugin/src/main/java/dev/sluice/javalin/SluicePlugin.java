@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * <p>Its handlers are added in {@link #onInitialize}, which Javalin runs inside
  * {@code registerPlugin}: handlers added in {@code onStart} would run after the user's own
  * before-handlers. Start-up fails with a {@link SluiceConfigException} naming the key and the value
- * when a setting is wrong.
+ * when a setting is wrong, and ({@code sluice.strict}, the default) when a limiter's path or a
+ * rule's resource reaches none of the application's routes, checked when the server starts.
  */
 public final class SluicePlugin extends Plugin<SluiceConfig> {
 
