@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -35,6 +36,30 @@ public final class DemoSettings {
   static final String TRANSCODE_LIMIT = "sluice.limiters.transcode.limit";
   static final String TRANSCODE_TARGET_CPU = "sluice.limiters.transcode.target-cpu";
   static final String RULES_FILE = "sluice.rules.file";
+
+  /**
+   * Every {@code demo.*} key the service reads: any other is refused at start (a typo such as
+   * {@code demo.engin} would otherwise run the default engine), as the plugin refuses an unknown
+   * {@code sluice.*} key.
+   */
+  static final Set<String> KEYS = Set.of(
+      MAX_CPU_MILLIS,
+      MAX_WAIT_MILLIS,
+      FRAMES_PER_MILLI,
+      CPU_TARGET,
+      Engine.KEY,
+      FfmpegSettings.THREADS,
+      FfmpegSettings.MAX_BYTES,
+      FfmpegSettings.MAX_SECONDS,
+      FfmpegSettings.TIMEOUT,
+      FfmpegSettings.PRESET,
+      FfmpegSettings.TEMP_DIR,
+      FfmpegSettings.COST_HEADER,
+      LimiterPeer.KEY,
+      NetflixPartitionedPeer.HEADER,
+      NetflixPartitionedPeer.PARTITIONS,
+      NetflixPartitionedPeer.LIMIT,
+      OverheadPeer.KEY);
 
   private final SluiceProperties properties;
 
@@ -66,7 +91,9 @@ public final class DemoSettings {
       }
       builder.file(file);
     });
-    DemoSettings settings = new DemoSettings(builder.build());
+    SluiceProperties properties = builder.build();
+    properties.checkApplicationKeys("demo.", KEYS);
+    DemoSettings settings = new DemoSettings(properties);
     settings.port();
     settings.maxCpuMillis();
     settings.maxWaitMillis();

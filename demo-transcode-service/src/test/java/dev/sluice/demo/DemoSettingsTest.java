@@ -198,4 +198,38 @@ class DemoSettingsTest {
           .hasMessageContaining("system property");
     }
   }
+
+  @Test
+  void aMisspeltDemoKeyStopsStartUpNamingItsSourceAndTheNearestKey() throws Exception {
+    assertThatThrownBy(() -> load(new String[0], Map.of(), Map.of("demo.engin", "ffmpeg")))
+        .isInstanceOf(dev.sluice.javalin.SluiceConfigException.class)
+        .hasMessage("demo.engin='ffmpeg' (from system property -Ddemo.engin): unknown key;"
+            + " did you mean 'demo.engine'? (set sluice.strict=false to only warn)");
+
+    Path file = dir.resolve("demo.properties");
+    Files.writeString(file, "demo.ffmpeg.max-byte=1000\n");
+    assertThatThrownBy(() -> load(new String[] {"--config", file.toString()}, Map.of(), Map.of()))
+        .hasMessageStartingWith("demo.ffmpeg.max-byte='1000' (from file " + file + ")")
+        .hasMessageContaining("did you mean 'demo.ffmpeg.max-bytes'?");
+  }
+
+  @Test
+  void everyDemoKeyTheServiceReadsIsKnownAndLenientModeOnlyWarns() {
+    // the jar's own application.properties names only known keys
+    assertThat(load(new String[0], Map.of(), Map.of()).port()).isEqualTo(7070);
+    assertThat(load(
+                new String[0],
+                Map.of(),
+                Map.of(
+                    "demo.limiter-peer", "netflix-partitioned",
+                    "demo.limiter-peer.partitions", "a,b",
+                    "demo.overhead-peer", "none",
+                    "demo.frames-per-milli", "0.5"))
+            .framesPerMilli())
+        .hasValue(0.5);
+    assertThat(
+            load(new String[0], Map.of(), Map.of("sluice.strict", "false", "demo.engin", "ffmpeg"))
+                .engine())
+        .isEqualTo(Engine.FRAMES);
+  }
 }

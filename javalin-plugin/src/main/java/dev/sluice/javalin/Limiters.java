@@ -43,7 +43,8 @@ final class Limiters {
       Executor executor,
       ConcurrencyListener listener,
       Optional<PermitStore> store,
-      CpuSignals cpu) {
+      CpuSignals cpu,
+      Warnings warnings) {
     List<LimiterEntry> entries = new ArrayList<>();
     for (LimiterConfig c : configs.values()) {
       boolean global = c.scope() == Scope.GLOBAL;
@@ -76,10 +77,10 @@ final class Limiters {
           queue.describe());
       List<String> ignored = QueueSettings.ignoredWithFifo(c);
       if (!ignored.isEmpty()) {
-        log.warn(
-            "Sluice limiter '{}' has a FIFO queue: {} only apply with queue=fair; ignored",
-            c.name(),
-            ignored);
+        warnings.warn(
+            "fifo " + c.name(),
+            "Sluice limiter '" + c.name() + "' has a FIFO queue: " + ignored
+                + " only apply with queue=fair; ignored");
       }
     }
     return new Limiters(entries, cpu);
@@ -112,33 +113,33 @@ final class Limiters {
    * restart and is logged as such. The settings in force (what {@code /sluice} shows) are what
    * was applied.
    */
-  synchronized void apply(Map<String, LimiterConfig> next) {
+  synchronized void apply(Map<String, LimiterConfig> next, Warnings warnings) {
     for (LimiterConfig n : next.values()) {
       LimiterEntry entry = byName.get(n.name());
       if (entry == null) {
-        log.warn(
-            "Sluice limiter '{}' is new in the reloaded properties; it takes effect after a restart",
-            n.name());
+        warnings.warn(
+            "restart " + n.name(),
+            "Sluice limiter '" + n.name()
+                + "' is new in the reloaded properties; it takes effect after a restart");
         continue;
       }
       LimiterConfig old = entry.config();
       LimiterConfig.Builder inForce = LimiterConfig.from(n);
       for (Key<?> key : RESTART_KEYS) {
         if (!Objects.equals(old.get(key), n.get(key))) {
-          log.warn(
-              "Sluice limiter '{}': {} changed ({} -> {}); takes effect after a restart",
-              n.name(),
-              key.name(),
-              old.get(key),
-              n.get(key));
+          warnings.warn(
+              "restart " + n.name(),
+              "Sluice limiter '" + n.name() + "': " + key.name() + " changed (" + old.get(key)
+                  + " -> " + n.get(key) + "); takes effect after a restart");
           inForce.copyValue(key, old);
         }
       }
       Reconfiguration done = entry.limiter().reconfigure(n.spec(cpu));
       done.applied().forEach(change -> log.info("Sluice limiter '{}': {}", n.name(), change));
       done.needsRestart()
-          .forEach(change ->
-              log.warn("Sluice limiter '{}': {}; takes effect after a restart", n.name(), change));
+          .forEach(change -> warnings.warn(
+              "restart " + n.name(),
+              "Sluice limiter '" + n.name() + "': " + change + "; takes effect after a restart"));
       QueueSettings before = QueueSettings.of(old);
       QueueSettings after = QueueSettings.of(n);
       if (!before.equals(after)) {

@@ -1,14 +1,14 @@
 package dev.sluice.javalin;
 
 import dev.sluice.rules.RateRules;
+import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleSet;
 import dev.sluice.rules.RulesFileException;
 import dev.sluice.rules.RulesReloader;
 import dev.sluice.time.Scheduler;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The background reloads, started with the server: the rules file through {@link RulesReloader},
@@ -17,13 +17,12 @@ import org.slf4j.LoggerFactory;
  */
 final class Reloads implements AutoCloseable {
 
-  private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
-
   private final SluicePlugin plugin;
   private final Settings settings;
   private final RateRules rules;
   private final SluiceProperties properties;
   private final WarnOnce failures;
+  private final Warnings warnings;
   private final Scheduler scheduler;
   private RulesReloader rulesReloader;
   private Scheduler.Cancellable propertiesPoll;
@@ -31,6 +30,8 @@ final class Reloads implements AutoCloseable {
   // confined to the polls, which run one after another (each schedules the next when it ends)
   private Map<String, String> refused; // the values of the version last refused: warned once
   private String unreadable; // why the file could not be read last time: warned once
+  private Scheduler.Cancellable rulesCheck;
+  private volatile RuleSet checkedRules; // the rules last checked against the routes
 
   Reloads(
       SluicePlugin plugin,
@@ -38,6 +39,7 @@ final class Reloads implements AutoCloseable {
       RateRules rules,
       SluiceProperties properties,
       WarnOnce failures,
+      Warnings warnings,
       Scheduler scheduler) {
     this.plugin = plugin;
     this.scheduler = scheduler;
@@ -45,9 +47,14 @@ final class Reloads implements AutoCloseable {
     this.rules = rules;
     this.properties = properties;
     this.failures = failures;
+    this.warnings = warnings;
   }
 
-  synchronized void start() {
+  /**
+   * @param routes the start-up route check, or null when it did not run: a rule set reloaded later
+   *     (a changed file, the remote URL's first answer) is checked against the same routes
+   */
+  synchronized void start(RouteCheck routes) {
     Optional<Path> rulesFile =
         settings.rulesFile().flatMap(f -> RulesSource.resolve(f, properties.file()));
     boolean reloadable = rulesFile.isPresent() || settings.rulesRemote().isPresent();
@@ -58,11 +65,13 @@ final class Reloads implements AutoCloseable {
           .scheduler(scheduler) // the plugin's: tests drive the polls in virtual time
           // called once per bad version; the message names the file (or URL), line and field. The
           // reloader's own line goes to System.Logger, which an SLF4J application may not route
-          .onError(e ->
-              log.warn("Sluice rules not reloaded, the rules in force stay: {}", e.getMessage()));
+          .onError(e -> warnings.warn(
+              "rules not reloaded",
+              "Sluice rules not reloaded, the rules in force stay: " + e.getMessage()));
       rulesFile.ifPresent(builder::file);
       settings.rulesRemote().ifPresent(builder::remote);
       rulesReloader = builder.build();
+      checkedRules = rules.rules(); // checked at start-up
       try {
         rulesReloader.start();
       } catch (RulesFileException e) {
@@ -71,9 +80,34 @@ final class Reloads implements AutoCloseable {
             "rules file changed into an invalid version; previous rules stay: " + e.getMessage(),
             null);
       }
+      if (routes != null && routes.skipped().isEmpty()) {
+        rulesCheck =
+            scheduler.every(settings.rulesReloadInterval().toNanos(), () -> checkRules(routes));
+      }
     }
     if (!settings.reloadInterval().isZero() && properties.file().isPresent()) {
       schedulePropertiesPoll();
+    }
+  }
+
+  /**
+   * Warns about each rule of a newly reloaded set that reaches no route. The reload applies all the
+   * same: the set was valid, a running service keeps the rules its operator published rather than
+   * the ones before, and only start-up (strict) refuses.
+   */
+  private void checkRules(RouteCheck routes) {
+    RuleSet inForce = rules.rules();
+    if (inForce.equals(checkedRules)) {
+      return;
+    }
+    checkedRules = inForce;
+    for (Rule rule : inForce.rules()) {
+      routes
+          .ruleProblem(rule)
+          .ifPresent(problem -> warnings.warn(
+              "reloaded " + problem,
+              "Sluice rules reloaded with a rule that reaches no route; in force all the same: "
+                  + problem));
     }
   }
 
@@ -97,7 +131,8 @@ final class Reloads implements AutoCloseable {
       String why = String.valueOf(e.getMessage());
       if (!why.equals(unreadable)) {
         unreadable = why;
-        log.warn("Sluice properties not reloaded, previous limits stay: {}", why);
+        warnings.warn(
+            "properties not read", "Sluice properties not reloaded, previous limits stay: " + why);
       }
       return;
     }
@@ -111,7 +146,9 @@ final class Reloads implements AutoCloseable {
     } catch (RuntimeException e) {
       // a SluiceConfigException names key, value and where it came from (the file)
       refused = next.asMap();
-      log.warn("Reloaded Sluice properties rejected, previous limits stay: {}", e.getMessage());
+      warnings.warn(
+          "properties refused",
+          "Reloaded Sluice properties rejected, previous limits stay: " + e.getMessage());
     }
   }
 
@@ -123,6 +160,9 @@ final class Reloads implements AutoCloseable {
     closed = true;
     if (propertiesPoll != null) {
       propertiesPoll.cancel();
+    }
+    if (rulesCheck != null) {
+      rulesCheck.cancel();
     }
   }
 }

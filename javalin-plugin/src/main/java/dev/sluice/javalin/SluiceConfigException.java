@@ -5,6 +5,13 @@ package dev.sluice.javalin;
  * start-up (or by a reload, which then keeps the previous settings); the message names the property
  * key, the offending value and, when known, where the value came from (a file, an environment
  * variable, a {@code -D} system property, or code).
+ *
+ * <p>The message is the whole story: uncaught, the exception prints as one line, {@code Exception
+ * in thread "main" dev.sluice.javalin.SluiceConfigException: sluice.limiters.work.max-queue='lots'
+ * (from system property -Dsluice.limiters.work.max-queue): not a whole number; allowed: >= 0}. It
+ * carries no stack trace (a trace through the plugin's start-up says nothing about where the value
+ * was written), except when the value came from the application's code ({@link #source()} {@code
+ * "code"}): then the trace points to the line that set it.
  */
 public final class SluiceConfigException extends IllegalArgumentException {
 
@@ -36,6 +43,9 @@ public final class SluiceConfigException extends IllegalArgumentException {
     this.value = value;
     this.source = source;
     this.problem = problem;
+    if (!LimiterConfig.CODE.equals(source)) {
+      setStackTrace(new StackTraceElement[0]);
+    }
   }
 
   /** The property key whose value is wrong. */

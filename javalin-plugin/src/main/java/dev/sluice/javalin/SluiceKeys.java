@@ -32,8 +32,8 @@ final class SluiceKeys {
       "sluice.strict",
       true,
       ValueParser.bool(),
-      "`true`: an unknown `sluice.*` key stops start-up (naming it, where it came from and the"
-          + " nearest known key); `false`: it is logged at warn");
+      "`true`: an unknown `sluice.*` key, or a limiter path or rule resource that reaches no route,"
+          + " stops start-up naming it, its source and the nearest match; `false`: a warning");
   static final Key<String> RULES_FILE = Key.of(
       "sluice.rules.file",
       null,

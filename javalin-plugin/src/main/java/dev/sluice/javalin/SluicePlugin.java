@@ -4,6 +4,7 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.request.Scope;
 import dev.sluice.rules.RateRules;
+import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.store.StoreHealth;
 import dev.sluice.store.StoreLoader;
@@ -13,6 +14,7 @@ import io.javalin.config.JavalinState;
 import io.javalin.http.Handler;
 import io.javalin.plugin.Plugin;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -49,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * <p>Its handlers are added in {@link #onInitialize}, which Javalin runs inside
  * {@code registerPlugin}: handlers added in {@code onStart} would run after the user's own
  * before-handlers. Start-up fails with a {@link SluiceConfigException} naming the key and the value
- * when a setting is wrong.
+ * when a setting is wrong, and ({@code sluice.strict}, the default) when a limiter's path or a
+ * rule's resource reaches none of the application's routes, checked when the server starts.
  */
 public final class SluicePlugin extends Plugin<SluiceConfig> {
 
@@ -58,6 +61,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   /** How long Jetty's thread pool waits for threads in cut requests before interrupting them. */
   static final long POOL_STOP_MILLIS = 300;
 
+  private final Warnings warnings = Warnings.to(log);
   private final SluiceMeterBinder metrics = new SluiceMeterBinder();
   private final RuleCounters ruleCounters = new RuleCounters();
   private final AtomicReference<Server> server = new AtomicReference<>();
@@ -71,6 +75,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   private Status status;
   private DisconnectWatch disconnects;
   private volatile UnreadBody unreadBody;
+  private RouteCheck routeCheck; // set when the server starts
   private final Set<String> wrapped = ConcurrentHashMap.newKeySet();
 
   /** A plugin configured by the lambda; see {@link SluiceConfig}. */
@@ -109,10 +114,12 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
             ? metrics.concurrencyListener()
             : QueueWaits.both(metrics.concurrencyListener(), waits),
         Optional.ofNullable(stores).map(Stores::permits),
-        pluginConfig.cpu());
+        pluginConfig.cpu(),
+        warnings);
     status = new Status(limiters, waits, this);
     rules = buildRules();
-    WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
+    WarnOnce ruleFailures =
+        new WarnOnce(warnings, "rate rules", pluginConfig.clock(), 30, TimeUnit.SECONDS);
     disconnects = new DisconnectWatch(executor);
     gate = new Gate(
         settings,
@@ -138,8 +145,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     if (stores != null) {
       metrics.store(stores::health);
     }
-    reloads =
-        new Reloads(this, settings, rules, properties, ruleFailures, pluginConfig.scheduler());
+    reloads = new Reloads(
+        this, settings, rules, properties, ruleFailures, warnings, pluginConfig.scheduler());
 
     if (settings.accountAttribute().isPresent()) {
       // the account comes from an auth before-handler, which must have run: wait for the matched
@@ -158,6 +165,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       log.info("Sluice live page at {}", path);
     });
     state.routes.exception(Rejection.class, this::answer);
+    state.events.serverStarting(() -> checkRoutes(state));
     state.events.serverStarted(this::started);
     state.events.serverStopping(this::stopping);
     state.events.serverStopped(this::stopped);
@@ -360,14 +368,14 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   /** Applies properties read again; see {@link #reload()}. */
   synchronized void apply(SluiceProperties next) {
     Settings resolved = resolve(next);
-    limiters.apply(resolved.limiters());
+    limiters.apply(resolved.limiters(), warnings);
     properties = next;
   }
 
   /** Parses every key, then the strict check of unknown keys (so a bad value is reported first). */
   private Settings resolve(SluiceProperties p) {
     Settings s = Settings.resolve(p, pluginConfig.limiters());
-    UnknownKeys.check(p, s.limiters().keySet(), s.strict(), log);
+    UnknownKeys.check(p, s.limiters().keySet(), s.strict(), warnings);
     return s;
   }
 
@@ -443,8 +451,67 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     return builder.build();
   }
 
+  /**
+   * Checks that every limiter path and rule resource reaches a route (see {@link RouteCheck}): run
+   * when the server starts, after every plugin's {@code onStart}, when the route list is complete
+   * (Javalin 7 declares routes only in the config). Strict, the first unmatched one stops start-up;
+   * otherwise each is a warning.
+   */
+  private void checkRoutes(JavalinState state) {
+    RouteCheck check = RouteCheck.of(state, settings.dashboardPath());
+    routeCheck = check;
+    if (check.skipped().isPresent()) {
+      log.info(
+          "Sluice does not check its paths against the routes: {}",
+          check.skipped().get());
+      return;
+    }
+    List<SluiceConfigException> problems = new ArrayList<>();
+    for (LimiterEntry e : limiters.all()) {
+      LimiterConfig c = e.config();
+      e.pattern()
+          .flatMap(p -> check.limiterProblem(e.name(), p))
+          .ifPresent(problem -> problems.add(new SluiceConfigException(
+              c.property(LimiterKeys.PATH),
+              c.get(LimiterKeys.PATH),
+              c.source(LimiterKeys.PATH),
+              problem)));
+    }
+    if (rules != null) {
+      for (Rule rule : rules.rules().rules()) {
+        check.ruleProblem(rule).ifPresent(problem -> problems.add(ruleProblem(problem)));
+      }
+    }
+    if (problems.isEmpty()) {
+      return;
+    }
+    if (settings.strict()) {
+      SluiceConfigException failure = UnknownKeys.strictFailure(problems, "unmatched");
+      // even for a path set in code: this trace runs through app.start(), not the line that set it
+      failure.setStackTrace(new StackTraceElement[0]);
+      throw failure;
+    }
+    for (SluiceConfigException e : problems) {
+      warnings.warn(
+          "route " + e.key() + " " + e.problem(),
+          e.getMessage() + " (started anyway: " + SluiceKeys.STRICT + "=false)");
+    }
+  }
+
+  /** A rule that reaches no route, named by where the rules came from. */
+  private SluiceConfigException ruleProblem(String problem) {
+    String key = SluiceKeys.RULES_FILE.name();
+    return settings.rulesFile().isPresent()
+        ? new SluiceConfigException(
+            key,
+            settings.rulesFile().get().toString(),
+            properties.source(key).orElse(null),
+            problem)
+        : new SluiceConfigException("rules", "cfg.rules(..)", LimiterConfig.CODE, problem);
+  }
+
   private void started() {
-    reloads.start();
+    reloads.start(routeCheck);
   }
 
   /**

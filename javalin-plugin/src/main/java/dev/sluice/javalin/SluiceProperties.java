@@ -8,6 +8,8 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -19,6 +21,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@code sluice.*} properties, layered: defaults (a resource in the application's jar), then a
@@ -154,6 +157,41 @@ public final class SluiceProperties {
    */
   public SluiceProperties reload() {
     return new SluiceProperties(layers);
+  }
+
+  /**
+   * Checks the application's own keys under {@code prefix} ({@link Builder#applicationKeys}) the way
+   * the plugin checks its {@code sluice.*} keys: a key the application does not read is almost
+   * always a typo ({@code demo.engin}), and ignoring it runs with a default nobody chose. With
+   * {@code sluice.strict} (default true) the first unknown key fails, naming where it came from
+   * and the nearest known key; otherwise each is a warning.
+   *
+   * @param prefix the application's prefix, e.g. {@code "app."}
+   * @param known every key under the prefix the application reads
+   * @throws SluiceConfigException in strict mode, for the first unknown key (counting the rest)
+   */
+  public void checkApplicationKeys(String prefix, Collection<String> known) {
+    List<SluiceConfigException> unknown = new ArrayList<>();
+    for (Map.Entry<String, String> e : all.entrySet()) {
+      String key = e.getKey();
+      if (key.startsWith(prefix) && !known.contains(key)) {
+        String nearest = UnknownKeys.nearest(key, known);
+        unknown.add(new SluiceConfigException(
+            key,
+            e.getValue(),
+            sources.get(key),
+            "unknown key" + (nearest == null ? "" : "; did you mean '" + nearest + "'?")));
+      }
+    }
+    if (unknown.isEmpty()) {
+      return;
+    }
+    if (!"false".equalsIgnoreCase(get(SluiceKeys.STRICT.name()).orElse("true").trim())) {
+      throw UnknownKeys.strictFailure(unknown, "unknown");
+    }
+    Warnings warnings = Warnings.to(LoggerFactory.getLogger(SluiceProperties.class));
+    unknown.forEach(e -> warnings.warn(
+        "unknown key " + e.key(), e.getMessage() + " (ignored: " + SluiceKeys.STRICT + "=false)"));
   }
 
   /** The names of the limiters configured under {@code sluice.limiters.<name>.*}. */

@@ -5,7 +5,6 @@ import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import org.slf4j.Logger;
 
 /**
  * The strict check: a {@code sluice.*} key Sluice does not know is almost always a typo
@@ -20,10 +19,11 @@ final class UnknownKeys {
    * Fails (strict) or warns about every unknown key.
    *
    * @param limiterNames limiter names known from code and properties, for the suggestions
+   * @param warnings where the unknown keys go when not strict
    * @throws SluiceConfigException in strict mode, naming the first unknown key (and counting the rest)
    */
   static void check(
-      SluiceProperties p, Collection<String> limiterNames, boolean strict, Logger log) {
+      SluiceProperties p, Collection<String> limiterNames, boolean strict, Warnings warnings) {
     List<SluiceConfigException> unknown = new ArrayList<>();
     for (String key : p.asMap().keySet()) {
       if (!SluiceKeys.isKnown(key)) {
@@ -39,26 +39,36 @@ final class UnknownKeys {
       return;
     }
     if (!strict) {
-      unknown.forEach(e -> log.warn("{} (ignored: {}=false)", e.getMessage(), SluiceKeys.STRICT));
+      unknown.forEach(e -> warnings.warn(
+          "unknown key " + e.key(),
+          e.getMessage() + " (ignored: " + SluiceKeys.STRICT + "=false)"));
       return;
     }
-    SluiceConfigException first = unknown.get(0);
-    if (unknown.size() == 1) {
-      throw new SluiceConfigException(
+    throw strictFailure(unknown, "unknown");
+  }
+
+  /**
+   * The one error strict mode fails with: the first problem, and the others counted and listed
+   * below it ({@code "; 2 more unknown:"}), with how to only warn.
+   */
+  static SluiceConfigException strictFailure(List<SluiceConfigException> problems, String more) {
+    SluiceConfigException first = problems.get(0);
+    if (problems.size() == 1) {
+      return new SluiceConfigException(
           first.key(),
           first.value(),
           first.source(),
           first.problem() + " (set " + SluiceKeys.STRICT + "=false to only warn)");
     }
     StringBuilder rest = new StringBuilder();
-    for (SluiceConfigException e : unknown.subList(1, unknown.size())) {
+    for (SluiceConfigException e : problems.subList(1, problems.size())) {
       rest.append("\n  ").append(e.getMessage());
     }
-    throw new SluiceConfigException(
+    return new SluiceConfigException(
         first.key(),
         first.value(),
         first.source(),
-        first.problem() + "; " + (unknown.size() - 1) + " more unknown:" + rest + "\n(set "
+        first.problem() + "; " + (problems.size() - 1) + " more " + more + ":" + rest + "\n(set "
             + SluiceKeys.STRICT + "=false to only warn)");
   }
 

@@ -51,7 +51,9 @@ class AdaptiveLimitPropertiesTest {
         sluice.limiters.work.min-concurrency=2
         sluice.limiters.work.max-concurrency=8
         """);
-    try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {})) {
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props(f)),
+        (app, p) -> app.routes.get("/api/work", ctx -> ctx.result("work")))) {
       LimitState state = state(server);
       assertThat(state.strategy()).isEqualTo("cpu");
       assertThat(state.targetCpu()).isEqualTo(0.6);
@@ -71,7 +73,9 @@ class AdaptiveLimitPropertiesTest {
         "reject-early=maybe")) {
       Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work." + line + "\n");
       String[] kv = line.split("=");
-      assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {}))
+      assertThatThrownBy(() -> TestServer.start(
+              cfg -> cfg.properties(props(f)),
+              (app, p) -> app.routes.get("/api/work", ctx -> ctx.result("work"))))
           .as(line)
           .isInstanceOf(SluiceConfigException.class)
           .hasMessageContaining("sluice.limiters.work." + kv[0])
@@ -89,7 +93,9 @@ class AdaptiveLimitPropertiesTest {
         sluice.limiters.work.max-concurrency=8
         """);
 
-    assertThatThrownBy(() -> TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {}))
+    assertThatThrownBy(() -> TestServer.start(
+            cfg -> cfg.properties(props(f)),
+            (app, p) -> app.routes.get("/api/work", ctx -> ctx.result("work"))))
         .isInstanceOf(SluiceConfigException.class)
         .hasMessageContaining("sluice.limiters.work.min-concurrency")
         .hasMessageContaining("max-concurrency");
@@ -98,7 +104,9 @@ class AdaptiveLimitPropertiesTest {
   @Test
   void reloadingTheStrategyTakesEffectWithoutRestart() throws IOException {
     Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=5\n");
-    try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {})) {
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props(f)),
+        (app, p) -> app.routes.get("/api/work", ctx -> ctx.result("work")))) {
       assertThat(state(server)).isEqualTo(LimitState.fixed(5));
 
       Files.writeString(f, """
@@ -140,8 +148,9 @@ class AdaptiveLimitPropertiesTest {
         sluice.limiters.work.max-concurrency=16
         """);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (TestServer server =
-        TestServer.start(cfg -> cfg.properties(props(f)).meterRegistry(registry), (app, p) -> {})) {
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props(f)).meterRegistry(registry),
+        (app, p) -> app.routes.get("/api/work", ctx -> ctx.result("work")))) {
       assertThat(registry
               .get("sluice.concurrency.cpu.target")
               .tag("limiter", "work")

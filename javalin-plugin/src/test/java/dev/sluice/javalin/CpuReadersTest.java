@@ -67,7 +67,10 @@ class CpuReadersTest {
             .clock(time)
             .scheduler(time)
             .cpuSignal(cpu),
-        (app, plugin) -> {})) {
+        (app, plugin) -> {
+          app.routes.get("/a", ctx -> ctx.result("a"));
+          app.routes.get("/b", ctx -> ctx.result("b"));
+        })) {
       time.advance(Duration.ofSeconds(1)); // ten controller ticks of each limit
       int readsByControllers = cpu.reads.get();
 

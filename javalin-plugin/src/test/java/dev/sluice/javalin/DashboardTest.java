@@ -99,7 +99,10 @@ class DashboardTest {
                 "sluice.limiters.cpu.target-cpu",
                 "60%")))
             .rules(rules),
-        (app, plugin) -> app.routes.get("/api/history/{id}", ctx -> ctx.result("h")))) {
+        (app, plugin) -> {
+          app.routes.get("/api/history/{id}", ctx -> ctx.result("h"));
+          app.routes.get("/api/cpu", ctx -> ctx.result("cpu"));
+        })) {
       for (int i = 0; i < 3; i++) {
         server.get("/api/history/1", "X-Account-Id", "alice");
       }

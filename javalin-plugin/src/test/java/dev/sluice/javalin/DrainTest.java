@@ -56,6 +56,7 @@ class DrainTest {
         ctx.result("done");
       });
       app.routes.get("/api/other", ctx -> ctx.result("other"));
+      app.routes.get("/api/work", ctx -> ctx.result("work"));
     });
     CompletableFuture<HttpResponse<String>> running = server.getAsync("/api/unlimited");
     await().until(() -> entered.getCount() == 0);

@@ -48,7 +48,8 @@ class PropertiesReloadTest {
     SluiceProperties props =
         SluiceProperties.builder().file(file).env(Map.of()).system(Map.of()).build();
     server = TestServer.start(
-        cfg -> cfg.properties(props).clock(time).scheduler(time), (app, plugin) -> {});
+        cfg -> cfg.properties(props).clock(time).scheduler(time),
+        (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("work")));
   }
 
   @AfterEach

@@ -224,7 +224,10 @@ class SluiceMeterBinderTest {
                 .build())
             .meterRegistry(registry)
             .limiter("work", l -> l.path("/api/work").maxConcurrency(2).maxQueue(1)),
-        (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("done")))) {
+        (app, plugin) -> {
+          app.routes.get("/api/work", ctx -> ctx.result("done"));
+          app.routes.get("/api/light", ctx -> ctx.result("light"));
+        })) {
       assertThat(server.get("/api/work").statusCode()).isEqualTo(200);
       assertThat(registry
               .get("sluice.concurrency.limit")

@@ -262,7 +262,7 @@ class SluicePropertiesTest {
 
     try (TestServer server = TestServer.start(
         cfg -> cfg.properties(p).limiter("work", l -> l.path("/api/work").maxConcurrency(2)),
-        (app, plugin) -> {})) {
+        (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("work")))) {
       assertThat(server.plugin.limiter("work").orElseThrow().snapshot().limit()).isEqualTo(7);
     }
   }
@@ -312,7 +312,9 @@ class SluicePropertiesTest {
     Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=3\n");
     SluiceProperties p =
         SluiceProperties.builder().file(f).env(Map.of()).system(Map.of()).build();
-    try (TestServer server = TestServer.start(cfg -> cfg.properties(p), (app, plugin) -> {})) {
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(p),
+        (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("work")))) {
       Files.writeString(
           f, "sluice.limiters.work.path=/api/work\nsluice.limiters.work.max-concurrency=zero\n");
 

@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.request.Scope;
@@ -30,8 +31,25 @@ class StrictConfigTest {
         p,
         s.limiters().keySet(),
         s.strict(),
-        org.slf4j.LoggerFactory.getLogger(StrictConfigTest.class));
+        Warnings.to(org.slf4j.LoggerFactory.getLogger(StrictConfigTest.class)));
     return s;
+  }
+
+  @Test
+  void aConfigurationErrorPrintsAsOneLineAndOneSetInCodeKeepsItsTrace() {
+    SluiceProperties p = system(
+        Map.of("sluice.limiters.work.path", "/api/work", "sluice.limiters.work.max-queue", "lots"));
+    Throwable fromProperties = catchThrowable(() -> resolveChecked(p));
+    java.io.StringWriter printed = new java.io.StringWriter();
+    fromProperties.printStackTrace(new java.io.PrintWriter(printed));
+
+    assertThat(printed.toString().lines())
+        .containsExactly("dev.sluice.javalin.SluiceConfigException:"
+            + " sluice.limiters.work.max-queue='lots' (from system property"
+            + " -Dsluice.limiters.work.max-queue): not a whole number; allowed: >= 0");
+    // a value the application's code set: the trace points to that line
+    assertThat(new SluiceConfigException("k", "v", LimiterConfig.CODE, "bad").getStackTrace())
+        .isNotEmpty();
   }
 
   @Test
