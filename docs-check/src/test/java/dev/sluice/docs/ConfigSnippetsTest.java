@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * Every ```properties block of the docs starts a Sluice plugin (strict: an unknown key or a bad
@@ -45,10 +46,21 @@ class ConfigSnippetsTest {
   Stream<DynamicTest> everyYamlBlockIsARulesFile() {
     List<UserDocs.Block> blocks = UserDocs.blocks("yaml");
     assertThat(blocks).hasSizeGreaterThan(2);
-    return blocks.stream()
-        .map(b -> DynamicTest.dynamicTest(
-            b.where(),
-            () -> assertThat(RulesFile.parse(b.where(), b.text()).rules()).isNotNull()));
+    return blocks.stream().map(b -> DynamicTest.dynamicTest(b.where(), () -> isARulesFile(b)));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void isARulesFile(UserDocs.Block block) throws Exception {
+    if (block.before().contains("grafana provisioning")) { // Grafana's file, not Sluice's
+      Map<String, Object> file = new Yaml().load(block.text());
+      assertThat(file).containsEntry("apiVersion", 1);
+      List<Map<String, Object>> providers = (List<Map<String, Object>>) file.get("providers");
+      assertThat(providers)
+          .isNotEmpty()
+          .allSatisfy(p -> assertThat(p).containsEntry("type", "file"));
+      return;
+    }
+    assertThat(RulesFile.parse(block.where(), block.text()).rules()).isNotNull();
   }
 
   private void startsThePlugin(UserDocs.Block block) throws Exception {
