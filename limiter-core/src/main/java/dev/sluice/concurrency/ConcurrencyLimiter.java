@@ -387,8 +387,8 @@ public interface ConcurrencyLimiter {
     /**
      * Rejection by predicted wait; default off. When on, a caller who would queue is rejected at
      * once ({@link Outcome#QUEUE_FULL}, {@link RejectionReason#PREDICTED_WAIT}, {@code
-     * retryAfterNanos} = the predicted wait) if (callers ahead + 1) x service time / limit
-     * exceeds its timeout (the shorter of its own and {@code queueTimeout}); a queued waiter whose
+     * retryAfterNanos} = the predicted wait) if (callers ahead x service time + what is left of
+     * the running jobs' service time) / limit exceeds its timeout (the shorter of its own and {@code queueTimeout}); a queued waiter whose
      * deadline becomes unreachable is rejected the same way, at a re-check every 50-500 ms. The
      * service time is a lower confidence bound of the mean: from the first timed jobs (and
      * before any has finished, from how long the running ones have run, or from {@link

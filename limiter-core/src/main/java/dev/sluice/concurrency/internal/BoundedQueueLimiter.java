@@ -347,6 +347,9 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     // outside the lock: it sums striped counters
     boolean early = rejectEarly; // read once: a reconfiguration may turn it on or off meanwhile
     long meanServiceNanos = early ? prediction.serviceBoundNanos(waiter.enqueuedAtNanos) : -1;
+    long firstTurnNanos = meanServiceNanos < 0
+        ? -1
+        : prediction.firstTurnNanos(waiter.enqueuedAtNanos, meanServiceNanos);
     double margin = early ? prediction.margin() : 1;
     long predictedWait = -1;
     Outcome rejection = null;
@@ -400,7 +403,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
                   unitsOf(waiter.aheadAtJoin, queuedNow),
                   Math.min(units, limit.limit()),
                   exactLimit(),
-                  meanServiceNanos);
+                  meanServiceNanos,
+                  firstTurnNanos);
           // with the margin: a re-check then refuses a waiter only once the plain prediction
           // no longer fits, not at the next wobble (see WaitPrediction)
           if (wait > timeoutNanos / margin) {
@@ -744,7 +748,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       } finally {
         lock.unlock();
       }
-      long wait = WaitPrediction.waitNanos(aheadUnits, waiter.queuedUnits, exactLimit(), mean);
+      long wait = WaitPrediction.waitNanos(
+          aheadUnits, waiter.queuedUnits, exactLimit(), mean, prediction.firstTurnNanos(now, mean));
       if (wait > remaining) {
         abandon(waiter, Outcome.QUEUE_FULL, RejectionReason.PREDICTED_WAIT, wait);
         return;

@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
  * timeout, instead of waiting that whole timeout for a 504; a queued waiter whose deadline has
  * become unreachable (the limit shrank, service slowed) is told as soon as a re-check sees it.
  *
- * <p>Predicted wait = (callers ahead + 1) x service time / limit: the limit's permits turn over
- * once per service time. The service time is a <em>lower confidence bound</em> of the mean (see
+ * <p>Predicted wait = (callers ahead x service time + what is left of the running jobs) / limit:
+ * the limit's permits turn over once per service time. The service time is a <em>lower confidence bound</em> of the mean (see
  * {@link #serviceBoundNanos}), wide while few jobs were seen and narrowing as they come, so a
  * node predicts from its first jobs, and even before any has finished from how long the running
  * ones have run already, yet does not refuse on the guess of a handful of jobs: a caller is
@@ -157,17 +157,38 @@ final class WaitPrediction {
     return Math.min(MAX_MARGIN, 1 + MARGIN_DEVIATIONS * stats.rateVariation());
   }
 
+  /**
+   * What is left, per unit, of the service of the permits in flight: the service time {@code
+   * unitServiceNanos} less the mean time the timed running permits have run, at least 0 (the
+   * service time itself when none is timed). It stands for the first turn of the permits in a
+   * wait: a waiter at the head of the queue whose running jobs are nearly done is about to be
+   * served, and a prediction that charged it a whole service time again at every re-check would
+   * refuse it just before its turn. Sums striped counters, as {@link #serviceBoundNanos}.
+   */
+  long firstTurnNanos(long now, long unitServiceNanos) {
+    long running = stats.runningTimed();
+    if (running == 0 || unitServiceNanos <= 0) {
+      return unitServiceNanos;
+    }
+    double ran = stats.runningElapsedNanos(now) / running;
+    return (long) Math.max(0, unitServiceNanos - ran);
+  }
+
   /** The predicted wait of a caller of cost 1 with {@code ahead} callers of cost 1 before it. */
   static long waitNanos(int ahead, double limit, long meanServiceNanos) {
-    return waitNanos(ahead, 1, limit, meanServiceNanos);
+    return waitNanos(ahead, 1, limit, meanServiceNanos, meanServiceNanos);
   }
 
   /**
    * The predicted wait of a caller of {@code ownUnits} with {@code aheadUnits} units of work
-   * queued before it: the limit's units turn over once per unit's service time. Saturates.
+   * queued before it: the limit's units turn over once per unit's service time, the first turn
+   * in what is left of the running jobs ({@code firstTurnNanos} per unit, see {@link
+   * #firstTurnNanos}). Saturates.
    */
-  static long waitNanos(double aheadUnits, int ownUnits, double limit, long unitServiceNanos) {
-    double wait = (aheadUnits + ownUnits) * unitServiceNanos / Math.max(1.0, limit);
+  static long waitNanos(
+      double aheadUnits, int ownUnits, double limit, long unitServiceNanos, long firstTurnNanos) {
+    double wait =
+        (aheadUnits * unitServiceNanos + ownUnits * (double) firstTurnNanos) / Math.max(1.0, limit);
     return wait >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) wait;
   }
 

@@ -148,22 +148,23 @@ class RejectEarlyTest {
     List<Permit> held = holdAll(limiter, 4);
     List<CompletableFuture<Permit>> waiters = queue(limiter, 20); // at most 525 ms at limit 4
 
-    limiter.setMaxConcurrency(1); // now the k-th needs (k + 1) x 99.3 ms
+    limiter.setMaxConcurrency(1); // now each needs 99.3 ms a caller ahead
     limiters.time.advance(Duration.ofMillis(300)); // the first re-check, 250 ms in
     limiters.executor.runAll();
 
-    // 750 ms were left at the re-check: the first 7 can still make it, the other 13 cannot
-    assertThat(waiters.subList(0, 7)).allSatisfy(w -> assertThat(w).isNotDone());
-    for (int k = 7; k < 20; k++) {
+    // 750 ms were left at the re-check, and the four held have run three times the mean, so
+    // nothing is left of their turn: the k-th needs k x 101 ms, the first 8 can still make it
+    assertThat(waiters.subList(0, 8)).allSatisfy(w -> assertThat(w).isNotDone());
+    for (int k = 8; k < 20; k++) {
       ConcurrencyRejectedException rejected = rejection(waiters.get(k));
       assertThat(rejected.outcome()).isEqualTo(Outcome.QUEUE_FULL);
       assertThat(rejected.reason()).isEqualTo(RejectionReason.PREDICTED_WAIT);
-      // once the 8th has left, each later one has 7 ahead again: 8 jobs, over the 750 ms left;
+      // once the 9th has left, each later one has 8 ahead again: 8 jobs, over the 750 ms left;
       // the four held have run 300 ms, three times the mean, which raises the bound to 101 ms
       // (the running jobs count as if they finished now: WaitPrediction#serviceBoundNanos)
       assertThat(rejected.retryAfterNanos()).isBetween(800 * MS, 820 * MS);
     }
-    assertThat(limiter.snapshot().queued()).isEqualTo(7);
+    assertThat(limiter.snapshot().queued()).isEqualTo(8);
 
     // no permit lost or invented: the survivors are served one at a time once the four are back
     held.forEach(Permit::release);
