@@ -161,8 +161,10 @@ public final class LimiterConfig {
       case FIXED -> LimitSpec.fixed();
     };
     Duration delayTarget = get(LimiterKeys.QUEUE_DELAY_TARGET);
+    Duration expected = get(LimiterKeys.EXPECTED_SERVICE_TIME);
     return LimiterSpec.custom()
         .queueDelayTarget(delayTarget == null ? Duration.ZERO : delayTarget)
+        .expectedServiceTime(expected == null ? Duration.ZERO : expected)
         .maxConcurrency(max)
         .maxQueue(maxQueue())
         .queueTimeout(queueTimeout())

@@ -113,6 +113,14 @@ final class LimiterKeys {
           + " limit) exceeds the queue timeout, and reject a queued request whose deadline"
           + " became unreachable; reloadable");
 
+  static final Key<Duration> EXPECTED_SERVICE_TIME = Key.of(
+      "expected-service-time",
+      null,
+      ValueParser.duration(false),
+      "what one request (of cost 1) is expected to take: seeds the `reject-early` prediction of a"
+          + " new limiter, worth four timed requests, one fewer per request timed; empty: learnt"
+          + " from the requests alone; reloadable");
+
   // The queue discipline: the four keys together make the core's QueueSpec and the per-request
   // Caller (QueueSettings, QueueCallers); on reload the core moves the queued requests to the new
   // queue.
@@ -182,6 +190,7 @@ final class LimiterKeys {
       CPU_SOURCE,
       MIN_CONCURRENCY,
       REJECT_EARLY,
+      EXPECTED_SERVICE_TIME,
       QUEUE,
       QUEUE_KEY,
       MAX_QUEUE_PER_KEY,

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code limit}, {@code target-cpu}, {@code cpu-source}, {@code min-concurrency}, {@code reject-early}. */
+/**
+ * {@code limit}, {@code target-cpu}, {@code cpu-source}, {@code min-concurrency}, {@code
+ * reject-early}, {@code expected-service-time}.
+ */
 @Tag("integration")
 class AdaptiveLimitPropertiesTest {
 
@@ -70,7 +73,9 @@ class AdaptiveLimitPropertiesTest {
         "limit=adaptive",
         "cpu-source=gpu",
         "min-concurrency=0",
-        "reject-early=maybe")) {
+        "reject-early=maybe",
+        "expected-service-time=fast",
+        "expected-service-time=0s")) {
       Path f = file("sluice.limiters.work.path=/api/work\nsluice.limiters.work." + line + "\n");
       String[] kv = line.split("=");
       assertThatThrownBy(() -> TestServer.start(
@@ -181,9 +186,10 @@ class AdaptiveLimitPropertiesTest {
   }
 
   /**
-   * Jobs of about 50 ms on 4 permits, 100 ms of queue timeout: once 32 jobs were timed, a request
-   * with the permits taken and the queue ahead worth more than 100 ms is answered 429 at once,
-   * with Retry-After, instead of a 504 later.
+   * Jobs of about 50 ms on 4 permits, 100 ms of queue timeout: once 40 jobs were timed (the
+   * prediction's bound is then about 85 % of their mean), a request with the permits taken and the
+   * queue ahead worth more than 100 ms is answered 429 at once, with Retry-After, instead of a 504
+   * later.
    */
   @Test
   void rejectEarlyAnswers429AtOnceWithRetryAfter() throws Exception {
@@ -235,6 +241,62 @@ class AdaptiveLimitPropertiesTest {
           .isPositive();
       held.forEach(CompletableFuture::join);
       late.forEach(CompletableFuture::join);
+    }
+  }
+
+  /**
+   * {@code expected-service-time} seeds a new limiter's prediction: with the one permit held and
+   * no request finished yet, four requests' worth of 400 ms put the 12th in line past the 2 s
+   * timeout (a bound of 169 ms each), so it is answered 429 {@code predicted_wait} at once.
+   */
+  @Test
+  void expectedServiceTimeLetsANewLimiterRefuseBeforeAnyRequestFinished() throws Exception {
+    Path f = file("""
+        sluice.limiters.work.path=/api/work
+        sluice.limiters.work.max-concurrency=1
+        sluice.limiters.work.max-queue=100
+        sluice.limiters.work.queue-timeout=2s
+        sluice.limiters.work.reject-early=true
+        sluice.limiters.work.expected-service-time=400ms
+        """);
+    CountDownLatch release = new CountDownLatch(1);
+    try (TestServer server = TestServer.start(cfg -> cfg.properties(props(f)), (app, p) -> {
+      app.routes.get("/api/work", ctx -> ctx.result("done"));
+      app.routes.get("/api/hold", p.limited("work", ctx -> {
+        release.await(20, TimeUnit.SECONDS);
+        ctx.result("held");
+      }));
+    })) {
+      var limiter = server.plugin.limiter("work").orElseThrow();
+      assertThat(limiter.spec().expectedServiceTime()).contains(java.time.Duration.ofMillis(400));
+      CompletableFuture<HttpResponse<String>> held = server.getAsync("/api/hold");
+      await().until(() -> limiter.snapshot().inFlight() == 1);
+
+      List<CompletableFuture<HttpResponse<String>>> callers = new ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        callers.add(server.getAsync("/api/work"));
+        int queued = i + 1;
+        await()
+            .until(() ->
+                limiter.snapshot().queued() + limiter.snapshot().rejectedQueueFull() == queued);
+      }
+      HttpResponse<String> twelfth = callers.get(11).join();
+      assertThat(limiter.snapshot().serviceCount()).isZero();
+      release.countDown();
+
+      assertThat(twelfth.statusCode()).isEqualTo(429);
+      assertThat(twelfth.body()).contains("predicted_wait");
+      held.join();
+      // the first five are served; a later one may be told at a re-check if this machine was slow
+      // to release the held request (its wait then no longer fits what is left of its 2 s)
+      for (int i = 0; i < 11; i++) {
+        HttpResponse<String> answer = callers.get(i).join();
+        if (i < 5 || answer.statusCode() != 429) {
+          assertThat(answer.statusCode()).as("caller %d", i).isEqualTo(200);
+        } else {
+          assertThat(answer.body()).as("caller %d", i).contains("predicted_wait");
+        }
+      }
     }
   }
 }

@@ -142,6 +142,8 @@ public interface ConcurrencyLimiter {
    *       granted them, keeping their timeouts; none is refused by the move.
    *   <li>{@code maxQueue}, {@code queueTimeout}, {@code rejectEarly}, {@code leaseTime}: apply to
    *       callers (leases) that come after.
+   *   <li>{@code expectedServiceTime}: seeds the wait prediction at once, with the weight left
+   *       (four jobs, one fewer per job timed: none once four were timed).
    * </ul>
    *
    * A change that cannot be applied (a limiter that was shut down) is listed in {@link
@@ -388,11 +390,14 @@ public interface ConcurrencyLimiter {
     /**
      * Rejection by predicted wait; default off. When on, a caller who would queue is rejected at
      * once ({@link Outcome#QUEUE_FULL}, {@link RejectionReason#PREDICTED_WAIT}, {@code
-     * retryAfterNanos} = the predicted wait) if (callers ahead + 1) x mean service time / limit
-     * exceeds its timeout (the shorter of its own and {@code queueTimeout}); a queued waiter whose
-     * deadline becomes unreachable is rejected the same way, at a re-check every 50-500 ms. No
-     * prediction is made before 32 permits were timed. Off: the contract is unchanged, a waiter
-     * times out with {@link Outcome#QUEUE_TIMEOUT}.
+     * retryAfterNanos} = the predicted wait) if (callers ahead x service time + what is left of
+     * the running jobs' service time) / limit exceeds its timeout (the shorter of its own and {@code queueTimeout}); a queued waiter whose
+     * deadline becomes unreachable is rejected the same way, at a re-check every 50-500 ms. The
+     * service time is a lower confidence bound of the mean: from the first timed jobs (and
+     * before any has finished, from how long the running ones have run, or from {@link
+     * LimiterSpec.Builder#expectedServiceTime}), wide while few are known, so a new limiter
+     * refuses only callers that even an optimistic prediction cannot serve in time. Off: the
+     * contract is unchanged, a waiter times out with {@link Outcome#QUEUE_TIMEOUT}.
      */
     Builder rejectEarly(boolean on);
 

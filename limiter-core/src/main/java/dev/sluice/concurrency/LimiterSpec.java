@@ -31,6 +31,7 @@ public final class LimiterSpec {
   private final boolean rejectEarly;
   private final Duration leaseTime;
   private final Duration queueDelayTarget;
+  private final Duration expectedServiceTime;
   private final LimitSpec limit;
   private final QueueSpec queue;
 
@@ -41,6 +42,7 @@ public final class LimiterSpec {
     this.rejectEarly = b.rejectEarly;
     this.leaseTime = b.leaseTime;
     this.queueDelayTarget = b.queueDelayTarget;
+    this.expectedServiceTime = b.expectedServiceTime;
     this.limit = b.limit;
     this.queue = b.queue;
   }
@@ -60,6 +62,7 @@ public final class LimiterSpec {
     b.rejectEarly = base.rejectEarly;
     b.leaseTime = base.leaseTime;
     b.queueDelayTarget = base.queueDelayTarget;
+    b.expectedServiceTime = base.expectedServiceTime;
     b.limit = base.limit;
     b.queue = base.queue;
     return b;
@@ -112,6 +115,17 @@ public final class LimiterSpec {
         : java.util.Optional.of(queueDelayTarget);
   }
 
+  /**
+   * What one job (of cost 1) is expected to take, empty when not given (the default): a hint that
+   * seeds the reject-early prediction before the first jobs have finished, worth a few jobs and
+   * replaced by the real ones as they are timed. See {@link Builder#expectedServiceTime}.
+   */
+  public java.util.Optional<Duration> expectedServiceTime() {
+    return expectedServiceTime.isZero()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(expectedServiceTime);
+  }
+
   /** Where the limit comes from. */
   public LimitSpec limit() {
     return limit;
@@ -131,6 +145,7 @@ public final class LimiterSpec {
         && rejectEarly == s.rejectEarly
         && leaseTime.equals(s.leaseTime)
         && queueDelayTarget.equals(s.queueDelayTarget)
+        && expectedServiceTime.equals(s.expectedServiceTime)
         && limit.equals(s.limit)
         && queue.equals(s.queue);
   }
@@ -144,6 +159,7 @@ public final class LimiterSpec {
         rejectEarly,
         leaseTime,
         queueDelayTarget,
+        expectedServiceTime,
         limit,
         queue);
   }
@@ -153,7 +169,9 @@ public final class LimiterSpec {
     return "LimiterSpec[maxConcurrency=" + maxConcurrency + ", maxQueue=" + maxQueue
         + ", queueTimeout=" + queueTimeout + ", limit=" + limit + ", queue=" + queue
         + ", rejectEarly=" + rejectEarly + ", leaseTime=" + leaseTime
-        + (queueDelayTarget.isZero() ? "" : ", queueDelayTarget=" + queueDelayTarget) + "]";
+        + (queueDelayTarget.isZero() ? "" : ", queueDelayTarget=" + queueDelayTarget)
+        + (expectedServiceTime.isZero() ? "" : ", expectedServiceTime=" + expectedServiceTime)
+        + "]";
   }
 
   /**
@@ -168,6 +186,7 @@ public final class LimiterSpec {
     private boolean rejectEarly;
     private Duration leaseTime = ConcurrencyLimiter.DEFAULT_LEASE_TIME;
     private Duration queueDelayTarget = Duration.ZERO;
+    private Duration expectedServiceTime = Duration.ZERO;
     private LimitSpec limit = LimitSpec.fixed();
     private QueueSpec queue = QueueSpec.fifo();
 
@@ -236,6 +255,25 @@ public final class LimiterSpec {
         throw new IllegalArgumentException("queueDelayTarget must be >= 0 but was " + target);
       }
       this.queueDelayTarget = target;
+      return this;
+    }
+
+    /**
+     * What one job (of cost 1) is expected to take; {@link Duration#ZERO} (the default): not
+     * known. Nothing requires it: with {@link #rejectEarly} a limiter predicts waits from its
+     * first jobs, and before any has finished from how long the running ones have run. A hint
+     * lets a new node refuse a caller it cannot serve in time from its very first queued caller.
+     * It counts as four timed jobs of that length, one fewer for each real job timed, so after
+     * four jobs only the real ones speak and a wrong hint costs no more than the first few jobs'
+     * accuracy. Changed on a running limiter ({@link ConcurrencyLimiter#reconfigure}) it applies
+     * at once, with the weight left (none once four jobs were timed).
+     */
+    public Builder expectedServiceTime(Duration expected) {
+      Objects.requireNonNull(expected, "expectedServiceTime must not be null");
+      if (expected.isNegative()) {
+        throw new IllegalArgumentException("expectedServiceTime must be >= 0 but was " + expected);
+      }
+      this.expectedServiceTime = expected;
       return this;
     }
 

@@ -88,12 +88,14 @@ public final class SimulatedServer {
   private static final class Running {
     final Permit permit;
     final long startedAt;
+    final long cpuNanos;
     double cpuLeft;
     long waitLeft;
 
     Running(Permit permit, Job job, long startedAt) {
       this.permit = permit;
       this.startedAt = startedAt;
+      this.cpuNanos = job.cpuNanos;
       this.cpuLeft = job.cpuNanos;
       this.waitLeft = job.waitNanos;
     }
@@ -118,6 +120,9 @@ public final class SimulatedServer {
 
   /** The units of the limit a job takes ({@link Caller#withCost}); 1 for every job by default. */
   public java.util.function.ToIntFunction<Job> cost = job -> 1;
+
+  /** Who sends each job (its queue key, its class); {@link #cost} sets its cost. */
+  public java.util.function.Function<Job, Caller> caller = job -> Caller.DEFAULT;
 
   /** Overhead CPU (core-nanoseconds) not yet done. */
   private double overheadLeft;
@@ -146,6 +151,10 @@ public final class SimulatedServer {
   private long steps;
 
   public long completed;
+
+  /** CPU seconds of the jobs completed: the work done, whatever the sizes of the jobs. */
+  public double completedCpuSeconds;
+
   public final Map<RejectionReason, Long> rejected = new EnumMap<>(RejectionReason.class);
 
   public ConcurrencyLimiter limiter;
@@ -288,6 +297,7 @@ public final class SimulatedServer {
     long now = time.nanoTime();
     for (Running job : done) {
       completed++;
+      completedCpuSeconds += job.cpuNanos / 1e9;
       secondServiceTotal += now - job.startedAt;
       secondServiceCount++;
       job.permit.release();
@@ -318,7 +328,8 @@ public final class SimulatedServer {
   @SuppressWarnings("FutureReturnValueIgnored")
   private void arrive(Job job) {
     int units = cost.applyAsInt(job);
-    (units == 1 ? limiter.acquire() : limiter.acquire(Caller.DEFAULT.withCost(units)))
+    Caller who = caller.apply(job);
+    (units == 1 && who == Caller.DEFAULT ? limiter.acquire() : limiter.acquire(who.withCost(units)))
         .whenComplete((permit, failure) -> {
           if (permit != null) {
             running.add(new Running(permit, job, time.nanoTime()));

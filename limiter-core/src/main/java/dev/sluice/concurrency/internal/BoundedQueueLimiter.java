@@ -116,7 +116,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   /** Serialises {@link #reconfigure} and the setters that change the spec; never on the request path. */
   private final Object reconfiguring = new Object();
 
-  private final LimiterStats stats = new LimiterStats();
+  private final LimiterStats stats;
 
   /** A listener wants every permit's service time: then every permit is timed. */
   private final boolean timeEveryPermit;
@@ -164,7 +164,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     this.maxQueue = spec.maxQueue();
     this.limit = limit;
     this.queue = queue;
+    this.stats = new LimiterStats(clock.nanoTime());
     this.prediction = new WaitPrediction(stats);
+    if (spec.expectedServiceTime().isPresent()) {
+      seed(spec.expectedServiceTime().get());
+    }
     this.rejectEarly = spec.rejectEarly();
     this.delayTargetNanos =
         spec.queueDelayTarget().map(BoundedQueueLimiter::saturatedNanos).orElse(0L);
@@ -302,9 +306,12 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     if (listener != null) {
       listener.admitted(0);
     }
-    return timeThisPermit()
-        ? new TimedPermit(this, units, clock.nanoTime())
-        : new GrantedPermit(this, units);
+    if (!timeThisPermit()) {
+      return new GrantedPermit(this, units);
+    }
+    long now = clock.nanoTime();
+    stats.started(now, units); // a running permit's elapsed time bounds its service time
+    return new TimedPermit(this, units, now);
   }
 
   /** Whether a caller of {@code units} fits beside those in flight in word {@code s}. */
@@ -339,7 +346,10 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     long timeoutNanos = timeoutNanos(caller);
     // outside the lock: it sums striped counters
     boolean early = rejectEarly; // read once: a reconfiguration may turn it on or off meanwhile
-    long meanServiceNanos = early ? prediction.meanServiceNanos() : -1;
+    long meanServiceNanos = early ? prediction.serviceBoundNanos(waiter.enqueuedAtNanos) : -1;
+    long firstTurnNanos = meanServiceNanos < 0
+        ? -1
+        : prediction.firstTurnNanos(waiter.enqueuedAtNanos, meanServiceNanos);
     double margin = early ? prediction.margin() : 1;
     long predictedWait = -1;
     Outcome rejection = null;
@@ -393,7 +403,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
                   unitsOf(waiter.aheadAtJoin, queuedNow),
                   Math.min(units, limit.limit()),
                   exactLimit(),
-                  meanServiceNanos);
+                  meanServiceNanos,
+                  firstTurnNanos);
           // with the margin: a re-check then refuses a waiter only once the plain prediction
           // no longer fits, not at the next wobble (see WaitPrediction)
           if (wait > timeoutNanos / margin) {
@@ -498,6 +509,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     long serviceNanos = -1;
     if (permit.timed()) {
       serviceNanos = clock.nanoTime() - permit.admittedAtNanos();
+      stats.ended(permit.admittedAtNanos(), permit.units);
       stats.timed(serviceNanos, permit.units, limit.exactLimit());
       if (warmingUp && stats.timedCount.sum() >= TIME_EVERY_PERMIT_UNTIL) {
         warmingUp = false;
@@ -603,6 +615,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       if (listener != null) {
         listener.admitted(waited);
       }
+      stats.started(now, waiter.units);
       GrantedPermit permit = new QueuedPermit(
           this, waiter.units, now, waited, waiter.queueSequence, waiter.grantSequence);
       execute(() -> {
@@ -720,7 +733,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       return;
     }
     boolean early = rejectEarly;
-    long mean = early ? prediction.meanServiceNanos() : -1;
+    long mean = early ? prediction.serviceBoundNanos(now) : -1;
     if (mean >= 0 && remaining != Long.MAX_VALUE) {
       long left;
       double aheadUnits;
@@ -735,7 +748,8 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       } finally {
         lock.unlock();
       }
-      long wait = WaitPrediction.waitNanos(aheadUnits, waiter.queuedUnits, exactLimit(), mean);
+      long wait = WaitPrediction.waitNanos(
+          aheadUnits, waiter.queuedUnits, exactLimit(), mean, prediction.firstTurnNanos(now, mean));
       if (wait > remaining) {
         abandon(waiter, Outcome.QUEUE_FULL, RejectionReason.PREDICTED_WAIT, wait);
         return;
@@ -921,6 +935,16 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
             + before.queueDelayTarget().map(Duration::toString).orElse("off") + " -> "
             + next.queueDelayTarget().map(Duration::toString).orElse("off"));
       }
+      if (!next.expectedServiceTime().equals(before.expectedServiceTime())) {
+        // it counts as a few jobs, one fewer per job timed: after those, the timed jobs speak
+        String taken = seed(next.expectedServiceTime().orElse(Duration.ZERO))
+                || next.expectedServiceTime().isEmpty()
+            ? ""
+            : " (jobs were timed already: the prediction goes on from them)";
+        applied.add("expectedServiceTime "
+            + before.expectedServiceTime().map(Duration::toString).orElse("none") + " -> "
+            + next.expectedServiceTime().map(Duration::toString).orElse("none") + taken);
+      }
       if (!next.leaseTime().equals(before.leaseTime())) {
         applied.add("leaseTime " + before.leaseTime() + " -> " + next.leaseTime());
       }
@@ -928,6 +952,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     }
     grantWhileFree(); // a higher limit, or a queue whose head may now be served
     return new Reconfiguration(next, applied, restart);
+  }
+
+  /** Seeds the wait prediction with an expected service time, zero: none (WaitPrediction#seed). */
+  private boolean seed(Duration expected) {
+    return prediction.seed(saturatedNanos(expected));
   }
 
   static long saturatedNanos(Duration d) {
