@@ -14,9 +14,9 @@ import java.util.OptionalInt;
  * The plugin's state as JSON, written with {@link JsonWriter}: every limiter (limit, in flight,
  * queued, counts, rejections by reason, recent queue-wait p99, CPU against target for {@code
  * limit=cpu}, the limit strategy's inputs, waiters by class and key, a global limiter's leases
- * across the cluster) and every rule in force with its counts. {@link SluicePlugin#statusJson()}
- * and the live page's data endpoint answer it. Durations are in milliseconds; a value not known is
- * null.
+ * across the cluster, what requests cost against the ceiling) and every rule in force with its
+ * counts. {@link SluicePlugin#statusJson()} and the live page's data endpoint answer it. Durations
+ * are in milliseconds; a value not known is null. Fields are only ever added.
  */
 final class Status {
 
@@ -108,6 +108,8 @@ final class Status {
         .member("maxQueue", spec.maxQueue())
         .member("queueTimeoutMillis", spec.queueTimeout().toMillis())
         .member("inFlight", s.inFlight())
+        // in flight above a limit that dropped below them: they finish, nobody new starts
+        .member("draining", Math.max(0, s.inFlight() - s.limit()))
         .member("queued", s.queued())
         .member("admitted", s.admitted())
         .member("queuedTotal", s.queuedTotal());
@@ -153,7 +155,36 @@ final class Status {
       w.nullValue();
     }
     clusterLimitAndQueue(w, e, s, queue);
+    cost(w, e, spec.maxConcurrency());
     w.endObject();
+  }
+
+  /**
+   * What a request costs and how that compares with the ceiling ({@code max-concurrency}): a cost
+   * above it runs alone, so {@code aboveCeiling} counting up means the limit does not limit.
+   */
+  private static void cost(JsonWriter w, LimiterEntry e, int ceiling) {
+    RequestCost cost = e.cost();
+    CostCeiling seen = e.costCeiling();
+    long largest = seen.largestUnits();
+    w.name("cost")
+        .beginObject()
+        .member("spec", e.config().get(LimiterKeys.COST))
+        .member("scale", cost.scale())
+        .member("ceiling", ceiling);
+    w.name("largestUnits");
+    if (largest > 0) {
+      w.value(largest);
+    } else {
+      w.nullValue();
+    }
+    w.name("largestDeclared");
+    if (cost.declares() && seen.largestDeclared() > 0) {
+      w.value(seen.largestDeclared());
+    } else {
+      w.nullValue();
+    }
+    w.member("aboveCeiling", seen.aboveCeiling()).endObject();
   }
 
   /**
