@@ -68,6 +68,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   private Stores stores;
   private Reloads reloads;
   private Status status;
+  private History history;
   private DisconnectWatch disconnects;
   private volatile UnreadBody unreadBody;
   private final Set<String> wrapped = ConcurrentHashMap.newKeySet();
@@ -109,7 +110,13 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
             : QueueWaits.both(metrics.concurrencyListener(), waits),
         Optional.ofNullable(stores).map(Stores::permits),
         pluginConfig.cpu());
-    status = new Status(limiters, waits, this);
+    history = new History(
+        limiters.all(),
+        pluginConfig.cpu(),
+        pluginConfig.clock(),
+        History.RESOLUTION,
+        History.POINTS);
+    status = new Status(limiters, waits, this, history);
     rules = buildRules();
     WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
     disconnects = new DisconnectWatch(executor);
@@ -444,6 +451,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   private void started() {
     reloads.start();
+    history.start(pluginConfig.scheduler());
   }
 
   /**
@@ -508,6 +516,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   private void stopped() {
     reloads.close();
+    history.close();
     disconnects.close();
     if (stores != null) {
       stores.close();

@@ -15,19 +15,22 @@ import java.util.OptionalInt;
  * queued, counts, rejections by reason, recent queue-wait p99, CPU against target for {@code
  * limit=cpu}, the limit strategy's inputs, waiters by class and key, a global limiter's leases
  * across the cluster, what requests cost against the ceiling) and every rule in force with its
- * counts. {@link SluicePlugin#statusJson()} and the live page's data endpoint answer it. Durations
- * are in milliseconds; a value not known is null. Fields are only ever added.
+ * counts, then the machine's and this process's CPU and the last minutes of the page's series
+ * ({@link History}). {@link SluicePlugin#statusJson()} and the live page's data endpoint answer it.
+ * Durations are in milliseconds; a value not known is null. Fields are only ever added.
  */
 final class Status {
 
   private final Limiters limiters;
   private final QueueWaits waits; // null: p99 not tracked (live page off)
   private final SluicePlugin plugin;
+  private final History history;
 
-  Status(Limiters limiters, QueueWaits waits, SluicePlugin plugin) {
+  Status(Limiters limiters, QueueWaits waits, SluicePlugin plugin, History history) {
     this.limiters = limiters;
     this.waits = waits;
     this.plugin = plugin;
+    this.history = history;
   }
 
   String json(long epochMillis) {
@@ -45,6 +48,13 @@ final class Status {
     }
     w.endArray();
     store(w, plugin.storeHealth().orElse(null));
+    // the CPU at the history's last point: read on its schedule, so a poll never reads the CPU
+    w.name("cpu")
+        .beginObject()
+        .member("machine", history.machineCpu())
+        .member("process", history.processCpu())
+        .endObject();
+    history.write(w, epochMillis);
     return w.endObject().toString();
   }
 
@@ -61,6 +71,10 @@ final class Status {
         .beginArray()
         .endArray()
         .name("store")
+        .nullValue()
+        .name("cpu")
+        .nullValue()
+        .name("history")
         .nullValue()
         .endObject()
         .toString();
