@@ -8,8 +8,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The live page's series, kept by the plugin so that a page opened during an incident shows the
- * minutes before it: every {@link #RESOLUTION} (on the plugin's scheduler, never per request) one
+ * The live page's series, kept by the plugin (while the page is on) so that a page opened during an
+ * incident shows the minutes before it: every {@link #RESOLUTION} (on the plugin's scheduler, never per request) one
  * point of each limiter's in flight, queued, limit and refusals in that interval, and the CPU of
  * the machine and of this process, each read by a sampler of its own (so no CPU limit's samples
  * are shortened). A ring of {@link #POINTS} points: the last five minutes, oldest overwritten.

@@ -110,12 +110,15 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
             : QueueWaits.both(metrics.concurrencyListener(), waits),
         Optional.ofNullable(stores).map(Stores::permits),
         pluginConfig.cpu());
-    history = new History(
-        limiters.all(),
-        pluginConfig.cpu(),
-        pluginConfig.clock(),
-        History.RESOLUTION,
-        History.POINTS);
+    // the page's last minutes, sampled on the scheduler: like the p99, only for the live page
+    history = waits == null
+        ? null
+        : new History(
+            limiters.all(),
+            pluginConfig.cpu(),
+            pluginConfig.clock(),
+            History.RESOLUTION,
+            History.POINTS);
     status = new Status(limiters, waits, this, history);
     rules = buildRules();
     WarnOnce ruleFailures = new WarnOnce(log, pluginConfig.clock(), 30, TimeUnit.SECONDS);
@@ -451,7 +454,9 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   private void started() {
     reloads.start();
-    history.start(pluginConfig.scheduler());
+    if (history != null) {
+      history.start(pluginConfig.scheduler());
+    }
   }
 
   /**
@@ -516,7 +521,9 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   private void stopped() {
     reloads.close();
-    history.close();
+    if (history != null) {
+      history.close();
+    }
     disconnects.close();
     if (stores != null) {
       stores.close();

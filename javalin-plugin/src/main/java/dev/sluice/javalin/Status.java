@@ -24,7 +24,7 @@ final class Status {
   private final Limiters limiters;
   private final QueueWaits waits; // null: p99 not tracked (live page off)
   private final SluicePlugin plugin;
-  private final History history;
+  private final History history; // null: not kept (live page off)
 
   Status(Limiters limiters, QueueWaits waits, SluicePlugin plugin, History history) {
     this.limiters = limiters;
@@ -49,12 +49,16 @@ final class Status {
     w.endArray();
     store(w, plugin.storeHealth().orElse(null));
     // the CPU at the history's last point: read on its schedule, so a poll never reads the CPU
-    w.name("cpu")
-        .beginObject()
-        .member("machine", history.machineCpu())
-        .member("process", history.processCpu())
-        .endObject();
-    history.write(w, epochMillis);
+    if (history == null) {
+      w.name("cpu").nullValue().name("history").nullValue();
+    } else {
+      w.name("cpu")
+          .beginObject()
+          .member("machine", history.machineCpu())
+          .member("process", history.processCpu())
+          .endObject();
+      history.write(w, epochMillis);
+    }
     return w.endObject().toString();
   }
 

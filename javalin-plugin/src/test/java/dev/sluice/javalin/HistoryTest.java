@@ -105,6 +105,7 @@ class HistoryTest {
   void theStatusCarriesThePastTheCpuOfMachineAndProcessAndWhatIsDraining() throws Exception {
     CompletableFuture<String> gate = new CompletableFuture<>();
     Map<String, String> props = Map.of(
+        "sluice.dashboard.path", "/sluice/dashboard",
         "sluice.limiters.work.path", "/api/work",
         "sluice.limiters.work.max-concurrency", "2");
     try (TestServer server = TestServer.start(
@@ -140,6 +141,22 @@ class HistoryTest {
 
       gate.complete("done");
       running.forEach(r -> assertThat(r.join().statusCode()).isEqualTo(200));
+    }
+  }
+
+  @Test
+  void withoutTheLivePageNothingIsSampledAndTheStatusSaysSo() throws Exception {
+    Map<String, String> props = Map.of("sluice.limiters.work.path", "/api/work");
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(
+                SluiceProperties.builder().env(Map.of()).system(props).build())
+            .clock(time)
+            .scheduler(time),
+        (app, plugin) -> {})) {
+      assertThat(time.pendingTasks()).as("no sampling task").isZero();
+      JsonNode status = JSON.readTree(server.plugin.statusJson());
+      assertThat(status.get("history").isNull()).isTrue();
+      assertThat(status.get("cpu").isNull()).isTrue();
     }
   }
 }
