@@ -299,6 +299,16 @@ public final class LimiterConfig {
             "must be <= max-concurrency (" + config.maxConcurrency() + ", from "
                 + config.source(LimiterKeys.MAX_CONCURRENCY) + ")");
       }
+      int scale = config.get(LimiterKeys.COST_SCALE);
+      if (scale != 1 && !RequestCost.declared(config.get(LimiterKeys.COST))) {
+        throw new SluiceConfigException(
+            config.property(LimiterKeys.COST_SCALE),
+            Integer.toString(scale),
+            config.source(LimiterKeys.COST_SCALE),
+            "applies to a cost the client declares (header:NAME or query:NAME), but cost is '"
+                + config.get(LimiterKeys.COST) + "' (from " + config.source(LimiterKeys.COST)
+                + ")");
+      }
       return config;
     }
   }

@@ -18,6 +18,7 @@ final class LimiterEntry {
   private final QueueCallers callers;
   private volatile LimiterConfig config;
   private volatile RequestCost cost;
+  private final CostCeiling ceiling;
   /** The {@code deadline-header} in force, or null: read per request, so kept out of the map. */
   private volatile String deadlineHeader;
 
@@ -32,7 +33,9 @@ final class LimiterEntry {
     this.limiter = limiter;
     this.config = config;
     this.callers = callers;
-    this.cost = RequestCost.of(config.get(LimiterKeys.COST), QueueSettings.of(config));
+    this.ceiling = new CostCeiling(name, config.maxConcurrency());
+    this.cost = cost(config, ceiling);
+    ceiling.inForce(config.maxConcurrency(), cost);
     this.deadlineHeader = config.get(LimiterKeys.DEADLINE_HEADER);
   }
 
@@ -44,6 +47,19 @@ final class LimiterEntry {
   /** How many units of the limit a request takes. */
   RequestCost cost() {
     return cost;
+  }
+
+  /** The costs seen against the ceiling of the limit. */
+  CostCeiling costCeiling() {
+    return ceiling;
+  }
+
+  private static RequestCost cost(LimiterConfig config, CostCeiling ceiling) {
+    return RequestCost.of(
+        config.get(LimiterKeys.COST),
+        config.get(LimiterKeys.COST_SCALE),
+        QueueSettings.of(config),
+        ceiling);
   }
 
   String name() {
@@ -71,9 +87,13 @@ final class LimiterEntry {
     LimiterConfig before = this.config;
     this.config = next;
     this.deadlineHeader = next.get(LimiterKeys.DEADLINE_HEADER);
-    if (!before.get(LimiterKeys.COST).equals(next.get(LimiterKeys.COST))
-        || !QueueSettings.of(before).equals(QueueSettings.of(next))) {
-      this.cost = RequestCost.of(next.get(LimiterKeys.COST), QueueSettings.of(next));
+    boolean costChanged = !before.get(LimiterKeys.COST).equals(next.get(LimiterKeys.COST))
+        || !before.get(LimiterKeys.COST_SCALE).equals(next.get(LimiterKeys.COST_SCALE));
+    if (costChanged || !QueueSettings.of(before).equals(QueueSettings.of(next))) {
+      this.cost = cost(next, ceiling);
+    }
+    if (costChanged || before.maxConcurrency() != next.maxConcurrency()) {
+      ceiling.inForce(next.maxConcurrency(), cost);
     }
   }
 

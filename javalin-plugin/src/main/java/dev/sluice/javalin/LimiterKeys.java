@@ -178,6 +178,13 @@ final class LimiterKeys {
           + " `query:NAME`; missing: 1; not a whole number >= 1: 400), or `learned` from service"
           + " times per queue key (or path); more than the limit runs alone; reloadable");
 
+  static final Key<Integer> COST_SCALE = Key.of(
+      "cost-scale",
+      1,
+      ValueParser.atLeast(1),
+      "a declared cost's units per unit of the limit: a request takes declared / cost-scale"
+          + " units, rounded, at least 1; reloadable");
+
   /** Every limiter key, in the README's order. */
   static final List<Key<?>> ALL = List.of(
       PATH,
@@ -197,7 +204,8 @@ final class LimiterKeys {
       PRIORITY_HEADER,
       QUEUE_DELAY_TARGET,
       DEADLINE_HEADER,
-      COST);
+      COST,
+      COST_SCALE);
 
   private LimiterKeys() {}
 

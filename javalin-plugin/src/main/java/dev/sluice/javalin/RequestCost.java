@@ -12,6 +12,12 @@ import java.util.function.Function;
  * ({@code 1}, the default), declared by the client ({@code header:NAME}, {@code query:NAME}), or
  * {@code learned} from the service times of earlier requests of the same kind.
  *
+ * <p><b>Declared.</b> A declared cost is in the caller's own unit (milliseconds of CPU, seconds of
+ * footage, bytes); {@code cost-scale} of those make one unit of the limit: the request takes
+ * {@code declared / cost-scale} units, rounded, at least 1 (with {@code cost-scale=100}, a cost of
+ * 50 takes 1 unit and one of 800 takes 8). Every cost is shown to the limiter's {@link
+ * CostCeiling}, which reports those that can never fit beside another request.
+ *
  * <p><b>Learned.</b> Requests are grouped by the limiter's queue key (a fair queue's tenant), or by
  * path when it has none. Each group keeps an exponentially weighted mean of its service time (weight
  * {@value #WEIGHT}: about the last 10 jobs), and so does the whole limiter; a request costs its
@@ -39,6 +45,8 @@ final class RequestCost {
   private final String query;
   private final boolean learned;
   private final Function<RequestInfo, String> groupKey; // learned: null means by path
+  private final int scale; // declared: the caller's units per unit of the limit
+  private final CostCeiling ceiling;
   private final Map<String, double[]> groups = new ConcurrentHashMap<>();
   private volatile double typicalNanos = Double.NaN;
 
@@ -47,28 +55,49 @@ final class RequestCost {
       String header,
       String query,
       boolean learned,
-      Function<RequestInfo, String> groupKey) {
+      Function<RequestInfo, String> groupKey,
+      int scale,
+      CostCeiling ceiling) {
     this.constant = constant;
     this.header = header;
     this.query = query;
     this.learned = learned;
     this.groupKey = groupKey;
+    this.scale = scale;
+    this.ceiling = ceiling;
   }
 
-  /** The cost of {@code spec} ({@code cost}'s value, checked when parsed). */
+  /** The cost of {@code spec} ({@code cost}'s value, checked when parsed), each unit 1 of the limit. */
   static RequestCost of(String spec, QueueSettings queue) {
+    return of(spec, 1, queue, new CostCeiling("unnamed", Integer.MAX_VALUE));
+  }
+
+  /**
+   * The cost of {@code spec} ({@code cost}'s value, checked when parsed); a declared cost is
+   * divided by {@code scale}; every cost is shown to {@code ceiling}.
+   */
+  static RequestCost of(String spec, int scale, QueueSettings queue, CostCeiling ceiling) {
     String v = spec.trim();
     String lower = v.toLowerCase(Locale.ROOT);
     if (lower.startsWith("header:")) {
-      return new RequestCost(0, v.substring("header:".length()).trim(), null, false, null);
+      return new RequestCost(
+          0, v.substring("header:".length()).trim(), null, false, null, scale, ceiling);
     }
     if (lower.startsWith("query:")) {
-      return new RequestCost(0, null, v.substring("query:".length()).trim(), false, null);
+      return new RequestCost(
+          0, null, v.substring("query:".length()).trim(), false, null, scale, ceiling);
     }
     if (lower.equals("learned")) {
-      return new RequestCost(0, null, null, true, queue.key().map(Actor::keyOf).orElse(null));
+      return new RequestCost(
+          0, null, null, true, queue.key().map(Actor::keyOf).orElse(null), 1, ceiling);
     }
-    return new RequestCost(Integer.parseInt(v), null, null, false, null);
+    return new RequestCost(Integer.parseInt(v), null, null, false, null, 1, ceiling);
+  }
+
+  /** Whether {@code spec} is a cost the client declares ({@code header:NAME}, {@code query:NAME}). */
+  static boolean declared(String spec) {
+    String lower = spec.trim().toLowerCase(Locale.ROOT);
+    return lower.startsWith("header:") || lower.startsWith("query:");
   }
 
   /** Checks a {@code cost} property: a whole number >= 1, header:NAME, query:NAME or learned. */
@@ -111,6 +140,30 @@ final class RequestCost {
     return learned;
   }
 
+  /** Whether the client declares the cost (header or query parameter). */
+  boolean declares() {
+    return header != null || query != null;
+  }
+
+  /** The cost of every request when it is a constant; 0 otherwise. */
+  int constant() {
+    return constant;
+  }
+
+  /** The caller's units per unit of the limit (1 but for a declared cost with a scale). */
+  int scale() {
+    return scale;
+  }
+
+  /** Where a cost of {@code declared} came from, for a message. */
+  String describe(long declared) {
+    if (declares()) {
+      return (header != null ? "header " + header + ": " : "query parameter " + query + "=")
+          + declared + ", cost-scale " + scale;
+    }
+    return learned ? "learned from service times" : "cost=" + constant + " for every request";
+  }
+
   /**
    * The cost of {@code request}. A declared cost that is missing costs 1.
    *
@@ -118,25 +171,36 @@ final class RequestCost {
    */
   int of(RequestInfo request, Function<String, String> queryParam) {
     if (constant > 0) {
+      ceiling.seen(constant, constant, this);
       return constant;
     }
     if (learned) {
-      return learnedCost(group(request));
+      int units = learnedCost(group(request));
+      ceiling.seen(units, units, this);
+      return units;
     }
     String raw = header != null ? request.header(header).orElse(null) : queryParam.apply(query);
     if (raw == null || raw.isBlank()) {
       return 1;
     }
+    long declared;
     try {
-      int cost = Integer.parseInt(raw.trim());
-      if (cost >= 1) {
-        return cost; // the limiter takes at most its whole limit
-      }
+      declared = Long.parseLong(raw.trim());
     } catch (NumberFormatException e) {
-      // answered below
+      declared = 0; // answered below
     }
-    throw new BadCost((header != null ? "header " + header : "query parameter " + query)
-        + " must be a whole number >= 1 (the request's cost) but was '" + shorten(raw) + "'");
+    // rounded half up: a cost of half the scale or more takes a unit, as a learned cost rounds
+    long units = declared / scale + (declared % scale >= (scale + 1) / 2 ? 1 : 0);
+    if (declared < 1 || units > Integer.MAX_VALUE) {
+      throw new BadCost((header != null ? "header " + header : "query parameter " + query)
+          + (declared < 1
+              ? " must be a whole number >= 1 (the request's cost)"
+              : " must be at most " + (long) Integer.MAX_VALUE * scale + " (the request's cost)")
+          + " but was '" + shorten(raw) + "'");
+    }
+    int taken = (int) Math.max(1, units);
+    ceiling.seen(declared, taken, this); // the limiter takes at most its whole limit
+    return taken;
   }
 
   /** A learned group's key: the queue key, or the path. */

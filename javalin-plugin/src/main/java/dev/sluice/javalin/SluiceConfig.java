@@ -102,6 +102,13 @@ public final class SluiceConfig {
     return this;
   }
 
+  /** A machine and a process signal of their own (tests: a busy neighbour beside the service). */
+  SluiceConfig cpuSignals(CpuSignal machine, CpuSignal process) {
+    this.cpu = new CpuSignals(
+        Objects.requireNonNull(machine, "machine"), Objects.requireNonNull(process, "process"));
+    return this;
+  }
+
   CpuSignals cpu() {
     return cpu;
   }

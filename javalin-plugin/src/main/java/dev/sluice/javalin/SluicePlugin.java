@@ -73,6 +73,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   private Stores stores;
   private Reloads reloads;
   private Status status;
+  private History history;
   private DisconnectWatch disconnects;
   private volatile UnreadBody unreadBody;
   private RouteCheck routeCheck; // set when the server starts
@@ -116,7 +117,16 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
         Optional.ofNullable(stores).map(Stores::permits),
         pluginConfig.cpu(),
         warnings);
-    status = new Status(limiters, waits, this);
+    // the page's last minutes, sampled on the scheduler: like the p99, only for the live page
+    history = waits == null
+        ? null
+        : new History(
+            limiters.all(),
+            pluginConfig.cpu(),
+            pluginConfig.clock(),
+            History.RESOLUTION,
+            History.POINTS);
+    status = new Status(limiters, waits, this, history);
     rules = buildRules();
     WarnOnce ruleFailures =
         new WarnOnce(warnings, "rate rules", pluginConfig.clock(), 30, TimeUnit.SECONDS);
@@ -512,6 +522,9 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   private void started() {
     reloads.start(routeCheck);
+    if (history != null) {
+      history.start(pluginConfig.scheduler());
+    }
   }
 
   /**
@@ -595,6 +608,9 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   private void stopped() {
     reloads.close();
+    if (history != null) {
+      history.close();
+    }
     disconnects.close();
     if (stores != null) {
       stores.close();

@@ -14,20 +14,23 @@ import java.util.OptionalInt;
  * The plugin's state as JSON, written with {@link JsonWriter}: every limiter (limit, in flight,
  * queued, counts, rejections by reason, recent queue-wait p99, CPU against target for {@code
  * limit=cpu}, the limit strategy's inputs, waiters by class and key, a global limiter's leases
- * across the cluster) and every rule in force with its counts. {@link SluicePlugin#statusJson()}
- * and the live page's data endpoint answer it. Durations are in milliseconds; a value not known is
- * null.
+ * across the cluster, what requests cost against the ceiling) and every rule in force with its
+ * counts, then the machine's and this process's CPU and the last minutes of the page's series
+ * ({@link History}). {@link SluicePlugin#statusJson()} and the live page's data endpoint answer it.
+ * Durations are in milliseconds; a value not known is null. Fields are only ever added.
  */
 final class Status {
 
   private final Limiters limiters;
   private final QueueWaits waits; // null: p99 not tracked (live page off)
   private final SluicePlugin plugin;
+  private final History history; // null: not kept (live page off)
 
-  Status(Limiters limiters, QueueWaits waits, SluicePlugin plugin) {
+  Status(Limiters limiters, QueueWaits waits, SluicePlugin plugin, History history) {
     this.limiters = limiters;
     this.waits = waits;
     this.plugin = plugin;
+    this.history = history;
   }
 
   String json(long epochMillis) {
@@ -45,6 +48,17 @@ final class Status {
     }
     w.endArray();
     store(w, plugin.storeHealth().orElse(null));
+    // the CPU at the history's last point: read on its schedule, so a poll never reads the CPU
+    if (history == null) {
+      w.name("cpu").nullValue().name("history").nullValue();
+    } else {
+      w.name("cpu")
+          .beginObject()
+          .member("machine", history.machineCpu())
+          .member("process", history.processCpu())
+          .endObject();
+      history.write(w, epochMillis);
+    }
     return w.endObject().toString();
   }
 
@@ -61,6 +75,10 @@ final class Status {
         .beginArray()
         .endArray()
         .name("store")
+        .nullValue()
+        .name("cpu")
+        .nullValue()
+        .name("history")
         .nullValue()
         .endObject()
         .toString();
@@ -108,6 +126,8 @@ final class Status {
         .member("maxQueue", spec.maxQueue())
         .member("queueTimeoutMillis", spec.queueTimeout().toMillis())
         .member("inFlight", s.inFlight())
+        // in flight above a limit that dropped below them: they finish, nobody new starts
+        .member("draining", Math.max(0, s.inFlight() - s.limit()))
         .member("queued", s.queued())
         .member("admitted", s.admitted())
         .member("queuedTotal", s.queuedTotal());
@@ -153,7 +173,36 @@ final class Status {
       w.nullValue();
     }
     clusterLimitAndQueue(w, e, s, queue);
+    cost(w, e, spec.maxConcurrency());
     w.endObject();
+  }
+
+  /**
+   * What a request costs and how that compares with the ceiling ({@code max-concurrency}): a cost
+   * above it runs alone, so {@code aboveCeiling} counting up means the limit does not limit.
+   */
+  private static void cost(JsonWriter w, LimiterEntry e, int ceiling) {
+    RequestCost cost = e.cost();
+    CostCeiling seen = e.costCeiling();
+    long largest = seen.largestUnits();
+    w.name("cost")
+        .beginObject()
+        .member("spec", e.config().get(LimiterKeys.COST))
+        .member("scale", cost.scale())
+        .member("ceiling", ceiling);
+    w.name("largestUnits");
+    if (largest > 0) {
+      w.value(largest);
+    } else {
+      w.nullValue();
+    }
+    w.name("largestDeclared");
+    if (cost.declares() && seen.largestDeclared() > 0) {
+      w.value(seen.largestDeclared());
+    } else {
+      w.nullValue();
+    }
+    w.member("aboveCeiling", seen.aboveCeiling()).endObject();
   }
 
   /**

@@ -2,6 +2,10 @@ package dev.sluice.javalin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.LimiterSpec;
+import dev.sluice.concurrency.limit.CpuSignal;
+import dev.sluice.time.VirtualTime;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -13,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
@@ -106,6 +111,76 @@ class DashboardBrowserTest {
         browser.quit();
       }
     }
+  }
+
+  /**
+   * Opened during an incident: the page draws the minutes the service kept (not only what it
+   * polled since it opened), the machine's CPU with this service's own share beside it, and says
+   * that requests above a limit which dropped below them are draining. Virtual time: the history
+   * was sampled before the browser started.
+   */
+  @Test
+  void aPageOpenedNowDrawsThePastAndSaysWhatIsDraining() throws Exception {
+    requireChromium();
+    VirtualTime time = new VirtualTime();
+    CompletableFuture<String> gate = new CompletableFuture<>();
+    SluiceProperties props = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of(
+            "sluice.dashboard.path", "/sluice/dashboard",
+            "sluice.limiters.work.path", "/api/work",
+            "sluice.limiters.work.max-concurrency", "2"))
+        .build();
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(props)
+            .clock(time)
+            .scheduler(time)
+            .cpuSignals(busy(time, 0.9), busy(time, 0.1)), // a busy neighbour, a quiet service
+        (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.future(() -> gate)))) {
+      List<CompletableFuture<?>> running =
+          List.of(server.getAsync("/api/work"), server.getAsync("/api/work"));
+      ConcurrencyLimiter limiter = server.plugin.limiter("work").orElseThrow();
+      Awaitility.await().until(() -> limiter.snapshot().inFlight() == 2);
+      time.advance(Duration.ofSeconds(90));
+      limiter.reconfigure(
+          LimiterSpec.from(limiter.snapshot().spec()).maxConcurrency(1).build());
+      time.advance(Duration.ofSeconds(1));
+
+      WebDriver browser = chromium();
+      try {
+        browser.get(server.base + "/sluice/dashboard");
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        wait.until(b -> b.findElements(By.cssSelector("section.limiter canvas[data-points]"))
+                .size()
+            == 1);
+        WebElement chart = browser.findElement(By.cssSelector("section[data-limiter=work] canvas"));
+        // the first poll already draws the 91 points the service kept, 90 s of them
+        assertThat(chart.getAttribute("data-points")).isEqualTo("91");
+        assertThat(chart.getAttribute("data-span-seconds")).isEqualTo("90");
+        assertThat(field(browser, "work", "draining"))
+            .isEqualTo(
+                "2 in flight, limit 1: 1 draining (no new request starts until they finish)");
+        assertThat(browser.findElement(By.id("cpu")).getText())
+            .isEqualTo("CPU: machine 90% · this service 10%");
+        Files.createDirectories(Path.of("target"));
+        Files.write(
+            Path.of("target", "dashboard-history.png"),
+            ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
+      } finally {
+        browser.quit();
+        gate.complete("done");
+        running.forEach(CompletableFuture::join);
+      }
+    }
+  }
+
+  /** A CPU signal busy at a fixed share, integrated over virtual time. */
+  private static CpuSignal busy(VirtualTime time, double share) {
+    long origin = time.nanoTime();
+    return () -> {
+      long elapsed = time.nanoTime() - origin;
+      return new CpuSignal.Reading(share * elapsed, elapsed);
+    };
   }
 
   private static String field(WebDriver browser, String limiter, String name) {

@@ -225,11 +225,13 @@ class DashboardTest {
       JsonNode status = JSON.readTree(server.plugin.statusJson());
       assertThat(status.fieldNames())
           .toIterable()
-          .containsExactly("time", "enabled", "limiters", "rules", "store");
+          .containsExactly("time", "enabled", "limiters", "rules", "store", "cpu", "history");
       assertThat(status.get("enabled").asBoolean()).isFalse();
       assertThat(status.get("limiters")).isEmpty();
       assertThat(status.get("rules")).isEmpty();
       assertThat(status.get("store").isNull()).isTrue();
+      assertThat(status.get("cpu").isNull()).isTrue();
+      assertThat(status.get("history").isNull()).isTrue();
     }
   }
 }
