@@ -152,7 +152,7 @@ class HistoryTest {
                 SluiceProperties.builder().env(Map.of()).system(props).build())
             .clock(time)
             .scheduler(time),
-        (app, plugin) -> {})) {
+        (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("done")))) {
       assertThat(time.pendingTasks()).as("no sampling task").isZero();
       JsonNode status = JSON.readTree(server.plugin.statusJson());
       assertThat(status.get("history").isNull()).isTrue();
