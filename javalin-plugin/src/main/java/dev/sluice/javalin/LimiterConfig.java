@@ -169,6 +169,7 @@ public final class LimiterConfig {
         .maxQueue(maxQueue())
         .queueTimeout(queueTimeout())
         .rejectEarly(get(LimiterKeys.REJECT_EARLY))
+        .leaseTime(get(LimiterKeys.LEASE_TIME))
         .limit(limit)
         .queue(QueueSettings.of(this).spec())
         .build();

@@ -76,6 +76,23 @@ final class LimiterKeys {
       "`global`: besides the local permit, a lease on one of `max-concurrency` cluster-wide permits"
           + " in the shared store (needs `sluice.redis.uri`)");
 
+  /**
+   * The smallest {@code lease-time}: leases are renewed every third of it, and a node that cannot
+   * renew for two thirds of it (a pause, a slow store) loses them as if it had died.
+   */
+  static final Duration MIN_LEASE_TIME = Duration.ofSeconds(2);
+
+  static final Key<Duration> LEASE_TIME = Key.of(
+      "lease-time",
+      ConcurrencyLimiter.DEFAULT_LEASE_TIME,
+      ValueParser.durationAtLeast(
+          MIN_LEASE_TIME,
+          "leases are renewed every third of the lease time and lost by a node that cannot renew"
+              + " them for two thirds of it, so a shorter one would count an ordinary GC pause or"
+              + " a few slow store calls as the node's death"),
+      "`scope=global`: how long a lease outlives its node's last renewal (renewed every third of"
+          + " it); reloadable (leases taken after the change)");
+
   // The adaptive limits: `limit` and these three keys make the core's LimitSpec
   // (LimiterConfig.spec);
   // a change of any of them on reload moves the running limiter to a new source, starting from
@@ -192,6 +209,7 @@ final class LimiterKeys {
       MAX_QUEUE,
       QUEUE_TIMEOUT,
       SCOPE,
+      LEASE_TIME,
       LIMIT,
       TARGET_CPU,
       CPU_SOURCE,

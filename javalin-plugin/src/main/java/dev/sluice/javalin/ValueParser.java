@@ -100,6 +100,36 @@ abstract class ValueParser<T> {
   }
 
   /**
+   * A duration of at least {@code min}, e.g. {@code 3s}; a shorter one fails with {@code why}.
+   *
+   * @param why the reason for the minimum, said in the error
+   */
+  static ValueParser<Duration> durationAtLeast(Duration min, String why) {
+    ValueParser<Duration> positive = duration(false);
+    String minText = min.toMillis() % 1000 == 0 ? min.toSeconds() + "s" : min.toMillis() + "ms";
+    return new ValueParser<>() {
+      @Override
+      Duration parse(String raw) {
+        return check(positive.parse(raw));
+      }
+
+      @Override
+      Duration check(Duration d) {
+        positive.check(d);
+        if (d.compareTo(min) < 0) {
+          throw new IllegalArgumentException("must be at least " + minText + ": " + why);
+        }
+        return d;
+      }
+
+      @Override
+      String allowed() {
+        return "a duration >= " + minText + ", e.g. 3s, 10s, PT5S";
+      }
+    };
+  }
+
+  /**
    * A size in bytes: a whole number, optionally followed by {@code B}, {@code KB}, {@code MB} or
    * {@code GB} (case-insensitive; multiples of 1024, as Spring's {@code DataSize}): {@code 0},
    * {@code 65536}, {@code 512KB}, {@code 8MB}.

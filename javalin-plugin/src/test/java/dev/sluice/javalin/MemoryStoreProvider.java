@@ -31,6 +31,9 @@ public final class MemoryStoreProvider implements StoreProvider {
 
   static final Map<String, Map<String, AtomicInteger>> LEASES = new ConcurrentHashMap<>();
 
+  /** The lease time of the latest lease asked for, per cluster and limiter ("cluster/limiter"). */
+  static final Map<String, Duration> LEASE_TIMES = new ConcurrentHashMap<>();
+
   static final String STORE_THREAD_NAME = "memory-store-io";
   static final Map<String, Rates> RATES = new ConcurrentHashMap<>();
   private static final Executor STORE_THREAD = Executors.newSingleThreadExecutor(r -> {
@@ -62,6 +65,7 @@ public final class MemoryStoreProvider implements StoreProvider {
       public CompletionStage<Optional<PermitLease>> tryAcquire(
           String limiter, int maxPermits, Duration leaseTime) {
         AtomicInteger held = leases(cluster, limiter);
+        LEASE_TIMES.put(cluster + "/" + limiter, leaseTime);
         // answer on another thread, as a real store's I/O thread would
         return CompletableFuture.supplyAsync(() -> {
           int now = held.incrementAndGet();

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * Once a second: the machine's CPU since the last reading ({@code /proc/stat}, every process) and
  * the transcode limiter's limit from the service's {@code /sluice} (absent with Sluice off).
  */
-final class MachineSampler implements AutoCloseable {
+public final class MachineSampler implements AutoCloseable {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -36,14 +36,18 @@ final class MachineSampler implements AutoCloseable {
   private MachineCpu last;
   private long lastNanos;
 
-  MachineSampler(URI service, long startNanos) {
+  /**
+   * @param service the service whose {@code /sluice} gives the transcode limit
+   * @param startNanos second 0 of the trace, {@link System#nanoTime()}
+   */
+  public MachineSampler(URI service, long startNanos) {
     this.service = service;
     this.startNanos = startNanos;
   }
 
   // load-test tool: a periodic task that throws stops, which shows as missing samples in the report
   @SuppressWarnings("FutureReturnValueIgnored")
-  void start() {
+  public void start() {
     last = MachineCpu.read().orElse(null);
     lastNanos = System.nanoTime();
     timer.scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
@@ -91,7 +95,8 @@ final class MachineSampler implements AutoCloseable {
     return Optional.empty();
   }
 
-  CpuTrace trace() {
+  /** The machine's CPU, one sample a second from {@link #start}. */
+  public CpuTrace trace() {
     synchronized (cpu) {
       return new CpuTrace(List.copyOf(cpu));
     }

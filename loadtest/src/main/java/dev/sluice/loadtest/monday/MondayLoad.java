@@ -20,15 +20,57 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The Monday window against one service: 32 maintenance hosts re-transcoding clips of the library
  * in a loop (each sends its next job when its last one is answered, and waits out a 429's
  * {@code Retry-After}), 8 viewers looking up history twice a second each, and the rescue job
  * sending a critical job every {@code window / 30} (at least 5 s apart) into the same transcode
- * queue.
+ * queue. A listener ({@link #onTry}) sees every transcode try as it ends, with its send time.
  */
-final class MondayLoad {
+public final class MondayLoad {
+
+  /**
+   * One transcode try (a maintenance host's or the rescue job's) as the client saw it.
+   *
+   * @param sentNanos when it was sent, {@link System#nanoTime()}
+   * @param endNanos when it ended
+   * @param status the HTTP status; {@link #NO_ANSWER} when it failed without one (reset, the
+   *     client's timeout) or was still open when the load stopped after the drain
+   * @param outcome the status as text, {@code reset}, {@code timeout} or {@code open}
+   * @param retryAfter whether the answer carried {@code Retry-After}
+   * @param problem whether the answer was {@code application/problem+json}
+   */
+  public record Try(
+      long sentNanos,
+      long endNanos,
+      int status,
+      String outcome,
+      boolean retryAfter,
+      boolean problem) {
+
+    /** The status of a try without an answer. */
+    public static final int NO_ANSWER = -1;
+
+    static Try answered(long sent, HttpResponse<?> response) {
+      return new Try(
+          sent,
+          System.nanoTime(),
+          response.statusCode(),
+          Integer.toString(response.statusCode()),
+          response.headers().firstValue("Retry-After").isPresent(),
+          response
+              .headers()
+              .firstValue("Content-Type")
+              .orElse("")
+              .startsWith("application/problem+json"));
+    }
+
+    static Try failed(long sent, String outcome) {
+      return new Try(sent, System.nanoTime(), NO_ANSWER, outcome, false, false);
+    }
+  }
 
   static final int HOSTS = 32;
   static final int VIEWERS = 8;
@@ -54,11 +96,17 @@ final class MondayLoad {
       .build();
   private long startNanos;
   private long endNanos;
+  private volatile Consumer<Try> onTry = t -> {};
 
   /**
+   * @param service the service's base URI, ending in {@code /}
+   * @param library the clips the hosts post
    * @param files where each clip of {@code library} is, in its order
+   * @param window how long the hosts send jobs
+   * @param drain how long to wait for open jobs after the window
+   * @param seed the hosts' choice of clips
    */
-  MondayLoad(
+  public MondayLoad(
       URI service,
       ClipLibrary library,
       List<Path> files,
@@ -73,10 +121,16 @@ final class MondayLoad {
     this.seed = seed;
   }
 
+  /** Sees every transcode try as it ends (on the client's threads); set before {@link #run}. */
+  public MondayLoad onTry(Consumer<Try> listener) {
+    this.onTry = listener;
+    return this;
+  }
+
   /** Runs the window, then waits up to the drain for open jobs; the tally of what the clients saw. */
   // load-test tool: a periodic task that throws stops, which shows as missing samples in the report
   @SuppressWarnings("FutureReturnValueIgnored")
-  MondayTally run(long startNanos) throws InterruptedException {
+  public MondayTally run(long startNanos) throws InterruptedException {
     this.startNanos = startNanos;
     this.endNanos = startNanos + window.toNanos();
     List<Thread> hosts = new ArrayList<>();
@@ -120,20 +174,25 @@ final class MondayLoad {
       int index = random.nextInt(library.clips().size());
       Clip clip = library.clips().get(index);
       int height = clip.renditions().get(random.nextInt(clip.renditions().size()));
+      long sent = System.nanoTime();
       try {
         HttpResponse<String> response = http.send(
             job(clip, files.get(index), height, host, "normal"),
             HttpResponse.BodyHandlers.ofString());
         tally.tried(Kind.MAINTENANCE, Integer.toString(response.statusCode()));
+        onTry.accept(Try.answered(sent, response));
         if (response.statusCode() == 200) {
           tally.completed(seconds(System.nanoTime()));
         } else {
           backOff(response);
         }
       } catch (InterruptedException e) {
+        onTry.accept(Try.failed(sent, "open")); // still waiting when the drain ended
         return;
       } catch (IOException e) {
-        tally.tried(Kind.MAINTENANCE, e instanceof HttpTimeoutException ? "timeout" : "reset");
+        String outcome = e instanceof HttpTimeoutException ? "timeout" : "reset";
+        tally.tried(Kind.MAINTENANCE, outcome);
+        onTry.accept(Try.failed(sent, outcome));
         if (!pause(1000)) {
           return;
         }
@@ -177,11 +236,13 @@ final class MondayLoad {
     Clip clip = library.rescueClip();
     Path file = files.get(library.clips().indexOf(clip));
     for (int attempt = 1; attempt <= 3; attempt++) {
+      long sent = System.nanoTime();
       try {
         HttpResponse<String> response = http.send(
             job(clip, file, clip.renditions().get(0), "video-rescue", "critical"),
             HttpResponse.BodyHandlers.ofString());
         tally.tried(Kind.RESCUE, Integer.toString(response.statusCode()));
+        onTry.accept(Try.answered(sent, response));
         if (response.statusCode() == 200) {
           tally.rescueServed(
               JSON.readTree(response.body()).path("queuedMillis").asDouble(),
@@ -190,10 +251,13 @@ final class MondayLoad {
         }
         backOff(response);
       } catch (InterruptedException e) {
+        onTry.accept(Try.failed(sent, "open"));
         Thread.currentThread().interrupt();
         return;
       } catch (IOException e) {
-        tally.tried(Kind.RESCUE, e instanceof HttpTimeoutException ? "timeout" : "reset");
+        String outcome = e instanceof HttpTimeoutException ? "timeout" : "reset";
+        tally.tried(Kind.RESCUE, outcome);
+        onTry.accept(Try.failed(sent, outcome));
       }
     }
   }

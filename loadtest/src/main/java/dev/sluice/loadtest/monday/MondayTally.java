@@ -9,7 +9,7 @@ import java.util.TreeMap;
  * What the replay's clients saw, counted as it happens from many threads (each method takes the
  * tally's lock: a few hundred calls a second, never on a path that is timed).
  */
-final class MondayTally {
+public final class MondayTally {
 
   /** The three kinds of traffic of the scenario. */
   enum Kind {

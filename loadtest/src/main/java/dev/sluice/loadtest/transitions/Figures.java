@@ -1,6 +1,11 @@
 package dev.sluice.loadtest.transitions;
 
+import dev.sluice.loadtest.monday.CpuTrace;
+import dev.sluice.loadtest.monday.MondayLoad;
 import dev.sluice.loadtest.report.Verdict;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -66,36 +71,91 @@ final class Figures {
 
   static List<Verdict> coldStart(
       List<Shot> shots, long firstNanos, double seconds, List<Cpu> cpu, double targetPercent) {
+    return coldStart("cold start", shots, firstNanos, seconds, cpu, targetPercent);
+  }
+
+  /**
+   * The three cold-start verdicts, each line starting with {@code label}: early refusals, 504s in
+   * the first minute (or the whole load when shorter), and the CPU in seconds 7-10.
+   */
+  static List<Verdict> coldStart(
+      String label,
+      List<Shot> shots,
+      long firstNanos,
+      double seconds,
+      List<Cpu> cpu,
+      double targetPercent) {
     List<Verdict> verdicts = new ArrayList<>();
     double early = earlyRefusals(shots);
     long refusals = shots.stream().filter(Shot::refusal).count();
     verdicts.add(
         Double.isNaN(early)
-            ? Verdict.notMeasured("cold start: no refusal, so no early answer to judge")
+            ? Verdict.notMeasured(label + ": no refusal, so no early answer to judge")
             : Verdict.of(
                 early >= EARLY_AIM,
-                "cold start: " + Verdict.withAim(Verdict.percent(early), "≥ 95%") + " of "
-                    + refusals + " refusals answered within 50 ms of the request"));
+                label + ": " + Verdict.withAim(Verdict.percent(early), "≥ 95%") + " of " + refusals
+                    + " refusals answered within 50 ms of the request"));
     double window = Math.min(60, seconds);
     double timeouts = timeoutShare(shots, firstNanos, window);
     verdicts.add(
         Double.isNaN(timeouts)
-            ? Verdict.notMeasured("cold start: no refusal in the first minute")
+            ? Verdict.notMeasured(label + ": no refusal in the first minute")
             : Verdict.of(
                 timeouts <= TIMEOUTS_AIM,
-                "cold start: 504s " + Verdict.withAim(Verdict.percent(timeouts), "≤ 5%")
+                label + ": 504s " + Verdict.withAim(Verdict.percent(timeouts), "≤ 5%")
                     + " of the refusals in the first " + fmt(window) + " s"));
     OptionalDouble at10 = cpuBetween(cpu, 7, 10);
     verdicts.add(
         at10.isEmpty()
-            ? Verdict.notMeasured("cold start: no CPU sample between 7 and 10 s")
+            ? Verdict.notMeasured(label + ": no CPU sample between 7 and 10 s")
             : Verdict.of(
                 Math.abs(at10.getAsDouble() - targetPercent) <= CPU_BAND_POINTS,
-                "cold start: CPU " + fmt(at10.getAsDouble()) + "% of the machine in seconds 7-10 "
+                label + ": CPU " + fmt(at10.getAsDouble()) + "% of the machine in seconds 7-10 "
                     + "(aim within " + fmt(targetPercent - CPU_BAND_POINTS) + "-"
                     + fmt(targetPercent + CPU_BAND_POINTS) + "%, the target ± "
                     + fmt(CPU_BAND_POINTS) + " points)"));
     return verdicts;
+  }
+
+  /**
+   * The Monday load's transcode tries as shots on node 1: an answer keeps its status; a reset is a
+   * cut request, and a try without an answer within the client's timeout or still open when the
+   * load stopped is a timeout.
+   */
+  static List<Shot> shots(List<MondayLoad.Try> tries) {
+    return tries.stream()
+        .map(t -> t.status() == MondayLoad.Try.NO_ANSWER
+            ? Shot.failed(
+                1,
+                t.sentNanos(),
+                t.endNanos(),
+                t.outcome().equals("reset") ? Shot.Failure.CUT : Shot.Failure.TIMEOUT)
+            : Shot.answered(
+                1, t.sentNanos(), t.endNanos(), t.status(), t.retryAfter(), t.problem()))
+        .toList();
+  }
+
+  /** The machine's CPU trace (one sample a second) as CPU readings at each sample's end. */
+  static List<Cpu> machineCpu(CpuTrace trace) {
+    return trace.samples().stream()
+        .map(s -> new Cpu(s.endSecond(), s.percent()))
+        .toList();
+  }
+
+  /**
+   * Which of {@code binaries} no directory of {@code path} (a {@code PATH} value) holds as an
+   * executable file, in their order.
+   */
+  static List<String> missingFromPath(String path, List<String> binaries) {
+    List<Path> dirs = new ArrayList<>();
+    for (String dir : path.split(File.pathSeparator)) {
+      if (!dir.isEmpty()) {
+        dirs.add(Path.of(dir));
+      }
+    }
+    return binaries.stream()
+        .filter(b -> dirs.stream().noneMatch(d -> Files.isExecutable(d.resolve(b))))
+        .toList();
   }
 
   // ---- (b) scale-out and (c) kill

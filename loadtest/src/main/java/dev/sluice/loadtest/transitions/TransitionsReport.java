@@ -33,7 +33,7 @@ final class TransitionsReport {
   private final Map<String, Map<String, Object>> figures = new LinkedHashMap<>();
   private final Map<String, List<String>> events = new LinkedHashMap<>();
   private final Map<String, Map<String, Long>> statuses = new LinkedHashMap<>();
-  private List<Figures.Cpu> cpu = List.of();
+  private final Map<String, Map.Entry<String, List<Figures.Cpu>>> cpu = new LinkedHashMap<>();
   private Map<String, Double> redisCommands = Map.of();
   private final List<String> inFlight = new ArrayList<>();
 
@@ -56,8 +56,13 @@ final class TransitionsReport {
     events.put(part, List.copyOf(list));
   }
 
-  void cpu(List<Figures.Cpu> samples) {
-    this.cpu = List.copyOf(samples);
+  /** A part's CPU samples, shown under it with {@code caption}. */
+  void cpu(String part, String caption, List<Figures.Cpu> samples) {
+    cpu.put(part, Map.entry(caption, List.copyOf(samples)));
+  }
+
+  private List<Figures.Cpu> cpuOf(String part) {
+    return cpu.containsKey(part) ? cpu.get(part).getValue() : List.of();
   }
 
   void redisCommands(Map<String, Double> perNodePerSecond) {
@@ -162,7 +167,8 @@ final class TransitionsReport {
     summary.put("answers", statuses);
     summary.put("events", events);
     summary.put("redisCommandsPerNodePerSecond", redisCommands);
-    summary.put("coldStartCpu", cpu);
+    summary.put("coldStartCpu", cpuOf("cold-start"));
+    summary.put("coldFfmpegMachineCpu", cpuOf("cold-ffmpeg"));
     new ObjectMapper()
         .enable(SerializationFeature.INDENT_OUTPUT)
         .writeValue(out.resolve("summary.json").toFile(), summary);
@@ -208,9 +214,11 @@ final class TransitionsReport {
             html.append("<tr><td>").append(esc(k)).append("<td>").append(v).append('\n'));
         html.append("</table>\n");
       }
-      if (part.equals("cold-start") && !cpu.isEmpty()) {
-        html.append("<p>CPU of the node, % of the machine, every 0.5 s: ")
-            .append(esc(cpu.stream()
+      if (!cpuOf(part).isEmpty()) {
+        html.append("<p>")
+            .append(esc(cpu.get(part).getKey()))
+            .append(": ")
+            .append(esc(cpuOf(part).stream()
                 .map(c -> String.format(Locale.ROOT, "%.1f s %.0f%%", c.seconds(), c.percent()))
                 .collect(Collectors.joining(", "))))
             .append("</p>\n");

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.monday.ClipLibrary;
+import dev.sluice.loadtest.monday.MachineSampler;
+import dev.sluice.loadtest.monday.MondayLoad;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.soak.SoakRedis;
 import java.io.IOException;
@@ -18,13 +21,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
  * {@code --scenario transitions}: the moments users meet Sluice in, each a short part on fresh
- * demo processes, each with its verdicts: a cold node into 5x overload, a second node joining an
+ * demo processes, each with its verdicts: a cold node into 5x overload, a cold node into the
+ * Monday mix of real ffmpeg transcodes, a second node joining an
  * overloaded one on one Redis, that node killed with {@code kill -9} while it holds leases, a
  * rolling restart of two nodes under load, and a reload that changes the limit strategy and the
  * queue discipline with 40 callers waiting. {@code --duration} is the length of one part's load
@@ -33,7 +38,15 @@ import java.util.function.BooleanSupplier;
 public final class TransitionsRun implements Experiment {
 
   static final List<String> PARTS =
-      List.of("cold-start", "scale-out", "kill", "rolling-restart", "reload");
+      List.of("cold-start", "cold-ffmpeg", "scale-out", "kill", "rolling-restart", "reload");
+
+  /**
+   * How long the cold ffmpeg node's clients wait for answers after its load: every refusal comes
+   * within the demo's queue timeout (10 s); a job still transcoding after it counts as open.
+   */
+  static final Duration FFMPEG_DRAIN = Duration.ofSeconds(15);
+
+  static final List<String> FFMPEG_BINARIES = List.of("ffmpeg", "ffprobe");
 
   /** The global limit of the two-node parts, and each node's share of it. */
   static final int GLOBAL_LIMIT = 4;
@@ -104,6 +117,9 @@ public final class TransitionsRun implements Experiment {
     if (parts.contains("cold-start")) {
       report.part("cold-start", safely(() -> coldStart(options, report)));
     }
+    if (parts.contains("cold-ffmpeg")) {
+      report.part("cold-ffmpeg", safely(() -> coldFfmpeg(options, report)));
+    }
     if (parts.contains("scale-out") || parts.contains("kill")) {
       report.part("scale-out and kill -9", safely(() -> cluster(options, parts, report)));
     }
@@ -163,12 +179,66 @@ public final class TransitionsRun implements Experiment {
         report.figure("cold-start", "offered jobs/s (5x the capacity at 400 ms each)", rate);
         report.figure("cold-start", "requests", shots.size());
         report.statuses("cold-start", balancer.requests());
-        report.cpu(watch.cpu());
+        report.cpu("cold-start", "CPU of the node, % of the machine, every 0.5 s", watch.cpu());
         return Figures.coldStart(
             shots,
             first,
             (double) options.duration().toSeconds(),
             watch.cpu(),
+            100 * cpuTarget(props));
+      }
+    }
+  }
+
+  // ---- (a') cold start into the Monday ffmpeg mix
+
+  // the sampler stops before the figures are built; the try closes it when the part fails
+  @SuppressWarnings("try")
+  private List<Verdict> coldFfmpeg(Options options, TransitionsReport report) throws Exception {
+    String label = "cold start (ffmpeg)";
+    List<String> missing =
+        Figures.missingFromPath(System.getenv().getOrDefault("PATH", ""), FFMPEG_BINARIES);
+    if (!missing.isEmpty()) {
+      return List.of(Verdict.notMeasured(label + ": skipped, " + String.join(" and ", missing)
+          + " not on PATH (apt-get install ffmpeg)"));
+    }
+    Path clipDir = options.out().resolve("clips");
+    ClipLibrary library = ClipLibrary.MONDAY;
+    System.out.println(
+        "transitions cold-ffmpeg: clip library: " + library.missing(clipDir).size() + " of "
+            + library.clips().size() + " clips to make in " + clipDir);
+    List<Path> files = library.ensure(clipDir, "ffmpeg");
+    List<String> props = new ArrayList<>(List.of("demo.engine=ffmpeg"));
+    props.addAll(options.serverProperties()); // the command line's -D come last and win
+    List<MondayLoad.Try> tries = new CopyOnWriteArrayList<>();
+    try (DemoProcess node =
+        DemoProcess.start(props, options.out().resolve("server-cold-ffmpeg.log"))) {
+      long start = System.nanoTime();
+      try (MachineSampler sampler = new MachineSampler(node.uri(), start)) {
+        sampler.start();
+        new MondayLoad(node.uri(), library, files, options.duration(), FFMPEG_DRAIN, options.seed())
+            .onTry(tries::add)
+            .run(start);
+        sampler.close();
+        List<Shot> shots = Figures.shots(tries);
+        long first = shots.stream().mapToLong(Shot::sentNanos).min().orElse(start);
+        List<Figures.Cpu> cpu = Figures.machineCpu(sampler.trace());
+        report.figure("cold-ffmpeg", "transcode tries (32 hosts and the rescue job)", shots.size());
+        report.figure("cold-ffmpeg", "refusals (429, 503, 504)", (double)
+            shots.stream().filter(Shot::refusal).count());
+        report.statuses(
+            "cold-ffmpeg",
+            shots.stream().map(s -> new Figures.Request(List.of(s))).toList());
+        report.cpu(
+            "cold-ffmpeg",
+            "the machine's CPU (ffmpeg's child processes count), % of the machine, every second",
+            cpu);
+        return Figures.coldStart(
+            label,
+            shots,
+            first,
+            (double) options.duration().toSeconds(),
+            cpu,
             100 * cpuTarget(props));
       }
     }

@@ -2,11 +2,19 @@ package dev.sluice.loadtest.transitions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.loadtest.monday.CpuTrace;
+import dev.sluice.loadtest.monday.MondayLoad;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The verdicts of each part, on made-up tries, readings and CPU samples. */
 class FiguresTest {
@@ -54,6 +62,69 @@ class FiguresTest {
     assertThat(Figures.timeoutShare(shots, 0, 60)).isZero();
     assertThat(outcomes(Figures.coldStart(List.of(answer(0, 50, 200)), 0, 20, List.of(), 70)))
         .containsOnly(Outcome.NOT_MEASURED);
+  }
+
+  @Test
+  void theMondayLoadsTriesBecomeShotsAndAreJudgedAsAColdStartUnderTheirOwnLabel() {
+    List<MondayLoad.Try> tries = new ArrayList<>();
+    // a cold ffmpeg node: 40 key-cap and predicted-wait refusals at once, one that waited its
+    // queue timeout, two served, a reset and one still transcoding when the load stopped
+    for (int i = 0; i < 40; i++) {
+      tries.add(new MondayLoad.Try(i * 200L * MS, i * 200L * MS + 4 * MS, 429, "429", true, true));
+    }
+    tries.add(new MondayLoad.Try(S, 11 * S, 504, "504", false, true));
+    tries.add(new MondayLoad.Try(0, 6 * S, 200, "200", false, false));
+    tries.add(new MondayLoad.Try(2 * S, 9 * S, 200, "200", false, false));
+    tries.add(new MondayLoad.Try(3 * S, 3 * S + MS, -1, "reset", false, false));
+    tries.add(new MondayLoad.Try(5 * S, 35 * S, -1, "open", false, false));
+
+    List<Shot> shots = Figures.shots(tries);
+
+    assertThat(shots).hasSize(45);
+    assertThat(shots.get(0)).isEqualTo(Shot.answered(1, 0, 4 * MS, 429, true, true));
+    assertThat(shots.get(43).failure()).isEqualTo(Shot.Failure.CUT);
+    assertThat(shots.get(44).failure()).isEqualTo(Shot.Failure.TIMEOUT);
+    assertThat(shots.stream().filter(Shot::refusal).count()).isEqualTo(41);
+    // 40 of 41 refusals early (97.6%), 1 of 41 a 504 (2.4%); the machine at 80% in 7-10 s
+    CpuTrace trace = new CpuTrace(List.of(
+        new CpuTrace.Sample(1, 1, 100),
+        new CpuTrace.Sample(8, 1, 78),
+        new CpuTrace.Sample(9, 1, 80),
+        new CpuTrace.Sample(10, 1, 82),
+        new CpuTrace.Sample(11, 1, 99)));
+    List<Figures.Cpu> cpu = Figures.machineCpu(trace);
+    assertThat(cpu)
+        .containsExactly(
+            new Figures.Cpu(1, 100),
+            new Figures.Cpu(8, 78),
+            new Figures.Cpu(9, 80),
+            new Figures.Cpu(10, 82),
+            new Figures.Cpu(11, 99));
+    List<Verdict> met = Figures.coldStart("cold start (ffmpeg)", shots, 0, 20, cpu, 70);
+    assertThat(outcomes(met)).containsExactly(Outcome.MET, Outcome.MET, Outcome.MET);
+    assertThat(met).allSatisfy(v -> assertThat(v.text()).startsWith("cold start (ffmpeg): "));
+    assertThat(met.get(0).text()).contains("98% (aim ≥ 95%)").contains("of 41 refusals");
+    assertThat(met.get(2).text()).contains("CPU 80% of the machine");
+
+    // the same node pinned at 99% by the end of 10 s misses the band
+    List<Verdict> hot =
+        Figures.coldStart("cold start (ffmpeg)", shots, 0, 20, List.of(new Figures.Cpu(9, 99)), 70);
+    assertThat(outcomes(hot).get(2)).isEqualTo(Outcome.MISSED);
+  }
+
+  @Test
+  void binariesMissingFromPathAreNamedInOrder(@TempDir Path dir) throws IOException {
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Path ffmpeg = Files.createFile(bin.resolve("ffmpeg"));
+    Files.setPosixFilePermissions(ffmpeg, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.createFile(bin.resolve("ffprobe")); // there, but not executable
+    String path = dir.resolve("empty") + File.pathSeparator + bin;
+
+    assertThat(Figures.missingFromPath(path, List.of("ffmpeg", "ffprobe")))
+        .containsExactly("ffprobe");
+    assertThat(Figures.missingFromPath("", List.of("ffmpeg", "ffprobe")))
+        .containsExactly("ffmpeg", "ffprobe");
+    assertThat(Figures.missingFromPath(bin.toString(), List.of("ffmpeg"))).isEmpty();
   }
 
   @Test

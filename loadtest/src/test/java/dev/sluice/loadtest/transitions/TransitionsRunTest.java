@@ -20,6 +20,10 @@ class TransitionsRunTest {
     Options two =
         Options.parse("--embedded", "--scenario", "transitions", "--variants", "kill, reload");
     assertThat(TransitionsRun.parts(two)).containsExactly("kill", "reload");
+    Options ffmpeg =
+        Options.parse("--embedded", "--scenario", "transitions", "--variants", "cold-ffmpeg");
+    assertThat(TransitionsRun.parts(ffmpeg)).containsExactly("cold-ffmpeg");
+    assertThat(TransitionsRun.PARTS).contains("cold-start", "cold-ffmpeg");
     assertThatThrownBy(() ->
             Options.parse("--embedded", "--scenario", "transitions", "--variants", "kill,restart"))
         .hasMessageContaining("'restart'")
