@@ -46,7 +46,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * store's cluster-wide line of tickets, and asks again whenever the store says a lease may have come
  * free ({@link PermitStore#watch}), when a permit of this node is released, and every {@link
  * #POLL} as a safety net, until it gets a lease (admitted) or its deadline passes ({@link
- * Outcome#QUEUE_TIMEOUT}). So a caller is refused at once only when this node's queue is full.
+ * Outcome#QUEUE_TIMEOUT}). {@code maxQueue} bounds this node's waiters together, those in its
+ * queue and those holding a local permit while they wait for a lease: a caller is refused ({@link
+ * Outcome#QUEUE_FULL}) when every such place is taken, at once or, if it found a local permit free,
+ * when its first question is refused.
  *
  * <p>The cluster-wide line is what keeps nodes fair: a lease freed on a busy node goes to the
  * oldest ticket in the cluster, not to whichever node asks first.
