@@ -17,24 +17,49 @@ import java.util.concurrent.atomic.AtomicLong;
  * it answers again; and the charges sent but not answered, to be sent again unchanged.
  *
  * <p>A charge keeps the time of the admissions it stands for. For the bucket algorithms the node
- * runs, beside the share, the backlog those admissions would have left in a bucket of the global
- * rate ({@code until}: when it would have drained, on the node's clock); the charge adds only what is
- * still left of it when it reaches Redis. An actor that kept within its rate during the outage owes
- * (nearly) nothing afterwards. Re-adding a failed charge at the current time, as an earlier version
- * did, grew the debt at each probe cycle up to the capacity, and a whole period of lockout followed
- * every outage.
+ * runs, beside its share, the backlog of a bucket of the share's rate ({@code until}: when it would
+ * have drained, on the node's clock): it starts with what the share was seeded with (this node's
+ * admissions of the last period, already counted in Redis) and grows with each local admission.
+ * Redis, meanwhile, refilled the actor's bucket at the global rate: the sum of every node's share
+ * rate. So a charge adds to Redis what is left of the backlog when it reaches Redis, less what is
+ * left of the seed (Redis still holds that part), converted to the global rate: without a bucket
+ * that filled up (an actor that paused) that is exactly the node's admissions during the outage;
+ * with one, less. The backlog runs on across charges: each charge is the slice of it added since
+ * the one before ({@code from} to {@code until}), so charges taken at any moments add up to the
+ * same as one. Draining the backlog at the global rate instead would let each of n nodes take
+ * its share of the refill and charge as if it had the whole refill to itself: hot actors came back
+ * to a bucket full again after every outage.
+ *
+ * <p>An actor that kept within its rate during the outage owes (nearly) nothing afterwards.
+ * Re-adding a failed charge at the current time grew the debt at each probe cycle up to the
+ * capacity, and a whole period of lockout followed every outage: a charge that is sent again is
+ * sent as it was made.
  *
  * <p>Each charge has an id that the script remembers ({@code charge_once.lua}), so a charge whose
  * answer was lost but which ran in Redis is not counted a second time when it is sent again.
  */
 final class Debts {
 
-  /** One charge: its id, what it charges, when its backlog drains and when it was made. */
-  record Charge(String id, RateRequest request, long untilNanos, long madeAtNanos) {
+  /**
+   * One charge: its id, what it charges, its slice of the backlog (from when to when it drains, at
+   * the share's rate, on the node's clock) and when it was made; {@code scale} turns time of the
+   * share's rate into time of the global rate (share limit / global limit).
+   */
+  record Charge(
+      String id,
+      RateRequest request,
+      long untilNanos,
+      long fromNanos,
+      double scale,
+      long madeAtNanos) {
 
-    /** What is left of the backlog at {@code now}, in microseconds (0 when drained). */
+    /**
+     * What the charge adds to the actor's bucket in Redis at {@code now}, in microseconds of the
+     * global rate: what is left of its slice (0 when drained).
+     */
     long backlogMicros(long now) {
-      return Math.max(0, untilNanos - now) / 1_000;
+      long left = Math.max(0, untilNanos - now) - Math.max(0, fromNanos - now);
+      return (long) (Math.max(0, left) * scale) / 1_000;
     }
 
     /** Whether sending it can no longer change a decision: the admissions left every window. */
@@ -44,9 +69,13 @@ final class Debts {
     }
   }
 
-  /** The backlog of one rule and actor in a bucket of the global rate, on the node's clock. */
+  /**
+   * The backlog of one rule and actor in a bucket of the share's rate, on the node's clock: when it
+   * drains, and up to where it is charged already or was counted in Redis (the seed).
+   */
   private static final class Backlog {
     long until;
+    long charged;
     boolean started;
   }
 
@@ -55,6 +84,12 @@ final class Debts {
   private final Queue<Charge> unanswered = new ConcurrentLinkedQueue<>();
   private final String node = UUID.randomUUID().toString();
   private final AtomicLong sequence = new AtomicLong();
+  private final int expectedNodes;
+
+  /** {@code expectedNodes}: the nodes the limits are shared by (see {@link LocalShare#nodeShare}). */
+  Debts(int expectedNodes) {
+    this.expectedNodes = Math.max(1, expectedNodes);
+  }
 
   static boolean tat(Algorithm algorithm) {
     return switch (algorithm) {
@@ -63,14 +98,43 @@ final class Debts {
     };
   }
 
+  /**
+   * The share of {@code request}'s rule and actor was seeded at {@code now} with {@code used}
+   * permits this node took in the last period: the backlog holds at least those, and they are not
+   * charged (Redis counted them).
+   */
+  void seed(RateRequest request, long used, long now) {
+    if (!tat(request.algorithm())) {
+      return;
+    }
+    Recent.Key key = Recent.Key.of(request);
+    // the seed counts this node's local admissions too (a share seeded again within one outage):
+    // those are in the backlog and not charged yet
+    long counted = Math.max(0, used - counts.count(key, now));
+    long seeded = now + shareIntervalNanos(request.limit()) * counted;
+    Backlog backlog = backlogs.computeIfAbsent(key, k -> new Backlog());
+    synchronized (backlog) {
+      if (!backlog.started || backlog.until - seeded < 0) {
+        backlog.until = seeded;
+      }
+      if (!backlog.started || backlog.charged - seeded < 0) {
+        backlog.charged = seeded;
+      }
+      backlog.started = true;
+    }
+  }
+
   /** {@code request} was admitted locally at {@code now}. */
   void add(RateRequest request, long now) {
     counts.add(request, now);
     if (tat(request.algorithm())) {
       Backlog backlog = backlogs.computeIfAbsent(Recent.Key.of(request), k -> new Backlog());
       synchronized (backlog) {
-        long from = !backlog.started || backlog.until - now < 0 ? now : backlog.until;
-        backlog.until = from + intervalNanos(request.limit()) * request.cost();
+        if (!backlog.started || backlog.until - now < 0) {
+          backlog.until = now; // drained: what was charged of it is gone too
+          backlog.charged = now;
+        }
+        backlog.until += shareIntervalNanos(request.limit()) * request.cost();
         backlog.started = true;
       }
     }
@@ -82,7 +146,7 @@ final class Debts {
     Backlog backlog = backlogs.get(Recent.Key.of(request));
     if (backlog != null) {
       synchronized (backlog) {
-        backlog.until -= intervalNanos(request.limit()) * request.cost();
+        backlog.until -= shareIntervalNanos(request.limit()) * request.cost();
       }
     }
   }
@@ -105,14 +169,18 @@ final class Debts {
     }
     if (!counts.isEmpty()) {
       for (RateRequest owed : counts.charges(now, true)) {
-        Backlog backlog = backlogs.remove(Recent.Key.of(owed));
+        Backlog backlog = backlogs.get(Recent.Key.of(owed));
         long until = now;
+        long from = now;
         if (backlog != null) {
           synchronized (backlog) {
             until = backlog.until;
+            from = Math.min(backlog.charged, until);
+            backlog.charged = until; // the next charge takes the backlog from here on
           }
         }
-        charges.add(new Charge(node + ':' + sequence.incrementAndGet(), owed, until, now));
+        charges.add(new Charge(
+            node + ':' + sequence.incrementAndGet(), owed, until, from, scale(owed.limit()), now));
       }
     }
     backlogs.values().removeIf(backlog -> {
@@ -132,6 +200,8 @@ final class Debts {
         "loss:" + UUID.randomUUID(),
         request,
         now + intervalNanos(request.limit()) * request.cost(),
+        now,
+        1,
         now);
   }
 
@@ -149,5 +219,15 @@ final class Debts {
 
   private static long intervalNanos(RateLimit limit) {
     return Math.max(1, limit.period().toNanos() / Math.max(1, limit.limit()));
+  }
+
+  /** The interval of this node's share of {@code limit}: the rate its local share refills at. */
+  private long shareIntervalNanos(RateLimit limit) {
+    return intervalNanos(LocalShare.nodeShare(limit, expectedNodes));
+  }
+
+  /** Time of the share's rate to time of the global rate. */
+  private double scale(RateLimit limit) {
+    return (double) LocalShare.nodeShare(limit, expectedNodes).limit() / Math.max(1, limit.limit());
   }
 }

@@ -28,7 +28,7 @@ final class LocalShare {
   private final int expectedNodes;
   private final NanoClock clock;
   private final Recent recent;
-  private final Debts debts = new Debts();
+  private final Debts debts;
   private volatile ConcurrentMap<Share, RateLimiter> limiters = new ConcurrentHashMap<>();
   private volatile Set<Recent.Key> seeded = ConcurrentHashMap.newKeySet();
   private final ReentrantReadWriteLock swapping = new ReentrantReadWriteLock();
@@ -39,6 +39,7 @@ final class LocalShare {
     this.expectedNodes = expectedNodes;
     this.clock = clock;
     this.recent = recent;
+    this.debts = new Debts(expectedNodes);
   }
 
   /**
@@ -143,6 +144,7 @@ final class LocalShare {
           for (long i = 0; i < used; i++) {
             limiter.tryAcquire(request.key(), 1);
           }
+          debts.seed(request, used, clock.nanoTime());
           seeded.add(key);
         }
       }

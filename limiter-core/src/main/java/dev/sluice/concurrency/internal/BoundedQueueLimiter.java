@@ -28,6 +28,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The concurrency limiter: permits from a {@link LimitSource}, waiters in a {@link WaitQueue}.
@@ -127,6 +128,13 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   // state: [shut down:1][queued:31][in flight:32], in PaddedState, alone on its cache lines
 
   private volatile int maxQueue;
+
+  /**
+   * The waiters {@link #maxQueue} bounds beside this queue, from the units in flight: a {@link
+   * GlobalLimiter}'s callers that hold a permit of this stage while they wait for a lease. None on a
+   * local limiter. Read under the lock when a caller would join the queue.
+   */
+  private volatile IntUnaryOperator waitingOutside = inFlight -> 0;
 
   /** Guards {@link #queue}, the sequence counters, and every change of the queued count. */
   private final ReentrantLock lock = new ReentrantLock();
@@ -380,8 +388,9 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
           continue;
         }
         reason = queue.refusal(waiter); // e.g. its key is at its cap
-        if (reason == null && queuedNow >= bound) {
-          if (displaced == null && queuedNow == bound) {
+        int room = bound - waitingOutside.applyAsInt(inFlight(s));
+        if (reason == null && queuedNow >= room) {
+          if (displaced == null && queuedNow == room) {
             displaced = displaceLocked(waiter);
             if (displaced != null) {
               continue; // one slot freed; look at the word again
@@ -977,6 +986,11 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       lock.unlock();
     }
     dispatchGrants(granted);
+  }
+
+  /** Set once by the {@link GlobalLimiter} this is the local stage of; see the field. */
+  void countWaitingOutside(IntUnaryOperator waiting) {
+    waitingOutside = waiting;
   }
 
   @Override

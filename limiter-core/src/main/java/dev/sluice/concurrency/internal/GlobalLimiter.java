@@ -46,7 +46,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * store's cluster-wide line of tickets, and asks again whenever the store says a lease may have come
  * free ({@link PermitStore#watch}), when a permit of this node is released, and every {@link
  * #POLL} as a safety net, until it gets a lease (admitted) or its deadline passes ({@link
- * Outcome#QUEUE_TIMEOUT}). So a caller is refused at once only when this node's queue is full.
+ * Outcome#QUEUE_TIMEOUT}). {@code maxQueue} bounds this node's waiters together, those in its
+ * queue and those holding a local permit while they wait for a lease: a caller is refused ({@link
+ * Outcome#QUEUE_FULL}) when every such place is taken, at once or, if it found a local permit free,
+ * when its first question is refused.
  *
  * <p>The cluster-wide line is what keeps nodes fair: a lease freed on a busy node goes to the
  * oldest ticket in the cluster, not to whichever node asks first.
@@ -86,6 +89,16 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   // sections are a few set operations (no store call, no user code under it)
   private final Object lineLock = new Object();
   private final LinkedHashSet<GlobalAcquire> line = new LinkedHashSet<>();
+  /** Guarded by the line lock: the callers in {@link #line} counted as queued (refused once). */
+  private int waitingInLine;
+
+  /**
+   * The units of the local permits held by admitted callers. The local permits held beyond them
+   * belong to callers that wait for a lease (or ask for their first): the local stage counts them
+   * against {@code maxQueue} beside its own queue. Raised after the caller left the line, lowered
+   * before its local permit is given back, so it never counts a waiter as running.
+   */
+  private final AtomicInteger runningUnits = new AtomicInteger();
 
   private volatile int clusterLeases = -1;
   private volatile boolean stopped;
@@ -104,6 +117,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     this.queueTimeoutNanos = BoundedQueueLimiter.saturatedNanos(spec.queueTimeout());
     // the local stage reports nothing itself: admission means holding a lease, counted here
     this.local = new BoundedQueueLimiter(config.withoutListener(), spec, limit, queue);
+    // maxQueue bounds every waiter of this node: its queue and the callers waiting for a lease
+    local.countWaitingOutside(inFlight -> Math.max(0, inFlight - runningUnits.get()));
     this.watch = store.watch(name, this::wake);
     schedulePoll();
   }
@@ -171,7 +186,9 @@ final class GlobalLimiter implements ConcurrencyLimiter {
       return;
     }
     synchronized (lineLock) {
-      line.add(acquire);
+      if (line.add(acquire) && acquire.countedQueued) {
+        waitingInLine++; // it queued here: it keeps its place in the bound while it waits on
+      }
     }
     if (stopped) {
       abandon(acquire, Outcome.SHUTDOWN);
@@ -216,31 +233,71 @@ final class GlobalLimiter implements ConcurrencyLimiter {
       // before the refusal put the ticket in line, where it would stand ahead of every waiter
       store.leave(name, acquire.ticket);
     }
+    if (!granted && !acquire.countedQueued && acquire.isWaiting()) {
+      if (startWaiting(acquire)) {
+        stats.queuedTotal.increment();
+        if (listener != null) {
+          listener.queued();
+        }
+      } else {
+        abandon(acquire, Outcome.QUEUE_FULL); // every waiting place of this node is taken
+      }
+    }
     boolean again;
     synchronized (lineLock) {
       acquire.asking = false;
       again = acquire.askAgain && acquire.isWaiting();
       acquire.askAgain = false;
     }
-    if (!granted && !acquire.countedQueued && acquire.isWaiting()) {
-      acquire.countedQueued = true;
-      stats.queuedTotal.increment();
-      if (listener != null) {
-        listener.queued();
-      }
-    }
     if (again) {
       ask(acquire);
     }
+  }
+
+  /**
+   * A caller that took a free local permit at once was refused its first lease: it waits only if
+   * a waiting place is free ({@code maxQueue} bounds this node's queue and its lease waiters
+   * together). The local stage counted its permit against the bound while it asked, so callers
+   * that joined the queue meanwhile left it a place.
+   */
+  private boolean startWaiting(GlobalAcquire acquire) {
+    synchronized (lineLock) {
+      if (!line.contains(acquire)) {
+        return true; // it left meanwhile; its leave is counted there
+      }
+      if (waitingInLine + BoundedQueueLimiter.queued(local.state)
+          >= local.spec().maxQueue()) {
+        return false;
+      }
+      acquire.countedQueued = true;
+      waitingInLine++;
+      return true;
+    }
+  }
+
+  /** Takes a caller out of this node's line of lease waiters; false if it was not in it. */
+  private boolean leaveLine(GlobalAcquire acquire) {
+    synchronized (lineLock) {
+      if (!line.remove(acquire)) {
+        return false;
+      }
+      if (acquire.countedQueued) {
+        waitingInLine--;
+      }
+      return true;
+    }
+  }
+
+  private static int unitsOf(Permit localPermit) {
+    return localPermit instanceof GrantedPermit granted ? granted.units : 1;
   }
 
   private boolean grant(GlobalAcquire acquire, PermitLease lease) {
     if (!acquire.decide(Outcome.ADMITTED)) {
       return false;
     }
-    synchronized (lineLock) {
-      line.remove(acquire);
-    }
+    leaveLine(acquire);
+    runningUnits.addAndGet(unitsOf(acquire.localPermit));
     acquire.cancelTimeout();
     long now = clock.nanoTime();
     long waited = acquire.countedQueued ? now - acquire.arrivedNanos : 0;
@@ -272,9 +329,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     if (outcome != Outcome.QUEUE_TIMEOUT) {
       acquire.cancelTimeout();
     }
-    synchronized (lineLock) {
-      line.remove(acquire);
-    }
+    leaveLine(acquire);
     Permit held = acquire.localPermit;
     if (held != null) {
       held.release();
@@ -328,6 +383,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     }
     // the lease first: the store tells every waiting node; then the local permit, which lets the
     // head of this node's queue ask for a lease too
+    // no longer running before its local permit is free: never counted as a lease waiter
+    runningUnits.addAndGet(-unitsOf(permit.local()));
     try {
       permit.lease().release();
     } finally {
@@ -425,6 +482,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
       answer = CompletableFuture.completedFuture(Optional.empty());
     }
     if (answer.isDone() && !answer.isCompletedExceptionally() && answer.join().isPresent()) {
+      runningUnits.addAndGet(unitsOf(localPermit.get()));
       running.incrementAndGet();
       admitted.incrementAndGet();
       if (listener != null) {
@@ -503,18 +561,24 @@ final class GlobalLimiter implements ConcurrencyLimiter {
 
   /**
    * {@code inFlight} is this node's callers holding a lease; {@code queued} counts the callers in
-   * this node's queue and those holding a local permit while they wait for a lease. The cluster's
-   * leases are {@link #clusterLeases()}.
+   * this node's queue and those holding a local permit while they wait for a lease (refused one at
+   * least once), never more than {@code maxQueue} together. The cluster's leases are {@link
+   * #clusterLeases()}.
    */
   @Override
   public ConcurrencySnapshot snapshot() {
     ConcurrencySnapshot l = local.snapshot();
     int inFlight = Math.max(0, Math.min(running.get(), l.inFlight()));
-    int waitingForLease = Math.max(0, l.inFlight() - inFlight);
+    int queued;
+    synchronized (lineLock) {
+      // read together: a caller moves from the queue to the line, never back, and a place freed in
+      // the line is taken by a newcomer in the queue only after the line changed
+      queued = waitingInLine + BoundedQueueLimiter.queued(local.state);
+    }
     long released = stats.released.sum();
     long timed = stats.timedCount.sum();
     return ConcurrencySnapshot.builder(name, l.spec(), l.limitState())
-        .gauges(inFlight, l.queued() + waitingForLease, l.shutdown())
+        .gauges(inFlight, queued, l.shutdown())
         .outcomes(
             admitted.get(),
             stats.queuedTotal.sum(),

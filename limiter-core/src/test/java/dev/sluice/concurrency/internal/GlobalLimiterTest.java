@@ -86,21 +86,66 @@ class GlobalLimiterTest {
   }
 
   @Test
-  void queueFullOnlyWhenThisNodesQueueIsFull() {
+  void maxQueueBoundsThisNodesQueueAndItsLeaseWaitersTogether() {
     ConcurrencyLimiter a = node(1, 2);
     ConcurrencyLimiter b = node(1, 2);
     a.acquire().join();
 
-    CompletableFuture<Permit> holdsLocalPermit = b.acquire();
-    CompletableFuture<Permit> queued1 = b.acquire();
-    CompletableFuture<Permit> queued2 = b.acquire();
+    CompletableFuture<Permit> holdsLocalPermit = b.acquire(); // refused a lease: waits for one
+    CompletableFuture<Permit> queued = b.acquire(); // waits for the local permit
     CompletableFuture<Permit> overflow = b.acquire();
 
     assertThat(holdsLocalPermit).isNotDone();
-    assertThat(queued1).isNotDone();
-    assertThat(queued2).isNotDone();
+    assertThat(queued).isNotDone();
     assertThat(rejection(overflow)).isEqualTo(Outcome.QUEUE_FULL);
-    assertThat(b.snapshot().queued()).isEqualTo(3);
+    assertThat(b.snapshot().queued()).isEqualTo(2);
+    assertThat(b.snapshot().rejectedQueueFull()).isEqualTo(1);
+  }
+
+  @Test
+  void aCallerWithAFreeLocalPermitIsRefusedWhenEveryWaitingPlaceIsTaken() {
+    // limit 4 above maxQueue 2: two callers refused a lease fill the waiting places; the third
+    // takes a free local permit, is refused a lease and has nowhere to wait
+    ConcurrencyLimiter a = node(4, 2);
+    ConcurrencyLimiter b = node(4, 2);
+    for (int i = 0; i < 4; i++) {
+      a.acquire().join();
+    }
+
+    CompletableFuture<Permit> first = b.acquire();
+    CompletableFuture<Permit> second = b.acquire();
+    CompletableFuture<Permit> third = b.acquire();
+
+    assertThat(first).isNotDone();
+    assertThat(second).isNotDone();
+    assertThat(rejection(third)).isEqualTo(Outcome.QUEUE_FULL);
+    assertThat(b.snapshot().queued()).isEqualTo(2);
+    assertThat(b.snapshot().inFlight()).isZero();
+    assertThat(store.waiting("work"))
+        .as("the refused caller left the store's line")
+        .isEqualTo(2);
+    assertThat(b.snapshot().rejectedLate()).as("it never queued").isZero();
+  }
+
+  @Test
+  void aWaitingPlaceFreedInTheLineIsTakenByTheNextCaller() {
+    ConcurrencyLimiter a = node(1, 2);
+    ConcurrencyLimiter b = node(1, 2);
+    Permit held = a.acquire().join();
+    CompletableFuture<Permit> leaseWaiter = b.acquire();
+    CompletableFuture<Permit> queued = b.acquire();
+
+    held.release(); // the lease goes to B's lease waiter; its queued caller then waits for a lease
+
+    assertThat(leaseWaiter).isCompleted();
+    assertThat(queued).isNotDone();
+    CompletableFuture<Permit> next = b.acquire();
+    assertThat(next).isNotDone();
+    assertThat(rejection(b.acquire())).isEqualTo(Outcome.QUEUE_FULL);
+    assertThat(b.snapshot().queued()).isEqualTo(2);
+    leaseWaiter.join().release();
+    assertThat(queued).isCompleted();
+    assertThat(b.snapshot().queued()).isEqualTo(1);
   }
 
   @Test
