@@ -55,7 +55,8 @@ class RateLimitHeadersTest {
     assertThat(reader
             .read(headers("RateLimit-Policy", "\"permin\";q=50;w=60,\"perhr\";q=1000;w=3600"))
             .pace())
-        .hasValue(RateLimit.of(50, Duration.ofSeconds(60)));
+        .as("1000 an hour is tighter than 50 a minute")
+        .hasValue(RateLimit.of(1000, Duration.ofHours(1)));
     assertThat(reader
             .read(headers("RateLimit-Policy", "\"peruser\";q=100;w=60;pk=:cHsdsRa894==:"))
             .pace())
