@@ -169,6 +169,38 @@ final class Answers {
         retry);
   }
 
+  /** The draft's problem type for a refusal while capacity is temporarily reduced. */
+  static final String TEMPORARY_REDUCED_CAPACITY =
+      "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+
+  /**
+   * A limiter's refusal with its own policy (with {@code sluice.headers.concurrency}): the
+   * {@code RateLimit-Policy} / {@code RateLimit} items on a queue-full answer, and, while an
+   * adaptive limit stands below {@code max-concurrency}, the draft's {@code
+   * temporary-reduced-capacity} type and {@code violated-policies} as extension members (the
+   * answer's own type stays, so clients and alerts keyed on it keep working).
+   */
+  static Rejection withLimiterPolicy(
+      Rejection r, String limiter, int limit, int maxConcurrency, String[] items) {
+    if (r.reason == Rejection.Reason.QUEUE_FULL) {
+      r.limiterItems = items;
+    }
+    boolean refusedByLimiter =
+        r.reason == Rejection.Reason.QUEUE_FULL || r.reason == Rejection.Reason.QUEUE_TIMEOUT;
+    if (refusedByLimiter && limit < maxConcurrency) {
+      Map<String, Object> ext = new LinkedHashMap<>(r.extensions);
+      ext.put("temporary-reduced-capacity", TEMPORARY_REDUCED_CAPACITY);
+      ext.put("violated-policies", java.util.List.of(limiter));
+      ext.put("limit", limit);
+      ext.put("maxConcurrency", maxConcurrency);
+      Rejection reduced =
+          new Rejection(r.reason, r.why, r.status, r.detail, ext, r.retryAfterSeconds);
+      reduced.limiterItems = r.limiterItems;
+      return reduced;
+    }
+    return r;
+  }
+
   /** The exception handler Sluice registers for {@link Rejection}. */
   static void write(Rejection r, Context ctx) {
     ctx.status(r.status);
@@ -178,6 +210,10 @@ final class Answers {
       for (String header : RateHeaders.ALL) {
         ctx.res().setHeader(header, null);
       }
+    }
+    if (r.limiterItems != null) {
+      ctx.res().addHeader(RateHeaders.POLICY, r.limiterItems[0]);
+      ctx.res().addHeader(RateHeaders.RATELIMIT, r.limiterItems[1]);
     }
     if (r.retryAfterSeconds > 0) {
       ctx.header(RateHeaders.RETRY_AFTER, Long.toString(r.retryAfterSeconds));

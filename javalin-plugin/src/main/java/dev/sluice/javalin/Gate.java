@@ -1,6 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.Caller;
+import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.rules.RateRules;
@@ -37,6 +38,7 @@ final class Gate {
   private final RateRules rules; // null: no rate rules
   private final Answers answers;
   private final RateHeaders headers;
+  private final boolean limiterHeaders; // sluice.headers.concurrency
   private final Executor executor;
   private final Scheduler scheduler; // holds shaped requests
   private final SluiceMeterBinder metrics;
@@ -60,6 +62,7 @@ final class Gate {
     this.rules = rules;
     this.answers = new Answers(settings.statuses());
     this.headers = new RateHeaders(settings.draftHeaders(), settings.xHeaders());
+    this.limiterHeaders = settings.concurrencyHeaders();
     this.executor = executor;
     this.scheduler = scheduler;
     this.metrics = metrics;
@@ -217,6 +220,7 @@ final class Gate {
       Permit now = limiter.limiter().acquireIfFree();
       if (now != null) {
         admission.hold(limiter.name(), now);
+        limiterPolicy(ctx, limiter);
         return null;
       }
     }
@@ -239,6 +243,7 @@ final class Gate {
         throw rejected(ctx, refusal(failure, limiter, caller));
       }
       admission.hold(limiter.name(), acquired.getNow(null));
+      limiterPolicy(ctx, limiter);
       costClockStarts(ctx);
       return null;
     }
@@ -250,9 +255,10 @@ final class Gate {
           // answer it, if anyone still listens; writing here would race Javalin's own timeout path
           return null;
         }
-        throw rejected(ctx, refusal(failed));
+        throw rejected(ctx, refusal(failed, limiter));
       }
       admission.hold(limiter.name(), permit);
+      limiterPolicy(ctx, limiter);
       costClockStarts(ctx);
       return null;
     });
@@ -348,12 +354,33 @@ final class Gate {
     return failure;
   }
 
-  private Rejection refusal(Throwable failure) {
+  private Rejection refusal(Throwable failure, LimiterEntry limiter) {
     Throwable cause = unwrap(failure);
     if (cause instanceof ConcurrencyRejectedException e) {
-      return answers.fromLimiter(e);
+      return withLimiterPolicy(answers.fromLimiter(e), limiter);
     }
     throw new CompletionException(cause);
+  }
+
+  /** A granted request's limiter policy and free permits (with sluice.headers.concurrency). */
+  private void limiterPolicy(Context ctx, LimiterEntry limiter) {
+    if (limiterHeaders) {
+      ConcurrencyLimiter l = limiter.limiter();
+      int limit = l.limit();
+      headers.writeLimiter(ctx, limiter.name(), limit, limit - l.snapshot().inFlight());
+    }
+  }
+
+  private Rejection withLimiterPolicy(Rejection r, LimiterEntry limiter) {
+    if (!limiterHeaders) {
+      return r;
+    }
+    ConcurrencyLimiter l = limiter.limiter();
+    int limit = l.limit();
+    String[] items =
+        headers.limiterItems(limiter.name(), limit, limit - l.snapshot().inFlight());
+    return Answers.withLimiterPolicy(
+        r, limiter.name(), limit, limiter.config().maxConcurrency(), items);
   }
 
   /** At arrival: a key-cap answer names the key, and says when it is the shared unknown key. */
@@ -361,9 +388,10 @@ final class Gate {
     Throwable cause = unwrap(failure);
     if (cause instanceof ConcurrencyRejectedException e
         && e.reason() == dev.sluice.concurrency.RejectionReason.KEY_CAP) {
-      return answers.keyCap(e, caller.key(), limiter.config().get(LimiterKeys.QUEUE_KEY));
+      return withLimiterPolicy(
+          answers.keyCap(e, caller.key(), limiter.config().get(LimiterKeys.QUEUE_KEY)), limiter);
     }
-    return refusal(failure);
+    return refusal(failure, limiter);
   }
 
   private static Throwable unwrap(Throwable failure) {

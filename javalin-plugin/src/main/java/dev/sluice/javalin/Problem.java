@@ -28,6 +28,12 @@ record Problem(
         w.member(e.getKey(), ((Number) value).doubleValue());
       } else if (value instanceof Number n) {
         w.member(e.getKey(), n.longValue());
+      } else if (value instanceof java.util.List<?> list) {
+        w.name(e.getKey()).beginArray();
+        for (Object item : list) {
+          w.value(String.valueOf(item));
+        }
+        w.endArray();
       } else {
         w.member(e.getKey(), String.valueOf(value));
       }

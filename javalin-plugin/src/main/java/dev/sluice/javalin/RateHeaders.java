@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Writes the rate-limit header families: the IETF draft's {@code RateLimit-Policy} / {@code RateLimit}
- * (draft-ietf-httpapi-ratelimit-headers-10: {@code "id";q=10;w=1} and {@code "id";r=3;t=1}), the
+ * (draft-ietf-httpapi-ratelimit-headers-11: {@code "id";q=10;w=1} and {@code "id";r=3;t=1}), the
  * de-facto {@code X-RateLimit-*} trio, and {@code Retry-After}. Each family can be switched off.
  * Shadow rules are left out: they never limit the client, so advertising them would mislead it.
  *
@@ -43,10 +43,15 @@ final class RateHeaders {
     }
   }
 
+  /** The draft's quota unit of a concurrency limiter's policy. */
+  static final String CONCURRENT_REQUESTS = "concurrent-requests";
+
   private final boolean draft;
   private final boolean x;
   // by rule id; a reloaded rule with the same id but other limits replaces its entry
   private final Map<String, Formatted> formatted = new ConcurrentHashMap<>();
+  // by limiter name
+  private final Map<String, LimiterItems> limiterItems = new ConcurrentHashMap<>();
 
   RateHeaders(boolean draft, boolean x) {
     this.draft = draft;
@@ -80,6 +85,57 @@ final class RateHeaders {
     }
     if (rejected) {
       ctx.header(RETRY_AFTER, number(retryAfter));
+    }
+  }
+
+  /**
+   * A concurrency limiter's own policy ({@code "transcode";q=4;qu="concurrent-requests"}: its
+   * current limit) and service limit ({@code "transcode";r=1}: its free permits), added as field
+   * lines of their own so that a rule's items on the same answer stay (one List either way).
+   * Formatted once per limit and per number of free permits: no string is built per request.
+   */
+  void writeLimiter(Context ctx, String limiter, int limit, int free) {
+    String[] items = limiterItems(limiter, limit, free);
+    ctx.res().addHeader(POLICY, items[0]);
+    ctx.res().addHeader(RATELIMIT, items[1]);
+  }
+
+  /** {policy item, service limit item} of {@code limiter} at {@code limit} with {@code free}. */
+  String[] limiterItems(String limiter, int limit, int free) {
+    LimiterItems items = limiterItems.get(limiter);
+    if (items == null || items.limit != limit) {
+      items = new LimiterItems(limiter, limit);
+      limiterItems.put(limiter, items);
+    }
+    return items.at(Math.max(0, Math.min(limit, free)));
+  }
+
+  /** One limiter's items at one limit; the service limit items are made on first use. */
+  private static final class LimiterItems {
+    final int limit;
+    final String policyItem;
+    final String ratePrefix;
+    // index: free permits (0..limit, at most SMALL_NUMBERS); racy by design, as Formatted.last
+    private final String[][] byFree;
+
+    LimiterItems(String limiter, int limit) {
+      this.limit = limit;
+      String id = sfString(limiter);
+      this.policyItem = id + ";q=" + limit + ";qu=\"" + CONCURRENT_REQUESTS + "\"";
+      this.ratePrefix = id + ";r=";
+      this.byFree = new String[Math.min(limit, SMALL_NUMBERS.length - 1) + 1][];
+    }
+
+    String[] at(int free) {
+      if (free >= byFree.length) {
+        return new String[] {policyItem, ratePrefix + free};
+      }
+      String[] pair = byFree[free];
+      if (pair == null) {
+        pair = new String[] {policyItem, ratePrefix + free};
+        byFree[free] = pair;
+      }
+      return pair;
     }
   }
 

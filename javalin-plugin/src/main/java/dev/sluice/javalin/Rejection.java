@@ -50,6 +50,12 @@ final class Rejection extends RuntimeException {
   final Map<String, Object> extensions;
   final long retryAfterSeconds; // 0: no Retry-After
 
+  /**
+   * The refusing limiter's {@code RateLimit-Policy} and {@code RateLimit} items (with {@code
+   * sluice.headers.concurrency}), written after the rules' headers are cleared; null: none.
+   */
+  String[] limiterItems;
+
   Rejection(
       Reason reason,
       int status,

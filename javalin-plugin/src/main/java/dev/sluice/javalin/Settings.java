@@ -166,6 +166,10 @@ final class Settings {
     return get(SluiceKeys.HEADERS_X);
   }
 
+  boolean concurrencyHeaders() {
+    return get(SluiceKeys.HEADERS_CONCURRENCY);
+  }
+
   /** How much of a refused request's unread body is read and dropped, and for how long. */
   UnreadBody unreadBody(NanoClock clock) {
     return new UnreadBody(get(SluiceKeys.DISCARD_BODY), get(SluiceKeys.DISCARD_TIME), clock);

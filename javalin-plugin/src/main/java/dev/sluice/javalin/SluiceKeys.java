@@ -121,6 +121,14 @@ final class SluiceKeys {
       true,
       ValueParser.bool(),
       "`X-RateLimit-Limit` / `-Remaining` / `-Retry-After`");
+  static final Key<Boolean> HEADERS_CONCURRENCY = Key.of(
+      "sluice.headers.concurrency",
+      false,
+      ValueParser.bool(),
+      "a limiter's own `RateLimit-Policy` (`\"name\";q=<limit>;qu=\"concurrent-requests\"`) and"
+          + " `RateLimit` (`r=<free permits>`) on its admitted and queue-full answers, and the"
+          + " `temporary-reduced-capacity` members on its refusals while an adaptive limit is below"
+          + " `max-concurrency`");
   static final Key<Long> DISCARD_BODY = Key.of(
       "sluice.rejections.discard-body",
       UnreadBody.DEFAULT_MAX_BYTES,
@@ -174,6 +182,7 @@ final class SluiceKeys {
       STATUS_SHUTTING_DOWN,
       HEADERS_DRAFT,
       HEADERS_X,
+      HEADERS_CONCURRENCY,
       DISCARD_BODY,
       DISCARD_TIME,
       DRAIN_TIMEOUT,

@@ -15,10 +15,13 @@ import java.util.TreeMap;
  * Reads every rate-limit header family a server may send, into one {@link RateLimitAdvice}:
  *
  * <ul>
- *   <li>the IETF draft (draft-ietf-httpapi-ratelimit-headers-08 and later, Sluice's own answer):
+ *   <li>the IETF draft (draft-ietf-httpapi-ratelimit-headers-08 to -11, Sluice's own answer):
  *       {@code RateLimit-Policy: "id";q=2000;w=1} (a quota {@code q} per window {@code w} seconds;
- *       the most restrictive policy wins) and {@code RateLimit: "id";r=0;t=3} (remaining {@code r},
- *       reset in {@code t} seconds);
+ *       the most restrictive policy wins) and {@code RateLimit: "id";r=0;t=3} (available quota
+ *       {@code r}, effective window {@code t} seconds: -10 calls them remaining and reset, same
+ *       syntax). Only a quota counted in requests paces: a policy whose quota unit {@code qu} is
+ *       another ({@code "concurrent-requests"}, {@code "content-bytes"}) is no rate, and is not
+ *       read as one; a partition key {@code pk} is skipped;
  *   <li>the older drafts: {@code RateLimit-Limit} / {@code RateLimit-Remaining} /
  *       {@code RateLimit-Reset}, a policy as {@code 100;w=60}, and the combined
  *       {@code RateLimit: limit=100, remaining=0, reset=5};
@@ -100,6 +103,10 @@ public final class RateLimitHeaders {
       for (String member : splitList(value)) {
         List<String> parts = splitParams(member);
         Map<String, String> params = params(parts);
+        String unit = params.get("qu");
+        if (unit != null && !"\"requests\"".equals(unit)) {
+          continue; // a quota of concurrent requests or bytes is no request rate
+        }
         Optional<Long> quota = number(Optional.ofNullable(params.get("q")));
         if (quota.isEmpty()) {
           quota = number(Optional.of(parts.get(0))); // draft-07: the item itself is the quota

@@ -47,6 +47,54 @@ class RateLimitHeadersTest {
   }
 
   @Test
+  void draftElevenExamplesAreRead() {
+    // the examples of draft-ietf-httpapi-ratelimit-headers-11, sections 3.2 and 4.2
+    assertThat(
+            reader.read(headers("RateLimit-Policy", "\"default\";q=100;w=10")).pace())
+        .hasValue(RateLimit.of(100, Duration.ofSeconds(10)));
+    assertThat(reader
+            .read(headers("RateLimit-Policy", "\"permin\";q=50;w=60,\"perhr\";q=1000;w=3600"))
+            .pace())
+        .as("1000 an hour is tighter than 50 a minute")
+        .hasValue(RateLimit.of(1000, Duration.ofHours(1)));
+    assertThat(reader
+            .read(headers("RateLimit-Policy", "\"peruser\";q=100;w=60;pk=:cHsdsRa894==:"))
+            .pace())
+        .hasValue(RateLimit.of(100, Duration.ofSeconds(60)));
+    assertThat(reader.read(headers("RateLimit", "\"default\";r=50;t=30")).pause())
+        .isZero();
+    assertThat(reader
+            .read(headers("RateLimit", "\"default\";r=0;t=30;pk=:QXBwLTk5OQ==:"))
+            .pause())
+        .isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void aQuotaInAnotherUnitThanRequestsIsNoPace() {
+    // draft-11's example: 65535 content bytes per 10 s are not 65535 requests per 10 s
+    assertThat(reader
+            .read(headers(
+                "RateLimit-Policy",
+                "\"peruser\";q=65535;qu=\"content-bytes\";w=10;pk=:sdfjLJUOUH==:"))
+            .pace())
+        .isEmpty();
+    // a concurrency limiter's policy (Sluice's sluice.headers.concurrency): 4 at a time is no rate;
+    // the request rule beside it still paces
+    RateLimitAdvice both = reader.read(headers(
+        "RateLimit-Policy", "\"ingest\";q=2000;w=1",
+        "RateLimit-Policy", "\"transcode\";q=4;qu=\"concurrent-requests\";w=1",
+        "RateLimit", "\"transcode\";r=0"));
+    assertThat(both.pace()).hasValue(RateLimit.of(2000, Duration.ofSeconds(1)));
+    assertThat(both.pause())
+        .as("no free permit now says nothing of when one frees")
+        .isZero();
+    assertThat(reader
+            .read(headers("RateLimit-Policy", "\"api\";q=30;qu=\"requests\";w=60"))
+            .pace())
+        .hasValue(RateLimit.of(30, Duration.ofSeconds(60)));
+  }
+
+  @Test
   void draftRemainingZeroPausesUntilTheReset() {
     assertThat(reader.read(headers("RateLimit", "\"a\";r=0;t=7")).pause())
         .isEqualTo(Duration.ofSeconds(7));
