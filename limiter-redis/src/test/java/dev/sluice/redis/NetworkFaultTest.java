@@ -442,8 +442,10 @@ class NetworkFaultTest {
   /**
    * A charge sent while every answer comes too late (200 ms against the 50 ms timeout) runs in
    * Redis, and is sent again: Redis counts it once. Three admissions on the local share under a
-   * rule of 60 per 10 minutes (one every 10 s, burst 6) owe 30 s of the bucket's 60 s; counted
-   * twice they would owe all of it and the next request would be refused.
+   * rule of 6 per 10 minutes (one every 100 s, burst 6) owe 300 s of the bucket's 600 s; counted
+   * twice they would owe all of it and the next request would be refused. One every 100 s, not
+   * faster: the charge may run in Redis seconds before the last request (the wait for its second
+   * run alone may take 10 s), and the refill meanwhile must not reach a whole permit.
    */
   @Test
   void aChargeWhoseAnswerWasLostIsCountedOnce() {
@@ -454,7 +456,7 @@ class NetworkFaultTest {
         "history-" + UUID.randomUUID(),
         "account-7",
         Algorithm.TOKEN_BUCKET,
-        new RateLimit(60, Duration.ofMinutes(10), 6),
+        new RateLimit(6, Duration.ofMinutes(10), 6),
         1);
     awaitUp(node);
 
