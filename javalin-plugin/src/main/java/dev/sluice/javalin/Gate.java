@@ -1,8 +1,8 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.Caller;
-import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
@@ -365,9 +365,8 @@ final class Gate {
   /** A granted request's limiter policy and free permits (with sluice.headers.concurrency). */
   private void limiterPolicy(Context ctx, LimiterEntry limiter) {
     if (limiterHeaders) {
-      ConcurrencyLimiter l = limiter.limiter();
-      int limit = l.limit();
-      headers.writeLimiter(ctx, limiter.name(), limit, limit - l.snapshot().inFlight());
+      ConcurrencySnapshot now = limiter.limiter().snapshot(); // one read: limit() takes one too
+      headers.writeLimiter(ctx, limiter.name(), now.limit(), now.limit() - now.inFlight());
     }
   }
 
@@ -375,10 +374,9 @@ final class Gate {
     if (!limiterHeaders) {
       return r;
     }
-    ConcurrencyLimiter l = limiter.limiter();
-    int limit = l.limit();
-    String[] items =
-        headers.limiterItems(limiter.name(), limit, limit - l.snapshot().inFlight());
+    ConcurrencySnapshot now = limiter.limiter().snapshot();
+    int limit = now.limit();
+    String[] items = headers.limiterItems(limiter.name(), limit, limit - now.inFlight());
     return Answers.withLimiterPolicy(
         r, limiter.name(), limit, limiter.config().maxConcurrency(), items);
   }
