@@ -3,8 +3,6 @@ package dev.sluice.javalin;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One limiter's costs against its ceiling, {@code max-concurrency}: the most units the limit can
@@ -21,18 +19,18 @@ import org.slf4j.LoggerFactory;
  */
 final class CostCeiling {
 
-  private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
-
   private final String limiter;
+  private final Warnings warnings; // the plugin's: to stderr as well when no SLF4J backend is bound
   private volatile int ceiling;
   private final AtomicBoolean warned = new AtomicBoolean();
   private final LongAdder above = new LongAdder();
   private final AtomicLong largestUnits = new AtomicLong();
   private final AtomicLong largestDeclared = new AtomicLong();
 
-  CostCeiling(String limiter, int ceiling) {
+  CostCeiling(String limiter, int ceiling, Warnings warnings) {
     this.limiter = limiter;
     this.ceiling = ceiling;
+    this.warnings = warnings;
   }
 
   /**
@@ -97,16 +95,13 @@ final class CostCeiling {
     } else {
       advice = "raise max-concurrency or lower the cost";
     }
-    log.warn(
-        "Sluice limiter '{}': a request costs {} units of the limit ({}), more than max-concurrency"
-            + " {}, the ceiling of the limit in units: every such request runs alone, whatever the"
-            + " limit says; {}. Later ones are counted in the status (cost.aboveCeiling), not"
-            + " logged",
-        limiter,
-        units,
-        cost.describe(declared),
-        limit,
-        advice);
+    warnings.warn(
+        "cost above the ceiling " + limiter,
+        "Sluice limiter '" + limiter + "': a request costs " + units + " units of the limit ("
+            + cost.describe(declared) + "), more than max-concurrency " + limit
+            + ", the ceiling of the limit in units: every such request runs alone, whatever the"
+            + " limit says; " + advice + ". Later ones are counted in the status"
+            + " (cost.aboveCeiling), not logged");
   }
 
   private static long ceilDiv(long a, long b) {

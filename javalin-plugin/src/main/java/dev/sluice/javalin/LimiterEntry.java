@@ -27,13 +27,14 @@ final class LimiterEntry {
       Optional<ResourcePattern> pattern,
       ConcurrencyLimiter limiter,
       LimiterConfig config,
-      QueueCallers callers) {
+      QueueCallers callers,
+      Warnings warnings) {
     this.name = name;
     this.pattern = pattern;
     this.limiter = limiter;
     this.config = config;
     this.callers = callers;
-    this.ceiling = new CostCeiling(name, config.maxConcurrency());
+    this.ceiling = new CostCeiling(name, config.maxConcurrency(), warnings);
     this.cost = cost(config, ceiling);
     ceiling.inForce(config.maxConcurrency(), cost);
     this.deadlineHeader = config.get(LimiterKeys.DEADLINE_HEADER);

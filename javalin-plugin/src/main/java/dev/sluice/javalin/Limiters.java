@@ -69,7 +69,8 @@ final class Limiters {
       }
       ConcurrencyLimiter limiter = builder.build();
       QueueSettings queue = QueueSettings.of(c);
-      entries.add(new LimiterEntry(c.name(), pattern, limiter, c, new QueueCallers(queue)));
+      entries.add(
+          new LimiterEntry(c.name(), pattern, limiter, c, new QueueCallers(queue), warnings));
       log.info(
           "Sluice limiter on {}: {}, queue {}",
           c.path().orElse("(wrapped handlers only)"),

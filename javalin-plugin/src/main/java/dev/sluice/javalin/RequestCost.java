@@ -67,11 +67,6 @@ final class RequestCost {
     this.ceiling = ceiling;
   }
 
-  /** The cost of {@code spec} ({@code cost}'s value, checked when parsed), each unit 1 of the limit. */
-  static RequestCost of(String spec, QueueSettings queue) {
-    return of(spec, 1, queue, new CostCeiling("unnamed", Integer.MAX_VALUE));
-  }
-
   /**
    * The cost of {@code spec} ({@code cost}'s value, checked when parsed); a declared cost is
    * divided by {@code scale}; every cost is shown to {@code ceiling}.

@@ -13,7 +13,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.concurrency.limit.CpuSignal;
 import dev.sluice.request.RequestInfo;
 import dev.sluice.time.VirtualTime;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -187,9 +190,34 @@ class CostScaleTest {
   }
 
   @Test
+  void aCostAboveTheCeilingReachesStderrOnceWithoutAnSlf4jBackend() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Warnings noBackend = new Warnings(
+        LoggerFactory.getLogger(CostScaleTest.class),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    CostCeiling ceiling = new CostCeiling("work", 16, noBackend);
+    RequestCost cost = RequestCost.of("query:ms", 1, QueueSettings.FIFO, ceiling);
+
+    cost.of(NO_HEADERS, name -> "800");
+    cost.of(NO_HEADERS, name -> "900");
+
+    String written = err.toString(StandardCharsets.UTF_8);
+    assertThat(written).startsWith(Warnings.NO_BACKEND);
+    assertThat(written.lines().filter(line -> line.startsWith("Sluice WARN")))
+        .singleElement()
+        .asString()
+        .contains("limiter 'work'", "costs 800 units", "max-concurrency 16");
+    assertThat(ceiling.aboveCeiling()).isEqualTo(2);
+  }
+
+  @Test
   void aScaledCostIsRoundedAndAtLeastOne() {
     RequestCost cost = RequestCost.of(
-        "query:ms", 100, QueueSettings.FIFO, new CostCeiling("work", Integer.MAX_VALUE));
+        "query:ms",
+        100,
+        QueueSettings.FIFO,
+        new CostCeiling(
+            "work", Integer.MAX_VALUE, Warnings.to(LoggerFactory.getLogger(CostScaleTest.class))));
     Map<String, Integer> expected = Map.of("1", 1, "49", 1, "50", 1, "149", 1, "150", 2, "800", 8);
     expected.forEach((declared, units) ->
         assertThat(cost.of(NO_HEADERS, name -> declared)).as(declared).isEqualTo(units));

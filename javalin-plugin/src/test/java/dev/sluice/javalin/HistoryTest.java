@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The live page's past, kept by the plugin: a ring of points at the page's resolution, sampled on
@@ -53,7 +54,12 @@ class HistoryTest {
         .build();
     LimiterConfig config = LimiterConfig.ofDefaults("work");
     LimiterEntry entry = new LimiterEntry(
-        "work", Optional.empty(), limiter, config, new QueueCallers(QueueSettings.of(config)));
+        "work",
+        Optional.empty(),
+        limiter,
+        config,
+        new QueueCallers(QueueSettings.of(config)),
+        Warnings.to(LoggerFactory.getLogger(HistoryTest.class)));
     History history = new History(
         List.of(entry), new CpuSignals(busy(0.8), busy(0.25)), time, Duration.ofSeconds(1), 10);
     history.start(time);
