@@ -6,6 +6,7 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.QueueSpec;
+import dev.sluice.concurrency.Reconfiguration;
 import dev.sluice.concurrency.WaitQueue;
 import dev.sluice.concurrency.limit.AdaptiveLimit;
 import dev.sluice.concurrency.limit.LimitSpec;
@@ -15,6 +16,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -130,5 +132,78 @@ class UserStrategiesTest {
 
     // moved in grant order (1, 2, 3) onto a stack: served 3, 2, 1
     assertThat(order).containsExactly(3, 2, 1);
+  }
+
+  @Test
+  void aCustomLimitCarriedOverByFromKeepsItsRunningSource() {
+    List<Integer> startedAt = new ArrayList<>();
+    LimiterSpec spec = LimiterSpec.custom()
+        .maxConcurrency(10)
+        .limit(LimitSpec.of("aimd", (max, start) -> {
+          startedAt.add(start);
+          return new AimdLimit(max, start);
+        }))
+        .build();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("aimd")
+        .clock(time)
+        .scheduler(time)
+        .spec(spec)
+        .build();
+    time.advance(Duration.ofMillis(300)); // idle ticks: the limit grows
+    int learnt = limiter.limit();
+
+    Reconfiguration r =
+        limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxQueue(3).build());
+
+    assertThat(r.applied()).containsExactly("maxQueue 32 -> 3");
+    assertThat(startedAt).as("built once, when the limiter was").containsExactly(0);
+    assertThat(limiter.limit()).isEqualTo(learnt);
+  }
+
+  @Test
+  void anotherInstanceOfACustomLimitIsAChangeAndStartsFromTheLimitInForce() {
+    List<Integer> startedAt = new ArrayList<>();
+    BiFunction<Integer, Integer, AimdLimit> factory = (max, start) -> {
+      startedAt.add(start);
+      return new AimdLimit(max, start);
+    };
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("aimd")
+        .clock(time)
+        .scheduler(time)
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(10)
+            .limit(LimitSpec.of("aimd", factory))
+            .build())
+        .build();
+    time.advance(Duration.ofMillis(300));
+    int learnt = limiter.limit();
+
+    Reconfiguration r = limiter.reconfigure(
+        LimiterSpec.from(limiter.spec()).limit(LimitSpec.of("aimd", factory)).build());
+
+    assertThat(r.applied()).singleElement().asString().startsWith("limit aimd -> aimd");
+    assertThat(startedAt).containsExactly(0, learnt);
+    assertThat(limiter.limit()).isEqualTo(learnt);
+  }
+
+  @Test
+  void aCustomQueueCarriedOverByFromKeepsItsQueue() {
+    List<LifoQueue> built = new ArrayList<>();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("lifo")
+        .clock(time)
+        .scheduler(time)
+        .spec(LimiterSpec.custom()
+            .queue(QueueSpec.of("lifo", () -> {
+              LifoQueue queue = new LifoQueue();
+              built.add(queue);
+              return queue;
+            }))
+            .build())
+        .build();
+
+    limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxConcurrency(2).build());
+    limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxQueue(3).build());
+
+    assertThat(built).hasSize(1);
   }
 }

@@ -61,17 +61,6 @@ public final class Caller {
   }
 
   /**
-   * The same caller with another cost.
-   *
-   * @deprecated the cost is what a weight was; use {@link #withCost}
-   */
-  @Deprecated
-  @SuppressWarnings("InlineMeSuggester") // no dependency on Error Prone's annotations for @InlineMe
-  public Caller withWeight(int newWeight) {
-    return withCost(newWeight);
-  }
-
-  /**
    * The same caller with its own longest wait; the limiter uses the shorter of this and its {@code
    * queueTimeout}.
    */
@@ -95,16 +84,6 @@ public final class Caller {
 
   /** The cost of the request in units of the limit, at least 1. */
   public int cost() {
-    return cost;
-  }
-
-  /**
-   * The cost.
-   *
-   * @deprecated use {@link #cost()}
-   */
-  @Deprecated
-  public int weight() {
     return cost;
   }
 

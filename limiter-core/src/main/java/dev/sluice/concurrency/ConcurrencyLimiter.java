@@ -1,7 +1,6 @@
 package dev.sluice.concurrency;
 
 import dev.sluice.concurrency.internal.LimiterBuilder;
-import dev.sluice.concurrency.limit.LimitSource;
 import dev.sluice.store.PermitStore;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
@@ -35,10 +34,16 @@ import java.util.function.Supplier;
  *       and lets in-flight jobs finish; {@link #awaitDrained(Duration)} waits for them.
  * </ul>
  *
+ * <p>A limiter is configured one way: a {@link LimiterSpec} (every setting, immutable) handed to
+ * {@link #of} or {@link Builder#spec}, and changed while it runs by {@link #reconfigure} with the
+ * next spec. The {@link Builder} adds only what is not configuration: the clock, scheduler,
+ * executor, listener and store it runs on.
+ *
  * <pre>{@code
- * ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("transcode")
- *     .maxConcurrency(4).maxQueue(32).queueTimeout(Duration.ofSeconds(60)).build();
+ * ConcurrencyLimiter limiter = ConcurrencyLimiter.of("transcode", LimiterSpec.custom()
+ *     .maxConcurrency(4).maxQueue(32).queueTimeout(Duration.ofSeconds(60)).build());
  * limiter.acquire().thenAccept(permit -> { try (permit) { transcode(); } });
+ * limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxConcurrency(8).build());
  * }</pre>
  */
 public interface ConcurrencyLimiter {
@@ -62,7 +67,8 @@ public interface ConcurrencyLimiter {
   Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(3);
 
   /**
-   * Starts building a limiter.
+   * Starts building a limiter: its settings come from {@link Builder#spec}, the builder's other
+   * methods set what it runs on.
    *
    * @param name the limiter's name, used in metrics and messages; must not be blank
    */
@@ -122,76 +128,48 @@ public interface ConcurrencyLimiter {
    */
   Permit acquireBlocking() throws InterruptedException;
 
-  /**
-   * The configuration in force: the spec it was built with, as changed since by {@link
-   * #reconfigure} and the setters below.
-   */
+  /** The configuration in force: the spec it was built with, as changed since by {@link #reconfigure}. */
   LimiterSpec spec();
 
   /**
    * Moves a running limiter to {@code next}, applying every difference from {@link #spec()} that
-   * it can apply live, and returning what it did:
+   * it can apply live, and returning what it did. This is the one way to change a running
+   * limiter; to change one setting, start from the spec in force:
+   *
+   * <pre>{@code
+   * limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxConcurrency(8).build());
+   * }</pre>
+   *
+   * What each difference does:
    *
    * <ul>
    *   <li>{@code maxConcurrency}: the limit of a fixed limit, the ceiling of an adaptive one;
    *       growing admits waiters at once, shrinking revokes nothing.
    *   <li>{@code limit} (another strategy, or other settings of it): a new source from {@link
-   *       dev.sluice.concurrency.limit.LimitSpec#newSource}, starting from the limit in force so
-   *       the switch does not jump; permits held stay valid.
-   *   <li>{@code queue}: the waiters move to a new queue in the order the old one would have
-   *       granted them, keeping their timeouts; none is refused by the move.
+   *       dev.sluice.concurrency.limit.LimitSpec#newSource}, started before the old one is
+   *       stopped, starting from the limit in force so the switch does not jump; permits held
+   *       stay valid and count against the new limit.
+   *   <li>{@code queue}: the waiters move to a new queue from {@link QueueSpec#newQueue}, in the
+   *       order the old one would have granted them, keeping their timeouts; none is refused by
+   *       the move (a per-key cap or the classes apply to newcomers).
    *   <li>{@code maxQueue}, {@code queueTimeout}, {@code rejectEarly}, {@code leaseTime}: apply to
    *       callers (leases) that come after.
    *   <li>{@code expectedServiceTime}: seeds the wait prediction at once, with the weight left
    *       (four jobs, one fewer per job timed: none once four were timed).
    * </ul>
    *
-   * A change that cannot be applied (a limiter that was shut down) is listed in {@link
+   * Whether the limit or the queue changed is told by {@code equals} of {@link LimiterSpec#limit()}
+   * and {@link LimiterSpec#queue()}. The built-in ones are values: equal settings, equal specs. A
+   * strategy of your own ({@link dev.sluice.concurrency.limit.LimitSpec#of}, {@link QueueSpec#of})
+   * is equal only to itself: a spec that carries the same instance on (as {@link
+   * LimiterSpec#from} does) keeps the running source or queue, while another instance, even of
+   * the same factory, is a change and builds a new one from its factory as above.
+   *
+   * <p>A change that cannot be applied (a limiter that was shut down) is listed in {@link
    * Reconfiguration#needsRestart()} and leaves the spec in force as it was. Reconfiguring with an
    * equal spec does nothing.
    */
   Reconfiguration reconfigure(LimiterSpec next);
-
-  /**
-   * Changes the number of permits. Growing admits waiters at once; shrinking revokes nothing but
-   * admits nobody until in-flight falls under the new limit.
-   *
-   * @param limit at least 1
-   */
-  void setMaxConcurrency(int limit);
-
-  /**
-   * Moves the limiter to another {@link LimitSource} (e.g. a configuration reload from {@code
-   * fixed} to {@code cpu}): the new source is started, the old one stopped; permits already held
-   * stay valid and count against the new limit, and waiters are granted at once if it is higher.
-   * A source serves one limiter only.
-   *
-   * @throws UnsupportedOperationException if this kind of limiter cannot change its source
-   */
-  default void setLimitSource(LimitSource source) {
-    throw new UnsupportedOperationException(
-        "limiter '" + name() + "' cannot change its limit source");
-  }
-
-  /**
-   * Changes the number of waiting slots. Callers already queued keep their place; the new bound
-   * applies to newcomers.
-   *
-   * @param maxQueue at least 0
-   */
-  void setMaxQueue(int maxQueue);
-
-  /**
-   * Changes the queue discipline. The callers already waiting move to {@code queue} in the order
-   * the old discipline would have granted them, keeping their timeouts; none is refused or
-   * displaced by the move (a per-key cap or the classes apply to newcomers). Every later grant
-   * follows {@code queue}. One queue per limiter: do not pass one in use elsewhere.
-   *
-   * @throws UnsupportedOperationException if this limiter's queue cannot be changed
-   */
-  default void setWaitQueue(WaitQueue queue) {
-    throw new UnsupportedOperationException("limiter '" + name() + "' keeps its queue discipline");
-  }
 
   /**
    * The current number of permits, without building a {@link #snapshot()} (a hot path may read it
@@ -342,26 +320,24 @@ public interface ConcurrencyLimiter {
   }
 
   /**
-   * Configures a limiter. Every setter checks its value at once and throws {@link
-   * IllegalArgumentException} naming the setting and the value, e.g. {@code "maxConcurrency must be
-   * >= 1 but was 0"}.
+   * Builds a limiter from a {@link LimiterSpec} and what it runs on. The spec is the one way to
+   * configure a limiter (the limit, the queue and its discipline, the timeouts, early rejection,
+   * the lease time): this builder takes it whole through {@link #spec} and sets only the runtime
+   * collaborators, which do not change while the limiter lives. Settings change later through
+   * {@link ConcurrencyLimiter#reconfigure}.
+   *
+   * <pre>{@code
+   * ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("transcode")
+   *     .spec(LimiterSpec.custom().maxConcurrency(4).maxQueue(32).build())
+   *     .executor(executor)
+   *     .listener(listener)
+   *     .build();
+   * }</pre>
    */
   interface Builder {
 
-    /**
-     * Every setting of {@code spec} at once (replacing any set before); the setters below change
-     * single fields of it.
-     */
+    /** Every setting of the limiter; default {@link LimiterSpec#ofDefaults()}. */
     Builder spec(LimiterSpec spec);
-
-    /** Permits, at least 1; default {@value ConcurrencyLimiter#DEFAULT_MAX_CONCURRENCY}. */
-    Builder maxConcurrency(int n);
-
-    /** Waiting slots, at least 0; default {@value ConcurrencyLimiter#DEFAULT_MAX_QUEUE}. */
-    Builder maxQueue(int n);
-
-    /** Longest wait in the queue, positive; default 60 seconds. */
-    Builder queueTimeout(Duration d);
 
     /** Source of time; default {@link NanoClock#system()}. */
     Builder clock(NanoClock c);
@@ -379,50 +355,15 @@ public interface ConcurrencyLimiter {
     Builder listener(ConcurrencyListener l);
 
     /**
-     * Where the limit comes from; default {@link LimitSource#fixed} of {@link #maxConcurrency}.
-     * The limiter calls {@link LimitSource#start} when built. One source per limiter.
-     */
-    Builder limitSource(LimitSource source);
-
-    /** The queue discipline; default {@link WaitQueue#fifo()}. One queue per limiter. */
-    Builder waitQueue(WaitQueue queue);
-
-    /**
-     * Rejection by predicted wait; default off. When on, a caller who would queue is rejected at
-     * once ({@link Outcome#QUEUE_FULL}, {@link RejectionReason#PREDICTED_WAIT}, {@code
-     * retryAfterNanos} = the predicted wait) if (callers ahead x service time + what is left of
-     * the running jobs' service time) / limit exceeds its timeout (the shorter of its own and {@code queueTimeout}); a queued waiter whose
-     * deadline becomes unreachable is rejected the same way, at a re-check every 50-500 ms. The
-     * service time is a lower confidence bound of the mean: from the first timed jobs (and
-     * before any has finished, from how long the running ones have run, or from {@link
-     * LimiterSpec.Builder#expectedServiceTime}), wide while few are known, so a new limiter
-     * refuses only callers that even an optimistic prediction cannot serve in time. Off: the
-     * contract is unchanged, a waiter times out with {@link Outcome#QUEUE_TIMEOUT}.
-     */
-    Builder rejectEarly(boolean on);
-
-    /**
-     * Standing-queue control with this queue-delay target; {@link Duration#ZERO} (the default)
-     * is off. See {@link LimiterSpec.Builder#queueDelayTarget}.
-     */
-    Builder queueDelayTarget(Duration target);
-
-    /**
      * Makes the limit global: {@code maxConcurrency} permits shared by every node that builds a
-     * limiter of the same name on the same store, each held as a lease. A caller queues on this
-     * node (with this builder's queue bound, discipline and timeout) and then in the store's
-     * cluster-wide line until a lease is free, holding no thread; {@code QUEUE_FULL} only when this
-     * node's queue is full. Every node must configure the same {@code maxConcurrency}. The store is
-     * not closed by the limiter. Default: none, a local limiter.
+     * limiter of the same name on the same store, each held as a lease (for the spec's {@link
+     * LimiterSpec#leaseTime()}). A caller queues on this node (with the spec's queue bound,
+     * discipline and timeout) and then in the store's cluster-wide line until a lease is free,
+     * holding no thread; {@code QUEUE_FULL} only when this node's queue is full. Every node must
+     * configure the same {@code maxConcurrency}. The store is not closed by the limiter. Default:
+     * none, a local limiter.
      */
     Builder permitStore(PermitStore store);
-
-    /**
-     * With {@link #permitStore}: how long a lease lives unless renewed (the store renews held
-     * leases every third of it), i.e. how long a dead or paused node's permits stay taken; at
-     * least 1 ms, default 3 s ({@link ConcurrencyLimiter#DEFAULT_LEASE_TIME}).
-     */
-    Builder leaseTime(Duration d);
 
     /** A new limiter with these settings. */
     ConcurrencyLimiter build();

@@ -6,9 +6,16 @@ import java.util.Objects;
 
 /**
  * Everything that configures one concurrency limiter, as one immutable value: built by code and
- * by properties alike, validated once, handed to {@link ConcurrencyLimiter.Builder#spec} and to
- * {@link ConcurrencyLimiter#reconfigure}. The runtime pieces (clock, scheduler, executor, listener,
- * store) are not part of it: they do not change while a limiter lives.
+ * by properties alike, validated once, handed to {@link ConcurrencyLimiter#of} (or {@link
+ * ConcurrencyLimiter.Builder#spec}) and to {@link ConcurrencyLimiter#reconfigure}. It is the one
+ * way to configure a limiter: no builder or setter elsewhere sets these values. The runtime pieces
+ * (clock, scheduler, executor, listener, store) are not part of it: they do not change while a
+ * limiter lives, and {@link ConcurrencyLimiter.Builder} sets them.
+ *
+ * <p>A strategy of your own is one class and rides in the spec like the built-in ones: a {@link
+ * dev.sluice.concurrency.limit.LimitSource} through {@link LimitSpec#of}, a {@link WaitQueue}
+ * through {@link QueueSpec#of}. {@link ConcurrencyLimiter#reconfigure} says what a change of
+ * either does.
  *
  * <pre>{@code
  * LimiterSpec spec = LimiterSpec.custom()
@@ -19,6 +26,11 @@ import java.util.Objects;
  *     .build();
  * ConcurrencyLimiter limiter = ConcurrencyLimiter.of("transcode", spec);
  * Reconfiguration r = limiter.reconfigure(LimiterSpec.from(spec).maxConcurrency(4).build());
+ *
+ * LimiterSpec own = LimiterSpec.custom()
+ *     .limit(LimitSpec.of("aimd", (max, startAt) -> new AimdLimit(max)))
+ *     .queue(QueueSpec.of("newest-first", LifoQueue::new))
+ *     .build();
  * }</pre>
  */
 public final class LimiterSpec {
@@ -52,7 +64,11 @@ public final class LimiterSpec {
     return new Builder();
   }
 
-  /** A builder starting from {@code base}. */
+  /**
+   * A builder starting from {@code base}: the way to change one setting of a spec, e.g. of the
+   * one in force before {@link ConcurrencyLimiter#reconfigure}. A custom limit or queue is carried
+   * over as the same instance, so the limiter keeps its running source and queue.
+   */
   public static Builder from(LimiterSpec base) {
     Objects.requireNonNull(base, "base must not be null");
     Builder b = new Builder();
@@ -71,7 +87,7 @@ public final class LimiterSpec {
   /**
    * Every default: {@value ConcurrencyLimiter#DEFAULT_MAX_CONCURRENCY} permits, a FIFO queue of
    * {@value ConcurrencyLimiter#DEFAULT_MAX_QUEUE}, 60 s queue timeout, a fixed limit, no early
-   * rejection, 30 s leases.
+   * rejection, 3 s leases.
    */
   public static LimiterSpec ofDefaults() {
     return DEFAULTS;
@@ -214,13 +230,29 @@ public final class LimiterSpec {
       return this;
     }
 
-    /** Rejection by predicted wait (see {@link ConcurrencyLimiter.Builder#rejectEarly}). */
+    /**
+     * Rejection by predicted wait; default off. When on, a caller who would queue is rejected at
+     * once ({@link Outcome#QUEUE_FULL}, {@link RejectionReason#PREDICTED_WAIT}, {@code
+     * retryAfterNanos} = the predicted wait) if (callers ahead x service time + what is left of
+     * the running jobs' service time) / limit exceeds its timeout (the shorter of its own and
+     * {@code queueTimeout}); a queued waiter whose deadline becomes unreachable is rejected the
+     * same way, at a re-check every 50-500 ms. The service time is a lower confidence bound of the
+     * mean: from the first timed jobs (and before any has finished, from how long the running
+     * ones have run, or from {@link #expectedServiceTime}), wide while few are known, so a new
+     * limiter refuses only callers that even an optimistic prediction cannot serve in time. Off:
+     * the contract is unchanged, a waiter times out with {@link Outcome#QUEUE_TIMEOUT}.
+     */
     public Builder rejectEarly(boolean on) {
       this.rejectEarly = on;
       return this;
     }
 
-    /** A global limiter's lease time, at least 1 ms. */
+    /**
+     * For a global limiter ({@link ConcurrencyLimiter.Builder#permitStore}): how long a lease
+     * lives unless renewed (the store renews held leases every third of it), i.e. how long a dead
+     * or paused node's permits stay taken; at least 1 ms, default 3 s ({@link
+     * ConcurrencyLimiter#DEFAULT_LEASE_TIME}).
+     */
     public Builder leaseTime(Duration d) {
       Objects.requireNonNull(d, "leaseTime must not be null");
       if (d.toMillis() < 1) {
@@ -277,13 +309,19 @@ public final class LimiterSpec {
       return this;
     }
 
-    /** Where the limit comes from; default {@link LimitSpec#fixed()}. */
+    /**
+     * Where the limit comes from; default {@link LimitSpec#fixed()}. Your own {@link
+     * dev.sluice.concurrency.limit.LimitSource} goes in as {@link LimitSpec#of}.
+     */
     public Builder limit(LimitSpec spec) {
       this.limit = Objects.requireNonNull(spec, "limit must not be null");
       return this;
     }
 
-    /** The queue discipline; default {@link QueueSpec#fifo()}. */
+    /**
+     * The queue discipline; default {@link QueueSpec#fifo()}. Your own {@link WaitQueue} goes in
+     * as {@link QueueSpec#of}.
+     */
     public Builder queue(QueueSpec spec) {
       this.queue = Objects.requireNonNull(spec, "queue must not be null");
       return this;

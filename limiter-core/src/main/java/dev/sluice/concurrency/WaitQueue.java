@@ -6,7 +6,8 @@ import dev.sluice.concurrency.internal.PriorityWaitQueue;
 
 /**
  * The queue discipline: which waiter is granted the next free permit. A public strategy: {@link
- * #fifo()} is the default; a discipline is set with {@link ConcurrencyLimiter.Builder#waitQueue}.
+ * #fifo()} is the default; a limiter's spec names its discipline with a {@link QueueSpec} ({@link
+ * QueueSpec#of} for your own).
  *
  * <p><b>Threading.</b> Not thread-safe by design: the limiter calls every method while holding its
  * own lock, so an implementation needs no synchronisation of its own and must never block, call

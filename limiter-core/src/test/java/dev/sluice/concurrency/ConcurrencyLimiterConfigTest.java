@@ -11,29 +11,6 @@ class ConcurrencyLimiterConfigTest {
   private final Limiters limiters = new Limiters();
 
   @Test
-  void maxConcurrencyBelowOneIsRefusedNamingSettingAndValue() {
-    assertThatThrownBy(() -> ConcurrencyLimiter.builder("x").maxConcurrency(0))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("maxConcurrency must be >= 1 but was 0");
-  }
-
-  @Test
-  void negativeMaxQueueIsRefusedNamingSettingAndValue() {
-    assertThatThrownBy(() -> ConcurrencyLimiter.builder("x").maxQueue(-1))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("maxQueue must be >= 0 but was -1");
-  }
-
-  @Test
-  void zeroOrNegativeQueueTimeoutIsRefused() {
-    assertThatThrownBy(() -> ConcurrencyLimiter.builder("x").queueTimeout(Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("queueTimeout must be > 0 but was PT0S");
-    assertThatThrownBy(() -> ConcurrencyLimiter.builder("x").queueTimeout(Duration.ofSeconds(-1)))
-        .hasMessageContaining("queueTimeout must be > 0 but was PT-1S");
-  }
-
-  @Test
   void blankNameIsRefused() {
     assertThatThrownBy(() -> ConcurrencyLimiter.builder(" "))
         .isInstanceOf(IllegalArgumentException.class)
@@ -50,14 +27,13 @@ class ConcurrencyLimiterConfigTest {
   }
 
   @Test
-  void runtimeChangesAreValidatedLikeTheBuilder() {
+  void theSpecIsRequiredWholeWhenBuiltAndWhenChanged() {
+    assertThatThrownBy(() -> ConcurrencyLimiter.builder("x").spec(null))
+        .hasMessage("spec must not be null");
     ConcurrencyLimiter limiter = limiters.limiter(2, 2);
-    assertThatThrownBy(() -> limiter.setMaxConcurrency(0))
-        .hasMessage("maxConcurrency must be >= 1 but was 0");
-    assertThatThrownBy(() -> limiter.setMaxQueue(-5))
-        .hasMessage("maxQueue must be >= 0 but was -5");
-    assertThat(limiter.snapshot().limit()).isEqualTo(2);
-    assertThat(limiter.snapshot().maxQueue()).isEqualTo(2);
+    assertThatThrownBy(() -> limiter.reconfigure(null)).hasMessage("spec must not be null");
+    assertThat(limiter.spec())
+        .isEqualTo(Limiters.spec(2, 2, Duration.ofSeconds(10)).build());
   }
 
   @Test

@@ -19,7 +19,7 @@ class ConcurrencyLimiterLimitChangeTest {
     CompletableFuture<Permit> b = limiter.acquire();
     CompletableFuture<Permit> c = limiter.acquire();
 
-    limiter.setMaxConcurrency(3);
+    limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxConcurrency(3).build());
     limiters.executor.runAll();
 
     assertThat(a).isCompleted();
@@ -37,7 +37,7 @@ class ConcurrencyLimiterLimitChangeTest {
     }
     CompletableFuture<Permit> waiter = limiter.acquire();
 
-    limiter.setMaxConcurrency(1);
+    limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxConcurrency(1).build());
     held.get(0).release(); // 2 in flight, limit 1
     limiters.executor.runAll();
     assertThat(waiter).isNotDone();
@@ -60,7 +60,7 @@ class ConcurrencyLimiterLimitChangeTest {
       limiter.acquire().join();
     }
 
-    limiter.setMaxConcurrency(1);
+    limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxConcurrency(1).build());
 
     assertThat(limiter.snapshot().inFlight()).isEqualTo(3);
     assertThat(limiter.snapshot().limit()).isEqualTo(1);
@@ -73,7 +73,7 @@ class ConcurrencyLimiterLimitChangeTest {
     assertThat(ConcurrencyLimiterAdmissionTest.outcomeOf(limiter.acquire()))
         .isEqualTo(Outcome.QUEUE_FULL);
 
-    limiter.setMaxQueue(1);
+    limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxQueue(1).build());
 
     assertThat(limiter.acquire()).isNotDone();
   }
@@ -87,7 +87,7 @@ class ConcurrencyLimiterLimitChangeTest {
     CompletableFuture<Permit> a = limiter.acquire();
     limiter.acquire();
 
-    limiter.setMaxQueue(0);
+    limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxQueue(0).build());
 
     assertThat(limiter.snapshot().queued()).isEqualTo(2);
     assertThat(ConcurrencyLimiterAdmissionTest.outcomeOf(limiter.acquire()))

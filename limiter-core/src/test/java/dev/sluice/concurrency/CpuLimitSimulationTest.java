@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.concurrency.SimulatedServer.Mix;
 import dev.sluice.concurrency.limit.CpuLimit;
+import dev.sluice.concurrency.limit.LimitSpec;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,11 +26,16 @@ class CpuLimitSimulationTest {
     SimulatedServer server = new SimulatedServer(cores, seed);
     server.limiter = server
         .builder()
-        .limitSource(CpuLimit.builder()
-            .targetCpu(TARGET)
-            .sampler(server.sampler())
-            .initialLimit(1)
-            .maxLimit(1000)
+        .spec(SimulatedServer.spec()
+            .maxConcurrency(1000)
+            .limit(LimitSpec.of(
+                "cpu",
+                (max, startAt) -> CpuLimit.builder()
+                    .targetCpu(TARGET)
+                    .sampler(server.sampler())
+                    .initialLimit(1)
+                    .maxLimit(max)
+                    .build()))
             .build())
         .build();
     return server;

@@ -31,9 +31,11 @@ class GlobalLimiterStressTest {
     List<ConcurrencyLimiter> nodes = new ArrayList<>();
     for (int n = 0; n < 3; n++) {
       nodes.add(ConcurrencyLimiter.builder("stress")
-          .maxConcurrency(3)
-          .maxQueue(8)
-          .queueTimeout(Duration.ofMillis(20))
+          .spec(LimiterSpec.custom()
+              .maxConcurrency(3)
+              .maxQueue(8)
+              .queueTimeout(Duration.ofMillis(20))
+              .build())
           .executor(executor)
           .permitStore(store)
           .build());
@@ -110,11 +112,13 @@ class GlobalLimiterStressTest {
     List<ConcurrencyLimiter> nodes = new ArrayList<>();
     for (int n = 0; n < 2; n++) {
       nodes.add(ConcurrencyLimiter.builder("bounded")
-          .maxConcurrency(4)
-          .maxQueue(maxQueue)
-          .queueTimeout(Duration.ofMillis(50))
-          .waitQueue(WaitQueue.fair())
-          .rejectEarly(n == 1)
+          .spec(LimiterSpec.custom()
+              .maxConcurrency(4)
+              .maxQueue(maxQueue)
+              .queueTimeout(Duration.ofMillis(50))
+              .queue(QueueSpec.fair(FairQueueConfig.DEFAULT))
+              .rejectEarly(n == 1)
+              .build())
           .executor(executor)
           .permitStore(store)
           .build());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.SimulatedServer.Mix;
 import dev.sluice.concurrency.limit.LatencyLimit;
+import dev.sluice.concurrency.limit.LimitSpec;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -12,8 +13,13 @@ class LatencyLimitSimulationTest {
 
   private static SimulatedServer server(int cores) {
     SimulatedServer server = new SimulatedServer(cores, 3);
-    server.limiter =
-        server.builder().limitSource(LatencyLimit.builder().build()).build();
+    server.limiter = server
+        .builder()
+        .spec(SimulatedServer.spec()
+            .limit(
+                LimitSpec.of("latency", (max, startAt) -> LatencyLimit.builder().build()))
+            .build())
+        .build();
     return server;
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.concurrency.limit.CpuLimit;
 import dev.sluice.concurrency.limit.LatencyLimit;
 import dev.sluice.concurrency.limit.LimitSource;
+import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.concurrency.limit.LimitState;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** Moving a running limiter to another limit source (a configuration reload). */
+/** Moving a running limiter to another limit source (a reconfiguration with another limit). */
 class LimitSourceSwapTest {
 
   private final Limiters limiters = new Limiters();
@@ -25,7 +26,8 @@ class LimitSourceSwapTest {
     CompletableFuture<Permit> b = limiter.acquire();
     CompletableFuture<Permit> c = limiter.acquire();
 
-    limiter.setLimitSource(LimitSource.fixed(3));
+    limiter.reconfigure(
+        withLimit(limiter, LimitSpec.of("three", (max, startAt) -> LimitSource.fixed(3))));
     limiters.executor.runAll();
 
     assertThat(a).isCompleted();
@@ -39,13 +41,20 @@ class LimitSourceSwapTest {
 
   @Test
   void theOldSourceIsStoppedAndTheNewOneStarted() {
-    CpuLimit first = CpuLimit.builder().sampler(() -> 0.7).initialLimit(2).build();
-    ConcurrencyLimiter limiter =
-        limiters.builder(4, 10, Duration.ofSeconds(1)).limitSource(first).build();
+    ConcurrencyLimiter limiter = limiters
+        .builder(Limiters.spec(4, 10, Duration.ofSeconds(1))
+            .limit(LimitSpec.of(
+                "cpu",
+                (max, startAt) ->
+                    CpuLimit.builder().sampler(() -> 0.7).initialLimit(2).build()))
+            .build())
+        .build();
     assertThat(limiters.time.pendingTasks()).isEqualTo(1); // its controller tick
 
-    LatencyLimit second = LatencyLimit.builder().initialLimit(3).build();
-    limiter.setLimitSource(second);
+    limiter.reconfigure(withLimit(
+        limiter,
+        LimitSpec.of(
+            "latency", (max, startAt) -> LatencyLimit.builder().initialLimit(3).build())));
 
     assertThat(limiters.time.pendingTasks()).isEqualTo(1); // only the new one ticks
     assertThat(limiter.snapshot().limit()).isEqualTo(3);
@@ -54,10 +63,17 @@ class LimitSourceSwapTest {
 
   @Test
   void theSnapshotShowsTheControllersInputs() {
-    CpuLimit cpu =
-        CpuLimit.builder().targetCpu(0.6).sampler(() -> 0.3).initialLimit(2).build();
-    ConcurrencyLimiter limiter =
-        limiters.builder(4, 10, Duration.ofSeconds(1)).limitSource(cpu).build();
+    ConcurrencyLimiter limiter = limiters
+        .builder(Limiters.spec(4, 10, Duration.ofSeconds(1))
+            .limit(LimitSpec.of(
+                "cpu",
+                (max, startAt) -> CpuLimit.builder()
+                    .targetCpu(0.6)
+                    .sampler(() -> 0.3)
+                    .initialLimit(2)
+                    .build()))
+            .build())
+        .build();
 
     limiters.time.advance(CpuLimit.DEFAULT_TICK);
 
@@ -81,19 +97,27 @@ class LimitSourceSwapTest {
   @Test
   void shutdownStopsAnAdaptiveSource() {
     List<Double> reads = new ArrayList<>();
-    CpuLimit cpu = CpuLimit.builder()
-        .sampler(() -> {
-          reads.add(0.5);
-          return 0.5;
-        })
+    ConcurrencyLimiter limiter = limiters
+        .builder(Limiters.spec(4, 10, Duration.ofSeconds(1))
+            .limit(LimitSpec.of(
+                "cpu",
+                (max, startAt) -> CpuLimit.builder()
+                    .sampler(() -> {
+                      reads.add(0.5);
+                      return 0.5;
+                    })
+                    .build()))
+            .build())
         .build();
-    ConcurrencyLimiter limiter =
-        limiters.builder(4, 10, Duration.ofSeconds(1)).limitSource(cpu).build();
 
     limiter.shutdown();
     limiters.time.advance(Duration.ofSeconds(5));
 
     assertThat(reads).isEmpty();
     assertThat(limiters.time.pendingTasks()).isZero();
+  }
+
+  private static LimiterSpec withLimit(ConcurrencyLimiter limiter, LimitSpec limit) {
+    return LimiterSpec.from(limiter.spec()).limit(limit).build();
   }
 }

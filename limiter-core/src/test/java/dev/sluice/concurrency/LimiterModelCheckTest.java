@@ -18,9 +18,11 @@ class LimiterModelCheckTest {
   private static ConcurrencyLimiter limiter() {
     VirtualTime time = new VirtualTime();
     return ConcurrencyLimiter.builder("model")
-        .maxConcurrency(1)
-        .maxQueue(1)
-        .queueTimeout(Duration.ofSeconds(10))
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(1)
+            .maxQueue(1)
+            .queueTimeout(Duration.ofSeconds(10))
+            .build())
         .clock(time)
         .scheduler(time)
         .executor(Runnable::run) // inline: the whole hand-over happens inside the checked threads
@@ -52,8 +54,7 @@ class LimiterModelCheckTest {
   void twoWaitersAndARacingReleaseAdmitExactlyOne() {
     Lincheck.runConcurrentTest(50, () -> {
       ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("model")
-          .maxConcurrency(1)
-          .maxQueue(2)
+          .spec(LimiterSpec.custom().maxConcurrency(1).maxQueue(2).build())
           .clock(new VirtualTime())
           .scheduler(new VirtualTime())
           .executor(Runnable::run)

@@ -31,6 +31,10 @@ class LimiterSpecTest {
         .hasMessage("maxQueue must be >= 0 but was -1");
     assertThatThrownBy(() -> LimiterSpec.custom().queueTimeout(Duration.ZERO))
         .hasMessage("queueTimeout must be > 0 but was PT0S");
+    assertThatThrownBy(() -> LimiterSpec.custom().queueTimeout(Duration.ofSeconds(-1)))
+        .hasMessage("queueTimeout must be > 0 but was PT-1S");
+    assertThatThrownBy(() -> LimiterSpec.custom().leaseTime(Duration.ZERO))
+        .hasMessage("leaseTime must be at least 1ms but was PT0S");
     assertThatThrownBy(() -> LimitSpec.cpu(1.5))
         .hasMessage("targetCpu must be > 0 and < 1 but was 1.5");
     assertThatThrownBy(() ->

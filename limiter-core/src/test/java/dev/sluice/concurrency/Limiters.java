@@ -9,15 +9,26 @@ public final class Limiters {
   public final VirtualTime time = new VirtualTime();
   public final QueuedExecutor executor = new QueuedExecutor();
 
-  public ConcurrencyLimiter.Builder builder(
-      int maxConcurrency, int maxQueue, Duration queueTimeout) {
-    return ConcurrencyLimiter.builder("test")
+  /** A spec with these three settings, for a test to add the one it is about. */
+  public static LimiterSpec.Builder spec(int maxConcurrency, int maxQueue, Duration queueTimeout) {
+    return LimiterSpec.custom()
         .maxConcurrency(maxConcurrency)
         .maxQueue(maxQueue)
-        .queueTimeout(queueTimeout)
+        .queueTimeout(queueTimeout);
+  }
+
+  /** A limiter of {@code spec} on this virtual time and executor. */
+  public ConcurrencyLimiter.Builder builder(LimiterSpec spec) {
+    return ConcurrencyLimiter.builder("test")
+        .spec(spec)
         .clock(time)
         .scheduler(time)
         .executor(executor);
+  }
+
+  public ConcurrencyLimiter.Builder builder(
+      int maxConcurrency, int maxQueue, Duration queueTimeout) {
+    return builder(spec(maxConcurrency, maxQueue, queueTimeout).build());
   }
 
   public ConcurrencyLimiter limiter(int maxConcurrency, int maxQueue) {

@@ -51,8 +51,9 @@ class QueueDisciplinePropertyTest {
     Limiters limiters = new Limiters();
     int limit = 1 + random.nextInt(4);
     ConcurrencyLimiter limiter = limiters
-        .builder(limit, 10_000, Duration.ofDays(1))
-        .waitQueue(WaitQueue.fair(config))
+        .builder(Limiters.spec(limit, 10_000, Duration.ofDays(1))
+            .queue(QueueSpec.fair(config))
+            .build())
         .build();
     List<Permit> held = new ArrayList<>();
     for (int i = 0; i < limit; i++) {
@@ -125,9 +126,10 @@ class QueueDisciplinePropertyTest {
       int keys = 1 + random.nextInt(6);
       Limiters limiters = new Limiters();
       ConcurrencyLimiter limiter = limiters
-          .builder(1, maxQueue, Duration.ofDays(1))
-          .waitQueue(
-              WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(cap).build()))
+          .builder(Limiters.spec(1, maxQueue, Duration.ofDays(1))
+              .queue(
+                  QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(cap).build()))
+              .build())
           .build();
       Permit held = limiter.acquire().join();
       List<Queued> queued = new ArrayList<>(); // the model: who waits, in arrival order
@@ -179,8 +181,9 @@ class QueueDisciplinePropertyTest {
       int maxQueue = 1 + random.nextInt(8);
       Limiters limiters = new Limiters();
       ConcurrencyLimiter limiter = limiters
-          .builder(1, maxQueue, Duration.ofDays(1))
-          .waitQueue(WaitQueue.prioritized())
+          .builder(Limiters.spec(1, maxQueue, Duration.ofDays(1))
+              .queue(QueueSpec.prioritized())
+              .build())
           .build();
       Permit held = limiter.acquire().join();
       List<Queued> queued = new ArrayList<>();

@@ -107,12 +107,14 @@ class QueueWorkConservationTest {
           },
           delay);
       this.limiter = ConcurrencyLimiter.builder("work")
-          .maxConcurrency(1)
-          .maxQueue(40)
-          .queueTimeout(Duration.ofSeconds(10))
-          .rejectEarly(rejectEarly)
-          .queueDelayTarget(queueDelayTarget)
-          .waitQueue(queue.get())
+          .spec(LimiterSpec.custom()
+              .maxConcurrency(1)
+              .maxQueue(40)
+              .queueTimeout(Duration.ofSeconds(10))
+              .rejectEarly(rejectEarly)
+              .queueDelayTarget(queueDelayTarget)
+              .queue(QueueSpec.of("queue", queue))
+              .build())
           .clock(time)
           .scheduler(checking)
           .executor(

@@ -235,18 +235,6 @@ class ReconfigureTest {
     assertThat(limiter.spec()).isEqualTo(s);
   }
 
-  @ParameterizedTest
-  @EnumSource(Kind.class)
-  void theSettersChangeTheSpecInForce(Kind kind) {
-    ConcurrencyLimiter limiter = limiter(kind, spec(2, 4).build());
-
-    limiter.setMaxConcurrency(6);
-    limiter.setMaxQueue(9);
-
-    assertThat(limiter.spec().maxConcurrency()).isEqualTo(6);
-    assertThat(limiter.snapshot().spec().maxQueue()).isEqualTo(9);
-  }
-
   /** A CPU signal on virtual time: {@code busy} of the machine since the last change. */
   static final class FakeCpu implements CpuSignal {
     private final VirtualTime time;

@@ -176,11 +176,18 @@ public final class SimulatedServer {
     return TimeUnit.MILLISECONDS.toNanos(millis);
   }
 
-  /** The builder every simulation starts from: virtual time, grants completed inline. */
+  /** The settings every simulation starts from: a queue of 500, a 5 s timeout. */
+  public static LimiterSpec.Builder spec() {
+    return LimiterSpec.custom().maxQueue(500).queueTimeout(Duration.ofSeconds(5));
+  }
+
+  /**
+   * The builder every simulation starts from: {@link #spec()}, virtual time, grants completed
+   * inline.
+   */
   public ConcurrencyLimiter.Builder builder() {
     return ConcurrencyLimiter.builder("sim")
-        .maxQueue(500)
-        .queueTimeout(Duration.ofSeconds(5))
+        .spec(spec().build())
         .clock(time)
         .scheduler(time)
         .executor(Runnable::run);

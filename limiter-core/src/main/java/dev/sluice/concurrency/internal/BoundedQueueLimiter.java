@@ -87,14 +87,14 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   /** Null when the user configured none: then no listener call is made at all. */
   private final GuardedListener listener;
   /**
-   * Volatile because {@link #setLimitSource} may swap it; on x86 a volatile read is a plain load,
+   * Volatile because {@link #reconfigure} may swap it; on x86 a volatile read is a plain load,
    * so the fast path still costs one read of this field and one volatile read of the limit.
    */
   private volatile LimitSource limit;
 
   private final SourceControl control = new SourceControl();
 
-  /** Serialises {@link #setLimitSource} calls; never taken on the request path. */
+  /** Serialises source swaps ({@link #reconfigure}); never taken on the request path. */
   private final Object sourceSwap = new Object();
 
   private final WaitPrediction prediction;
@@ -141,7 +141,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
 
   private final Condition drainedCondition = lock.newCondition();
   private volatile int drainWaiters;
-  /** Replaced only by {@link #setWaitQueue}, under the lock like every other use. */
+  /** Replaced only by {@link #reconfigure}, under the lock like every other use. */
   private WaitQueue queue;
 
   /**
@@ -851,12 +851,6 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     return limit.exactLimit();
   }
 
-  @Override
-  public void setLimitSource(LimitSource source) {
-    java.util.Objects.requireNonNull(source, "limitSource must not be null");
-    change(inForce -> LimiterSpec.from(inForce).limit(new GivenLimit(source)).build());
-  }
-
   private void swapSource(LimitSource source) {
     synchronized (sourceSwap) {
       LimitSource old = limit;
@@ -871,12 +865,6 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   }
 
   @Override
-  public void setMaxConcurrency(int newLimit) {
-    LimiterBuilder.requireAtLeast("maxConcurrency", newLimit, 1);
-    change(inForce -> LimiterSpec.from(inForce).maxConcurrency(newLimit).build());
-  }
-
-  @Override
   public LimiterSpec spec() {
     return spec;
   }
@@ -888,7 +876,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
   }
 
   /**
-   * The one way the spec changes ({@link #reconfigure} and every setter): {@code change} makes the
+   * The one way the spec changes ({@link #reconfigure}): {@code change} makes the
    * next spec from the one in force, under the same monitor that applies it, so two changes at
    * once never lose one; then waiters are granted what a higher limit or another queue lets in.
    */
@@ -993,12 +981,6 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     waitingOutside = waiting;
   }
 
-  @Override
-  public void setWaitQueue(WaitQueue next) {
-    java.util.Objects.requireNonNull(next, "queue must not be null");
-    change(inForce -> LimiterSpec.from(inForce).queue(GivenQueue.of(next)).build());
-  }
-
   /** Moves every waiter to {@code next}, in the order the old queue would grant them. */
   private int moveTo(WaitQueue next) {
     int moved = 0;
@@ -1020,12 +1002,6 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
       lock.unlock();
     }
     return moved;
-  }
-
-  @Override
-  public void setMaxQueue(int newMaxQueue) {
-    LimiterBuilder.requireAtLeast("maxQueue", newMaxQueue, 0);
-    change(inForce -> LimiterSpec.from(inForce).maxQueue(newMaxQueue).build());
   }
 
   @Override

@@ -506,14 +506,8 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   }
 
   @Override
-  public void setMaxConcurrency(int newLimit) {
-    local.setMaxConcurrency(newLimit);
-    wake();
-  }
-
-  @Override
-  public void setMaxQueue(int maxQueue) {
-    local.setMaxQueue(maxQueue);
+  public LimiterSpec spec() {
+    return local.spec();
   }
 
   /**
@@ -521,17 +515,6 @@ final class GlobalLimiter implements ConcurrencyLimiter {
    * queue disciplines work as on a local limiter, and the store is asked for leases against the
    * limit in force.
    */
-  @Override
-  public void setLimitSource(LimitSource source) {
-    local.setLimitSource(source);
-    wake();
-  }
-
-  @Override
-  public LimiterSpec spec() {
-    return local.spec();
-  }
-
   @Override
   public Reconfiguration reconfigure(LimiterSpec next) {
     Reconfiguration done = local.reconfigure(next);
@@ -546,11 +529,6 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   @Override
   public QueueSnapshot queueSnapshot() {
     return local.queueSnapshot();
-  }
-
-  @Override
-  public void setWaitQueue(WaitQueue queue) {
-    local.setWaitQueue(queue);
   }
 
   @Override

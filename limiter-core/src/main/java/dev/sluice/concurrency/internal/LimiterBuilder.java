@@ -8,17 +8,19 @@ import dev.sluice.concurrency.limit.LimitSource;
 import dev.sluice.store.PermitStore;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 
-/** The one {@link ConcurrencyLimiter.Builder}; validates every value as it is set. */
+/**
+ * The one {@link ConcurrencyLimiter.Builder}: a {@link LimiterSpec} (validated when it was built)
+ * and the runtime pieces, each checked as it is set.
+ */
 public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
 
   final String name;
-  /** Everything but the runtime pieces below. */
-  LimiterSpec.Builder spec = LimiterSpec.custom();
+  /** Every setting; the fields below are the runtime pieces the limiter runs on. */
+  LimiterSpec spec = LimiterSpec.ofDefaults();
 
   NanoClock clock = NanoClock.system();
   Scheduler scheduler = Scheduler.system();
@@ -33,31 +35,6 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
       throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
     }
     this.name = name;
-  }
-
-  public static int requireAtLeast(String setting, int value, int min) {
-    if (value < min) {
-      throw new IllegalArgumentException(setting + " must be >= " + min + " but was " + value);
-    }
-    return value;
-  }
-
-  @Override
-  public LimiterBuilder maxConcurrency(int n) {
-    spec.maxConcurrency(n);
-    return this;
-  }
-
-  @Override
-  public LimiterBuilder maxQueue(int n) {
-    spec.maxQueue(n);
-    return this;
-  }
-
-  @Override
-  public LimiterBuilder queueTimeout(Duration d) {
-    spec.queueTimeout(d);
-    return this;
   }
 
   @Override
@@ -85,50 +62,20 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   }
 
   @Override
-  public LimiterBuilder limitSource(LimitSource source) {
-    spec.limit(new GivenLimit(Objects.requireNonNull(source, "limitSource must not be null")));
-    return this;
-  }
-
-  @Override
-  public LimiterBuilder waitQueue(WaitQueue queue) {
-    spec.queue(GivenQueue.of(Objects.requireNonNull(queue, "waitQueue must not be null")));
-    return this;
-  }
-
-  @Override
-  public LimiterBuilder rejectEarly(boolean on) {
-    spec.rejectEarly(on);
-    return this;
-  }
-
-  @Override
   public LimiterBuilder permitStore(PermitStore store) {
     this.permitStore = Objects.requireNonNull(store, "permitStore must not be null");
     return this;
   }
 
   @Override
-  public LimiterBuilder leaseTime(Duration d) {
-    spec.leaseTime(d);
-    return this;
-  }
-
-  @Override
-  public LimiterBuilder queueDelayTarget(Duration target) {
-    spec.queueDelayTarget(target);
-    return this;
-  }
-
-  @Override
   public LimiterBuilder spec(LimiterSpec spec) {
-    this.spec = LimiterSpec.from(Objects.requireNonNull(spec, "spec must not be null"));
+    this.spec = Objects.requireNonNull(spec, "spec must not be null");
     return this;
   }
 
   @Override
   public ConcurrencyLimiter build() {
-    LimiterSpec s = spec.build();
+    LimiterSpec s = spec;
     LimitSource source = s.limit().newSource(s.maxConcurrency(), 0);
     WaitQueue queue = s.queue().newQueue();
     if (permitStore != null) {

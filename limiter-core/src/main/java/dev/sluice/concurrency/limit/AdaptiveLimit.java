@@ -44,8 +44,9 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * Hand it to a limiter with {@link LimitSpec#of} (so a reconfiguration can build a fresh one) or
- * directly with {@code ConcurrencyLimiter.Builder#limitSource}.
+ * Hand it to a limiter in its spec, with {@link LimitSpec#of}: {@code
+ * LimiterSpec.custom().limit(LimitSpec.of("aimd", (max, startAt) -> new AimdLimit(max)))}. The
+ * factory builds a fresh source whenever the limiter moves to this limit.
  */
 public abstract class AdaptiveLimit implements LimitSource {
 

@@ -44,9 +44,10 @@ import java.util.Objects;
  * finer one.
  *
  * <pre>{@code
- * ConcurrencyLimiter.builder("transcode")
- *     .limitSource(CpuLimit.builder().targetCpu(0.7).maxLimit(64).build())
- *     .build();
+ * ConcurrencyLimiter.of("transcode", LimiterSpec.custom()
+ *     .maxConcurrency(64)
+ *     .limit(LimitSpec.cpu(0.7))
+ *     .build());
  * }</pre>
  */
 public final class CpuLimit extends AdaptiveLimit {

@@ -4,10 +4,10 @@ import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 
 /**
- * Where the number of permits comes from: a public strategy, set with {@link
- * dev.sluice.concurrency.ConcurrencyLimiter.Builder#limitSource}. {@link #fixed(int)} is the
- * default: the limit changes only through {@link
- * dev.sluice.concurrency.ConcurrencyLimiter#setMaxConcurrency}. An adaptive source (CPU target,
+ * Where the number of permits comes from: a public strategy, described in a limiter's spec by a
+ * {@link LimitSpec} ({@link LimitSpec#of} for your own). {@link #fixed(int)} is the default: the
+ * limit changes only through {@link dev.sluice.concurrency.ConcurrencyLimiter#reconfigure}. An
+ * adaptive source (CPU target,
  * latency gradient) learns from {@link #onSample} and from its own signals, and changes its limit
  * from a task on the limiter's {@link Scheduler}, never on the request path.
  *
@@ -78,8 +78,8 @@ public interface LimitSource {
   }
 
   /**
-   * Sets the limit from configuration or an operator ({@link
-   * dev.sluice.concurrency.ConcurrencyLimiter#setMaxConcurrency}), at least 1. For a fixed source
+   * Sets the limit from configuration or an operator (a new {@code maxConcurrency} through {@link
+   * dev.sluice.concurrency.ConcurrencyLimiter#reconfigure}), at least 1. For a fixed source
    * this is the limit; for an adaptive one the ceiling.
    */
   void setLimit(int limit);
@@ -95,7 +95,8 @@ public interface LimitSource {
 
   /**
    * Called once when the limiter shuts down, or when the limiter moves to another source ({@link
-   * dev.sluice.concurrency.ConcurrencyLimiter#setLimitSource}): stop any scheduled work.
+   * dev.sluice.concurrency.ConcurrencyLimiter#reconfigure} with another limit): stop any scheduled
+   * work.
    */
   default void stop() {}
 

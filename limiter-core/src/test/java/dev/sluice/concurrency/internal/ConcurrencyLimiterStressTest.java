@@ -7,9 +7,11 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.FairQueueConfig;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.QueueSnapshot;
+import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.concurrency.WaitQueue;
 import dev.sluice.testing.Seeds;
@@ -148,16 +150,18 @@ class ConcurrencyLimiterStressTest {
     VirtualTime time = new VirtualTime();
     ExecutorService executor = Executors.newFixedThreadPool(2);
     ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("stress")
-        .maxConcurrency(4)
-        .maxQueue(8)
-        // with standing-queue control, long enough for the queue to stand (100 ms floor)
-        .queueTimeout(delayTarget.isZero() ? Duration.ofMillis(5) : Duration.ofMillis(300))
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(4)
+            .maxQueue(8)
+            // with standing-queue control, long enough for the queue to stand (100 ms floor)
+            .queueTimeout(delayTarget.isZero() ? Duration.ofMillis(5) : Duration.ofMillis(300))
+            .rejectEarly(rejectEarly)
+            .queueDelayTarget(delayTarget)
+            .queue(QueueSpec.of("discipline", discipline))
+            .build())
         .clock(time)
         .scheduler(time)
         .executor(executor)
-        .rejectEarly(rejectEarly)
-        .queueDelayTarget(delayTarget)
-        .waitQueue(discipline.get())
         .build();
 
     AtomicInteger holders = new AtomicInteger();
@@ -256,7 +260,7 @@ class ConcurrencyLimiterStressTest {
     assertThat(distinct).as("no permit object handed out twice").hasSameSizeAs(allPermits);
 
     // full capacity, exactly: no permit leaked, none invented
-    limiter.setMaxConcurrency(5);
+    limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxConcurrency(5).build());
     for (int i = 0; i < 5; i++) {
       assertThat(limiter.tryAcquire()).as("seed " + seed + ": permit " + i).isPresent();
     }
@@ -330,7 +334,9 @@ class ConcurrencyLimiterStressTest {
           permit.release(); // a buggy caller releases twice; must add nothing
         }
       } else if (changeLimits && dice >= 95 && dice < 97) {
-        limiter.setMaxConcurrency(2 + random.nextInt(5));
+        limiter.reconfigure(LimiterSpec.from(limiter.spec())
+            .maxConcurrency(2 + random.nextInt(5))
+            .build());
       } else if (dice >= 97) {
         // workers move time too: on a loaded 2-core machine the clock thread alone may be starved
         // so long that no waiter ever times out, and the timeout races go untested

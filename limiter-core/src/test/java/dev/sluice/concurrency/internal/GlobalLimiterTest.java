@@ -1,10 +1,10 @@
 package dev.sluice.concurrency.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.store.InMemoryPermitStore;
@@ -29,9 +29,11 @@ class GlobalLimiterTest {
 
   private ConcurrencyLimiter node(int limit, int maxQueue, PermitStore permits) {
     return ConcurrencyLimiter.builder("work")
-        .maxConcurrency(limit)
-        .maxQueue(maxQueue)
-        .queueTimeout(Duration.ofSeconds(10))
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(limit)
+            .maxQueue(maxQueue)
+            .queueTimeout(Duration.ofSeconds(10))
+            .build())
         .clock(time)
         .scheduler(time)
         .executor(Runnable::run)
@@ -304,11 +306,5 @@ class GlobalLimiterTest {
   @Test
   void aLocalLimiterHasNoClusterLeases() {
     assertThat(ConcurrencyLimiter.builder("x").build().clusterLeases()).isEmpty();
-  }
-
-  @Test
-  void leaseTimeIsValidated() {
-    assertThatThrownBy(() -> ConcurrencyLimiter.builder("x").leaseTime(Duration.ZERO))
-        .hasMessage("leaseTime must be at least 1ms but was PT0S");
   }
 }

@@ -7,11 +7,13 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.FairQueueConfig;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Limiters;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.QueueSnapshot;
+import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.concurrency.WaitQueue;
 import java.time.Duration;
@@ -25,10 +27,9 @@ class QueueDisciplineLimiterTest {
 
   private final Limiters limiters = new Limiters();
 
-  private ConcurrencyLimiter limiter(int maxQueue, WaitQueue queue) {
+  private ConcurrencyLimiter limiter(int maxQueue, QueueSpec queue) {
     return limiters
-        .builder(1, maxQueue, Duration.ofSeconds(10))
-        .waitQueue(queue)
+        .builder(Limiters.spec(1, maxQueue, Duration.ofSeconds(10)).queue(queue).build())
         .build();
   }
 
@@ -42,7 +43,7 @@ class QueueDisciplineLimiterTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void aKeyAtItsCapIsRefusedWhileOthersStillQueue() {
     ConcurrencyLimiter limiter =
-        limiter(10, WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()));
+        limiter(10, QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()));
     limiter.acquire().join();
     limiter.acquire(Caller.of("greedy"));
     limiter.acquire(Caller.of("greedy"));
@@ -62,7 +63,7 @@ class QueueDisciplineLimiterTest {
 
   @Test
   void grantsGoRoundRobinAcrossKeys() {
-    ConcurrencyLimiter limiter = limiter(10, WaitQueue.fair());
+    ConcurrencyLimiter limiter = limiter(10, QueueSpec.fair(FairQueueConfig.DEFAULT));
     Permit held = limiter.acquire().join();
     List<CompletableFuture<Permit>> greedy = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
@@ -81,7 +82,7 @@ class QueueDisciplineLimiterTest {
 
   @Test
   void aCriticalNewcomerDisplacesTheNewestSheddableWaiterAtOnce() {
-    ConcurrencyLimiter limiter = limiter(2, WaitQueue.prioritized());
+    ConcurrencyLimiter limiter = limiter(2, QueueSpec.prioritized());
     limiter.acquire().join();
     CompletableFuture<Permit> older =
         limiter.acquire(Caller.of("a").withPriority(Priority.SHEDDABLE));
@@ -110,7 +111,7 @@ class QueueDisciplineLimiterTest {
 
   @Test
   void aNewcomerOfTheLowestQueuedClassIsRefusedNotDisplacing() {
-    ConcurrencyLimiter limiter = limiter(1, WaitQueue.prioritized());
+    ConcurrencyLimiter limiter = limiter(1, QueueSpec.prioritized());
     limiter.acquire().join();
     CompletableFuture<Permit> queued = limiter.acquire(Caller.DEFAULT);
 
@@ -125,7 +126,7 @@ class QueueDisciplineLimiterTest {
 
   @Test
   void theDisplacedWaitersSlotServesTheNewcomerAndPermitsAreConserved() {
-    ConcurrencyLimiter limiter = limiter(1, WaitQueue.prioritized());
+    ConcurrencyLimiter limiter = limiter(1, QueueSpec.prioritized());
     Permit held = limiter.acquire().join();
     CompletableFuture<Permit> shed =
         limiter.acquire(Caller.DEFAULT.withPriority(Priority.SHEDDABLE));
@@ -145,7 +146,7 @@ class QueueDisciplineLimiterTest {
 
   @Test
   void anAlreadyCancelledVictimStillFreesItsSlotAndIsAnsweredOnce() {
-    ConcurrencyLimiter limiter = limiter(1, WaitQueue.prioritized());
+    ConcurrencyLimiter limiter = limiter(1, QueueSpec.prioritized());
     limiter.acquire().join();
     Waiter shed = (Waiter) limiter.acquire(Caller.DEFAULT.withPriority(Priority.SHEDDABLE));
     // a cancel has won the victim's fate but not yet taken it out of the queue
@@ -167,9 +168,10 @@ class QueueDisciplineLimiterTest {
   void theListenerHearsTheReason() {
     List<RejectionReason> reasons = new ArrayList<>();
     ConcurrencyLimiter limiter = limiters
-        .builder(1, 1, Duration.ofSeconds(10))
-        .waitQueue(
-            WaitQueue.prioritized(FairQueueConfig.builder().maxQueuePerKey(1).build()))
+        .builder(Limiters.spec(1, 1, Duration.ofSeconds(10))
+            .queue(QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(1).build())
+                .withClasses())
+            .build())
         .listener(new ConcurrencyListener() {
           @Override
           public void onRejected(
@@ -213,7 +215,7 @@ class QueueDisciplineLimiterTest {
   // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
   @SuppressWarnings("FutureReturnValueIgnored")
   void aFifoLimiterReportsEveryWaiterAsNormal() {
-    ConcurrencyLimiter limiter = limiter(5, WaitQueue.fifo());
+    ConcurrencyLimiter limiter = limiter(5, QueueSpec.fifo());
     limiter.acquire().join();
     limiter.acquire(Caller.DEFAULT.withPriority(Priority.CRITICAL));
 
@@ -225,14 +227,16 @@ class QueueDisciplineLimiterTest {
 
   @Test
   void changingTheDisciplineKeepsEveryWaiterAndRegrantsInTheNewOrder() {
-    ConcurrencyLimiter limiter = limiter(10, WaitQueue.fifo());
+    ConcurrencyLimiter limiter = limiter(10, QueueSpec.fifo());
     Permit held = limiter.acquire().join();
     CompletableFuture<Permit> greedy1 = limiter.acquire(Caller.of("greedy"));
     CompletableFuture<Permit> greedy2 = limiter.acquire(Caller.of("greedy"));
     CompletableFuture<Permit> leaving = limiter.acquire(Caller.of("leaving"));
     CompletableFuture<Permit> polite = limiter.acquire(Caller.of("polite"));
 
-    limiter.setWaitQueue(WaitQueue.fair());
+    limiter.reconfigure(LimiterSpec.from(limiter.spec())
+        .queue(QueueSpec.fair(FairQueueConfig.DEFAULT))
+        .build());
     assertThat(limiter.snapshot().queued()).isEqualTo(4);
     assertThat(limiter.queueSnapshot().keys()).isEqualTo(3);
     leaving.cancel(false); // leaves the new queue
@@ -249,12 +253,15 @@ class QueueDisciplineLimiterTest {
   }
 
   @Test
-  void aQueueInUseCannotBeTakenOver() {
-    ConcurrencyLimiter limiter = limiter(10, WaitQueue.fifo());
+  void aQueueFactoryThatHandsOverAQueueInUseIsRefused() {
+    ConcurrencyLimiter limiter = limiter(10, QueueSpec.fifo());
     WaitQueue busy = WaitQueue.fifo();
     busy.add(new Waiter(null, Caller.DEFAULT, 0));
 
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> limiter.setWaitQueue(busy))
+    LimiterSpec next =
+        LimiterSpec.from(limiter.spec()).queue(QueueSpec.of("busy", () -> busy)).build();
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> limiter.reconfigure(next))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("queue must be empty but holds 1");
   }

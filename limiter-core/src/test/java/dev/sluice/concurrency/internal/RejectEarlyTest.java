@@ -6,6 +6,7 @@ import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Limiters;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
@@ -35,8 +36,7 @@ class RejectEarlyTest {
   /** A listener has every permit timed, so the samples counted are exactly the jobs trained. */
   private ConcurrencyLimiter limiter(boolean rejectEarly, int limit) {
     return limiters
-        .builder(limit, 100, TIMEOUT)
-        .rejectEarly(rejectEarly)
+        .builder(Limiters.spec(limit, 100, TIMEOUT).rejectEarly(rejectEarly).build())
         .listener(new ConcurrencyListener() {})
         .build();
   }
@@ -148,7 +148,9 @@ class RejectEarlyTest {
     List<Permit> held = holdAll(limiter, 4);
     List<CompletableFuture<Permit>> waiters = queue(limiter, 20); // at most 525 ms at limit 4
 
-    limiter.setMaxConcurrency(1); // now each needs 99.3 ms a caller ahead
+    limiter.reconfigure(LimiterSpec.from(limiter.spec())
+        .maxConcurrency(1)
+        .build()); // now each needs 99.3 ms a caller ahead
     limiters.time.advance(Duration.ofMillis(300)); // the first re-check, 250 ms in
     limiters.executor.runAll();
 

@@ -6,6 +6,7 @@ import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.Limiters;
 import dev.sluice.concurrency.Permit;
+import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.concurrency.WaitQueue;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -40,8 +41,9 @@ class WaitQueueStrategyTest {
   @Test
   void anotherDisciplinePlugsInWithoutChangingTheLimiter() {
     ConcurrencyLimiter limiter = limiters
-        .builder(1, 5, Duration.ofSeconds(1))
-        .waitQueue(new LastComeFirstServed())
+        .builder(Limiters.spec(1, 5, Duration.ofSeconds(1))
+            .queue(QueueSpec.of("last come, first served", LastComeFirstServed::new))
+            .build())
         .build();
     Permit held = limiter.acquire().join();
     CompletableFuture<Permit> older = limiter.acquire();

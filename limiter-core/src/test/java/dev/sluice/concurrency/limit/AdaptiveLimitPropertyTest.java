@@ -78,10 +78,16 @@ class AdaptiveLimitPropertyTest {
     SimulatedServer server = new SimulatedServer(cores, seed);
     server.limiter = server
         .builder()
-        .limitSource(CpuLimit.builder()
-            .targetCpu(target)
-            .sampler(server.sampler())
-            .initialLimit(1)
+        .spec(SimulatedServer.spec()
+            .maxConcurrency(CpuLimit.DEFAULT_MAX_LIMIT)
+            .limit(LimitSpec.of(
+                "cpu",
+                (max, startAt) -> CpuLimit.builder()
+                    .targetCpu(target)
+                    .sampler(server.sampler())
+                    .initialLimit(1)
+                    .maxLimit(max)
+                    .build()))
             .build())
         .build();
 

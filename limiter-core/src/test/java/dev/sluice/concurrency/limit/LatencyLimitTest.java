@@ -103,8 +103,12 @@ class LatencyLimitTest {
   void rejectedTimedOutAndCancelledCallersAreNoSamples() {
     Limiters limiters = new Limiters();
     LatencyLimit source = LatencyLimit.builder().initialLimit(1).maxLimit(1).build();
-    ConcurrencyLimiter limiter =
-        limiters.builder(1, 20, Duration.ofSeconds(1)).limitSource(source).build();
+    ConcurrencyLimiter limiter = limiters
+        .builder(Limiters.spec(1, 20, Duration.ofSeconds(1))
+            // the limiter is built once and never moves to another limit: one source is enough
+            .limit(LimitSpec.of("latency", (max, startAt) -> source))
+            .build())
+        .build();
     Permit held = limiter.acquire().join();
     List<CompletableFuture<Permit>> waiters = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
