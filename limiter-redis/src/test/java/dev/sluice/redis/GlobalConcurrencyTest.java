@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.store.FailurePolicy;
@@ -56,12 +57,14 @@ class GlobalConcurrencyTest {
     RedisStores stores =
         nodes.open(REDIS.server().uri(), Duration.ofSeconds(1), 2, FailurePolicy.LOCAL);
     ConcurrencyLimiter limiter = ConcurrencyLimiter.builder(name)
-        .maxConcurrency(limit)
-        .maxQueue(maxQueue)
-        .queueTimeout(timeout)
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(limit)
+            .maxQueue(maxQueue)
+            .queueTimeout(timeout)
+            .leaseTime(Duration.ofSeconds(10))
+            .build())
         .executor(executor)
         .permitStore(stores.permits())
-        .leaseTime(Duration.ofSeconds(10))
         .build();
     limiters.add(limiter);
     return limiter;

@@ -1,6 +1,7 @@
 package dev.sluice.redis;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.StoreSettings;
 import dev.sluice.time.NanoClock;
@@ -24,9 +25,11 @@ final class LeaseHolder {
     RedisStores stores = RedisStores.open(new StoreSettings(
         URI.create(args[0]), Duration.ofSeconds(1), 2, FailurePolicy.LOCAL, NanoClock.system()));
     ConcurrencyLimiter limiter = ConcurrencyLimiter.builder(args[1])
-        .maxConcurrency(max)
-        .maxQueue(hold)
-        .queueTimeout(Duration.ofSeconds(30))
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(max)
+            .maxQueue(hold)
+            .queueTimeout(Duration.ofSeconds(30))
+            .build())
         .permitStore(stores.permits())
         .build();
     for (int i = 0; i < hold; i++) {

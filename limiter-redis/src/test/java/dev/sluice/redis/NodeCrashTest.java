@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.store.FailurePolicy;
 import java.io.File;
@@ -85,9 +86,11 @@ class NodeCrashTest {
           nodes.open(REDIS.server().uri(), Duration.ofSeconds(1), 2, FailurePolicy.LOCAL);
       // the default lease time, as a user who sets nothing has
       survivor = ConcurrencyLimiter.builder(name)
-          .maxConcurrency(4)
-          .maxQueue(8)
-          .queueTimeout(Duration.ofSeconds(60))
+          .spec(LimiterSpec.custom()
+              .maxConcurrency(4)
+              .maxQueue(8)
+              .queueTimeout(Duration.ofSeconds(60))
+              .build())
           .permitStore(stores.permits())
           .build();
       Permit first = survivor.acquire().get(10, TimeUnit.SECONDS);
