@@ -5,9 +5,11 @@ import com.netflix.concurrency.limits.limit.FixedLimit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.limit.CpuLimit;
 import dev.sluice.concurrency.limit.LatencyLimit;
+import dev.sluice.concurrency.limit.LimitSpec;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import java.time.Duration;
@@ -78,42 +80,58 @@ public class ConcurrencyLimiterBenchmark {
 
   @Setup
   public void setUp() {
-    sluice = ConcurrencyLimiter.builder("bench")
-        .maxConcurrency(LIMIT)
-        .maxQueue(LIMIT)
-        .queueTimeout(Duration.ofMinutes(1))
-        .build();
+    sluice = ConcurrencyLimiter.of(
+        "bench",
+        LimiterSpec.custom()
+            .maxConcurrency(LIMIT)
+            .maxQueue(LIMIT)
+            .queueTimeout(Duration.ofMinutes(1))
+            .build());
     sluiceNoClock = ConcurrencyLimiter.builder("bench-no-clock")
-        .maxConcurrency(LIMIT)
-        .maxQueue(LIMIT)
-        .queueTimeout(Duration.ofMinutes(1))
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(LIMIT)
+            .maxQueue(LIMIT)
+            .queueTimeout(Duration.ofMinutes(1))
+            .build())
         .clock(() -> 0L)
         .build();
     sluiceListener = ConcurrencyLimiter.builder("bench-listener")
-        .maxConcurrency(LIMIT)
-        .maxQueue(LIMIT)
-        .queueTimeout(Duration.ofMinutes(1))
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(LIMIT)
+            .maxQueue(LIMIT)
+            .queueTimeout(Duration.ofMinutes(1))
+            .build())
         .listener(new ConcurrencyListener() {})
         .build();
-    sluiceCpu = ConcurrencyLimiter.builder("bench-cpu")
-        .maxQueue(LIMIT)
-        .queueTimeout(Duration.ofMinutes(1))
-        .limitSource(CpuLimit.builder()
-            .targetCpu(0.7)
-            .sampler(() -> 0.7)
-            .initialLimit(LIMIT)
-            .maxLimit(LIMIT)
-            .build())
-        .build();
-    sluiceLatency = ConcurrencyLimiter.builder("bench-latency")
-        .maxQueue(LIMIT)
-        .queueTimeout(Duration.ofMinutes(1))
-        .limitSource(LatencyLimit.builder()
-            .minLimit(LIMIT)
-            .maxLimit(LIMIT)
-            .initialLimit(LIMIT)
-            .build())
-        .build();
+    sluiceCpu = ConcurrencyLimiter.of(
+        "bench-cpu",
+        LimiterSpec.custom()
+            .maxConcurrency(LIMIT)
+            .maxQueue(LIMIT)
+            .queueTimeout(Duration.ofMinutes(1))
+            .limit(LimitSpec.of(
+                "cpu",
+                (max, startAt) -> CpuLimit.builder()
+                    .targetCpu(0.7)
+                    .sampler(() -> 0.7)
+                    .initialLimit(max)
+                    .maxLimit(max)
+                    .build()))
+            .build());
+    sluiceLatency = ConcurrencyLimiter.of(
+        "bench-latency",
+        LimiterSpec.custom()
+            .maxConcurrency(LIMIT)
+            .maxQueue(LIMIT)
+            .queueTimeout(Duration.ofMinutes(1))
+            .limit(LimitSpec.of(
+                "latency",
+                (max, startAt) -> LatencyLimit.builder()
+                    .minLimit(max)
+                    .maxLimit(max)
+                    .initialLimit(max)
+                    .build()))
+            .build());
     semaphore = new Semaphore(LIMIT);
     bulkhead = Bulkhead.of(
         "bench",

@@ -1,6 +1,7 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Permit;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -58,9 +59,11 @@ public class HandOffBenchmark {
       chosen = ForkJoinPool.commonPool();
     }
     limiter = ConcurrencyLimiter.builder("handoff")
-        .maxConcurrency(1)
-        .maxQueue(1)
-        .queueTimeout(Duration.ofMinutes(1))
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(1)
+            .maxQueue(1)
+            .queueTimeout(Duration.ofMinutes(1))
+            .build())
         .executor(chosen)
         .build();
     held = limiter.tryAcquire().orElseThrow();

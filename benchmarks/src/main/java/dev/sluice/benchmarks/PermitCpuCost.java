@@ -1,9 +1,11 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.limit.CpuLimit;
 import dev.sluice.concurrency.limit.LatencyLimit;
+import dev.sluice.concurrency.limit.LimitSpec;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
@@ -82,37 +84,47 @@ public final class PermitCpuCost {
   }
 
   private static ConcurrencyLimiter fixed() {
-    return ConcurrencyLimiter.builder("fixed")
-        .maxConcurrency(LIMIT)
-        .maxQueue(LIMIT)
-        .queueTimeout(Duration.ofMinutes(1))
-        .build();
+    return ConcurrencyLimiter.of(
+        "fixed",
+        LimiterSpec.custom()
+            .maxConcurrency(LIMIT)
+            .maxQueue(LIMIT)
+            .queueTimeout(Duration.ofMinutes(1))
+            .build());
   }
 
   /** The adaptive variants, in their own class so that an older core without them still runs. */
   private static final class Adaptive {
     static ConcurrencyLimiter of(String name) {
-      ConcurrencyLimiter.Builder b =
-          ConcurrencyLimiter.builder(name).maxQueue(LIMIT).queueTimeout(Duration.ofMinutes(1));
-      return switch (name) {
+      LimitSpec limit = switch (name) {
         case "cpu" ->
           // the sampler reads the target: the limit stays at 64 while the controller ticks
-          b.limitSource(CpuLimit.builder()
+          LimitSpec.of(
+              "cpu",
+              (max, startAt) -> CpuLimit.builder()
                   .targetCpu(0.7)
                   .sampler(() -> 0.7)
-                  .initialLimit(LIMIT)
-                  .maxLimit(LIMIT)
-                  .build())
-              .build();
+                  .initialLimit(max)
+                  .maxLimit(max)
+                  .build());
         case "latency" ->
-          b.limitSource(LatencyLimit.builder()
-                  .minLimit(LIMIT)
-                  .maxLimit(LIMIT)
-                  .initialLimit(LIMIT)
-                  .build())
-              .build();
+          LimitSpec.of(
+              "latency",
+              (max, startAt) -> LatencyLimit.builder()
+                  .minLimit(max)
+                  .maxLimit(max)
+                  .initialLimit(max)
+                  .build());
         default -> throw new IllegalArgumentException("variants: fixed, cpu, latency; not " + name);
       };
+      return ConcurrencyLimiter.of(
+          name,
+          LimiterSpec.custom()
+              .maxConcurrency(LIMIT)
+              .maxQueue(LIMIT)
+              .queueTimeout(Duration.ofMinutes(1))
+              .limit(limit)
+              .build());
     }
   }
 }

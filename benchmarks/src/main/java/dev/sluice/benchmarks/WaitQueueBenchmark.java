@@ -3,13 +3,13 @@ package dev.sluice.benchmarks;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.FairQueueConfig;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.Priority;
-import dev.sluice.concurrency.WaitQueue;
+import dev.sluice.concurrency.QueueSpec;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -70,23 +70,24 @@ public class WaitQueueBenchmark {
   private Permit crowdedHeld;
   private int next;
 
-  private Supplier<WaitQueue> discipline() {
+  private QueueSpec discipline() {
     return switch (queue) {
-      case "fifo" -> WaitQueue::fifo;
-      case "fair" ->
-        () -> WaitQueue.fair(FairQueueConfig.builder().maxQueuePerKey(4).build());
-      case "prioritized-fair" -> () -> WaitQueue.prioritized(FairQueueConfig.DEFAULT);
+      case "fifo" -> QueueSpec.fifo();
+      case "fair" -> QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(4).build());
+      case "prioritized-fair" -> QueueSpec.fair(FairQueueConfig.DEFAULT).withClasses();
       default -> throw new IllegalArgumentException("queue " + queue);
     };
   }
 
   private ConcurrencyLimiter limiter(int limit, int maxQueue) {
     return ConcurrencyLimiter.builder("bench-" + queue)
-        .maxConcurrency(limit)
-        .maxQueue(maxQueue)
-        .queueTimeout(NEVER)
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(limit)
+            .maxQueue(maxQueue)
+            .queueTimeout(NEVER)
+            .queue(discipline())
+            .build())
         .executor(Runnable::run)
-        .waitQueue(discipline().get())
         .build();
   }
 
