@@ -2,6 +2,7 @@ package com.example;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RateRules;
@@ -21,11 +22,12 @@ public final class CoreOnly {
 
   public static void main(String[] args) throws Exception {
     // Two jobs at once, three more may wait up to one second each; beyond that: refused at once.
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("work")
+    LimiterSpec spec = LimiterSpec.custom()
         .maxConcurrency(2)
         .maxQueue(3)
         .queueTimeout(Duration.ofSeconds(1))
         .build();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.of("work", spec);
 
     // Eight jobs of 1.5 s at once: 2 run, 3 wait and time out after 1 s, 3 find the queue full.
     ExecutorService workers = Executors.newFixedThreadPool(2);
