@@ -1,8 +1,8 @@
 package dev.sluice.client;
 
-import dev.sluice.time.Scheduler;
 import dev.sluice.redis.RedisConnection;
 import dev.sluice.redis.RedisScript;
+import dev.sluice.time.Scheduler;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XAutoClaimArgs;

@@ -33,7 +33,8 @@ import java.util.function.LongConsumer;
  */
 public final class PartitionLeases implements AutoCloseable {
 
-  private static final RedisScript SCRIPT = RedisScript.load(PartitionLeases.class, "partition_lease");
+  private static final RedisScript SCRIPT =
+      RedisScript.load(PartitionLeases.class, "partition_lease");
 
   private final PartitionLeasesConfig config;
   private final RedisConnection redis;

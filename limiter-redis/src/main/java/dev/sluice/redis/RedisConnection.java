@@ -83,9 +83,8 @@ public final class RedisConnection implements AutoCloseable {
       throw new IllegalArgumentException(
           "redis uri must be like redis://host:port but was '" + uri + "'", e);
     }
-    Duration connect = settings.connectTimeout().compareTo(timeout) >= 0
-        ? settings.connectTimeout()
-        : timeout;
+    Duration connect =
+        settings.connectTimeout().compareTo(timeout) >= 0 ? settings.connectTimeout() : timeout;
     try {
       // the attempt is bounded by the connect timeout itself; the wait here only backs it up
       link.connect().get(connect.toMillis() + 1_000, TimeUnit.MILLISECONDS);
