@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The one multiplexed Lettuce connection of a node (to a standalone Redis, or to a Redis Cluster
- * when the URI says {@code ?cluster=true}), opened lazily and re-opened by itself.
+ * when the URI says {@code ?cluster=true}), opened lazily and re-opened by itself; also the
+ * connection under each {@link RedisConnection} another module opens.
  *
  * <p>Lettuce reconnects a connection it once had, but not one it never got: when Redis is down at
  * start-up, every {@link #commands()} call that finds no connection starts (at most one) new

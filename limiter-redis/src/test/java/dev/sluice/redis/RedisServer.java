@@ -344,10 +344,12 @@ public final class RedisServer implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException("cannot start redis-server on port " + port, e);
     }
-    // the client's threads start outside the wait: on a busy machine that alone takes seconds
+    // the client's threads start outside the wait; the first command of a test JVM still loads
+    // Lettuce's and Netty's connection classes, which took over 10 s on a machine with both cores
+    // busy, so the wait allows for it (a server that never starts costs the test 30 s, no more)
     Commands.CLIENT.getResources();
     await("redis-server on port " + port + " answers PING")
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(20))
         .ignoreExceptions()
         .until(() -> "PONG".equals(command("PING")));
