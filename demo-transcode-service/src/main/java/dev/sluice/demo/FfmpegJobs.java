@@ -1,5 +1,6 @@
 package dev.sluice.demo;
 
+import dev.sluice.javalin.DisconnectWatch;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,7 +12,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -42,6 +45,11 @@ final class FfmpegJobs implements JobEngine {
   private final FootageProbe probe;
   private final AtomicLong ids = new AtomicLong();
   private final Consumer<Context> discardBody;
+  /**
+   * Notices a client that hangs up mid-transcode (Jetty does not read a connection whose request is
+   * being handled), so its children are stopped instead of working for nobody.
+   */
+  private final DisconnectWatch hangUps = new DisconnectWatch(Runnable::run);
 
   /**
    * An engine whose jobs run {@code tools}, within {@code settings}.
@@ -113,11 +121,16 @@ final class FfmpegJobs implements JobEngine {
     } catch (IOException e) {
       throw new UncheckedIOException("no job folder in " + settings.tempDir(), e);
     }
-    try (HangUpWatch watch = HangUpWatch.of(ctx)) {
+    Runnable stopWatching = () -> {};
+    try {
       Path upload = folder.resolve("footage.mp4");
       upload(ctx, upload);
       long uploaded = System.nanoTime();
-      Footage source = probe.probe(upload, folder, () -> !watch.clientGone());
+      // watched once the body is read in full, so upload bytes never look like a hang-up
+      AtomicBoolean gone = new AtomicBoolean();
+      stopWatching = hangUps.watch(ctx.req(), () -> gone.set(true));
+      BooleanSupplier wanted = () -> !gone.get();
+      Footage source = probe.probe(upload, folder, wanted);
       if (source.durationSeconds() > settings.maxSeconds()) {
         throw JobProblem.tooLong(String.format(
             Locale.ROOT,
@@ -131,9 +144,9 @@ final class FfmpegJobs implements JobEngine {
       ctx.attribute(COST_ESTIMATE, cost);
       long probed = System.nanoTime();
       Path output = folder.resolve("rendition.mp4");
-      transcode(upload, output, rendition, folder, watch);
+      transcode(upload, output, rendition, folder, wanted);
       long transcoded = System.nanoTime();
-      Footage made = probe.probe(output, folder, () -> !watch.clientGone());
+      Footage made = probe.probe(output, folder, wanted);
       if (made.durationSeconds() < source.durationSeconds() * 0.9 - 0.5) {
         // an mp4 with its index in front (faststart) still probes when cut short; ffmpeg then
         // transcodes what is there and stops early without an error
@@ -161,6 +174,7 @@ final class FfmpegJobs implements JobEngine {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {
+      stopWatching.run();
       delete(folder);
     }
   }
@@ -197,7 +211,7 @@ final class FfmpegJobs implements JobEngine {
   }
 
   private void transcode(
-      Path input, Path output, Rendition rendition, Path folder, HangUpWatch watch)
+      Path input, Path output, Rendition rendition, Path folder, BooleanSupplier wanted)
       throws IOException {
     String threads = Integer.toString(settings.threads());
     List<String> command = new ArrayList<>(List.of(
@@ -235,12 +249,8 @@ final class FfmpegJobs implements JobEngine {
         "+faststart",
         output.toString()));
     Path err = folder.resolve("ffmpeg-errors");
-    int exit = children.run(
-        command,
-        folder.resolve("ffmpeg-output"),
-        err,
-        settings.timeout(),
-        () -> !watch.clientGone());
+    int exit =
+        children.run(command, folder.resolve("ffmpeg-output"), err, settings.timeout(), wanted);
     if (exit != 0) {
       // it probed as a video but its frames do not decode: bad footage, not a fault of the service
       throw JobProblem.notAVideo(
@@ -274,6 +284,7 @@ final class FfmpegJobs implements JobEngine {
   /** Kills the transcodes still running: the service is stopping past its drain deadline. */
   @Override
   public void close() {
+    hangUps.close();
     children.endAll();
   }
 }

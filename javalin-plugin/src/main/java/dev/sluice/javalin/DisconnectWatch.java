@@ -19,16 +19,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Notices HTTP/1.x clients that close their connection while their request waits in a queue.
+ * Notices HTTP/1.x clients of Javalin's Jetty that close their connection while the server still
+ * works for them: the plugin watches a request while it waits in a queue, and an application may
+ * watch one while its handler runs a long job (the demo's transcodes).
  *
- * <p>Jetty does not watch a suspended HTTP/1.1 connection for reads (jetty/jetty.project#238), so
- * a vanished client would keep its queue slot until its turn, and then make the server do its work
- * for nobody. This registers the waiting request's socket with a second selector (a channel may be
- * registered with several): readable with nothing to read means the peer closed. Nothing is ever
- * read, so request bodies and pipelined requests stay untouched; a readable socket with data is
- * simply no longer watched. TLS and HTTP/2 connections are not watched (HTTP/2 reports resets).
+ * <p>Jetty does not watch a suspended HTTP/1.1 connection for reads (jetty/jetty.project#238), nor
+ * one whose request is being handled, so a vanished client would keep its queue slot until its
+ * turn, and then make the server do its work for nobody. This registers the request's socket with
+ * a second selector (a channel may be registered with several; Jetty's stays untouched): readable
+ * with nothing to read means the peer closed. Nothing is ever read, so request bodies and
+ * pipelined requests stay untouched; a readable socket with data is simply no longer watched, so
+ * an application watches a request once it has read its body. TLS and HTTP/2 connections are not
+ * watched (HTTP/2 reports resets). One thread per watch, started with the first request watched.
  */
-final class DisconnectWatch implements AutoCloseable {
+public final class DisconnectWatch implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
 
@@ -39,7 +43,8 @@ final class DisconnectWatch implements AutoCloseable {
   private Selector selector;
   private volatile boolean closed;
 
-  DisconnectWatch(Executor executor) {
+  /** A watch that runs each {@code onGone} on {@code executor}. */
+  public DisconnectWatch(Executor executor) {
     this.executor = executor;
   }
 
@@ -47,7 +52,7 @@ final class DisconnectWatch implements AutoCloseable {
    * Runs {@code onGone} (on the executor) if the client closes the request's connection; the
    * returned handle stops watching. A request that cannot be watched gets a handle doing nothing.
    */
-  Runnable watch(HttpServletRequest request, Runnable onGone) {
+  public Runnable watch(HttpServletRequest request, Runnable onGone) {
     SocketChannel channel = channelOf(request);
     if (channel == null || closed || !started()) {
       return DisconnectWatch::nothing;
@@ -149,6 +154,7 @@ final class DisconnectWatch implements AutoCloseable {
     }
   }
 
+  /** Stops watching every request and ends the watch's thread. */
   @Override
   public synchronized void close() {
     closed = true;

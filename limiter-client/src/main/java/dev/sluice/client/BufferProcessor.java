@@ -1,8 +1,9 @@
 package dev.sluice.client;
 
+import dev.sluice.redis.RedisConnection;
+import dev.sluice.redis.RedisScript;
 import dev.sluice.time.Scheduler;
 import io.lettuce.core.Consumer;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XAutoClaimArgs;
 import io.lettuce.core.XReadArgs;
@@ -44,8 +45,9 @@ import java.util.function.BiFunction;
  */
 public final class BufferProcessor implements AutoCloseable {
 
-  private static final String ACK_AND_DELETE =
-      "redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) return redis.call('XDEL', KEYS[1], ARGV[2])";
+  private static final RedisScript ACK_AND_DELETE = RedisScript.of(
+      "ack_and_delete",
+      "redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) return redis.call('XDEL', KEYS[1], ARGV[2])");
 
   private final String key;
   private final Consumer<String> consumer;
@@ -82,7 +84,7 @@ public final class BufferProcessor implements AutoCloseable {
     this.claimIdle = b.claimIdle;
     this.claimEveryNanos = b.claimIdle.toNanos() / 2;
     this.scheduler = b.scheduler;
-    this.redis = new RedisConnection(b.redis);
+    this.redis = RedisConnection.open(b.redis, DurableBuffer.CALL_TIMEOUT);
     DurableBuffer.createGroup(redis, key);
   }
 
@@ -167,10 +169,8 @@ public final class BufferProcessor implements AutoCloseable {
       return CompletableFuture.completedFuture(0);
     }
     return redis
-        .async()
-        .xautoclaim(
-            key, XAutoClaimArgs.Builder.xautoclaim(consumer, claimIdle, "0-0").count(room))
-        .toCompletableFuture()
+        .call(c -> c.xautoclaim(
+            key, XAutoClaimArgs.Builder.xautoclaim(consumer, claimIdle, "0-0").count(room)))
         .thenApply((ClaimedMessages<String, String> messages) -> {
           int n = 0;
           for (StreamMessage<String, String> m : messages.getMessages()) {
@@ -192,10 +192,8 @@ public final class BufferProcessor implements AutoCloseable {
       return CompletableFuture.completedFuture(0);
     }
     return redis
-        .async()
-        .xreadgroup(
-            consumer, XReadArgs.Builder.count(room), XReadArgs.StreamOffset.lastConsumed(key))
-        .toCompletableFuture()
+        .call(c -> c.xreadgroup(
+            consumer, XReadArgs.Builder.count(room), XReadArgs.StreamOffset.lastConsumed(key)))
         .thenApply((List<StreamMessage<String, String>> messages) -> {
           for (StreamMessage<String, String> m : messages) {
             send(m);
@@ -249,11 +247,7 @@ public final class BufferProcessor implements AutoCloseable {
     }
     try {
       // one script, so a crash between the two cannot leave an acknowledged entry in the stream
-      return redis
-          .async()
-          .<Long>eval(
-              ACK_AND_DELETE, ScriptOutputType.INTEGER, new String[] {key}, DurableBuffer.GROUP, id)
-          .toCompletableFuture();
+      return redis.runForLong(ACK_AND_DELETE, new String[] {key}, DurableBuffer.GROUP, id);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }

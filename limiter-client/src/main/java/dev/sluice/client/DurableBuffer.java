@@ -1,13 +1,14 @@
 package dev.sluice.client;
 
+import dev.sluice.redis.RedisConnection;
 import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Records waiting for a throttled service, kept in a Redis Stream so they survive a crash of the
@@ -25,6 +26,9 @@ public final class DurableBuffer implements AutoCloseable {
   static final String FIELD = "r";
   static final String GROUP = "processors";
 
+  /** The bound on every Redis call of the buffer and its processors. */
+  static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+
   private final String key;
   private final RedisConnection redis;
 
@@ -37,7 +41,7 @@ public final class DurableBuffer implements AutoCloseable {
               + "'");
     }
     this.key = streamKey(name);
-    this.redis = new RedisConnection(uri);
+    this.redis = RedisConnection.open(uri, CALL_TIMEOUT);
     createGroup(redis, key);
   }
 
@@ -51,28 +55,17 @@ public final class DurableBuffer implements AutoCloseable {
     if (record == null) {
       throw new IllegalArgumentException("record must not be null");
     }
-    return redis.async().xadd(key, Map.of(FIELD, record)).toCompletableFuture();
+    return redis.call(c -> c.xadd(key, Map.of(FIELD, record)));
   }
 
   /** Records appended and not yet acknowledged or never read (the stream's length). */
   public long length() {
-    return redis
-        .async()
-        .xlen(key)
-        .toCompletableFuture()
-        .orTimeout(5, TimeUnit.SECONDS)
-        .join();
+    return redis.call(c -> c.xlen(key)).join();
   }
 
   /** Records read by a processor and not acknowledged yet. */
   public long pending() {
-    return redis
-        .async()
-        .xpending(key, GROUP)
-        .toCompletableFuture()
-        .orTimeout(5, TimeUnit.SECONDS)
-        .join()
-        .getCount();
+    return redis.call(c -> c.xpending(key, GROUP)).join().getCount();
   }
 
   static String streamKey(String name) {
@@ -83,11 +76,8 @@ public final class DurableBuffer implements AutoCloseable {
   static void createGroup(RedisConnection redis, String key) {
     try {
       redis
-          .async()
-          .xgroupCreate(
-              XReadArgs.StreamOffset.from(key, "0"), GROUP, XGroupCreateArgs.Builder.mkstream())
-          .toCompletableFuture()
-          .orTimeout(5, TimeUnit.SECONDS)
+          .call(c -> c.xgroupCreate(
+              XReadArgs.StreamOffset.from(key, "0"), GROUP, XGroupCreateArgs.Builder.mkstream()))
           .join();
     } catch (CompletionException e) {
       if (!(e.getCause() instanceof RedisBusyException)

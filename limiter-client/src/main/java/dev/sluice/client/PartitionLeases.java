@@ -1,8 +1,9 @@
 package dev.sluice.client;
 
+import dev.sluice.redis.RedisConnection;
+import dev.sluice.redis.RedisScript;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
-import io.lettuce.core.ScriptOutputType;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +33,8 @@ import java.util.function.LongConsumer;
  */
 public final class PartitionLeases implements AutoCloseable {
 
-  private static final String SCRIPT = RedisConnection.script("partition_lease");
+  private static final RedisScript SCRIPT =
+      RedisScript.load(PartitionLeases.class, "partition_lease");
 
   private final PartitionLeasesConfig config;
   private final RedisConnection redis;
@@ -67,7 +69,8 @@ public final class PartitionLeases implements AutoCloseable {
       "sluice:partitions:{" + config.service() + "}:owners"
     };
     this.renewEveryNanos = config.leaseTime().toNanos() / 3;
-    this.redis = new RedisConnection(b.redis);
+    // a call may take a renewal period: a round that takes longer is a failed round anyway
+    this.redis = RedisConnection.open(b.redis, Duration.ofNanos(renewEveryNanos));
     applyPace(0);
   }
 
@@ -161,11 +164,7 @@ public final class PartitionLeases implements AutoCloseable {
     }
     CompletableFuture<List<Object>> sent;
     try {
-      // EVAL, not EVALSHA: one round per third of a lease is too rare for the script body to matter
-      sent = redis
-          .async()
-          .<List<Object>>eval(SCRIPT, ScriptOutputType.MULTI, keys, args)
-          .toCompletableFuture();
+      sent = redis.run(SCRIPT, keys, args);
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
@@ -239,9 +238,7 @@ public final class PartitionLeases implements AutoCloseable {
     String[] args = {owner, "1", "0"};
     try {
       redis
-          .async()
-          .eval(SCRIPT, ScriptOutputType.MULTI, keys, allPartitions(args))
-          .toCompletableFuture()
+          .run(SCRIPT, keys, allPartitions(args))
           .orTimeout(2, TimeUnit.SECONDS)
           .handle((r, e) -> null)
           .join();

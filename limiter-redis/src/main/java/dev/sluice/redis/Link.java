@@ -9,10 +9,10 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The one multiplexed Lettuce connection of a node (to a standalone Redis, or to a Redis Cluster
- * when the URI says {@code ?cluster=true}), opened lazily and re-opened by itself.
+ * when the URI says {@code ?cluster=true}), opened lazily and re-opened by itself; also the
+ * connection under each {@link RedisConnection} another module opens.
  *
  * <p>Lettuce reconnects a connection it once had, but not one it never got: when Redis is down at
  * start-up, every {@link #commands()} call that finds no connection starts (at most one) new
@@ -42,15 +43,24 @@ final class Link implements AutoCloseable {
   private final RedisURI uri;
   private final boolean cluster;
   private final ClientResources resources;
+  private final boolean ownsResources;
   private final AbstractRedisClient client;
   private final AtomicBoolean connecting = new AtomicBoolean();
   private volatile StatefulConnection<String, String> connection;
-  private volatile RedisScriptingAsyncCommands<String, String> commands;
+  private volatile RedisClusterAsyncCommands<String, String> commands;
   private volatile boolean closed;
   private volatile Throwable lastConnectError;
   private final Duration pingTimeout;
 
   Link(StoreSettings settings, UriOptions options, CallBound bound) {
+    this(settings, options, bound, null);
+  }
+
+  /**
+   * A link on {@code shared} resources (event loops, timers), which it leaves running when closed;
+   * {@code null}: resources of its own.
+   */
+  Link(StoreSettings settings, UriOptions options, CallBound bound, ClientResources shared) {
     this.cluster = options.cluster();
     this.uri = RedisURI.create(options.lettuceUri());
     // Lettuce bounds the connection handshake (HELLO, AUTH, SELECT) by the URI's timeout: with the
@@ -61,11 +71,8 @@ final class Link implements AutoCloseable {
         ? settings.connectTimeout()
         : settings.timeout();
     this.uri.setTimeout(connectTimeout);
-    this.resources = ClientResources.builder()
-        .ioThreadPoolSize(2)
-        .computationThreadPoolSize(2)
-        .reconnectDelay(RECONNECT_DELAY)
-        .build();
+    this.ownsResources = shared == null;
+    this.resources = shared == null ? newResources() : shared;
     SocketOptions socket =
         SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build();
     // a PING asked whether a connection whose calls time out is slow or dead (see StallCheck):
@@ -117,6 +124,15 @@ final class Link implements AutoCloseable {
           .build());
       this.client = redisClient;
     }
+  }
+
+  /** Event loops and timers for links: two threads each, and a restarted Redis found within ~1 s. */
+  static ClientResources newResources() {
+    return ClientResources.builder()
+        .ioThreadPoolSize(2)
+        .computationThreadPoolSize(2)
+        .reconnectDelay(RECONNECT_DELAY)
+        .build();
   }
 
   /** Whether this is a Redis Cluster connection. */
@@ -214,8 +230,8 @@ final class Link implements AutoCloseable {
   // closing a replaced or late connection: a failed close leaves nothing to undo; connect() records
   // its own failure
   @SuppressWarnings("FutureReturnValueIgnored")
-  RedisScriptingAsyncCommands<String, String> commands() {
-    RedisScriptingAsyncCommands<String, String> current = commands;
+  RedisClusterAsyncCommands<String, String> commands() {
+    RedisClusterAsyncCommands<String, String> current = commands;
     if (current == null) {
       connect();
     }
@@ -275,6 +291,8 @@ final class Link implements AutoCloseable {
       current.close();
     }
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    if (ownsResources) {
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
   }
 }

@@ -39,6 +39,11 @@ final class LuaScript {
     this.sha = sha1(body);
   }
 
+  /** A script whose body the caller has (another module's, see {@link RedisScript}). */
+  static LuaScript of(String name, String body) {
+    return new LuaScript(name, body);
+  }
+
   /** Loads {@code /dev/sluice/redis/<name>.lua} from the classpath. */
   static LuaScript load(String name) {
     String resource = name + ".lua";

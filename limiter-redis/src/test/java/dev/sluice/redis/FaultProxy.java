@@ -18,6 +18,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * (not available in the test kernel): a longer round trip, a blackhole (bytes are held, nothing
  * is closed; after {@link #heal()} they flow again, as TCP retransmits after a partition), and a cut
  * (every connection reset, new ones closed at once until healed).
+ *
+ * <p>Plain sockets on purpose: the faulty network is the thing under test, and no Redis client can
+ * hold, delay or reset a live connection. It relays bytes without reading or writing the protocol.
  */
 final class FaultProxy implements AutoCloseable {
 

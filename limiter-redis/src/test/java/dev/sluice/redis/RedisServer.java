@@ -2,21 +2,33 @@ package dev.sluice.redis;
 
 import static org.awaitility.Awaitility.await;
 
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
+import io.lettuce.core.protocol.ProtocolVersion;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
@@ -175,69 +187,141 @@ public final class RedisServer implements AutoCloseable {
     }
   }
 
-  /** Sends one command over a plain socket and returns the raw reply's first line. */
+  /** Sends one command and returns its reply as text (see {@link #command(int, String...)}). */
   public String command(String... args) {
     return command(port, args);
   }
 
-  /** {@link #command(String...)} to whatever listens on {@code port} (a sentinel, say). */
+  /**
+   * Sends one command, on a connection of its own, to whatever listens on {@code port} (a sentinel,
+   * a cluster node, a paused server that just came back) and returns the reply as text: a status,
+   * bulk string or integer as it is, an array's items one per line, {@code null} for a null bulk
+   * string, and an error reply as its message ({@code MOVED 866 127.0.0.1:7001}, say), so a test
+   * can look at what the server answered whatever it was.
+   */
   static String command(int port, String... args) {
-    StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
-    for (String arg : args) {
-      request
-          .append('$')
-          .append(arg.getBytes(StandardCharsets.UTF_8).length)
-          .append("\r\n")
-          .append(arg)
-          .append("\r\n");
+    StatefulRedisConnection<String, String> kept = Commands.OPEN.get(port);
+    if (kept != null && kept.isOpen()) {
+      try {
+        return send(kept, args);
+      } catch (RedisCommandExecutionException e) {
+        return e.getMessage();
+      } catch (RedisException e) {
+        Commands.OPEN.remove(port, kept);
+        kept.close();
+        if (!closedUnderUs(e)) {
+          throw new IllegalStateException("redis at port " + port + ": " + e.getMessage(), e);
+        }
+        // killed and started again, or a sentinel closed its clients (CLIENT KILL TYPE normal):
+        // once more on a new connection, as a test that opened one per command would have
+      }
     }
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1_000);
-      socket.setSoTimeout(5_000);
-      OutputStream out = socket.getOutputStream();
-      out.write(request.toString().getBytes(StandardCharsets.UTF_8));
-      out.flush();
-      return readReply(socket.getInputStream());
-    } catch (IOException e) {
+    RedisURI uri = RedisURI.builder()
+        .withHost("127.0.0.1")
+        .withPort(port)
+        .withTimeout(Duration.ofSeconds(5))
+        .build();
+    StatefulRedisConnection<String, String> connection = null;
+    try {
+      connection = Commands.CLIENT.connect(StringCodec.UTF8, uri);
+      String reply = send(connection, args);
+      StatefulRedisConnection<String, String> before = Commands.OPEN.put(port, connection);
+      if (before != null) {
+        before.close();
+      }
+      return reply;
+    } catch (RedisCommandExecutionException e) {
+      Commands.OPEN.putIfAbsent(port, connection);
+      return e.getMessage();
+    } catch (RedisException e) {
+      if (connection != null) {
+        connection.close();
+      }
       throw new IllegalStateException("redis at port " + port + ": " + e.getMessage(), e);
     }
   }
 
-  /** Reads a simple, integer, error or bulk reply (enough for PING, PTTL, INFO, TYPE...). */
-  private static String readReply(InputStream in) throws IOException {
-    String first = readLine(in);
-    if (first.isEmpty()) {
-      // a sentinel reconfiguring the server closes its clients (CLIENT KILL TYPE normal)
-      throw new IOException("closed without a reply");
+  private static String send(StatefulRedisConnection<String, String> connection, String... args) {
+    CommandArgs<String, String> arguments = new CommandArgs<>(StringCodec.UTF8);
+    for (int i = 1; i < args.length; i++) {
+      arguments.add(args[i]);
     }
-    if (first.startsWith("$")) {
-      int length = Integer.parseInt(first.substring(1));
-      if (length < 0) {
-        return null;
-      }
-      byte[] body = in.readNBytes(length + 2);
-      return new String(body, 0, length, StandardCharsets.UTF_8);
-    }
-    if (first.startsWith("*")) {
-      int count = Integer.parseInt(first.substring(1));
-      List<String> items = new ArrayList<>();
-      for (int i = 0; i < count; i++) {
-        items.add(readReply(in));
-      }
-      return String.join("\n", items);
-    }
-    return first.substring(1);
+    // a reply of any shape lands in a list: one item for a status, a string or an integer
+    List<Object> reply = connection
+        .sync()
+        .dispatch(keyword(args[0]), new NestedMultiOutput<>(StringCodec.UTF8), arguments);
+    return reply.size() == 1 ? text(reply.get(0)) : text(reply);
   }
 
-  private static String readLine(InputStream in) throws IOException {
-    StringBuilder line = new StringBuilder();
-    int c;
-    while ((c = in.read()) != -1 && c != '\n') {
-      if (c != '\r') {
-        line.append((char) c);
+  /** A command that failed because its connection closed, not because the server was slow. */
+  private static boolean closedUnderUs(RedisException e) {
+    return !(e instanceof RedisCommandTimeoutException);
+  }
+
+  /**
+   * How many times {@code command} (lower case: {@code evalsha}) ran since the server started or
+   * its last {@code CONFIG RESETSTAT}, from {@code INFO commandstats}; calls that failed count too.
+   */
+  public long calls(String command) {
+    String prefix = "cmdstat_" + command + ":calls=";
+    for (String line : command("INFO", "commandstats").split("\\R")) {
+      if (line.startsWith(prefix)) {
+        return Long.parseLong(line.substring(prefix.length(), line.indexOf(',')));
       }
     }
-    return line.toString();
+    return 0;
+  }
+
+  /**
+   * The client every test command goes through (one set of threads for the whole test run), and
+   * one connection per port, kept while it stays open: a command costs a round trip, not a connect
+   * and a handshake, so tests that move slots key by key do it as fast as a script would.
+   */
+  private static final class Commands {
+    static final RedisClient CLIENT = client();
+    static final ConcurrentMap<Integer, StatefulRedisConnection<String, String>> OPEN =
+        new ConcurrentHashMap<>();
+
+    private static RedisClient client() {
+      RedisClient client = RedisClient.create();
+      client.setOptions(ClientOptions.builder()
+          // RESP2: replies as a plain client of any server version sees them (a map is a list)
+          .protocolVersion(ProtocolVersion.RESP2)
+          .autoReconnect(false)
+          .socketOptions(
+              SocketOptions.builder().connectTimeout(Duration.ofSeconds(1)).build())
+          .build());
+      return client;
+    }
+  }
+
+  private static ProtocolKeyword keyword(String name) {
+    byte[] bytes = name.toUpperCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+    return new ProtocolKeyword() {
+      @Override
+      public byte[] getBytes() {
+        return bytes;
+      }
+
+      @Override
+      public String toString() {
+        return name;
+      }
+    };
+  }
+
+  private static String text(Object reply) {
+    if (reply instanceof List<?> items) {
+      List<String> lines = new ArrayList<>();
+      for (Object item : items) {
+        lines.add(text(item));
+      }
+      return String.join("\n", lines);
+    }
+    if (reply instanceof ByteBuffer bytes) {
+      return StringCodec.UTF8.decodeValue(bytes);
+    }
+    return reply == null ? null : reply.toString();
   }
 
   private void launch() {
@@ -260,8 +344,12 @@ public final class RedisServer implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException("cannot start redis-server on port " + port, e);
     }
+    // the client's threads start outside the wait; the first command of a test JVM still loads
+    // Lettuce's and Netty's connection classes, which took over 10 s on a machine with both cores
+    // busy, so the wait allows for it (a server that never starts costs the test 30 s, no more)
+    Commands.CLIENT.getResources();
     await("redis-server on port " + port + " answers PING")
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(20))
         .ignoreExceptions()
         .until(() -> "PONG".equals(command("PING")));

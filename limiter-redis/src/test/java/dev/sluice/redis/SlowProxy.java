@@ -15,6 +15,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * A TCP proxy in front of a Redis that holds back the server's first reply on each connection for
  * {@code delay}: a connection handshake as slow as on a machine with both cores busy, made
  * deterministic. Everything after the first reply flows at once.
+ *
+ * <p>Plain sockets on purpose: the slow peer is the thing under test, and no Redis client can hold
+ * back a server's reply. It relays bytes without reading or writing the protocol.
  */
 final class SlowProxy implements AutoCloseable {
 

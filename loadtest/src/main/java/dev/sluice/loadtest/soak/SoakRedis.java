@@ -1,34 +1,55 @@
 package dev.sluice.loadtest.soak;
 
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
+import io.lettuce.core.protocol.ProtocolVersion;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * The soak's (and the transitions') Redis: a {@code redis-server} from PATH on a free loopback port, without persistence,
- * and the few commands the soak reads it with, over a plain socket (the loadtest talks to Redis
- * only to watch it; the nodes use Sluice's own client).
+ * and the few commands the soak reads it with, through Lettuce as any Redis user would (the loadtest
+ * talks to Redis only to watch it, as an operator would; the nodes use Sluice's own connection).
  */
 public final class SoakRedis implements AutoCloseable {
 
   private final Process process;
   private final int port;
+  private final RedisClient client;
+  private volatile StatefulRedisConnection<String, String> connection;
 
   private SoakRedis(Process process, int port) {
     this.process = process;
     this.port = port;
+    this.client = RedisClient.create(RedisURI.builder()
+        .withHost("127.0.0.1")
+        .withPort(port)
+        .withTimeout(Duration.ofSeconds(5))
+        .build());
+    client.setOptions(ClientOptions.builder()
+        // RESP2: INFO and CONFIG answer as plain text and lists, as redis-cli shows them
+        .protocolVersion(ProtocolVersion.RESP2)
+        .socketOptions(
+            SocketOptions.builder().connectTimeout(Duration.ofSeconds(1)).build())
+        .build());
   }
 
   /**
@@ -66,10 +87,11 @@ public final class SoakRedis implements AutoCloseable {
             "redis-server exited with " + process.exitValue() + "; its log: " + log);
       }
       try {
-        if ("PONG".equals(redis.command("PING"))) {
+        redis.connection = redis.client.connect();
+        if ("PONG".equals(redis.connection.sync().ping())) {
           return redis;
         }
-      } catch (IOException notYet) {
+      } catch (RedisException notYet) {
         // still starting
       }
       Thread.sleep(50); // polling a process we do not control; no event to wait on
@@ -103,46 +125,34 @@ public final class SoakRedis implements AutoCloseable {
     return -1;
   }
 
-  /** One command; the answer's text (a bulk string, a status, or an integer). */
+  /** One command; the answer's text (a bulk string, a status, an integer, a list's items by line). */
   public String command(String... args) throws IOException {
-    StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
-    for (String arg : args) {
-      request
-          .append('$')
-          .append(arg.getBytes(StandardCharsets.UTF_8).length)
-          .append("\r\n")
-          .append(arg)
-          .append("\r\n");
+    CommandArgs<String, String> arguments = new CommandArgs<>(StringCodec.UTF8);
+    for (int i = 1; i < args.length; i++) {
+      arguments.add(args[i]);
     }
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1_000);
-      socket.setSoTimeout(5_000);
-      OutputStream out = socket.getOutputStream();
-      out.write(request.toString().getBytes(StandardCharsets.UTF_8));
-      out.flush();
-      InputStream in = socket.getInputStream();
-      String first = line(in);
-      if (first.startsWith("-")) {
-        throw new IOException("Redis answered " + first.substring(1) + " to " + args[0]);
+    byte[] name = args[0].toUpperCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+    ProtocolKeyword keyword = new ProtocolKeyword() {
+      @Override
+      public byte[] getBytes() {
+        return name;
       }
-      if (first.startsWith("$")) {
-        int length = Integer.parseInt(first.substring(1));
-        return length < 0
-            ? null
-            : new String(in.readNBytes(length + 2), 0, length, StandardCharsets.UTF_8);
-      }
-      return first.substring(1);
-    }
-  }
 
-  private static String line(InputStream in) throws IOException {
-    StringBuilder line = new StringBuilder();
-    for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
-      if (c != '\r') {
-        line.append((char) c);
+      @Override
+      public String toString() {
+        return args[0];
       }
+    };
+    try {
+      // a reply of any shape lands in a list: one item for a status, a string or an integer
+      List<Object> reply =
+          connection.sync().dispatch(keyword, new NestedMultiOutput<>(StringCodec.UTF8), arguments);
+      return reply.size() == 1
+          ? String.valueOf(reply.get(0))
+          : reply.stream().map(String::valueOf).collect(Collectors.joining("\n"));
+    } catch (RedisException e) {
+      throw new IOException("Redis answered " + e.getMessage() + " to " + args[0], e);
     }
-    return line.toString();
   }
 
   private static boolean onPath(String binary) {
@@ -153,6 +163,10 @@ public final class SoakRedis implements AutoCloseable {
 
   @Override
   public void close() {
+    if (connection != null) {
+      connection.close();
+    }
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     process.destroy();
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
