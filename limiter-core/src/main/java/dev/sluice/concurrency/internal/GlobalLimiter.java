@@ -114,7 +114,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     this.executor = config.executor;
     this.listener =
         config.listener == null ? null : new GuardedListener(config.name, config.listener);
-    this.queueTimeoutNanos = BoundedQueueLimiter.saturatedNanos(spec.queueTimeout());
+    this.queueTimeoutNanos = AdmissionPolicy.saturatedNanos(spec.queueTimeout());
     // the local stage reports nothing itself: admission means holding a lease, counted here
     this.local = new BoundedQueueLimiter(config.withoutListener(), spec, limit, queue);
     // maxQueue bounds every waiter of this node: its queue and the callers waiting for a lease
@@ -537,7 +537,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     Reconfiguration done = local.reconfigure(next);
     LimiterSpec inForce = done.inForce();
     leaseTime = inForce.leaseTime();
-    queueTimeoutNanos = BoundedQueueLimiter.saturatedNanos(inForce.queueTimeout());
+    queueTimeoutNanos = AdmissionPolicy.saturatedNanos(inForce.queueTimeout());
     wake(); // a higher limit: waiters ask the store again at once
     return done;
   }
@@ -575,25 +575,17 @@ final class GlobalLimiter implements ConcurrencyLimiter {
       // the line is taken by a newcomer in the queue only after the line changed
       queued = waitingInLine + BoundedQueueLimiter.queued(local.state);
     }
-    long released = stats.released.sum();
-    long timed = stats.timedCount.sum();
-    return ConcurrencySnapshot.builder(name, l.spec(), l.limitState())
-        .gauges(inFlight, queued, l.shutdown())
-        .outcomes(
-            admitted.get(),
-            stats.queuedTotal.sum(),
-            stats.rejectedQueueFull.sum(),
-            stats.rejectedQueueTimeout.sum(),
-            stats.cancelled.sum(),
-            stats.rejectedShutdown.sum())
-        .queueWait(stats.queueWaitCount.sum(), stats.queueWaitTotal.sum(), stats.queueWaitMax.get())
-        .service(
-            released,
-            LimiterStats.serviceTotal(released, timed, stats.timedTotal.sum()),
-            stats.serviceMax.get())
-        .late(stats.rejectedLate.sum())
-        .reasons(l.rejectedPredictedWait(), l.rejectedStandingQueue())
-        .build();
+    Snapshots.Gauges gauges =
+        new Snapshots.Gauges(inFlight, queued, l.shutdown(), admitted.get(), stats.released.sum());
+    // the refusals for a predicted wait or a standing queue are decided in the local stage
+    return Snapshots.concurrency(
+        name,
+        l.spec(),
+        l.limitState(),
+        gauges,
+        stats,
+        l.rejectedPredictedWait(),
+        l.rejectedStandingQueue());
   }
 
   @Override
