@@ -78,7 +78,7 @@ final class AdmissionPolicy {
 
   /** A caller arrives on the slow path: what is read before the lock (it sums striped counters). */
   Arrival arrive(Waiter waiter) {
-    long timeoutNanos = timeoutNanos(waiter.caller());
+    long timeoutNanos = timeoutNanos(waiter.caller(), queueTimeoutNanos);
     boolean early = rejectEarly; // read once: a reconfiguration may turn it on or off meanwhile
     long meanServiceNanos = early ? prediction.serviceBoundNanos(waiter.enqueuedAtNanos) : -1;
     long firstTurnNanos = meanServiceNanos < 0
@@ -249,17 +249,29 @@ final class AdmissionPolicy {
 
   /** Retry-After for a refusal with {@code queuedAhead} callers ahead, from the service times. */
   long retryAfterNanos(int queuedAhead) {
-    long fallback = Math.min(queueTimeoutNanos, MAX_FALLBACK_SERVICE_NANOS);
-    return engine.stats.retryAfterNanos(queuedAhead, engine.limit(), fallback);
+    return retryAfterNanos(engine.stats, queuedAhead, engine.limit(), queueTimeoutNanos);
   }
 
-  /** The shorter of the caller's own timeout and the limiter's, in nanoseconds (saturated). */
-  private long timeoutNanos(Caller caller) {
+  /**
+   * Retry-After from {@code stats}' service times under {@code limit}; before any is known, the
+   * shorter of the queue timeout and a second. A local and a global limiter estimate alike.
+   */
+  static long retryAfterNanos(
+      LimiterStats stats, int queuedAhead, int limit, long queueTimeoutNanos) {
+    long fallback = Math.min(queueTimeoutNanos, MAX_FALLBACK_SERVICE_NANOS);
+    return stats.retryAfterNanos(queuedAhead, limit, fallback);
+  }
+
+  /**
+   * The shorter of the caller's own timeout and the limiter's ({@code limiterNanos}), in
+   * nanoseconds (saturated); a local and a global limiter bound a wait alike.
+   */
+  static long timeoutNanos(Caller caller, long limiterNanos) {
     Duration own = caller.timeout();
     if (own == null) {
-      return queueTimeoutNanos;
+      return limiterNanos;
     }
-    return Math.min(saturatedNanos(own), queueTimeoutNanos);
+    return Math.min(saturatedNanos(own), limiterNanos);
   }
 
   /** Set once by the {@link GlobalLimiter} this is the local stage of; see the field. */

@@ -29,7 +29,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -137,7 +136,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
         this,
         caller,
         clock.nanoTime(),
-        timeoutNanos(caller),
+        AdmissionPolicy.timeoutNanos(caller, queueTimeoutNanos),
         node + ':' + tickets.incrementAndGet());
     acquire.callingThread = Thread.currentThread();
     try {
@@ -444,19 +443,6 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     }
   }
 
-  /** The shorter of the caller's own timeout and the limiter's, in nanoseconds (saturated). */
-  private long timeoutNanos(Caller caller) {
-    Duration own = caller.timeout();
-    if (own == null) {
-      return queueTimeoutNanos;
-    }
-    try {
-      return Math.min(own.toNanos(), queueTimeoutNanos);
-    } catch (ArithmeticException tooLong) {
-      return queueTimeoutNanos;
-    }
-  }
-
   /**
    * Never queues: succeeds only when a local permit is free and the store grants a lease at once
    * (synchronously). A store across the network answers later, so with Redis this is nearly
@@ -615,8 +601,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   }
 
   private long retryAfterNanos(int queuedAhead) {
-    long fallback = Math.min(queueTimeoutNanos, TimeUnit.SECONDS.toNanos(1));
-    return stats.retryAfterNanos(queuedAhead, local.limit(), fallback);
+    return AdmissionPolicy.retryAfterNanos(stats, queuedAhead, local.limit(), queueTimeoutNanos);
   }
 
   private static Throwable unwrap(Throwable error) {
