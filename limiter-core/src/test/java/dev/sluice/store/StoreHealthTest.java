@@ -55,4 +55,16 @@ class StoreHealthTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("degradedDecisions=-1");
   }
+
+  @Test
+  void aNegativeCountOfLostStatesIsRefusedToo() {
+    assertThatThrownBy(() -> new StoreHealth(StoreHealth.DOWN, "x", 0, -1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("counts cannot be negative: degradedDecisions=0, lostStates=-1");
+  }
+
+  @Test
+  void countsOfZeroAreAccepted() {
+    assertThat(new StoreHealth(StoreHealth.PROBING, "x", 0, 0).lostStates()).isZero();
+  }
 }
