@@ -1,6 +1,6 @@
 package dev.sluice.concurrency;
 
-import dev.sluice.concurrency.internal.LimiterBuilder;
+import dev.sluice.concurrency.internal.Engine;
 import dev.sluice.store.PermitStore;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
@@ -73,7 +73,7 @@ public interface ConcurrencyLimiter {
    * @param name the limiter's name, used in metrics and messages; must not be blank
    */
   static Builder builder(String name) {
-    return new LimiterBuilder(name);
+    return Engine.builder(name);
   }
 
   /**

@@ -1,8 +1,6 @@
 package dev.sluice.concurrency;
 
-import dev.sluice.concurrency.internal.FairWaitQueue;
-import dev.sluice.concurrency.internal.FifoWaitQueue;
-import dev.sluice.concurrency.internal.PriorityWaitQueue;
+import dev.sluice.concurrency.internal.Engine;
 
 /**
  * The queue discipline: which waiter is granted the next free permit. A public strategy: {@link
@@ -33,7 +31,7 @@ public interface WaitQueue {
 
   /** First come, first served: the default. Ignores keys and classes. */
   static WaitQueue fifo() {
-    return new FifoWaitQueue();
+    return Engine.fifo();
   }
 
   /**
@@ -41,7 +39,7 @@ public interface WaitQueue {
    * #fair(FairQueueConfig)}.
    */
   static WaitQueue fair() {
-    return new FairWaitQueue(FairQueueConfig.DEFAULT);
+    return Engine.fair(FairQueueConfig.DEFAULT);
   }
 
   /**
@@ -56,7 +54,7 @@ public interface WaitQueue {
    * Classes are ignored; see {@link #prioritized(FairQueueConfig)}.
    */
   static WaitQueue fair(FairQueueConfig config) {
-    return new FairWaitQueue(java.util.Objects.requireNonNull(config, "config must not be null"));
+    return Engine.fair(java.util.Objects.requireNonNull(config, "config must not be null"));
   }
 
   /**
@@ -68,7 +66,7 @@ public interface WaitQueue {
    * served only when nothing more important waits, and is the first to be displaced.
    */
   static WaitQueue prioritized() {
-    return PriorityWaitQueue.overFifo();
+    return Engine.prioritized();
   }
 
   /**
@@ -77,7 +75,7 @@ public interface WaitQueue {
    */
   static WaitQueue prioritized(FairQueueConfig fairInsideEachClass) {
     java.util.Objects.requireNonNull(fairInsideEachClass, "config must not be null");
-    return PriorityWaitQueue.overFair(fairInsideEachClass);
+    return Engine.prioritized(fairInsideEachClass);
   }
 
   /** Adds an entry. */

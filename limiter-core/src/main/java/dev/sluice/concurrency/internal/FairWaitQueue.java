@@ -23,7 +23,7 @@ import java.util.Map;
  * <p>With unit costs (the plugin's case) a poll is O(1). A head costing more than its flow's weight
  * takes several turns of the ring to save up for, as DRR prescribes.
  */
-public final class FairWaitQueue implements ClassQueue {
+final class FairWaitQueue implements ClassQueue {
 
   /** One key's waiters and its place in the ring. Exists only while the key has a waiter. */
   static final class Flow {
@@ -61,7 +61,7 @@ public final class FairWaitQueue implements ClassQueue {
   private Waiter newest;
   private int size;
 
-  public FairWaitQueue(FairQueueConfig config) {
+  FairWaitQueue(FairQueueConfig config) {
     this.config = config;
     this.maxPerKey = config.maxQueuePerKey();
   }

@@ -6,10 +6,10 @@ package dev.sluice.concurrency.internal;
  * timed-out waiter leaves from the middle in O(1) with no allocation and no search, even with
  * thousands queued.
  */
-public final class FifoWaitQueue implements ClassQueue {
+final class FifoWaitQueue implements ClassQueue {
 
   /** An empty queue. */
-  public FifoWaitQueue() {}
+  FifoWaitQueue() {}
 
   private Waiter head;
   private Waiter tail;

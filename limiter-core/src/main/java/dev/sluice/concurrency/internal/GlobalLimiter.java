@@ -29,7 +29,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -114,7 +113,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     this.executor = config.executor;
     this.listener =
         config.listener == null ? null : new GuardedListener(config.name, config.listener);
-    this.queueTimeoutNanos = BoundedQueueLimiter.saturatedNanos(spec.queueTimeout());
+    this.queueTimeoutNanos = AdmissionPolicy.saturatedNanos(spec.queueTimeout());
     // the local stage reports nothing itself: admission means holding a lease, counted here
     this.local = new BoundedQueueLimiter(config.withoutListener(), spec, limit, queue);
     // maxQueue bounds every waiter of this node: its queue and the callers waiting for a lease
@@ -137,7 +136,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
         this,
         caller,
         clock.nanoTime(),
-        timeoutNanos(caller),
+        AdmissionPolicy.timeoutNanos(caller, queueTimeoutNanos),
         node + ':' + tickets.incrementAndGet());
     acquire.callingThread = Thread.currentThread();
     try {
@@ -444,19 +443,6 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     }
   }
 
-  /** The shorter of the caller's own timeout and the limiter's, in nanoseconds (saturated). */
-  private long timeoutNanos(Caller caller) {
-    Duration own = caller.timeout();
-    if (own == null) {
-      return queueTimeoutNanos;
-    }
-    try {
-      return Math.min(own.toNanos(), queueTimeoutNanos);
-    } catch (ArithmeticException tooLong) {
-      return queueTimeoutNanos;
-    }
-  }
-
   /**
    * Never queues: succeeds only when a local permit is free and the store grants a lease at once
    * (synchronously). A store across the network answers later, so with Redis this is nearly
@@ -520,7 +506,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     Reconfiguration done = local.reconfigure(next);
     LimiterSpec inForce = done.inForce();
     leaseTime = inForce.leaseTime();
-    queueTimeoutNanos = BoundedQueueLimiter.saturatedNanos(inForce.queueTimeout());
+    queueTimeoutNanos = AdmissionPolicy.saturatedNanos(inForce.queueTimeout());
     wake(); // a higher limit: waiters ask the store again at once
     return done;
   }
@@ -553,25 +539,17 @@ final class GlobalLimiter implements ConcurrencyLimiter {
       // the line is taken by a newcomer in the queue only after the line changed
       queued = waitingInLine + BoundedQueueLimiter.queued(local.state);
     }
-    long released = stats.released.sum();
-    long timed = stats.timedCount.sum();
-    return ConcurrencySnapshot.builder(name, l.spec(), l.limitState())
-        .gauges(inFlight, queued, l.shutdown())
-        .outcomes(
-            admitted.get(),
-            stats.queuedTotal.sum(),
-            stats.rejectedQueueFull.sum(),
-            stats.rejectedQueueTimeout.sum(),
-            stats.cancelled.sum(),
-            stats.rejectedShutdown.sum())
-        .queueWait(stats.queueWaitCount.sum(), stats.queueWaitTotal.sum(), stats.queueWaitMax.get())
-        .service(
-            released,
-            LimiterStats.serviceTotal(released, timed, stats.timedTotal.sum()),
-            stats.serviceMax.get())
-        .late(stats.rejectedLate.sum())
-        .reasons(l.rejectedPredictedWait(), l.rejectedStandingQueue())
-        .build();
+    Snapshots.Gauges gauges =
+        new Snapshots.Gauges(inFlight, queued, l.shutdown(), admitted.get(), stats.released.sum());
+    // the refusals for a predicted wait or a standing queue are decided in the local stage
+    return Snapshots.concurrency(
+        name,
+        l.spec(),
+        l.limitState(),
+        gauges,
+        stats,
+        l.rejectedPredictedWait(),
+        l.rejectedStandingQueue());
   }
 
   @Override
@@ -601,8 +579,7 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   }
 
   private long retryAfterNanos(int queuedAhead) {
-    long fallback = Math.min(queueTimeoutNanos, TimeUnit.SECONDS.toNanos(1));
-    return stats.retryAfterNanos(queuedAhead, local.limit(), fallback);
+    return AdmissionPolicy.retryAfterNanos(stats, queuedAhead, local.limit(), queueTimeoutNanos);
   }
 
   private static Throwable unwrap(Throwable error) {

@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  */
 // one queue per priority, indexed by ordinal: Priority's declaration order is the order of service
 @SuppressWarnings("EnumOrdinal")
-public final class PriorityWaitQueue implements WaitQueue {
+final class PriorityWaitQueue implements WaitQueue {
 
   private static final Priority[] CLASSES = Priority.values();
 
@@ -24,12 +24,12 @@ public final class PriorityWaitQueue implements WaitQueue {
   private int size;
 
   /** Classes with a FIFO queue in each. */
-  public static PriorityWaitQueue overFifo() {
+  static PriorityWaitQueue overFifo() {
     return new PriorityWaitQueue(FifoWaitQueue::new);
   }
 
   /** Classes with a fair queue of {@code config} in each. */
-  public static PriorityWaitQueue overFair(FairQueueConfig config) {
+  static PriorityWaitQueue overFair(FairQueueConfig config) {
     return new PriorityWaitQueue(() -> new FairWaitQueue(config));
   }
 
