@@ -1,6 +1,9 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.QueueSettings;
 import dev.sluice.request.ResourcePattern;
 import java.util.Optional;
 

@@ -1,5 +1,7 @@
 package dev.sluice.javalin;
 
+import dev.sluice.config.RulesSource;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;

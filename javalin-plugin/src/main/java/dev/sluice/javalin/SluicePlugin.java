@@ -2,6 +2,13 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.RulesSource;
+import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceKeys;
+import dev.sluice.config.SluiceProperties;
+import dev.sluice.config.UnknownKeys;
 import dev.sluice.request.Scope;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import dev.sluice.concurrency.limit.CpuSignal;
 
@@ -6,7 +6,7 @@ import dev.sluice.concurrency.limit.CpuSignal;
  * The CPU signals behind {@code cpu-source=machine} and {@code process}: the JVM's own, or one
  * injected through {@link SluiceConfig#cpuSignal} (a simulated machine in tests).
  */
-record CpuSignals(CpuSignal machine, CpuSignal process) {
+public record CpuSignals(CpuSignal machine, CpuSignal process) {
 
-  static final CpuSignals JVM = new CpuSignals(CpuSignal.machine(), CpuSignal.process());
+  public static final CpuSignals JVM = new CpuSignals(CpuSignal.machine(), CpuSignal.process());
 }

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.limit.CpuLimit;
@@ -23,53 +23,53 @@ import java.util.Locale;
  * setter on {@link LimiterConfig.Builder} is optional, for code users. Code that needs the value
  * per request (the Gate) reads {@code entry.config().get(LimiterKeys.X)}.
  */
-final class LimiterKeys {
+public final class LimiterKeys {
 
   /** {@code limit}: where the limit comes from. */
-  enum LimitKind {
+  public enum LimitKind {
     FIXED,
     CPU,
     LATENCY
   }
 
   /** {@code cpu-source}: whose CPU an adaptive limit holds at target. */
-  enum CpuSource {
+  public enum CpuSource {
     MACHINE,
     PROCESS
   }
 
   /** {@code queue}: the queue discipline. */
-  enum QueueKind {
+  public enum QueueKind {
     FIFO,
     FAIR
   }
 
-  static final Key<String> PATH = Key.of(
+  public static final Key<String> PATH = Key.of(
       "path",
       null,
       ValueParser.of(LimiterKeys::pathPattern, "/exact, /prefix/* or /prefix/**"),
       "path pattern guarded: `/exact`, `/prefix/*` (one segment), `/prefix/**` (any depth); none:"
           + " only handlers wrapped with `sluice.limited(name, handler)`");
 
-  static final Key<Integer> MAX_CONCURRENCY = Key.of(
+  public static final Key<Integer> MAX_CONCURRENCY = Key.of(
       "max-concurrency",
       ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY,
       ValueParser.atLeast(1),
       "permits (fixed limit; ceiling of an adaptive one); reloadable");
 
-  static final Key<Integer> MAX_QUEUE = Key.of(
+  public static final Key<Integer> MAX_QUEUE = Key.of(
       "max-queue",
       ConcurrencyLimiter.DEFAULT_MAX_QUEUE,
       ValueParser.atLeast(0),
       "requests that may wait; one more is answered queue-full; reloadable");
 
-  static final Key<Duration> QUEUE_TIMEOUT = Key.of(
+  public static final Key<Duration> QUEUE_TIMEOUT = Key.of(
       "queue-timeout",
       ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT,
       ValueParser.duration(false),
       "longest wait in the queue, then 504; reloadable");
 
-  static final Key<Scope> SCOPE = Key.of(
+  public static final Key<Scope> SCOPE = Key.of(
       "scope",
       Scope.LOCAL,
       ValueParser.oneOf(Scope.class),
@@ -80,9 +80,9 @@ final class LimiterKeys {
    * The smallest {@code lease-time}: leases are renewed every third of it, and a node that cannot
    * renew for two thirds of it (a pause, a slow store) loses them as if it had died.
    */
-  static final Duration MIN_LEASE_TIME = Duration.ofSeconds(2);
+  public static final Duration MIN_LEASE_TIME = Duration.ofSeconds(2);
 
-  static final Key<Duration> LEASE_TIME = Key.of(
+  public static final Key<Duration> LEASE_TIME = Key.of(
       "lease-time",
       ConcurrencyLimiter.DEFAULT_LEASE_TIME,
       ValueParser.durationAtLeast(
@@ -97,32 +97,32 @@ final class LimiterKeys {
   // (LimiterConfig.spec);
   // a change of any of them on reload moves the running limiter to a new source, starting from
   // the limit in force.
-  static final Key<LimitKind> LIMIT = Key.of(
+  public static final Key<LimitKind> LIMIT = Key.of(
       "limit",
       LimitKind.FIXED,
       ValueParser.oneOf(LimitKind.class),
       "`fixed` (`max-concurrency`), `cpu` (hold `target-cpu`), `latency` (gradient on service"
           + " time); adaptive: `max-concurrency` is the ceiling; reloadable");
 
-  static final Key<Double> TARGET_CPU = Key.of(
+  public static final Key<Double> TARGET_CPU = Key.of(
       "target-cpu",
       CpuLimit.DEFAULT_TARGET_CPU,
       ValueParser.fraction(),
       "`limit=cpu`: target utilisation, 0 < x < 1, also written `70%`;" + " reloadable");
 
-  static final Key<CpuSource> CPU_SOURCE = Key.of(
+  public static final Key<CpuSource> CPU_SOURCE = Key.of(
       "cpu-source",
       CpuSource.MACHINE,
       ValueParser.oneOf(CpuSource.class),
       "`limit=cpu`: `machine` (container-aware) or `process`; reloadable");
 
-  static final Key<Integer> MIN_CONCURRENCY = Key.of(
+  public static final Key<Integer> MIN_CONCURRENCY = Key.of(
       "min-concurrency",
       1,
       ValueParser.atLeast(1),
       "adaptive limits: lower bound (<= `max-concurrency`); reloadable");
 
-  static final Key<Boolean> REJECT_EARLY = Key.of(
+  public static final Key<Boolean> REJECT_EARLY = Key.of(
       "reject-early",
       false,
       ValueParser.bool(),
@@ -130,7 +130,7 @@ final class LimiterKeys {
           + " limit) exceeds the queue timeout, and reject a queued request whose deadline"
           + " became unreachable; reloadable");
 
-  static final Key<Duration> EXPECTED_SERVICE_TIME = Key.of(
+  public static final Key<Duration> EXPECTED_SERVICE_TIME = Key.of(
       "expected-service-time",
       null,
       ValueParser.duration(false),
@@ -141,28 +141,28 @@ final class LimiterKeys {
   // The queue discipline: the four keys together make the core's QueueSpec and the per-request
   // Caller (QueueSettings, QueueCallers); on reload the core moves the queued requests to the new
   // queue.
-  static final Key<QueueKind> QUEUE = Key.of(
+  public static final Key<QueueKind> QUEUE = Key.of(
       "queue",
       QueueKind.FIFO,
       ValueParser.oneOf(QueueKind.class),
       "`fifo` or `fair` (round robin across `queue-key`s);"
           + " reloadable, queued requests move to the new queue");
 
-  static final Key<String> QUEUE_KEY = Key.of(
+  public static final Key<String> QUEUE_KEY = Key.of(
       "queue-key",
       "ip",
       ValueParser.of(LimiterKeys::queueKey, "ip, account, device, header:NAME"),
       "`queue=fair`: what groups waiters: `ip`, `account`, `device`, `header:NAME` (a request"
           + " without one queues under `unknown`); reloadable");
 
-  static final Key<Integer> MAX_QUEUE_PER_KEY = Key.of(
+  public static final Key<Integer> MAX_QUEUE_PER_KEY = Key.of(
       "max-queue-per-key",
       0,
       ValueParser.atLeast(0),
       "`queue=fair`: waiters one key may have (per class), more are"
           + " answered 429 `key_cap`; `0`: no per-key cap; reloadable");
 
-  static final Key<String> PRIORITY_HEADER = Key.of(
+  public static final Key<String> PRIORITY_HEADER = Key.of(
       "priority-header",
       null,
       ValueParser.headerName(),
@@ -170,7 +170,7 @@ final class LimiterKeys {
           + " queue has classes, a full queue lets a higher class displace the newest of the"
           + " lowest (429 `displaced`); unset: every request normal; reloadable");
 
-  static final Key<Duration> QUEUE_DELAY_TARGET = Key.of(
+  public static final Key<Duration> QUEUE_DELAY_TARGET = Key.of(
       "queue-delay-target",
       null,
       ValueParser.duration(false),
@@ -178,7 +178,7 @@ final class LimiterKeys {
           + " max(100ms, target), newest first and waiters shed at the target (429"
           + " `standing_queue`); empty: off; reloadable");
 
-  static final Key<String> DEADLINE_HEADER = Key.of(
+  public static final Key<String> DEADLINE_HEADER = Key.of(
       "deadline-header",
       null,
       ValueParser.headerName(),
@@ -187,15 +187,15 @@ final class LimiterKeys {
           + " already spent is answered 504 `deadline_exceeded` at once, a malformed one is"
           + " ignored and counted; reloadable");
 
-  static final Key<String> COST = Key.of(
+  public static final Key<String> COST = Key.of(
       "cost",
       "1",
-      ValueParser.of(RequestCost::check, "a whole number >= 1, header:NAME, query:NAME, learned"),
+      ValueParser.of(LimiterKeys::cost, "a whole number >= 1, header:NAME, query:NAME, learned"),
       "units of the limit a request takes: a number, declared by the client (`header:NAME`,"
           + " `query:NAME`; missing: 1; not a whole number >= 1: 400), or `learned` from service"
           + " times per queue key (or path); more than the limit runs alone; reloadable");
 
-  static final Key<Integer> COST_SCALE = Key.of(
+  public static final Key<Integer> COST_SCALE = Key.of(
       "cost-scale",
       1,
       ValueParser.atLeast(1),
@@ -203,7 +203,7 @@ final class LimiterKeys {
           + " units, rounded, at least 1; reloadable");
 
   /** Every limiter key, in the README's order. */
-  static final List<Key<?>> ALL = List.of(
+  public static final List<Key<?>> ALL = List.of(
       PATH,
       MAX_CONCURRENCY,
       MAX_QUEUE,
@@ -227,13 +227,49 @@ final class LimiterKeys {
 
   private LimiterKeys() {}
 
-  static Key<?> byName(String suffix) {
+  public static Key<?> byName(String suffix) {
     for (Key<?> k : ALL) {
       if (k.name().equals(suffix)) {
         return k;
       }
     }
     return null;
+  }
+
+  /** Whether {@code spec} is a cost the client declares ({@code header:NAME}, {@code query:NAME}). */
+  public static boolean declaredCost(String spec) {
+    String lower = spec.trim().toLowerCase(Locale.ROOT);
+    return lower.startsWith("header:") || lower.startsWith("query:");
+  }
+
+  /** Checks a {@code cost} property: a whole number >= 1, header:NAME, query:NAME or learned. */
+  public static String cost(String raw) {
+    String v = raw.trim();
+    String lower = v.toLowerCase(Locale.ROOT);
+    if (lower.equals("learned")) {
+      return "learned";
+    }
+    if (lower.startsWith("header:")) {
+      String name = v.substring("header:".length()).trim();
+      ValueParser.headerName().check(name);
+      return "header:" + name;
+    }
+    if (lower.startsWith("query:")) {
+      String name = v.substring("query:".length()).trim();
+      if (name.isEmpty()) {
+        throw new IllegalArgumentException("query: needs a parameter name");
+      }
+      return "query:" + name;
+    }
+    try {
+      if (Integer.parseInt(v) >= 1) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // falls through to the message
+    }
+    throw new IllegalArgumentException(
+        "allowed: a whole number >= 1, header:NAME, query:NAME," + " learned");
   }
 
   private static String pathPattern(String raw) {

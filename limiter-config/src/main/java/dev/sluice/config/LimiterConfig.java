@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.LimiterSpec;
@@ -30,7 +30,7 @@ import java.util.Optional;
 public final class LimiterConfig {
 
   /** Where a value set through the builder's setters comes from, in messages. */
-  static final String CODE = "code";
+  public static final String CODE = "code";
 
   /**
    * Default permits.
@@ -116,26 +116,26 @@ public final class LimiterConfig {
 
   /** The value of any limiter key: the one set, else the key's default (may be null). */
   @SuppressWarnings("unchecked")
-  <T> T get(Key<T> key) {
+  public <T> T get(Key<T> key) {
     return values.containsKey(key) ? (T) values.get(key) : key.defaultValue();
   }
 
   /** Whether the key was set (in code or properties) rather than defaulted. */
-  boolean isSet(Key<?> key) {
+  public boolean isSet(Key<?> key) {
     return values.containsKey(key);
   }
 
   /** Where the key's value came from: {@code code}, a file, an environment variable, ...; "default". */
-  String source(Key<?> key) {
+  public String source(Key<?> key) {
     return sources.getOrDefault(key, "default");
   }
 
   /** The full property name of one of this limiter's keys. */
-  String property(Key<?> key) {
+  public String property(Key<?> key) {
     return property(name, key);
   }
 
-  static String property(String limiter, Key<?> key) {
+  public static String property(String limiter, Key<?> key) {
     return SluiceProperties.LIMITERS + limiter + "." + key.name();
   }
 
@@ -146,7 +146,7 @@ public final class LimiterConfig {
    *
    * @param cpu the CPU signals of {@code cpu-source=machine} and {@code process}
    */
-  LimiterSpec spec(CpuSignals cpu) {
+  public LimiterSpec spec(CpuSignals cpu) {
     int max = maxConcurrency();
     int min = Math.min(get(LimiterKeys.MIN_CONCURRENCY), max);
     LimitSpec limit = switch (get(LimiterKeys.LIMIT)) {
@@ -247,7 +247,7 @@ public final class LimiterConfig {
     }
 
     /** An independent builder with the same values (properties are parsed onto a copy). */
-    Builder copy() {
+    public Builder copy() {
       Builder b = new Builder(name);
       b.values.putAll(values);
       b.sources.putAll(sources);
@@ -255,7 +255,7 @@ public final class LimiterConfig {
     }
 
     /** Sets any key from code, checked as a property would be. */
-    <T> Builder set(Key<T> key, T value) {
+    public <T> Builder set(Key<T> key, T value) {
       return put(key, key.check(property(name, key), value), CODE);
     }
 
@@ -264,12 +264,12 @@ public final class LimiterConfig {
      *
      * @param source where the text came from, named in an error
      */
-    Builder parse(Key<?> key, String raw, String source) {
+    public Builder parse(Key<?> key, String raw, String source) {
       return put(key, key.parse(property(name, key), raw, source), source);
     }
 
     /** Takes one key's value (and source) from {@code other}. */
-    void copyValue(Key<?> key, LimiterConfig other) {
+    public void copyValue(Key<?> key, LimiterConfig other) {
       if (other.isSet(key)) {
         put(key, other.get(key), other.source(key));
       } else {
@@ -301,7 +301,7 @@ public final class LimiterConfig {
                 + config.source(LimiterKeys.MAX_CONCURRENCY) + ")");
       }
       int scale = config.get(LimiterKeys.COST_SCALE);
-      if (scale != 1 && !RequestCost.declared(config.get(LimiterKeys.COST))) {
+      if (scale != 1 && !LimiterKeys.declaredCost(config.get(LimiterKeys.COST))) {
         throw new SluiceConfigException(
             config.property(LimiterKeys.COST_SCALE),
             Integer.toString(scale),

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import java.util.Objects;
 
@@ -10,7 +10,7 @@ import java.util.Objects;
  *
  * @param <T> the parsed value's type
  */
-final class Key<T> {
+public final class Key<T> {
 
   private final String name;
   private final T defaultValue;
@@ -30,23 +30,23 @@ final class Key<T> {
    * @param name the full key ({@code sluice.redis.timeout}), or for a limiter key the part after
    *     {@code sluice.limiters.<name>.} ({@code max-queue})
    */
-  static <T> Key<T> of(String name, T defaultValue, ValueParser<T> parser, String doc) {
+  public static <T> Key<T> of(String name, T defaultValue, ValueParser<T> parser, String doc) {
     return new Key<>(name, defaultValue, parser, doc);
   }
 
-  String name() {
+  public String name() {
     return name;
   }
 
-  T defaultValue() {
+  public T defaultValue() {
     return defaultValue;
   }
 
-  String doc() {
+  public String doc() {
     return doc;
   }
 
-  String allowed() {
+  public String allowed() {
     return parser.allowed();
   }
 
@@ -57,7 +57,7 @@ final class Key<T> {
    * @param source where the text came from, for the message
    * @throws SluiceConfigException naming key, value, source and the problem
    */
-  T parse(String fullKey, String raw, String source) {
+  public T parse(String fullKey, String raw, String source) {
     if (defaultValue == null && (raw == null || raw.isBlank())) {
       return null; // an optional key written empty (`priority-header=`) means "not set"
     }
@@ -72,7 +72,7 @@ final class Key<T> {
 
   /** Checks a value given in code, with the same rule as {@link #parse}. */
   @SuppressWarnings("unchecked")
-  T check(String fullKey, T value) {
+  public T check(String fullKey, T value) {
     Objects.requireNonNull(value, fullKey);
     try {
       // text given in code goes through the parser, which is the check of a free-form value

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import dev.sluice.concurrency.FairQueueConfig;
 import dev.sluice.concurrency.QueueSpec;
@@ -18,25 +18,26 @@ import java.util.Optional;
  * @param priorityHeader the header carrying {@code critical | normal | sheddable}; empty: every
  *     request is normal and the queue has no classes
  */
-record QueueSettings(
+public record QueueSettings(
     boolean fair, Optional<Actor> key, int maxQueuePerKey, Optional<String> priorityHeader) {
 
   /** The keys that make up the discipline; they change together on reload. */
-  static final List<Key<?>> KEYS = List.of(
+  public static final List<Key<?>> KEYS = List.of(
       LimiterKeys.QUEUE,
       LimiterKeys.QUEUE_KEY,
       LimiterKeys.MAX_QUEUE_PER_KEY,
       LimiterKeys.PRIORITY_HEADER);
 
   /** Plain FIFO, the default: no key, no classes, no per-request cost. */
-  static final QueueSettings FIFO = new QueueSettings(false, Optional.empty(), 0, Optional.empty());
+  public static final QueueSettings FIFO =
+      new QueueSettings(false, Optional.empty(), 0, Optional.empty());
 
   /**
    * The discipline of {@code limiter}. With {@code queue=fifo}, {@code queue-key} and {@code
    * max-queue-per-key} mean nothing and are ignored (see {@link #ignoredWithFifo}), so that an A/B
    * run can switch a fair limiter to FIFO with one property.
    */
-  static QueueSettings of(LimiterConfig limiter) {
+  public static QueueSettings of(LimiterConfig limiter) {
     boolean fair = limiter.get(LimiterKeys.QUEUE) == LimiterKeys.QueueKind.FAIR;
     return new QueueSettings(
         fair,
@@ -46,7 +47,7 @@ record QueueSettings(
   }
 
   /** The keys {@code limiter} sets that a FIFO queue ignores, for a start-up warning. */
-  static List<String> ignoredWithFifo(LimiterConfig limiter) {
+  public static List<String> ignoredWithFifo(LimiterConfig limiter) {
     if (limiter.get(LimiterKeys.QUEUE) == LimiterKeys.QueueKind.FAIR) {
       return List.of();
     }
@@ -57,12 +58,12 @@ record QueueSettings(
   }
 
   /** Whether a request needs a {@code Caller}: plain FIFO takes none (no per-request cost). */
-  boolean needsCaller() {
+  public boolean needsCaller() {
     return fair || priorityHeader.isPresent();
   }
 
   /** The core's discipline: FIFO or fair (with the per-key cap), with classes when a header is set. */
-  QueueSpec spec() {
+  public QueueSpec spec() {
     QueueSpec.Standard base = fair
         ? QueueSpec.fair(
             FairQueueConfig.builder().maxQueuePerKey(maxQueuePerKey).build())
@@ -71,7 +72,7 @@ record QueueSettings(
   }
 
   /** For the log and {@code /sluice}: e.g. {@code fair by header:x-host-id, max 4 per key}. */
-  String describe() {
+  public String describe() {
     StringBuilder sb = new StringBuilder(fair ? "fair by " + key.get().id() : "fifo");
     if (maxQueuePerKey > 0) {
       sb.append(", max ").append(maxQueuePerKey).append(" per key");
