@@ -4,7 +4,6 @@ import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.Permit;
-import dev.sluice.config.LimiterKeys;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
 import dev.sluice.time.NanoClock;
@@ -388,7 +387,7 @@ final class Gate {
     if (cause instanceof ConcurrencyRejectedException e
         && e.reason() == dev.sluice.concurrency.RejectionReason.KEY_CAP) {
       return withLimiterPolicy(
-          answers.keyCap(e, caller.key(), limiter.config().get(LimiterKeys.QUEUE_KEY)), limiter);
+          answers.keyCap(e, caller.key(), limiter.config().queueKey()), limiter);
     }
     return refusal(failure, limiter);
   }

@@ -1,5 +1,6 @@
 package dev.sluice.javalin;
 
+import dev.sluice.config.CpuSignals;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceKeys;
@@ -36,7 +37,19 @@ final class Settings {
    * @throws SluiceConfigException at the first bad value, naming key, value and source
    */
   static Settings resolve(SluiceProperties p, Map<String, LimiterConfig.Builder> code) {
-    SluiceSettings s = SluiceSettings.resolve(p, code);
+    return resolve(p, code, CpuSignals.JVM);
+  }
+
+  /**
+   * Parses and checks every key.
+   *
+   * @param code the limiters declared in code, in declaration order
+   * @param cpu the CPU signals behind {@code cpu-source=machine} and {@code process}
+   * @throws SluiceConfigException at the first bad value, naming key, value and source
+   */
+  static Settings resolve(
+      SluiceProperties p, Map<String, LimiterConfig.Builder> code, CpuSignals cpu) {
+    SluiceSettings s = SluiceSettings.resolve(p, code, cpu);
     String key = SluiceKeys.TRUSTED_PROXIES.name();
     String list = s.get(SluiceKeys.TRUSTED_PROXIES);
     TrustedProxies proxies;

@@ -122,7 +122,6 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
             ? metrics.concurrencyListener()
             : QueueWaits.both(metrics.concurrencyListener(), waits),
         Optional.ofNullable(stores).map(Stores::permits),
-        pluginConfig.cpu(),
         warnings);
     // the page's last minutes, sampled on the scheduler: like the p99, only for the live page
     history = waits == null
@@ -391,7 +390,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   /** Parses every key, then the strict check of unknown keys (so a bad value is reported first). */
   private Settings resolve(SluiceProperties p) {
-    Settings s = Settings.resolve(p, pluginConfig.limiters());
+    Settings s = Settings.resolve(p, pluginConfig.limiters(), pluginConfig.cpu());
     UnknownKeys.check(p, s.limiters().keySet(), s.strict(), warnings);
     return s;
   }
@@ -490,7 +489,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
           .flatMap(p -> check.limiterProblem(e.name(), p))
           .ifPresent(problem -> problems.add(new SluiceConfigException(
               c.property(LimiterKeys.PATH),
-              c.get(LimiterKeys.PATH),
+              c.path().orElse(null),
               c.source(LimiterKeys.PATH),
               problem)));
     }

@@ -6,8 +6,6 @@ import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.config.LimiterConfig;
-import dev.sluice.config.LimiterKeys;
-import dev.sluice.config.QueueSettings;
 import dev.sluice.rules.Rule;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
@@ -118,11 +116,11 @@ final class Status {
         .member("limitKind", spec.limit().kind())
         .member(
             "queueKind", spec.queue() instanceof QueueSpec.Standard q && q.fair() ? "fair" : "fifo")
-        .member("queue", QueueSettings.of(c).describe())
+        .member("queue", c.queue().describe())
         .member("rejectEarly", spec.rejectEarly())
         .member(
             "queueDelayTarget", spec.queueDelayTarget().map(Duration::toString).orElse(null))
-        .member("deadlineHeader", c.get(LimiterKeys.DEADLINE_HEADER))
+        .member("deadlineHeader", c.deadlineHeader().orElse(null))
         .member("limit", s.limit())
         .member("maxConcurrency", spec.maxConcurrency())
         .member("minConcurrency", spec.limit().minConcurrency())
@@ -190,7 +188,7 @@ final class Status {
     long largest = seen.largestUnits();
     w.name("cost")
         .beginObject()
-        .member("spec", e.config().get(LimiterKeys.COST))
+        .member("spec", e.config().cost())
         .member("scale", cost.scale())
         .member("ceiling", ceiling);
     w.name("largestUnits");

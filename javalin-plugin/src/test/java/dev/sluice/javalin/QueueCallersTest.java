@@ -23,7 +23,7 @@ class QueueCallersTest {
     LimiterConfig.Builder b = LimiterConfig.custom("transcode");
     values.forEach(
         (key, value) -> b.parse(LimiterKeys.byName(key.substring(P.length())), value, "test"));
-    return QueueSettings.of(b.build());
+    return b.build().queue();
   }
 
   @Test
@@ -58,10 +58,10 @@ class QueueCallersTest {
         .set(LimiterKeys.MAX_QUEUE_PER_KEY, 2)
         .build();
 
-    assertThat(QueueSettings.of(fifo)).isEqualTo(QueueSettings.FIFO);
+    assertThat(fifo.queue()).isEqualTo(QueueSettings.FIFO);
     assertThat(QueueSettings.ignoredWithFifo(fifo))
         .containsExactly(P + "queue-key", P + "max-queue-per-key");
-    assertThat(new QueueCallers(QueueSettings.of(fifo)).needed())
+    assertThat(new QueueCallers(fifo.queue()).needed())
         .as("no Caller per request")
         .isFalse();
   }

@@ -1,7 +1,6 @@
 package dev.sluice.config;
 
-import dev.sluice.concurrency.ConcurrencyLimiter;
-import dev.sluice.concurrency.limit.CpuLimit;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.request.Actor;
 import dev.sluice.request.ResourcePattern;
 import dev.sluice.request.Scope;
@@ -11,17 +10,14 @@ import java.util.Locale;
 
 /**
  * Every property of a limiter, {@code sluice.limiters.<name>.<key>}: the one place that says its
- * name, parser and check, default, and how it shapes the core limiter.
+ * name, parser and check, where its value goes, and one line of documentation.
  *
- * <p><b>To add a limiter property:</b> declare it here as a {@code static final Key<..>} with
- * {@link Key#of} (name after {@code sluice.limiters.<name>.}, default, parser from {@link
- * ValueParser}, one line of documentation); if it configures the core limiter, map it onto the
- * core's {@code LimiterSpec} in {@link LimiterConfig#spec} (the core then applies a changed value
- * to a running limiter and says what it did); add it to {@link #ALL}; add a row to
- * the README's property table (a test checks every key is there). Properties, environment
- * variables, the strict unknown-key check and {@code LimiterConfig.get(key)} then know it. A typed
- * setter on {@link LimiterConfig.Builder} is optional, for code users. Code that needs the value
- * per request (the Gate) reads {@code entry.config().get(LimiterKeys.X)}.
+ * <p><b>To add a limiter setting:</b> give the core's {@code LimiterSpec} the field and its
+ * builder setter; declare the key here with {@link LimiterKey#spec} (name, parser from {@link
+ * ValueParser}, the setter, one line of documentation) and list it in {@link #ALL}; add a row to
+ * the plugin README's property table (a test checks every key is there). Properties, environment
+ * variables, code ({@code l.set(key, value)}), the strict unknown-key check and reloads then know
+ * it; a running limiter gets a changed value through {@code reconfigure}.
  */
 public final class LimiterKeys {
 
@@ -44,35 +40,36 @@ public final class LimiterKeys {
     FAIR
   }
 
-  public static final Key<String> PATH = Key.of(
-      "path",
-      null,
-      ValueParser.of(LimiterKeys::pathPattern, "/exact, /prefix/* or /prefix/**"),
-      "path pattern guarded: `/exact`, `/prefix/*` (one segment), `/prefix/**` (any depth); none:"
-          + " only handlers wrapped with `sluice.limited(name, handler)`");
+  public static final LimiterKey<String> PATH = LimiterKey.of(
+          "path",
+          ValueParser.of(LimiterKeys::pathPattern, "/exact, /prefix/* or /prefix/**"),
+          (b, v) -> b.path = v,
+          "path pattern guarded: `/exact`, `/prefix/*` (one segment), `/prefix/**` (any depth); none:"
+              + " only handlers wrapped with `sluice.limited(name, handler)`")
+      .optional(null);
 
-  public static final Key<Integer> MAX_CONCURRENCY = Key.of(
+  public static final LimiterKey<Integer> MAX_CONCURRENCY = LimiterKey.spec(
       "max-concurrency",
-      ConcurrencyLimiter.DEFAULT_MAX_CONCURRENCY,
       ValueParser.atLeast(1),
+      LimiterSpec.Builder::maxConcurrency,
       "permits (fixed limit; ceiling of an adaptive one); reloadable");
 
-  public static final Key<Integer> MAX_QUEUE = Key.of(
+  public static final LimiterKey<Integer> MAX_QUEUE = LimiterKey.spec(
       "max-queue",
-      ConcurrencyLimiter.DEFAULT_MAX_QUEUE,
       ValueParser.atLeast(0),
+      LimiterSpec.Builder::maxQueue,
       "requests that may wait; one more is answered queue-full; reloadable");
 
-  public static final Key<Duration> QUEUE_TIMEOUT = Key.of(
+  public static final LimiterKey<Duration> QUEUE_TIMEOUT = LimiterKey.spec(
       "queue-timeout",
-      ConcurrencyLimiter.DEFAULT_QUEUE_TIMEOUT,
       ValueParser.duration(false),
+      LimiterSpec.Builder::queueTimeout,
       "longest wait in the queue, then 504; reloadable");
 
-  public static final Key<Scope> SCOPE = Key.of(
+  public static final LimiterKey<Scope> SCOPE = LimiterKey.of(
       "scope",
-      Scope.LOCAL,
       ValueParser.oneOf(Scope.class),
+      (b, v) -> b.scope = v,
       "`global`: besides the local permit, a lease on one of `max-concurrency` cluster-wide permits"
           + " in the shared store (needs `sluice.redis.uri`)");
 
@@ -82,128 +79,131 @@ public final class LimiterKeys {
    */
   public static final Duration MIN_LEASE_TIME = Duration.ofSeconds(2);
 
-  public static final Key<Duration> LEASE_TIME = Key.of(
+  public static final LimiterKey<Duration> LEASE_TIME = LimiterKey.spec(
       "lease-time",
-      ConcurrencyLimiter.DEFAULT_LEASE_TIME,
       ValueParser.durationAtLeast(
           MIN_LEASE_TIME,
           "leases are renewed every third of the lease time and lost by a node that cannot renew"
               + " them for two thirds of it, so a shorter one would count an ordinary GC pause or"
               + " a few slow store calls as the node's death"),
+      LimiterSpec.Builder::leaseTime,
       "`scope=global`: how long a lease outlives its node's last renewal (renewed every third of"
           + " it); reloadable (leases taken after the change)");
 
   // The adaptive limits: `limit` and these three keys make the core's LimitSpec
-  // (LimiterConfig.spec);
-  // a change of any of them on reload moves the running limiter to a new source, starting from
+  // (LimiterConfig.Builder.build); a change of any of them on reload moves the running limiter to a
+  // new source, starting from
   // the limit in force.
-  public static final Key<LimitKind> LIMIT = Key.of(
+  public static final LimiterKey<LimitKind> LIMIT = LimiterKey.of(
       "limit",
-      LimitKind.FIXED,
       ValueParser.oneOf(LimitKind.class),
+      (b, v) -> b.limit = v,
       "`fixed` (`max-concurrency`), `cpu` (hold `target-cpu`), `latency` (gradient on service"
           + " time); adaptive: `max-concurrency` is the ceiling; reloadable");
 
-  public static final Key<Double> TARGET_CPU = Key.of(
+  public static final LimiterKey<Double> TARGET_CPU = LimiterKey.of(
       "target-cpu",
-      CpuLimit.DEFAULT_TARGET_CPU,
       ValueParser.fraction(),
+      (b, v) -> b.targetCpu = v,
       "`limit=cpu`: target utilisation, 0 < x < 1, also written `70%`;" + " reloadable");
 
-  public static final Key<CpuSource> CPU_SOURCE = Key.of(
+  public static final LimiterKey<CpuSource> CPU_SOURCE = LimiterKey.of(
       "cpu-source",
-      CpuSource.MACHINE,
       ValueParser.oneOf(CpuSource.class),
+      (b, v) -> b.cpuSource = v,
       "`limit=cpu`: `machine` (container-aware) or `process`; reloadable");
 
-  public static final Key<Integer> MIN_CONCURRENCY = Key.of(
+  public static final LimiterKey<Integer> MIN_CONCURRENCY = LimiterKey.of(
       "min-concurrency",
-      1,
       ValueParser.atLeast(1),
+      (b, v) -> b.minConcurrency = v,
       "adaptive limits: lower bound (<= `max-concurrency`); reloadable");
 
-  public static final Key<Boolean> REJECT_EARLY = Key.of(
+  public static final LimiterKey<Boolean> REJECT_EARLY = LimiterKey.spec(
       "reject-early",
-      false,
       ValueParser.bool(),
+      LimiterSpec.Builder::rejectEarly,
       "`true`: answer 429 at once when the predicted wait (work ahead x mean service time /"
           + " limit) exceeds the queue timeout, and reject a queued request whose deadline"
           + " became unreachable; reloadable");
 
-  public static final Key<Duration> EXPECTED_SERVICE_TIME = Key.of(
-      "expected-service-time",
-      null,
-      ValueParser.duration(false),
-      "what one request (of cost 1) is expected to take: seeds the `reject-early` prediction of a"
-          + " new limiter, worth four timed requests, one fewer per request timed; empty: learnt"
-          + " from the requests alone; reloadable");
+  public static final LimiterKey<Duration> EXPECTED_SERVICE_TIME = LimiterKey.spec(
+          "expected-service-time",
+          ValueParser.duration(false),
+          LimiterSpec.Builder::expectedServiceTime,
+          "what one request (of cost 1) is expected to take: seeds the `reject-early` prediction"
+              + " of a new limiter, worth four timed requests, one fewer per request timed; empty:"
+              + " learnt from the requests alone; reloadable")
+      .optional(Duration.ZERO);
 
   // The queue discipline: the four keys together make the core's QueueSpec and the per-request
-  // Caller (QueueSettings, QueueCallers); on reload the core moves the queued requests to the new
-  // queue.
-  public static final Key<QueueKind> QUEUE = Key.of(
+  // Caller (QueueSettings); on reload the core moves the queued requests to the new queue.
+  public static final LimiterKey<QueueKind> QUEUE = LimiterKey.of(
       "queue",
-      QueueKind.FIFO,
       ValueParser.oneOf(QueueKind.class),
+      (b, v) -> b.queue = v,
       "`fifo` or `fair` (round robin across `queue-key`s);"
           + " reloadable, queued requests move to the new queue");
 
-  public static final Key<String> QUEUE_KEY = Key.of(
+  public static final LimiterKey<String> QUEUE_KEY = LimiterKey.of(
       "queue-key",
-      "ip",
       ValueParser.of(LimiterKeys::queueKey, "ip, account, device, header:NAME"),
+      (b, v) -> b.queueKey = v,
       "`queue=fair`: what groups waiters: `ip`, `account`, `device`, `header:NAME` (a request"
           + " without one queues under `unknown`); reloadable");
 
-  public static final Key<Integer> MAX_QUEUE_PER_KEY = Key.of(
+  public static final LimiterKey<Integer> MAX_QUEUE_PER_KEY = LimiterKey.of(
       "max-queue-per-key",
-      0,
       ValueParser.atLeast(0),
+      (b, v) -> b.maxQueuePerKey = v,
       "`queue=fair`: waiters one key may have (per class), more are"
           + " answered 429 `key_cap`; `0`: no per-key cap; reloadable");
 
-  public static final Key<String> PRIORITY_HEADER = Key.of(
-      "priority-header",
-      null,
-      ValueParser.headerName(),
-      "header whose value is `critical`, `normal` or `sheddable` (other values: normal); set: the"
-          + " queue has classes, a full queue lets a higher class displace the newest of the"
-          + " lowest (429 `displaced`); unset: every request normal; reloadable");
+  public static final LimiterKey<String> PRIORITY_HEADER = LimiterKey.of(
+          "priority-header",
+          ValueParser.headerName(),
+          (b, v) -> b.priorityHeader = v,
+          "header whose value is `critical`, `normal` or `sheddable` (other values: normal); set:"
+              + " the queue has classes, a full queue lets a higher class displace the newest of"
+              + " the lowest (429 `displaced`); unset: every request normal; reloadable")
+      .optional(null);
 
-  public static final Key<Duration> QUEUE_DELAY_TARGET = Key.of(
-      "queue-delay-target",
-      null,
-      ValueParser.duration(false),
-      "standing-queue control: when the queue has not drained for"
-          + " max(100ms, target), newest first and waiters shed at the target (429"
-          + " `standing_queue`); empty: off; reloadable");
+  public static final LimiterKey<Duration> QUEUE_DELAY_TARGET = LimiterKey.spec(
+          "queue-delay-target",
+          ValueParser.duration(false),
+          LimiterSpec.Builder::queueDelayTarget,
+          "standing-queue control: when the queue has not drained for"
+              + " max(100ms, target), newest first and waiters shed at the target (429"
+              + " `standing_queue`); empty: off; reloadable")
+      .optional(Duration.ZERO);
 
-  public static final Key<String> DEADLINE_HEADER = Key.of(
-      "deadline-header",
-      null,
-      ValueParser.headerName(),
-      "header with the client's deadline: milliseconds (`250`) or"
-          + " grpc-timeout form (`250m`, `2S`); it shortens the request's queue timeout, one"
-          + " already spent is answered 504 `deadline_exceeded` at once, a malformed one is"
-          + " ignored and counted; reloadable");
+  public static final LimiterKey<String> DEADLINE_HEADER = LimiterKey.of(
+          "deadline-header",
+          ValueParser.headerName(),
+          (b, v) -> b.deadlineHeader = v,
+          "header with the client's deadline: milliseconds (`250`) or"
+              + " grpc-timeout form (`250m`, `2S`); it shortens the request's queue timeout, one"
+              + " already spent is answered 504 `deadline_exceeded` at once, a malformed one is"
+              + " ignored and counted; reloadable")
+      .optional(null);
 
-  public static final Key<String> COST = Key.of(
+  public static final LimiterKey<String> COST = LimiterKey.of(
       "cost",
-      "1",
       ValueParser.of(LimiterKeys::cost, "a whole number >= 1, header:NAME, query:NAME, learned"),
+      (b, v) -> b.cost = v,
       "units of the limit a request takes: a number, declared by the client (`header:NAME`,"
           + " `query:NAME`; missing: 1; not a whole number >= 1: 400), or `learned` from service"
           + " times per queue key (or path); more than the limit runs alone; reloadable");
 
-  public static final Key<Integer> COST_SCALE = Key.of(
+  public static final LimiterKey<Integer> COST_SCALE = LimiterKey.of(
       "cost-scale",
-      1,
       ValueParser.atLeast(1),
+      (b, v) -> b.costScale = v,
       "a declared cost's units per unit of the limit: a request takes declared / cost-scale"
           + " units, rounded, at least 1; reloadable");
 
   /** Every limiter key, in the README's order. */
-  public static final List<Key<?>> ALL = List.of(
+  public static final List<LimiterKey<?>> ALL = List.of(
       PATH,
       MAX_CONCURRENCY,
       MAX_QUEUE,
@@ -227,8 +227,8 @@ public final class LimiterKeys {
 
   private LimiterKeys() {}
 
-  public static Key<?> byName(String suffix) {
-    for (Key<?> k : ALL) {
+  public static LimiterKey<?> byName(String suffix) {
+    for (LimiterKey<?> k : ALL) {
       if (k.name().equals(suffix)) {
         return k;
       }

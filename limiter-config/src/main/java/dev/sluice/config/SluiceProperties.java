@@ -45,7 +45,7 @@ public final class SluiceProperties {
 
   public static final String LIMITERS = "sluice.limiters.";
   static final List<String> LIMITER_SUFFIXES =
-      LimiterKeys.ALL.stream().map(Key::name).toList();
+      LimiterKeys.ALL.stream().map(LimiterKey::name).toList();
 
   /**
    * A step run on the layered values before they are used, at start and again on every reload: for

@@ -45,13 +45,25 @@ public final class SluiceSettings {
   }
 
   /**
-   * Parses and checks every key.
+   * Parses and checks every key, with the JVM's own CPU signals behind {@code limit=cpu}.
    *
    * @param code the limiters declared in code, in declaration order
    * @throws SluiceConfigException at the first bad value, naming key, value and source
    */
   public static SluiceSettings resolve(
       SluiceProperties p, Map<String, LimiterConfig.Builder> code) {
+    return resolve(p, code, CpuSignals.JVM);
+  }
+
+  /**
+   * Parses and checks every key.
+   *
+   * @param code the limiters declared in code, in declaration order
+   * @param cpu the CPU signals behind {@code cpu-source=machine} and {@code process}
+   * @throws SluiceConfigException at the first bad value, naming key, value and source
+   */
+  public static SluiceSettings resolve(
+      SluiceProperties p, Map<String, LimiterConfig.Builder> code, CpuSignals cpu) {
     Map<Key<?>, Object> values = new LinkedHashMap<>();
     for (Key<?> key : SluiceKeys.ALL) {
       Optional<String> raw = p.get(key.name());
@@ -68,11 +80,12 @@ public final class SluiceSettings {
     for (String name : names) {
       LimiterConfig.Builder b =
           code.containsKey(name) ? code.get(name).copy() : LimiterConfig.custom(name);
-      for (Key<?> key : LimiterKeys.ALL) {
+      // properties onto the spec: each key's text through its parser into its setter
+      for (LimiterKey<?> key : LimiterKeys.ALL) {
         String property = LimiterConfig.property(name, key);
         p.get(property).ifPresent(raw -> b.parse(key, raw, p.source(property).orElse(null)));
       }
-      limiters.put(name, b.build());
+      limiters.put(name, b.cpu(cpu).build());
     }
     return new SluiceSettings(
         Collections.unmodifiableMap(values), Collections.unmodifiableMap(limiters));

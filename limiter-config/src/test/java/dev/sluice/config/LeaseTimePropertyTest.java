@@ -27,10 +27,8 @@ class LeaseTimePropertyTest {
     assertThat(LimiterKeys.LEASE_TIME.parse(key, "2s", "file a")).isEqualTo(Duration.ofSeconds(2));
     assertThat(LimiterKeys.LEASE_TIME.parse(key, "PT1M", "file a"))
         .isEqualTo(Duration.ofMinutes(1));
-    assertThat(LimiterKeys.LEASE_TIME.defaultValue())
-        .isEqualTo(ConcurrencyLimiter.DEFAULT_LEASE_TIME);
     assertThat(LimiterKeys.byName("lease-time")).isSameAs(LimiterKeys.LEASE_TIME);
-    assertThat(LimiterConfig.custom("work").build().spec(CpuSignals.JVM).leaseTime())
+    assertThat(LimiterConfig.custom("work").build().spec().leaseTime())
         .isEqualTo(ConcurrencyLimiter.DEFAULT_LEASE_TIME);
   }
 

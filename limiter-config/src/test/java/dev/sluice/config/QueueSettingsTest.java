@@ -19,7 +19,7 @@ class QueueSettingsTest {
     LimiterConfig.Builder b = LimiterConfig.custom("transcode");
     values.forEach(
         (key, value) -> b.parse(LimiterKeys.byName(key.substring(P.length())), value, "test"));
-    return QueueSettings.of(b.build());
+    return b.build().queue();
   }
 
   @Test

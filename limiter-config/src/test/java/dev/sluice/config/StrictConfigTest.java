@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.request.Scope;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -144,15 +145,16 @@ class StrictConfigTest {
         "sluice.limiters.work.priority-header", "X-Priority"));
 
     LimiterConfig work = resolveChecked(p).limiters().get("work");
-    assertThat(work.get(LimiterKeys.LIMIT)).isEqualTo(LimiterKeys.LimitKind.CPU);
-    assertThat(work.get(LimiterKeys.TARGET_CPU)).isEqualTo(0.7);
-    assertThat(work.get(LimiterKeys.CPU_SOURCE)).isEqualTo(LimiterKeys.CpuSource.PROCESS);
-    assertThat(work.get(LimiterKeys.MIN_CONCURRENCY)).isEqualTo(2);
-    assertThat(work.get(LimiterKeys.REJECT_EARLY)).isTrue();
-    assertThat(work.get(LimiterKeys.QUEUE)).isEqualTo(LimiterKeys.QueueKind.FAIR);
-    assertThat(work.get(LimiterKeys.QUEUE_KEY)).isEqualTo("header:X-Host-Id");
-    assertThat(work.get(LimiterKeys.MAX_QUEUE_PER_KEY)).isEqualTo(3);
-    assertThat(work.get(LimiterKeys.PRIORITY_HEADER)).isEqualTo("X-Priority");
+    assertThat(work.spec().limit())
+        .isEqualTo(LimitSpec.cpu(0.7, CpuSignals.JVM.process(), 2))
+        .as("the process's CPU, not the machine's")
+        .isNotEqualTo(LimitSpec.cpu(0.7, CpuSignals.JVM.machine(), 2));
+    assertThat(work.spec().rejectEarly()).isTrue();
+    assertThat(work.queue().fair()).isTrue();
+    assertThat(work.queue().key().orElseThrow().id()).isEqualTo("header:x-host-id");
+    assertThat(work.queueKey()).isEqualTo("header:X-Host-Id");
+    assertThat(work.queue().maxQueuePerKey()).isEqualTo(3);
+    assertThat(work.queue().priorityHeader()).hasValue("X-Priority");
   }
 
   @Test
@@ -195,7 +197,7 @@ class StrictConfigTest {
             Map.of())
         .limiters()
         .get("w");
-    assertThat(w.get(LimiterKeys.PRIORITY_HEADER)).isNull();
+    assertThat(w.queue().priorityHeader()).isEmpty();
   }
 
   @Test
