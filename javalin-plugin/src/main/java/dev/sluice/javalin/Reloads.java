@@ -1,6 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.config.RulesSource;
+import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
@@ -11,18 +12,22 @@ import dev.sluice.time.Scheduler;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
- * The background reloads, started with the server: the rules file through {@link RulesReloader},
- * and, when {@code sluice.reload-interval} is set, the properties file (new limits). Both poll on
- * the plugin's {@link Scheduler}, so tests drive them in virtual time.
+ * The reloads: the rules file through {@link RulesReloader}, and the properties file (new limits),
+ * when {@code sluice.reload-interval} is set or {@link #reload()} is called. It keeps the
+ * properties in force: a reload reads them again, resolves them with limiter-config, and hands the
+ * limiters the result ({@link Limiters#apply}). Both poll on the plugin's {@link Scheduler}, so
+ * tests drive them in virtual time.
  */
 final class Reloads implements AutoCloseable {
 
-  private final SluicePlugin plugin;
   private final Settings settings;
   private final RateRules rules;
-  private final SluiceProperties properties;
+  private final Function<SluiceProperties, Settings> resolve;
+  private final Limiters limiters;
+  private volatile SluiceProperties properties; // those in force
   private final WarnOnce failures;
   private final Warnings warnings;
   private final Scheduler scheduler;
@@ -35,19 +40,28 @@ final class Reloads implements AutoCloseable {
   private Scheduler.Cancellable rulesCheck;
   private volatile RuleSet checkedRules; // the rules last checked against the routes
 
+  /**
+   * @param settings the settings the plugin started with
+   * @param rules the rate rules engine, or null without rules
+   * @param properties the properties the plugin started with
+   * @param resolve parses and checks properties read again (limiter-config), as at start-up
+   * @param limiters where new limits go
+   */
   Reloads(
-      SluicePlugin plugin,
       Settings settings,
       RateRules rules,
       SluiceProperties properties,
+      Function<SluiceProperties, Settings> resolve,
+      Limiters limiters,
       WarnOnce failures,
       Warnings warnings,
       Scheduler scheduler) {
-    this.plugin = plugin;
     this.scheduler = scheduler;
     this.settings = settings;
     this.rules = rules;
     this.properties = properties;
+    this.resolve = resolve;
+    this.limiters = limiters;
     this.failures = failures;
     this.warnings = warnings;
   }
@@ -125,7 +139,7 @@ final class Reloads implements AutoCloseable {
    * within one tick looks unchanged), and a touched file with the same values needs nothing.
    */
   private void pollProperties() {
-    SluiceProperties current = plugin.properties();
+    SluiceProperties current = properties;
     SluiceProperties next;
     try {
       next = current.reload();
@@ -143,7 +157,7 @@ final class Reloads implements AutoCloseable {
       return;
     }
     try {
-      plugin.apply(next);
+      apply(next);
       refused = null;
     } catch (RuntimeException e) {
       // a SluiceConfigException names key, value and where it came from (the file)
@@ -152,6 +166,27 @@ final class Reloads implements AutoCloseable {
           "properties refused",
           "Reloaded Sluice properties rejected, previous limits stay: " + e.getMessage());
     }
+  }
+
+  /** The properties in force: those at start, as changed by reloads. */
+  SluiceProperties properties() {
+    return properties;
+  }
+
+  /**
+   * Re-reads the properties file and applies the changes at once.
+   *
+   * @throws SluiceConfigException when a value is wrong; the previous limits stay in force
+   */
+  void reload() {
+    apply(properties.reload());
+  }
+
+  /** Resolves {@code next} (every key checked) and hands the limiters the result. */
+  private synchronized void apply(SluiceProperties next) {
+    Settings resolved = resolve.apply(next);
+    limiters.apply(resolved.limiters(), warnings);
+    properties = next;
   }
 
   @Override

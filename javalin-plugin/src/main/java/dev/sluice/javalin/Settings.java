@@ -6,6 +6,7 @@ import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceKeys;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.SluiceSettings;
+import dev.sluice.config.UnknownKeys;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.time.NanoClock;
 import java.net.URI;
@@ -64,6 +65,21 @@ final class Settings {
             ? TrustedProxies.Header.FORWARDED
             : TrustedProxies.Header.X_FORWARDED_FOR;
     return new Settings(s, proxies.with(header, s.get(SluiceKeys.IPV6_PREFIX)));
+  }
+
+  /**
+   * Parses every key, then the strict check of unknown keys (so a bad value is reported first).
+   *
+   * @param warnings where unknown keys go with {@code sluice.strict=false}
+   */
+  static Settings resolveChecked(
+      SluiceProperties p,
+      Map<String, LimiterConfig.Builder> code,
+      CpuSignals cpu,
+      Warnings warnings) {
+    Settings s = resolve(p, code, cpu);
+    UnknownKeys.check(p, s.limiters().keySet(), s.strict(), warnings);
+    return s;
   }
 
   /** The settings every door shares. */

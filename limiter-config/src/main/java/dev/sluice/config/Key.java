@@ -3,10 +3,10 @@ package dev.sluice.config;
 import java.util.Objects;
 
 /**
- * One property Sluice understands: its name, how its text is parsed and checked, its default, one
- * line of documentation. Declared once in
- * {@link SluiceKeys} (plugin-wide) or {@link LimiterKeys} (per limiter); properties, code, the
- * strict check of unknown keys and the README's table all come from those declarations.
+ * One plugin-wide property Sluice understands: its name, how its text is parsed and checked, its
+ * default, one line of documentation. Declared once in {@link SluiceKeys} (a limiter's keys are
+ * {@link LimiterKey}s, in {@link LimiterKeys}); properties, the strict check of unknown keys and
+ * the README's table all come from those declarations.
  *
  * @param <T> the parsed value's type
  */
@@ -67,19 +67,6 @@ public final class Key<T> {
       throw new SluiceConfigException(fullKey, raw, source, e.problem());
     } catch (IllegalArgumentException e) {
       throw new SluiceConfigException(fullKey, raw, source, e.getMessage());
-    }
-  }
-
-  /** Checks a value given in code, with the same rule as {@link #parse}. */
-  @SuppressWarnings("unchecked")
-  public T check(String fullKey, T value) {
-    Objects.requireNonNull(value, fullKey);
-    try {
-      // text given in code goes through the parser, which is the check of a free-form value
-      return value instanceof String s ? parser.parse(s.trim()) : parser.check(value);
-    } catch (IllegalArgumentException e) {
-      throw new SluiceConfigException(
-          fullKey, String.valueOf(value), LimiterConfig.CODE, e.getMessage());
     }
   }
 
