@@ -387,10 +387,10 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    * @throws SluiceConfigException when a value is wrong; the previous limits stay in force
    */
   public void reload() {
-    if (reloads == null) {
-      return;
+    Reloads running = reloads;
+    if (running != null) {
+      running.reload();
     }
-    reloads.reload();
   }
 
   /**
