@@ -1,7 +1,7 @@
 package dev.sluice.demo;
 
-import dev.sluice.javalin.SluiceConfigException;
-import dev.sluice.javalin.SluiceProperties;
+import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceProperties;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -12,7 +12,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The service's configuration, read by the plugin's loader ({@link SluiceProperties}), so the
+ * The service's configuration, read by limiter-config's loader ({@link SluiceProperties}), so the
  * demo's own keys ({@code server.port}, {@code demo.*}) are layered exactly as the plugin's: {@code
  * application.properties} in the jar, then the file given with {@code --config FILE} (the plugin's
  * properties file: {@code sluice.reload-interval} re-reads it), then environment variables, then

@@ -33,6 +33,19 @@ class ArchitectureTest {
   }
 
   @Test
+  void readsItsSettingsThroughLimiterConfigNotThePlugin() {
+    noClasses()
+        .that()
+        .haveSimpleName("DemoSettings")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.sluice.javalin..")
+        .because("the service's own keys (demo.*, server.port) are layered and checked by"
+            + " limiter-config, as any application's would be, whichever door serves it")
+        .check(MODULE);
+  }
+
+  @Test
   void neverReachesIntoTheCoresEngine() {
     noClasses()
         .should()

@@ -202,7 +202,7 @@ class DemoSettingsTest {
   @Test
   void aMisspeltDemoKeyStopsStartUpNamingItsSourceAndTheNearestKey() throws Exception {
     assertThatThrownBy(() -> load(new String[0], Map.of(), Map.of("demo.engin", "ffmpeg")))
-        .isInstanceOf(dev.sluice.javalin.SluiceConfigException.class)
+        .isInstanceOf(dev.sluice.config.SluiceConfigException.class)
         .hasMessage("demo.engin='ffmpeg' (from system property -Ddemo.engin): unknown key;"
             + " did you mean 'demo.engine'? (set sluice.strict=false to only warn)");
 

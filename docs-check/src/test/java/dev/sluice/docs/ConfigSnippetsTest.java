@@ -3,9 +3,9 @@ package dev.sluice.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.demo.DemoSettings;
 import dev.sluice.javalin.SluicePlugin;
-import dev.sluice.javalin.SluiceProperties;
 import dev.sluice.rules.RulesFile;
 import io.javalin.Javalin;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package com.example;
 
 import dev.sluice.javalin.SluicePlugin;
-import dev.sluice.javalin.SluiceProperties;
+import dev.sluice.config.SluiceProperties;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

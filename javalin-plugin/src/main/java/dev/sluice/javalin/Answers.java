@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.RejectionReason;
+import dev.sluice.config.SluiceSettings;
 import dev.sluice.rules.RuleDecision;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
@@ -23,9 +24,9 @@ final class Answers {
   // when the limiter has no estimate yet (nothing served), a client still must not retry at once
   private static final long SHUTDOWN_RETRY_SECONDS = 5;
 
-  private final Settings.Statuses statuses;
+  private final SluiceSettings.Statuses statuses;
 
-  Answers(Settings.Statuses statuses) {
+  Answers(SluiceSettings.Statuses statuses) {
     this.statuses = statuses;
   }
 

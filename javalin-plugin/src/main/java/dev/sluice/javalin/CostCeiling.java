@@ -1,5 +1,7 @@
 package dev.sluice.javalin;
 
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.LimiterKeys;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;

@@ -387,7 +387,7 @@ final class Gate {
     if (cause instanceof ConcurrencyRejectedException e
         && e.reason() == dev.sluice.concurrency.RejectionReason.KEY_CAP) {
       return withLimiterPolicy(
-          answers.keyCap(e, caller.key(), limiter.config().get(LimiterKeys.QUEUE_KEY)), limiter);
+          answers.keyCap(e, caller.key(), limiter.config().queueKey()), limiter);
     }
     return refusal(failure, limiter);
   }

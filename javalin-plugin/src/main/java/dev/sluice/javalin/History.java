@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.limit.CpuSampler;
+import dev.sluice.config.CpuSignals;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import java.time.Duration;

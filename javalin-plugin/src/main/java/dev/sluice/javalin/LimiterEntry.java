@@ -1,6 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.config.LimiterConfig;
 import dev.sluice.request.ResourcePattern;
 import java.util.Optional;
 
@@ -37,7 +38,7 @@ final class LimiterEntry {
     this.ceiling = new CostCeiling(name, config.maxConcurrency(), warnings);
     this.cost = cost(config, ceiling);
     ceiling.inForce(config.maxConcurrency(), cost);
-    this.deadlineHeader = config.get(LimiterKeys.DEADLINE_HEADER);
+    this.deadlineHeader = config.deadlineHeader().orElse(null);
   }
 
   /** The header carrying a request's own deadline, or null when the limiter reads none. */
@@ -56,11 +57,7 @@ final class LimiterEntry {
   }
 
   private static RequestCost cost(LimiterConfig config, CostCeiling ceiling) {
-    return RequestCost.of(
-        config.get(LimiterKeys.COST),
-        config.get(LimiterKeys.COST_SCALE),
-        QueueSettings.of(config),
-        ceiling);
+    return RequestCost.of(config.cost(), config.costScale(), config.queue(), ceiling);
   }
 
   String name() {
@@ -87,10 +84,10 @@ final class LimiterEntry {
   void inForce(LimiterConfig next) {
     LimiterConfig before = this.config;
     this.config = next;
-    this.deadlineHeader = next.get(LimiterKeys.DEADLINE_HEADER);
-    boolean costChanged = !before.get(LimiterKeys.COST).equals(next.get(LimiterKeys.COST))
-        || !before.get(LimiterKeys.COST_SCALE).equals(next.get(LimiterKeys.COST_SCALE));
-    if (costChanged || !QueueSettings.of(before).equals(QueueSettings.of(next))) {
+    this.deadlineHeader = next.deadlineHeader().orElse(null);
+    boolean costChanged =
+        !before.cost().equals(next.cost()) || before.costScale() != next.costScale();
+    if (costChanged || !before.queue().equals(next.queue())) {
       this.cost = cost(next, ceiling);
     }
     if (costChanged || before.maxConcurrency() != next.maxConcurrency()) {

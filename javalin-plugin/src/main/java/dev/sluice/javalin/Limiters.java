@@ -3,6 +3,11 @@ package dev.sluice.javalin;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.concurrency.Reconfiguration;
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.QueueSettings;
+import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceKeys;
 import dev.sluice.request.ResourcePattern;
 import dev.sluice.request.Scope;
 import dev.sluice.store.PermitStore;
@@ -13,7 +18,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
@@ -26,14 +30,12 @@ final class Limiters {
 
   private final List<LimiterEntry> entries;
   private final Map<String, LimiterEntry> byName;
-  private final CpuSignals cpu;
 
-  private Limiters(List<LimiterEntry> entries, CpuSignals cpu) {
+  private Limiters(List<LimiterEntry> entries) {
     this.entries = List.copyOf(entries);
     Map<String, LimiterEntry> map = new LinkedHashMap<>();
     entries.forEach(e -> map.put(e.name(), e));
     this.byName = map;
-    this.cpu = cpu;
   }
 
   static Limiters build(
@@ -43,7 +45,6 @@ final class Limiters {
       Executor executor,
       ConcurrencyListener listener,
       Optional<PermitStore> store,
-      CpuSignals cpu,
       Warnings warnings) {
     List<LimiterEntry> entries = new ArrayList<>();
     for (LimiterConfig c : configs.values()) {
@@ -58,7 +59,7 @@ final class Limiters {
       // the path was checked when parsed or set
       Optional<ResourcePattern> pattern = c.path().map(ResourcePattern::parse);
       ConcurrencyLimiter.Builder builder = ConcurrencyLimiter.builder(c.name())
-          .spec(c.spec(cpu))
+          .spec(c.spec())
           .clock(clock)
           .scheduler(scheduler)
           .executor(executor)
@@ -68,7 +69,7 @@ final class Limiters {
         builder.permitStore(store.get());
       }
       ConcurrencyLimiter limiter = builder.build();
-      QueueSettings queue = QueueSettings.of(c);
+      QueueSettings queue = c.queue();
       entries.add(
           new LimiterEntry(c.name(), pattern, limiter, c, new QueueCallers(queue), warnings));
       log.info(
@@ -84,7 +85,7 @@ final class Limiters {
                 + " only apply with queue=fair; ignored");
       }
     }
-    return new Limiters(entries, cpu);
+    return new Limiters(entries);
   }
 
   /** The limiter guarding {@code path}, or null (asked on every request: no Optional, no iterator). */
@@ -125,34 +126,26 @@ final class Limiters {
         continue;
       }
       LimiterConfig old = entry.config();
-      LimiterConfig.Builder inForce = LimiterConfig.from(n);
-      for (Key<?> key : RESTART_KEYS) {
-        if (!Objects.equals(old.get(key), n.get(key))) {
-          warnings.warn(
+      n.restartChanges(old)
+          .forEach(change -> warnings.warn(
               "restart " + n.name(),
-              "Sluice limiter '" + n.name() + "': " + key.name() + " changed (" + old.get(key)
-                  + " -> " + n.get(key) + "); takes effect after a restart");
-          inForce.copyValue(key, old);
-        }
-      }
-      Reconfiguration done = entry.limiter().reconfigure(n.spec(cpu));
+              "Sluice limiter '" + n.name() + "': " + change + "; takes effect after a restart"));
+      LimiterConfig inForce = n.keepingPlaceOf(old);
+      Reconfiguration done = entry.limiter().reconfigure(n.spec());
       done.applied().forEach(change -> log.info("Sluice limiter '{}': {}", n.name(), change));
       done.needsRestart()
           .forEach(change -> warnings.warn(
               "restart " + n.name(),
               "Sluice limiter '" + n.name() + "': " + change + "; takes effect after a restart"));
-      QueueSettings before = QueueSettings.of(old);
-      QueueSettings after = QueueSettings.of(n);
+      QueueSettings before = old.queue();
+      QueueSettings after = n.queue();
       if (!before.equals(after)) {
         entry.callers().change(after);
         log.info("Sluice limiter '{}': requests now queue as {}", n.name(), after.describe());
       }
-      entry.inForce(done.needsRestart().isEmpty() ? inForce.build() : old);
+      entry.inForce(done.needsRestart().isEmpty() ? inForce : old);
     }
   }
-
-  /** The keys a running limiter keeps until a restart: they choose where and which limiter. */
-  private static final List<Key<?>> RESTART_KEYS = List.of(LimiterKeys.PATH, LimiterKeys.SCOPE);
 
   void shutdown() {
     entries.forEach(e -> e.limiter().shutdown());

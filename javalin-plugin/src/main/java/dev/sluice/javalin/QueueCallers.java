@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.Priority;
+import dev.sluice.config.QueueSettings;
 import dev.sluice.request.Actor;
 import dev.sluice.request.RequestInfo;
 import java.util.function.Function;

@@ -1,5 +1,9 @@
 package dev.sluice.javalin;
 
+import dev.sluice.config.PropertiesReload;
+import dev.sluice.config.RulesSource;
+import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;
@@ -7,45 +11,52 @@ import dev.sluice.rules.RulesFileException;
 import dev.sluice.rules.RulesReloader;
 import dev.sluice.time.Scheduler;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
- * The background reloads, started with the server: the rules file through {@link RulesReloader},
- * and, when {@code sluice.reload-interval} is set, the properties file (new limits). Both poll on
- * the plugin's {@link Scheduler}, so tests drive them in virtual time.
+ * The reloads: the rules file through {@link RulesReloader}, and the properties file (new limits),
+ * when {@code sluice.reload-interval} is set or {@link #reload()} is called. It keeps the
+ * properties in force: a reload reads them again, resolves them with limiter-config, and hands the
+ * limiters the result ({@link Limiters#apply}). Both poll on the plugin's {@link Scheduler}, so
+ * tests drive them in virtual time.
  */
 final class Reloads implements AutoCloseable {
 
-  private final SluicePlugin plugin;
   private final Settings settings;
   private final RateRules rules;
-  private final SluiceProperties properties;
+  private final PropertiesReload<Settings> propertiesReload;
+  private final Limiters limiters;
   private final WarnOnce failures;
   private final Warnings warnings;
   private final Scheduler scheduler;
   private RulesReloader rulesReloader;
   private Scheduler.Cancellable propertiesPoll;
   private boolean closed;
-  // confined to the polls, which run one after another (each schedules the next when it ends)
-  private Map<String, String> refused; // the values of the version last refused: warned once
-  private String unreadable; // why the file could not be read last time: warned once
   private Scheduler.Cancellable rulesCheck;
   private volatile RuleSet checkedRules; // the rules last checked against the routes
 
+  /**
+   * @param settings the settings the plugin started with
+   * @param rules the rate rules engine, or null without rules
+   * @param properties the properties the plugin started with
+   * @param resolve parses and checks properties read again (limiter-config), as at start-up
+   * @param limiters where new limits go
+   */
   Reloads(
-      SluicePlugin plugin,
       Settings settings,
       RateRules rules,
       SluiceProperties properties,
+      Function<SluiceProperties, Settings> resolve,
+      Limiters limiters,
       WarnOnce failures,
       Warnings warnings,
       Scheduler scheduler) {
-    this.plugin = plugin;
     this.scheduler = scheduler;
     this.settings = settings;
     this.rules = rules;
-    this.properties = properties;
+    this.propertiesReload = new PropertiesReload<>(properties, resolve);
+    this.limiters = limiters;
     this.failures = failures;
     this.warnings = warnings;
   }
@@ -56,7 +67,7 @@ final class Reloads implements AutoCloseable {
    */
   synchronized void start(RouteCheck routes) {
     Optional<Path> rulesFile =
-        settings.rulesFile().flatMap(f -> RulesSource.resolve(f, properties.file()));
+        settings.rulesFile().flatMap(f -> RulesSource.resolve(f, properties().file()));
     boolean reloadable = rulesFile.isPresent() || settings.rulesRemote().isPresent();
     if (rules != null && reloadable && !settings.rulesReloadInterval().isZero()) {
       RulesReloader.Builder builder = RulesReloader.builder()
@@ -85,7 +96,7 @@ final class Reloads implements AutoCloseable {
             scheduler.every(settings.rulesReloadInterval().toNanos(), () -> checkRules(routes));
       }
     }
-    if (!settings.reloadInterval().isZero() && properties.file().isPresent()) {
+    if (!settings.reloadInterval().isZero() && properties().file().isPresent()) {
       schedulePropertiesPoll();
     }
   }
@@ -117,39 +128,51 @@ final class Reloads implements AutoCloseable {
     }
   }
 
-  /**
-   * Reads the properties again and applies them when their values changed. The values are compared,
-   * not the file's modification time: a file-system clock ticks coarsely (a rewrite of the same size
-   * within one tick looks unchanged), and a touched file with the same values needs nothing.
-   */
+  /** Reads the properties again and applies them when their values changed (limiter-config). */
   private void pollProperties() {
-    SluiceProperties current = plugin.properties();
-    SluiceProperties next;
-    try {
-      next = current.reload();
-    } catch (RuntimeException e) {
-      String why = String.valueOf(e.getMessage());
-      if (!why.equals(unreadable)) {
-        unreadable = why;
-        warnings.warn(
-            "properties not read", "Sluice properties not reloaded, previous limits stay: " + why);
-      }
-      return;
-    }
-    unreadable = null;
-    if (next.asMap().equals(current.asMap()) || next.asMap().equals(refused)) {
-      return;
-    }
-    try {
-      plugin.apply(next);
-      refused = null;
-    } catch (RuntimeException e) {
-      // a SluiceConfigException names key, value and where it came from (the file)
-      refused = next.asMap();
+    PropertiesReload.Outcome outcome = propertiesReload.poll();
+    if (outcome instanceof PropertiesReload.Unreadable u) {
       warnings.warn(
-          "properties refused",
-          "Reloaded Sluice properties rejected, previous limits stay: " + e.getMessage());
+          "properties not read",
+          "Sluice properties not reloaded, previous limits stay: " + u.reason());
+    } else if (outcome instanceof PropertiesReload.Refused r) {
+      refused(r.reason());
+    } else if (outcome instanceof PropertiesReload.Changed<?> c) {
+      @SuppressWarnings("unchecked") // the reload resolves into Settings
+      PropertiesReload.Changed<Settings> change = (PropertiesReload.Changed<Settings>) c;
+      try {
+        apply(change);
+      } catch (RuntimeException e) {
+        propertiesReload.failed(change);
+        refused(String.valueOf(e.getMessage()));
+      }
     }
+  }
+
+  /** A reloaded version with a wrong value: the message names key, value and where from. */
+  private void refused(String why) {
+    warnings.warn(
+        "properties refused", "Reloaded Sluice properties rejected, previous limits stay: " + why);
+  }
+
+  /** The properties in force: those at start, as changed by reloads. */
+  SluiceProperties properties() {
+    return propertiesReload.inForce();
+  }
+
+  /**
+   * Re-reads the properties file and applies the changes at once.
+   *
+   * @throws SluiceConfigException when a value is wrong; the previous limits stay in force
+   */
+  void reload() {
+    apply(propertiesReload.read());
+  }
+
+  /** Hands the limiters the resolved settings (every key checked), then marks them in force. */
+  private synchronized void apply(PropertiesReload.Changed<Settings> change) {
+    limiters.apply(change.settings().limiters(), warnings);
+    propertiesReload.applied(change);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.sluice.javalin;
 
+import dev.sluice.config.QueueSettings;
 import dev.sluice.request.Actor;
 import dev.sluice.request.RequestInfo;
 import java.util.Locale;
@@ -87,42 +88,6 @@ final class RequestCost {
           0, null, null, true, queue.key().map(Actor::keyOf).orElse(null), 1, ceiling);
     }
     return new RequestCost(Integer.parseInt(v), null, null, false, null, 1, ceiling);
-  }
-
-  /** Whether {@code spec} is a cost the client declares ({@code header:NAME}, {@code query:NAME}). */
-  static boolean declared(String spec) {
-    String lower = spec.trim().toLowerCase(Locale.ROOT);
-    return lower.startsWith("header:") || lower.startsWith("query:");
-  }
-
-  /** Checks a {@code cost} property: a whole number >= 1, header:NAME, query:NAME or learned. */
-  static String check(String raw) {
-    String v = raw.trim();
-    String lower = v.toLowerCase(Locale.ROOT);
-    if (lower.equals("learned")) {
-      return "learned";
-    }
-    if (lower.startsWith("header:")) {
-      String name = v.substring("header:".length()).trim();
-      ValueParser.headerName().check(name);
-      return "header:" + name;
-    }
-    if (lower.startsWith("query:")) {
-      String name = v.substring("query:".length()).trim();
-      if (name.isEmpty()) {
-        throw new IllegalArgumentException("query: needs a parameter name");
-      }
-      return "query:" + name;
-    }
-    try {
-      if (Integer.parseInt(v) >= 1) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // falls through to the message
-    }
-    throw new IllegalArgumentException(
-        "allowed: a whole number >= 1, header:NAME, query:NAME," + " learned");
   }
 
   /** Whether every request costs 1 (nothing to work out per request). */

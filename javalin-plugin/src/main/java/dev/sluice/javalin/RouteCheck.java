@@ -1,5 +1,6 @@
 package dev.sluice.javalin;
 
+import dev.sluice.config.UnknownKeys;
 import dev.sluice.request.ResourcePattern;
 import dev.sluice.rules.Rule;
 import io.javalin.config.JavalinState;

@@ -1,8 +1,10 @@
 package dev.sluice.javalin;
 
 import dev.sluice.rules.RateListener;
+import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleDecision;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -51,6 +53,13 @@ final class RuleCounters implements RateListener {
     return c == null
         ? new RuleSnapshot(rule, 0, 0, 0)
         : new RuleSnapshot(rule, c.allowed.sum(), c.rejected.sum(), c.shadowRejected.sum());
+  }
+
+  /** Every rule in force in {@code rules} (null: none) with its counts. */
+  List<RuleSnapshot> snapshots(RateRules rules) {
+    return rules == null
+        ? List.of()
+        : rules.rules().rules().stream().map(this::snapshot).toList();
   }
 
   private static final class Counts {

@@ -1,6 +1,9 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.limit.CpuSignal;
+import dev.sluice.config.CpuSignals;
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.time.NanoClock;

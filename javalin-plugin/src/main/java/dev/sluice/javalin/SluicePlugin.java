@@ -2,6 +2,13 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.RulesSource;
+import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceKeys;
+import dev.sluice.config.SluiceProperties;
+import dev.sluice.config.UnknownKeys;
 import dev.sluice.request.Scope;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
@@ -24,6 +31,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -71,7 +79,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   private RateRules rules;
   private Gate gate;
   private Stores stores;
-  private Reloads reloads;
+  private volatile Reloads reloads;
   private Status status;
   private History history;
   private DisconnectWatch disconnects;
@@ -92,7 +100,12 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   @Override
   public void onInitialize(JavalinState state) {
     properties = pluginConfig.propertiesOrDefault();
-    settings = resolve(properties);
+    SluiceConfig code = pluginConfig;
+    // the same resolution at start and on every reload; it knows the code's limiters, not the
+    // plugin
+    Function<SluiceProperties, Settings> resolve =
+        p -> Settings.resolveChecked(p, code.limiters(), code.cpu(), warnings);
+    settings = resolve.apply(properties);
     unreadBody = settings.unreadBody(pluginConfig.clock());
     if (!settings.enabled()) {
       log.info("Sluice is disabled ({}=false): nothing is limited", SluiceKeys.ENABLED.name());
@@ -115,7 +128,6 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
             ? metrics.concurrencyListener()
             : QueueWaits.both(metrics.concurrencyListener(), waits),
         Optional.ofNullable(stores).map(Stores::permits),
-        pluginConfig.cpu(),
         warnings);
     // the page's last minutes, sampled on the scheduler: like the p99, only for the live page
     history = waits == null
@@ -126,8 +138,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
             pluginConfig.clock(),
             History.RESOLUTION,
             History.POINTS);
-    status = new Status(limiters, waits, this, history);
     rules = buildRules();
+    status = new Status(limiters, waits, history, ruleCounters, rules, stores);
     WarnOnce ruleFailures =
         new WarnOnce(warnings, "rate rules", pluginConfig.clock(), 30, TimeUnit.SECONDS);
     disconnects = new DisconnectWatch(executor);
@@ -156,7 +168,14 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
       metrics.store(stores::health);
     }
     reloads = new Reloads(
-        this, settings, rules, properties, ruleFailures, warnings, pluginConfig.scheduler());
+        settings,
+        rules,
+        properties,
+        resolve,
+        limiters,
+        ruleFailures,
+        warnings,
+        pluginConfig.scheduler());
 
     if (settings.accountAttribute().isPresent()) {
       // the account comes from an auth before-handler, which must have run: wait for the matched
@@ -309,9 +328,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   /** Every rate rule in force with what it decided (allowed, rejected, shadow-rejected). */
   public List<RuleSnapshot> ruleSnapshots() {
-    return rules == null
-        ? List.of()
-        : rules.rules().rules().stream().map(ruleCounters::snapshot).toList();
+    return ruleCounters.snapshots(rules);
   }
 
   /**
@@ -357,7 +374,8 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
 
   /** The properties in effect. */
   public SluiceProperties properties() {
-    return properties;
+    Reloads running = reloads;
+    return running == null ? properties : running.properties();
   }
 
   /**
@@ -368,25 +386,11 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    *
    * @throws SluiceConfigException when a value is wrong; the previous limits stay in force
    */
-  public synchronized void reload() {
-    if (limiters == null) {
-      return;
+  public void reload() {
+    Reloads running = reloads;
+    if (running != null) {
+      running.reload();
     }
-    apply(properties.reload());
-  }
-
-  /** Applies properties read again; see {@link #reload()}. */
-  synchronized void apply(SluiceProperties next) {
-    Settings resolved = resolve(next);
-    limiters.apply(resolved.limiters(), warnings);
-    properties = next;
-  }
-
-  /** Parses every key, then the strict check of unknown keys (so a bad value is reported first). */
-  private Settings resolve(SluiceProperties p) {
-    Settings s = Settings.resolve(p, pluginConfig.limiters());
-    UnknownKeys.check(p, s.limiters().keySet(), s.strict(), warnings);
-    return s;
   }
 
   /**
@@ -483,7 +487,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
           .flatMap(p -> check.limiterProblem(e.name(), p))
           .ifPresent(problem -> problems.add(new SluiceConfigException(
               c.property(LimiterKeys.PATH),
-              c.get(LimiterKeys.PATH),
+              c.path().orElse(null),
               c.source(LimiterKeys.PATH),
               problem)));
     }

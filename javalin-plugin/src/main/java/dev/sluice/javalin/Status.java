@@ -5,8 +5,11 @@ import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.concurrency.limit.LimitSpec;
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
 import dev.sluice.store.StoreHealth;
+import dev.sluice.store.Stores;
 import java.time.Duration;
 import java.util.OptionalInt;
 
@@ -23,14 +26,24 @@ final class Status {
 
   private final Limiters limiters;
   private final QueueWaits waits; // null: p99 not tracked (live page off)
-  private final SluicePlugin plugin;
   private final History history; // null: not kept (live page off)
+  private final RuleCounters ruleCounters;
+  private final RateRules rules; // null: no rate rules
+  private final Stores stores; // null: no shared store
 
-  Status(Limiters limiters, QueueWaits waits, SluicePlugin plugin, History history) {
+  Status(
+      Limiters limiters,
+      QueueWaits waits,
+      History history,
+      RuleCounters ruleCounters,
+      RateRules rules,
+      Stores stores) {
     this.limiters = limiters;
     this.waits = waits;
-    this.plugin = plugin;
     this.history = history;
+    this.ruleCounters = ruleCounters;
+    this.rules = rules;
+    this.stores = stores;
   }
 
   String json(long epochMillis) {
@@ -43,11 +56,11 @@ final class Status {
     }
     w.endArray();
     w.name("rules").beginArray();
-    for (RuleSnapshot r : plugin.ruleSnapshots()) {
+    for (RuleSnapshot r : ruleCounters.snapshots(rules)) {
       rule(w, r);
     }
     w.endArray();
-    store(w, plugin.storeHealth().orElse(null));
+    store(w, stores == null ? null : stores.health());
     // the CPU at the history's last point: read on its schedule, so a poll never reads the CPU
     if (history == null) {
       w.name("cpu").nullValue().name("history").nullValue();
@@ -115,11 +128,11 @@ final class Status {
         .member("limitKind", spec.limit().kind())
         .member(
             "queueKind", spec.queue() instanceof QueueSpec.Standard q && q.fair() ? "fair" : "fifo")
-        .member("queue", QueueSettings.of(c).describe())
+        .member("queue", c.queue().describe())
         .member("rejectEarly", spec.rejectEarly())
         .member(
             "queueDelayTarget", spec.queueDelayTarget().map(Duration::toString).orElse(null))
-        .member("deadlineHeader", c.get(LimiterKeys.DEADLINE_HEADER))
+        .member("deadlineHeader", c.deadlineHeader().orElse(null))
         .member("limit", s.limit())
         .member("maxConcurrency", spec.maxConcurrency())
         .member("minConcurrency", spec.limit().minConcurrency())
@@ -187,7 +200,7 @@ final class Status {
     long largest = seen.largestUnits();
     w.name("cost")
         .beginObject()
-        .member("spec", e.config().get(LimiterKeys.COST))
+        .member("spec", e.config().cost())
         .member("scale", cost.scale())
         .member("ceiling", ceiling);
     w.name("largestUnits");

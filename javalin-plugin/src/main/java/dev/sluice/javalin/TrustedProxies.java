@@ -1,5 +1,6 @@
 package dev.sluice.javalin;
 
+import dev.sluice.config.SluiceConfigException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.sluice.javalin;
 
+import dev.sluice.config.SluiceKeys;
 import dev.sluice.time.NanoClock;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
@@ -21,13 +22,9 @@ import java.util.Locale;
  */
 final class UnreadBody {
 
-  /**
-   * 8 MB: read at LAN speed behind a proxy in well under a second; the demo's uploads start at
-   * 0.1 MB. The plugin README weighs it.
-   */
-  static final long DEFAULT_MAX_BYTES = 8L << 20;
+  static final long DEFAULT_MAX_BYTES = SluiceKeys.DISCARD_BODY.defaultValue();
 
-  static final Duration DEFAULT_MAX_TIME = Duration.ofSeconds(5);
+  static final Duration DEFAULT_MAX_TIME = SluiceKeys.DISCARD_TIME.defaultValue();
 
   private static final int BUFFER = 64 * 1024;
 

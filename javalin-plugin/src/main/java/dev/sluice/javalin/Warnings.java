@@ -1,5 +1,6 @@
 package dev.sluice.javalin;
 
+import dev.sluice.config.ConfigWarnings;
 import java.io.PrintStream;
 import java.util.ServiceLoader;
 import java.util.Set;
@@ -16,7 +17,7 @@ import org.slf4j.spi.SLF4JServiceProvider;
  * every line) still hears of a misspelt key or a refused reload. The stderr copy is written once
  * per kind of message, and the first one comes after a line saying how to route them.
  */
-final class Warnings {
+final class Warnings implements ConfigWarnings {
 
   /** The line written to stderr before the first warning, when no SLF4J backend is bound. */
   static final String NO_BACKEND = "Sluice: no SLF4J backend is bound, so Sluice writes its"
@@ -66,7 +67,8 @@ final class Warnings {
    * Logs {@code message} at warn and, without a backend, writes it to stderr if no message of this
    * {@code kind} was written yet.
    */
-  void warn(String kind, String message) {
+  @Override
+  public void warn(String kind, String message) {
     warn(kind, message, null);
   }
 

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.concurrency.limit.LimitState;
+import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceProperties;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.http.HttpResponse;

@@ -42,6 +42,22 @@ class ArchitectureTest {
   }
 
   @Test
+  void reloadsAndStatusNeverCallBackIntoThePlugin() {
+    noClasses()
+        .that()
+        .haveSimpleName("Reloads")
+        .or()
+        .haveSimpleName("Status")
+        .should()
+        .dependOnClassesThat()
+        .areAssignableTo(SluicePlugin.class)
+        .because("they are handed the objects they read and write (the limiters, the rules, the"
+            + " store, the properties in force), so a reload runs one way: Reloads -> limiter-config"
+            + " -> Limiters -> the core")
+        .check(MODULE);
+  }
+
+  @Test
   void neverReachesIntoTheCoresEngine() {
     noClasses()
         .should()

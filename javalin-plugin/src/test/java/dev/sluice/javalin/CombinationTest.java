@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.limit.CpuSignal;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.redis.RedisServer;
 import dev.sluice.time.VirtualTime;
 import io.micrometer.core.instrument.Counter;

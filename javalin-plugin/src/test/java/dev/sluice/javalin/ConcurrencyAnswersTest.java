@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
 import java.net.InetAddress;
 import java.net.http.HttpResponse;

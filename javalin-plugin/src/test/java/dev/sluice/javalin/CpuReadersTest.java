@@ -3,6 +3,7 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.limit.CpuSignal;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.Map;

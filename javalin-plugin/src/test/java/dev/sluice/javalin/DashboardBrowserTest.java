@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.limit.CpuSignal;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
 import java.io.File;
 import java.io.IOException;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.rules.RulesFile;
 import java.net.http.HttpResponse;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.config.SluiceProperties;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;

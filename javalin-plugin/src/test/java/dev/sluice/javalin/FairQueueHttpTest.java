@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.QueueSnapshot;
+import dev.sluice.config.SluiceProperties;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.http.HttpResponse;

@@ -3,6 +3,7 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;

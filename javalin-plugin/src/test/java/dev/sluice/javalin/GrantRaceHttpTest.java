@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.config.SluiceProperties;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -9,6 +9,9 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.limit.CpuSignal;
+import dev.sluice.config.CpuSignals;
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -58,7 +61,7 @@ class HistoryTest {
         Optional.empty(),
         limiter,
         config,
-        new QueueCallers(QueueSettings.of(config)),
+        new QueueCallers(config.queue()),
         Warnings.to(LoggerFactory.getLogger(HistoryTest.class)));
     History history = new History(
         List.of(entry), new CpuSignals(busy(0.8), busy(0.25)), time, Duration.ofSeconds(1), 10);

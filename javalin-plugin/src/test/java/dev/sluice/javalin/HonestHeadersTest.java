@@ -7,6 +7,8 @@ import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.RejectionReason;
+import dev.sluice.config.SluiceProperties;
+import dev.sluice.config.SluiceSettings;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.time.VirtualTime;
@@ -138,7 +140,7 @@ class HonestHeadersTest {
 
   @Test
   void finerLimiterReasonsAreQueueFullAnswersNamingTheirReason() {
-    Answers answers = new Answers(new Settings.Statuses(429, 504, 429, 503));
+    Answers answers = new Answers(new SluiceSettings.Statuses(429, 504, 429, 503));
     for (RejectionReason reason : List.of(
         RejectionReason.KEY_CAP, RejectionReason.DISPLACED, RejectionReason.PREDICTED_WAIT)) {
       Rejection r = answers.fromLimiter(

@@ -1,5 +1,6 @@
 package dev.sluice.javalin;
 
+import dev.sluice.config.SluiceProperties;
 import io.javalin.Javalin;
 import java.io.OutputStream;
 import java.io.PrintStream;

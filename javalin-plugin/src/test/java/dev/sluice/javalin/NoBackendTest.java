@@ -117,7 +117,7 @@ class NoBackendTest {
     }
     assertThat(at).as("the uncaught exception in %s", run.stderr()).isNotNegative();
     assertThat(run.stderr().get(at))
-        .isEqualTo("Exception in thread \"main\" dev.sluice.javalin.SluiceConfigException:"
+        .isEqualTo("Exception in thread \"main\" dev.sluice.config.SluiceConfigException:"
             + " sluice.limiters.work.max-queue='lots' (from system property"
             + " -Dsluice.limiters.work.max-queue): not a whole number; allowed: >= 0");
     assertThat(run.stderr().subList(at + 1, run.stderr().size())).isEmpty();

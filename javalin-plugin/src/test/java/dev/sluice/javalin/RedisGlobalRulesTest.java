@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.redis.RedisServer;
 import java.io.IOException;
 import java.net.http.HttpResponse;

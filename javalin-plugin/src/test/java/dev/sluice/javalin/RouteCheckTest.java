@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.request.ResourcePattern;
 import dev.sluice.rules.Rule;
 import dev.sluice.time.VirtualTime;

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.sun.net.httpserver.HttpServer;
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -3,6 +3,7 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.rate.Algorithm;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;

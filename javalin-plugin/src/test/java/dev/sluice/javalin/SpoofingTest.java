@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.config.SluiceProperties;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;

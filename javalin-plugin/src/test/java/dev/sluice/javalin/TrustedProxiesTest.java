@@ -3,6 +3,8 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceProperties;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -80,6 +82,18 @@ class TrustedProxiesTest {
     assertThat(t.isTrusted(TrustedProxies.literal("172.31.255.255"))).isTrue();
     assertThat(t.isTrusted(TrustedProxies.literal("172.32.0.0"))).isFalse();
     assertThat(TrustedProxies.literal("evil.example.com")).isNull();
+  }
+
+  @Test
+  void aBadBlockNamesTheKeyTheListAndWhereItCameFrom() {
+    SluiceProperties p = SluiceProperties.builder()
+        .env(Map.of())
+        .system(Map.of("sluice.trusted-proxies", "127.0.0.1, 10.0.0.0/33"))
+        .build();
+    assertThatThrownBy(() -> Settings.resolve(p, Map.of()))
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessage("sluice.trusted-proxies='127.0.0.1, 10.0.0.0/33' (from system property"
+            + " -Dsluice.trusted-proxies): prefix length must be 0..32");
   }
 
   @Test

@@ -1,7 +1,7 @@
 package dev.sluice.client;
 
+import dev.sluice.config.SluiceProperties;
 import dev.sluice.javalin.SluicePlugin;
-import dev.sluice.javalin.SluiceProperties;
 import io.javalin.Javalin;
 import java.io.IOException;
 import java.net.URI;

@@ -34,6 +34,7 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "dev.sluice.demo..",
+            "dev.sluice.config..",
             "dev.sluice.javalin..",
             "dev.sluice.redis..",
             "dev.sluice.benchmarks..")

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import java.util.Comparator;
 import java.util.LinkedHashMap;

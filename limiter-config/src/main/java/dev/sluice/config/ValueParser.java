@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import dev.sluice.time.DurationText;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,7 +21,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@code sluice.*} properties, layered: defaults (a resource in the application's jar), then a
@@ -44,9 +43,9 @@ public final class SluiceProperties {
   /** Prefix of every Sluice property. */
   public static final String PREFIX = "sluice.";
 
-  static final String LIMITERS = "sluice.limiters.";
+  public static final String LIMITERS = "sluice.limiters.";
   static final List<String> LIMITER_SUFFIXES =
-      LimiterKeys.ALL.stream().map(Key::name).toList();
+      LimiterKeys.ALL.stream().map(LimiterKey::name).toList();
 
   /**
    * A step run on the layered values before they are used, at start and again on every reload: for
@@ -171,6 +170,15 @@ public final class SluiceProperties {
    * @throws SluiceConfigException in strict mode, for the first unknown key (counting the rest)
    */
   public void checkApplicationKeys(String prefix, Collection<String> known) {
+    checkApplicationKeys(prefix, known, ConfigWarnings.systemLogger());
+  }
+
+  /**
+   * {@link #checkApplicationKeys(String, Collection)}, with the warnings of {@code
+   * sluice.strict=false} going to {@code warnings}.
+   */
+  public void checkApplicationKeys(
+      String prefix, Collection<String> known, ConfigWarnings warnings) {
     List<SluiceConfigException> unknown = new ArrayList<>();
     for (Map.Entry<String, String> e : all.entrySet()) {
       String key = e.getKey();
@@ -189,7 +197,6 @@ public final class SluiceProperties {
     if (!"false".equalsIgnoreCase(get(SluiceKeys.STRICT.name()).orElse("true").trim())) {
       throw UnknownKeys.strictFailure(unknown, "unknown");
     }
-    Warnings warnings = Warnings.to(LoggerFactory.getLogger(SluiceProperties.class));
     unknown.forEach(e -> warnings.warn(
         "unknown key " + e.key(), e.getMessage() + " (ignored: " + SluiceKeys.STRICT + "=false)"));
   }

@@ -1,16 +1,16 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import java.util.Objects;
 
 /**
- * One property Sluice understands: its name, how its text is parsed and checked, its default, one
- * line of documentation. Declared once in
- * {@link SluiceKeys} (plugin-wide) or {@link LimiterKeys} (per limiter); properties, code, the
- * strict check of unknown keys and the README's table all come from those declarations.
+ * One plugin-wide property Sluice understands: its name, how its text is parsed and checked, its
+ * default, one line of documentation. Declared once in {@link SluiceKeys} (a limiter's keys are
+ * {@link LimiterKey}s, in {@link LimiterKeys}); properties, the strict check of unknown keys and
+ * the README's table all come from those declarations.
  *
  * @param <T> the parsed value's type
  */
-final class Key<T> {
+public final class Key<T> {
 
   private final String name;
   private final T defaultValue;
@@ -30,23 +30,23 @@ final class Key<T> {
    * @param name the full key ({@code sluice.redis.timeout}), or for a limiter key the part after
    *     {@code sluice.limiters.<name>.} ({@code max-queue})
    */
-  static <T> Key<T> of(String name, T defaultValue, ValueParser<T> parser, String doc) {
+  public static <T> Key<T> of(String name, T defaultValue, ValueParser<T> parser, String doc) {
     return new Key<>(name, defaultValue, parser, doc);
   }
 
-  String name() {
+  public String name() {
     return name;
   }
 
-  T defaultValue() {
+  public T defaultValue() {
     return defaultValue;
   }
 
-  String doc() {
+  public String doc() {
     return doc;
   }
 
-  String allowed() {
+  public String allowed() {
     return parser.allowed();
   }
 
@@ -57,7 +57,7 @@ final class Key<T> {
    * @param source where the text came from, for the message
    * @throws SluiceConfigException naming key, value, source and the problem
    */
-  T parse(String fullKey, String raw, String source) {
+  public T parse(String fullKey, String raw, String source) {
     if (defaultValue == null && (raw == null || raw.isBlank())) {
       return null; // an optional key written empty (`priority-header=`) means "not set"
     }
@@ -67,19 +67,6 @@ final class Key<T> {
       throw new SluiceConfigException(fullKey, raw, source, e.problem());
     } catch (IllegalArgumentException e) {
       throw new SluiceConfigException(fullKey, raw, source, e.getMessage());
-    }
-  }
-
-  /** Checks a value given in code, with the same rule as {@link #parse}. */
-  @SuppressWarnings("unchecked")
-  T check(String fullKey, T value) {
-    Objects.requireNonNull(value, fullKey);
-    try {
-      // text given in code goes through the parser, which is the check of a free-form value
-      return value instanceof String s ? parser.parse(s.trim()) : parser.check(value);
-    } catch (IllegalArgumentException e) {
-      throw new SluiceConfigException(
-          fullKey, String.valueOf(value), LimiterConfig.CODE, e.getMessage());
     }
   }
 

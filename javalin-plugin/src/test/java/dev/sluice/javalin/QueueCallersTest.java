@@ -1,20 +1,22 @@
 package dev.sluice.javalin;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.QueueSnapshot;
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.QueueSettings;
 import dev.sluice.request.RequestInfo;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The queue properties of one limiter, and the Caller a request queues as. */
-class QueueSettingsTest {
+class QueueCallersTest {
 
   private static final String P = "sluice.limiters.transcode.";
 
@@ -22,58 +24,7 @@ class QueueSettingsTest {
     LimiterConfig.Builder b = LimiterConfig.custom("transcode");
     values.forEach(
         (key, value) -> b.parse(LimiterKeys.byName(key.substring(P.length())), value, "test"));
-    return QueueSettings.of(b.build());
-  }
-
-  @Test
-  void defaultsToPlainFifoWithNoPerRequestCaller() {
-    QueueSettings s = parse(Map.of());
-
-    assertThat(s).isEqualTo(QueueSettings.FIFO);
-    assertThat(s.needsCaller()).isFalse();
-    assertThat(s.describe()).isEqualTo("fifo");
-  }
-
-  @Test
-  void fairQueuesByIpUnlessTold() {
-    QueueSettings s = parse(Map.of(P + "queue", "FAIR"));
-
-    assertThat(s.fair()).isTrue();
-    assertThat(s.key().get().id()).isEqualTo("ip");
-    assertThat(s.needsCaller()).isTrue();
-  }
-
-  @Test
-  void readsEveryProperty() {
-    QueueSettings s = parse(Map.of(
-        P + "queue",
-        "fair",
-        P + "queue-key",
-        "header:X-Host-Id",
-        P + "max-queue-per-key",
-        "4",
-        P + "priority-header",
-        "X-Priority"));
-
-    assertThat(s.key().get().id()).isEqualTo("header:x-host-id");
-    assertThat(s.maxQueuePerKey()).isEqualTo(4);
-    assertThat(s.priorityHeader()).hasValue("X-Priority");
-    assertThat(s.describe())
-        .isEqualTo("fair by header:x-host-id, max 4 per key, classes from X-Priority");
-    QueueSnapshot queued = queuedOne(s, Caller.of("host-7").withPriority(Priority.CRITICAL));
-    assertThat(queued.critical()).as("classes").isEqualTo(1);
-    assertThat(queued.keys()).as("keys").isEqualTo(1);
-  }
-
-  @Test
-  void aPriorityHeaderAloneMakesAFifoQueueWithClasses() {
-    QueueSettings s = parse(Map.of(P + "priority-header", "X-Priority"));
-
-    assertThat(s.fair()).isFalse();
-    assertThat(s.needsCaller()).isTrue();
-    QueueSnapshot queued = queuedOne(s, Caller.of("host-7").withPriority(Priority.CRITICAL));
-    assertThat(queued.critical()).as("classes").isEqualTo(1);
-    assertThat(queued.keys()).as("no keys").isZero();
+    return b.build().queue();
   }
 
   @Test
@@ -100,30 +51,16 @@ class QueueSettingsTest {
   }
 
   @Test
-  void badValuesFailNamingKeyAndValue() {
-    assertThatThrownBy(() -> parse(Map.of(P + "queue", "lifo")))
-        .hasMessage(P + "queue='lifo' (from test): allowed: fifo, fair");
-    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "queue-key", "all")))
-        .hasMessage(P + "queue-key='all' (from test): allowed: ip, account, device, header:NAME");
-    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "queue-key", "header:a(b")))
-        .hasMessageStartingWith(P + "queue-key='header:a(b' (from test): header name must be");
-    assertThatThrownBy(() -> parse(Map.of(P + "queue", "fair", P + "max-queue-per-key", "-1")))
-        .hasMessageStartingWith(P + "max-queue-per-key='-1' (from test): must be >= 0");
-    assertThatThrownBy(() -> parse(Map.of(P + "priority-header", "X:Priority")))
-        .hasMessage(P + "priority-header='X:Priority' (from test): not a valid header name");
-  }
-
-  @Test
   void keyAndCapMeanNothingToAFifoQueueAndAreReportedAsIgnored() {
     LimiterConfig fifo = LimiterConfig.custom("transcode")
         .set(LimiterKeys.QUEUE_KEY, "header:X-Host-Id")
         .set(LimiterKeys.MAX_QUEUE_PER_KEY, 2)
         .build();
 
-    assertThat(QueueSettings.of(fifo)).isEqualTo(QueueSettings.FIFO);
+    assertThat(fifo.queue()).isEqualTo(QueueSettings.FIFO);
     assertThat(QueueSettings.ignoredWithFifo(fifo))
         .containsExactly(P + "queue-key", P + "max-queue-per-key");
-    assertThat(new QueueCallers(QueueSettings.of(fifo)).needed())
+    assertThat(new QueueCallers(fifo.queue()).needed())
         .as("no Caller per request")
         .isFalse();
   }

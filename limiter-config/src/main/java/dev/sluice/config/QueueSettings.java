@@ -1,8 +1,9 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import dev.sluice.concurrency.FairQueueConfig;
 import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.request.Actor;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,51 +19,51 @@ import java.util.Optional;
  * @param priorityHeader the header carrying {@code critical | normal | sheddable}; empty: every
  *     request is normal and the queue has no classes
  */
-record QueueSettings(
+public record QueueSettings(
     boolean fair, Optional<Actor> key, int maxQueuePerKey, Optional<String> priorityHeader) {
 
-  /** The keys that make up the discipline; they change together on reload. */
-  static final List<Key<?>> KEYS = List.of(
-      LimiterKeys.QUEUE,
-      LimiterKeys.QUEUE_KEY,
-      LimiterKeys.MAX_QUEUE_PER_KEY,
-      LimiterKeys.PRIORITY_HEADER);
+  /** The default {@code queue-key}: the client's address. */
+  static final String DEFAULT_KEY = "ip";
 
   /** Plain FIFO, the default: no key, no classes, no per-request cost. */
-  static final QueueSettings FIFO = new QueueSettings(false, Optional.empty(), 0, Optional.empty());
+  public static final QueueSettings FIFO =
+      new QueueSettings(false, Optional.empty(), 0, Optional.empty());
 
   /**
-   * The discipline of {@code limiter}. With {@code queue=fifo}, {@code queue-key} and {@code
+   * The discipline the four queue keys make. With {@code queue=fifo}, {@code queue-key} and {@code
    * max-queue-per-key} mean nothing and are ignored (see {@link #ignoredWithFifo}), so that an A/B
    * run can switch a fair limiter to FIFO with one property.
    */
-  static QueueSettings of(LimiterConfig limiter) {
-    boolean fair = limiter.get(LimiterKeys.QUEUE) == LimiterKeys.QueueKind.FAIR;
+  static QueueSettings of(boolean fair, String key, int maxQueuePerKey, String priorityHeader) {
     return new QueueSettings(
         fair,
-        fair ? Optional.of(Actor.parse(limiter.get(LimiterKeys.QUEUE_KEY))) : Optional.empty(),
-        fair ? limiter.get(LimiterKeys.MAX_QUEUE_PER_KEY) : 0,
-        Optional.ofNullable(limiter.get(LimiterKeys.PRIORITY_HEADER)));
+        fair ? Optional.of(Actor.parse(key)) : Optional.empty(),
+        fair ? maxQueuePerKey : 0,
+        Optional.ofNullable(priorityHeader));
   }
 
   /** The keys {@code limiter} sets that a FIFO queue ignores, for a start-up warning. */
-  static List<String> ignoredWithFifo(LimiterConfig limiter) {
-    if (limiter.get(LimiterKeys.QUEUE) == LimiterKeys.QueueKind.FAIR) {
+  public static List<String> ignoredWithFifo(LimiterConfig limiter) {
+    if (limiter.queue().fair()) {
       return List.of();
     }
-    return List.of(LimiterKeys.QUEUE_KEY, LimiterKeys.MAX_QUEUE_PER_KEY).stream()
-        .filter(k -> limiter.isSet(k) && !k.defaultValue().equals(limiter.get(k)))
-        .map(limiter::property)
-        .toList();
+    List<String> ignored = new ArrayList<>();
+    if (limiter.isSet(LimiterKeys.QUEUE_KEY) && !DEFAULT_KEY.equals(limiter.queueKey())) {
+      ignored.add(limiter.property(LimiterKeys.QUEUE_KEY));
+    }
+    if (limiter.isSet(LimiterKeys.MAX_QUEUE_PER_KEY) && limiter.maxQueuePerKey() != 0) {
+      ignored.add(limiter.property(LimiterKeys.MAX_QUEUE_PER_KEY));
+    }
+    return ignored;
   }
 
   /** Whether a request needs a {@code Caller}: plain FIFO takes none (no per-request cost). */
-  boolean needsCaller() {
+  public boolean needsCaller() {
     return fair || priorityHeader.isPresent();
   }
 
   /** The core's discipline: FIFO or fair (with the per-key cap), with classes when a header is set. */
-  QueueSpec spec() {
+  public QueueSpec spec() {
     QueueSpec.Standard base = fair
         ? QueueSpec.fair(
             FairQueueConfig.builder().maxQueuePerKey(maxQueuePerKey).build())
@@ -71,7 +72,7 @@ record QueueSettings(
   }
 
   /** For the log and {@code /sluice}: e.g. {@code fair by header:x-host-id, max 4 per key}. */
-  String describe() {
+  public String describe() {
     StringBuilder sb = new StringBuilder(fair ? "fair by " + key.get().id() : "fifo");
     if (maxQueuePerKey > 0) {
       sb.append(", max ").append(maxQueuePerKey).append(" per key");

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import dev.sluice.store.FailurePolicy;
 import java.net.URI;
@@ -18,110 +18,113 @@ import java.util.stream.Collectors;
  * it is needed with {@code settings.get(SluiceKeys.X)}. Environment variables, the strict
  * unknown-key check and the "did you mean" suggestions follow from the declaration.
  */
-final class SluiceKeys {
+public final class SluiceKeys {
 
   /** {@code sluice.forwarded-header}: which header trusted proxies write the client address in. */
-  enum ForwardedHeader {
+  public enum ForwardedHeader {
     X_FORWARDED_FOR,
     FORWARDED
   }
 
-  static final Key<Boolean> ENABLED =
+  public static final Key<Boolean> ENABLED =
       Key.of("sluice.enabled", true, ValueParser.bool(), "`false`: the plugin adds no handler");
-  static final Key<Boolean> STRICT = Key.of(
+  public static final Key<Boolean> STRICT = Key.of(
       "sluice.strict",
       true,
       ValueParser.bool(),
       "`true`: an unknown `sluice.*` key, or a limiter path or rule resource that reaches no route,"
           + " stops start-up naming it, its source and the nearest match; `false`: a warning");
-  static final Key<String> RULES_FILE = Key.of(
+  public static final Key<String> RULES_FILE = Key.of(
       "sluice.rules.file",
       null,
       ValueParser.text(),
       "rules YAML (Sluice, Diana or Lyft layout); relative to the working dir or to the properties"
           + " file; `classpath:NAME` reads a resource (not reloaded)");
-  static final Key<Duration> RULES_RELOAD_INTERVAL = Key.of(
+  public static final Key<Duration> RULES_RELOAD_INTERVAL = Key.of(
       "sluice.rules.reload-interval",
       Duration.ofSeconds(5),
       ValueParser.duration(true),
       "how often the rules file (and the remote URL) is polled; `0s` off");
-  static final Key<URI> RULES_REMOTE = Key.of(
+  public static final Key<URI> RULES_REMOTE = Key.of(
       "sluice.rules.remote-url",
       null,
       ValueParser.uri(),
       "http(s) URL of a rules file that wins over the local file while it answers");
-  static final Key<String> ACCOUNT_HEADER = Key.of(
+  public static final Key<String> ACCOUNT_HEADER = Key.of(
       "sluice.actor.account-header",
       "X-Account-Id",
       ValueParser.headerName(),
       "account actor from a header");
-  static final Key<String> ACCOUNT_ATTRIBUTE = Key.of(
+  public static final Key<String> ACCOUNT_ATTRIBUTE = Key.of(
       "sluice.actor.account-attribute",
       null,
       ValueParser.text(),
       "account actor from a ctx attribute set by an auth `before` handler");
-  static final Key<String> DEVICE_HEADER =
+  public static final Key<String> DEVICE_HEADER =
       Key.of("sluice.actor.device-header", "X-Device-Id", ValueParser.headerName(), "device actor");
-  static final Key<TrustedProxies> TRUSTED_PROXIES = Key.of(
+  // the CIDR list is parsed by the door that reads client addresses, naming this key
+  public static final Key<String> TRUSTED_PROXIES = Key.of(
       "sluice.trusted-proxies",
-      TrustedProxies.none(),
-      ValueParser.of(v -> TrustedProxies.parse("sluice.trusted-proxies", v), "a CIDR list"),
+      "",
+      ValueParser.of(v -> v, "a CIDR list"),
       "CIDR list; only these peers may set the forwarded header");
-  static final Key<ForwardedHeader> FORWARDED_HEADER = Key.of(
+  public static final Key<ForwardedHeader> FORWARDED_HEADER = Key.of(
       "sluice.forwarded-header",
       ForwardedHeader.X_FORWARDED_FOR,
       ValueParser.oneOf(ForwardedHeader.class),
       "the header trusted proxies write the client address in: `x-forwarded-for` or `forwarded`");
-  static final Key<Integer> IPV6_PREFIX = Key.of(
+  public static final Key<Integer> IPV6_PREFIX = Key.of(
       "sluice.ipv6-prefix",
       64,
       ValueParser.integer(1, 128),
       "IP rules count IPv6 clients by this prefix (`/64`)");
-  static final Key<URI> REDIS_URI = Key.of(
+  public static final Key<URI> REDIS_URI = Key.of(
       "sluice.redis.uri",
       null,
       ValueParser.uri(),
       "global scope through a `dev.sluice.store.StoreProvider` (limiter-redis)");
-  static final Key<Duration> REDIS_TIMEOUT = Key.of(
+  public static final Key<Duration> REDIS_TIMEOUT = Key.of(
       "sluice.redis.timeout",
       Duration.ofMillis(50),
       ValueParser.duration(false),
       "bound on each store call");
-  static final Key<Duration> REDIS_CONNECT_TIMEOUT = Key.of(
+  public static final Key<Duration> REDIS_CONNECT_TIMEOUT = Key.of(
       "sluice.redis.connect-timeout",
       Duration.ofSeconds(1),
       ValueParser.duration(false),
       "bound on the first connect; the node does not degrade before it has failed");
-  static final Key<Integer> REDIS_EXPECTED_NODES = Key.of(
+  public static final Key<Integer> REDIS_EXPECTED_NODES = Key.of(
       "sluice.redis.expected-nodes",
       1,
       ValueParser.atLeast(1),
       "local share while the store is down = limit / nodes");
-  static final Key<FailurePolicy> REDIS_ON_FAILURE = Key.of(
+  public static final Key<FailurePolicy> REDIS_ON_FAILURE = Key.of(
       "sluice.redis.on-failure",
       FailurePolicy.LOCAL,
       ValueParser.oneOf(FailurePolicy.class),
       "`local`, `allow`, `deny`");
-  static final Key<List<String>> BYPASS_PATHS = Key.of(
+  public static final Key<List<String>> BYPASS_PATHS = Key.of(
       "sluice.bypass-paths",
       paths("/health,/healthz,/ready,/readyz,/live,/livez"),
       ValueParser.of(SluiceKeys::paths, "comma-separated paths"),
       "never limited (also their sub-paths)");
-  static final Key<Integer> STATUS_QUEUE_FULL = status("sluice.status.queue-full", 429);
-  static final Key<Integer> STATUS_QUEUE_TIMEOUT = status("sluice.status.queue-timeout", 504);
-  static final Key<Integer> STATUS_RATE_LIMITED = status("sluice.status.rate-limited", 429);
-  static final Key<Integer> STATUS_SHUTTING_DOWN = status("sluice.status.shutting-down", 503);
-  static final Key<Boolean> HEADERS_DRAFT = Key.of(
+  public static final Key<Integer> STATUS_QUEUE_FULL = status("sluice.status.queue-full", 429);
+  public static final Key<Integer> STATUS_QUEUE_TIMEOUT =
+      status("sluice.status.queue-timeout", 504);
+  public static final Key<Integer> STATUS_RATE_LIMITED = status("sluice.status.rate-limited", 429);
+  public static final Key<Integer> STATUS_SHUTTING_DOWN =
+      status("sluice.status.shutting-down", 503);
+  public static final Key<Boolean> HEADERS_DRAFT = Key.of(
       "sluice.headers.ratelimit",
       true,
       ValueParser.bool(),
       "IETF draft `RateLimit-Policy` / `RateLimit`");
-  static final Key<Boolean> HEADERS_X = Key.of(
+  public static final Key<Boolean> HEADERS_X = Key.of(
       "sluice.headers.x-ratelimit",
       true,
       ValueParser.bool(),
       "`X-RateLimit-Limit` / `-Remaining` / `-Retry-After`");
-  static final Key<Boolean> HEADERS_CONCURRENCY = Key.of(
+  public static final Key<Boolean> HEADERS_CONCURRENCY = Key.of(
       "sluice.headers.concurrency",
       false,
       ValueParser.bool(),
@@ -129,36 +132,38 @@ final class SluiceKeys {
           + " `RateLimit` (`r=<free permits>`) on its admitted and queue-full answers, and the"
           + " `temporary-reduced-capacity` members on its refusals while an adaptive limit is below"
           + " `max-concurrency`");
-  static final Key<Long> DISCARD_BODY = Key.of(
+  // 8 MB: read at LAN speed behind a proxy in well under a second; the demo's uploads start at
+  // 0.1 MB. The plugin README weighs it.
+  public static final Key<Long> DISCARD_BODY = Key.of(
       "sluice.rejections.discard-body",
-      UnreadBody.DEFAULT_MAX_BYTES,
+      8L << 20,
       ValueParser.size(),
       "a refused request's unread body up to this size is read and dropped before the answer, so"
           + " the client receives it; a larger one is not read (the connection is closed); `0`:"
           + " never read");
-  static final Key<Duration> DISCARD_TIME = Key.of(
+  public static final Key<Duration> DISCARD_TIME = Key.of(
       "sluice.rejections.discard-time",
-      UnreadBody.DEFAULT_MAX_TIME,
+      Duration.ofSeconds(5),
       ValueParser.duration(false),
       "the longest a refused request's body is read for; then the answer goes out and the"
           + " connection is closed");
-  static final Key<Duration> DRAIN_TIMEOUT = Key.of(
+  public static final Key<Duration> DRAIN_TIMEOUT = Key.of(
       "sluice.shutdown.drain-timeout",
       Duration.ofSeconds(30),
       ValueParser.duration(true),
       "how long server stop waits for in-flight requests");
-  static final Key<Duration> RELOAD_INTERVAL = Key.of(
+  public static final Key<Duration> RELOAD_INTERVAL = Key.of(
       "sluice.reload-interval",
       Duration.ZERO,
       ValueParser.duration(true),
       "poll the properties file and apply new limits; `0s` off");
-  static final Key<String> DASHBOARD_PATH = Key.of(
+  public static final Key<String> DASHBOARD_PATH = Key.of(
       "sluice.dashboard.path",
       null,
       ValueParser.of(SluiceKeys::dashboardPath, "a path such as /sluice/dashboard"),
       "serve the live page here (its data at `<path>/data`); unset: off");
 
-  static final List<Key<?>> ALL = List.of(
+  public static final List<Key<?>> ALL = List.of(
       ENABLED,
       STRICT,
       RULES_FILE,
@@ -197,17 +202,17 @@ final class SluiceKeys {
   private SluiceKeys() {}
 
   /** The plugin-wide key of this name, or null. */
-  static Key<?> byName(String name) {
+  public static Key<?> byName(String name) {
     return BY_NAME.get(name);
   }
 
   /** The key whose environment form is {@code var}, or null. */
-  static String byEnvForm(String var) {
+  public static String byEnvForm(String var) {
     return BY_ENV_FORM.get(var);
   }
 
   /** Whether {@code key} is a plugin-wide key or {@code sluice.limiters.<name>.<limiter key>}. */
-  static boolean isKnown(String key) {
+  public static boolean isKnown(String key) {
     return BY_NAME.containsKey(key) || SluiceProperties.limiterKey(key).isPresent();
   }
 

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 /**
  * A Sluice setting has a value that cannot be used, or a key Sluice does not know. Thrown at
@@ -7,7 +7,7 @@ package dev.sluice.javalin;
  * variable, a {@code -D} system property, or code).
  *
  * <p>The message is the whole story: uncaught, the exception prints as one line, {@code Exception
- * in thread "main" dev.sluice.javalin.SluiceConfigException: sluice.limiters.work.max-queue='lots'
+ * in thread "main" dev.sluice.config.SluiceConfigException: sluice.limiters.work.max-queue='lots'
  * (from system property -Dsluice.limiters.work.max-queue): not a whole number; allowed: >= 0}. It
  * carries no stack trace (a trace through the plugin's start-up says nothing about where the value
  * was written), except when the value came from the application's code ({@link #source()} {@code
@@ -69,7 +69,7 @@ public final class SluiceConfigException extends IllegalArgumentException {
   }
 
   /** The same error with the source filled in (if it had none). */
-  SluiceConfigException from(String where) {
+  public SluiceConfigException from(String where) {
     return source != null || where == null
         ? this
         : new SluiceConfigException(key, value, where, problem);

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import dev.sluice.rules.RuleSet;
 import dev.sluice.rules.RulesFile;
@@ -14,14 +14,15 @@ import java.util.Optional;
  * Finds {@code sluice.rules.file}: {@code classpath:NAME} reads a resource (not reloadable); a
  * relative path is tried against the working directory, then against the properties file's folder.
  */
-final class RulesSource {
+public final class RulesSource {
 
-  static final String CLASSPATH = "classpath:";
+  public static final String CLASSPATH = "classpath:";
   private static final String KEY = SluiceKeys.RULES_FILE.name();
 
   private RulesSource() {}
 
-  static Optional<Path> resolve(Path file, Optional<Path> propertiesFile) {
+  /** The file to read and poll; empty for a classpath resource. */
+  public static Optional<Path> resolve(Path file, Optional<Path> propertiesFile) {
     if (file.toString().startsWith(CLASSPATH)) {
       return Optional.empty();
     }
@@ -34,9 +35,11 @@ final class RulesSource {
   }
 
   /**
+   * Reads the rules file (or resource).
+   *
    * @param source where {@code sluice.rules.file} was set, named in errors
    */
-  static RuleSet load(Path file, Optional<Path> propertiesFile, String source) {
+  public static RuleSet load(Path file, Optional<Path> propertiesFile, String source) {
     String name = file.toString();
     try {
       if (name.startsWith(CLASSPATH)) {

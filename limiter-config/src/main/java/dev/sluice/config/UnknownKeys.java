@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,7 +11,7 @@ import java.util.Set;
  * ({@code max-concurency}), and ignoring it runs the limiter with a default nobody chose. Each one
  * is named with where it came from and the nearest known key.
  */
-final class UnknownKeys {
+public final class UnknownKeys {
 
   private UnknownKeys() {}
 
@@ -22,8 +22,11 @@ final class UnknownKeys {
    * @param warnings where the unknown keys go when not strict
    * @throws SluiceConfigException in strict mode, naming the first unknown key (and counting the rest)
    */
-  static void check(
-      SluiceProperties p, Collection<String> limiterNames, boolean strict, Warnings warnings) {
+  public static void check(
+      SluiceProperties p,
+      Collection<String> limiterNames,
+      boolean strict,
+      ConfigWarnings warnings) {
     List<SluiceConfigException> unknown = new ArrayList<>();
     for (String key : p.asMap().keySet()) {
       if (!SluiceKeys.isKnown(key)) {
@@ -51,7 +54,8 @@ final class UnknownKeys {
    * The one error strict mode fails with: the first problem, and the others counted and listed
    * below it ({@code "; 2 more unknown:"}), with how to only warn.
    */
-  static SluiceConfigException strictFailure(List<SluiceConfigException> problems, String more) {
+  public static SluiceConfigException strictFailure(
+      List<SluiceConfigException> problems, String more) {
     SluiceConfigException first = problems.get(0);
     if (problems.size() == 1) {
       return new SluiceConfigException(
@@ -73,7 +77,7 @@ final class UnknownKeys {
   }
 
   /** Every known key, with the limiter keys spelt out for the known names and the key's own. */
-  static Set<String> candidates(String key, Collection<String> limiterNames) {
+  public static Set<String> candidates(String key, Collection<String> limiterNames) {
     Set<String> out = new LinkedHashSet<>();
     SluiceKeys.ALL.forEach(k -> out.add(k.name()));
     Set<String> names = new LinkedHashSet<>(limiterNames);
@@ -88,7 +92,7 @@ final class UnknownKeys {
   }
 
   /** The candidate nearest to {@code word} in edit distance, if near enough to be a typo; or null. */
-  static String nearest(String word, Collection<String> candidates) {
+  public static String nearest(String word, Collection<String> candidates) {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     for (String c : candidates) {
@@ -103,7 +107,7 @@ final class UnknownKeys {
   }
 
   /** Levenshtein distance, two rows. */
-  static int distance(String a, String b) {
+  public static int distance(String a, String b) {
     int[] prev = new int[b.length() + 1];
     int[] cur = new int[b.length() + 1];
     for (int j = 0; j <= b.length(); j++) {
