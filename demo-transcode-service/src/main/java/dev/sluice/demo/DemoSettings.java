@@ -56,9 +56,9 @@ public final class DemoSettings {
       FfmpegSettings.TEMP_DIR,
       FfmpegSettings.COST_HEADER,
       LimiterPeer.KEY,
-      NetflixPartitionedPeer.HEADER,
-      NetflixPartitionedPeer.PARTITIONS,
-      NetflixPartitionedPeer.LIMIT,
+      LimiterPeer.HEADER,
+      LimiterPeer.PARTITIONS,
+      LimiterPeer.LIMIT,
       OverheadPeer.KEY);
 
   private final SluiceProperties properties;

@@ -12,10 +12,12 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,11 +98,13 @@ public final class TranscodeService implements AutoCloseable {
     new JvmThreadMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
 
-    OverheadPeer peer = OverheadPeer.of(settings.get(OverheadPeer.KEY).orElse("none"));
+    String overheadPeer =
+        Peer.check(OverheadPeer.KEY, settings.get(OverheadPeer.KEY).orElse("none"));
+    String limiterPeer = settings.limiterPeer().id();
     int cores = Runtime.getRuntime().availableProcessors();
-    // measurement aids: another project's limiter in front of /api/transcode instead of Sluice's
-    Optional<PeerGate> limiterPeer = PeerGate.of(settings.limiterPeer(), cores);
-    Optional<NetflixPartitionedPeer> partitionedPeer = NetflixPartitionedPeer.of(settings);
+    // measurement aids, found on the load test's class path: another project's limiter in front
+    // of /api/transcode instead of Sluice's, or in front of /api/ping; each may add to /sluice
+    List<UnaryOperator<String>> status = new ArrayList<>();
 
     Javalin app = Javalin.create(config -> {
       // detected by reflection: on JDK 21+ handlers run on virtual threads, on 17 the
@@ -123,9 +127,10 @@ public final class TranscodeService implements AutoCloseable {
       }
       config.routes.exception(BadRequest.class, (e, ctx) -> badRequest(ctx, e));
       config.routes.exception(JobProblem.class, (e, ctx) -> jobProblem(ctx, e));
-      peer.install(config);
-      limiterPeer.ifPresent(gate -> gate.install(config));
-      partitionedPeer.ifPresent(p -> p.install(config));
+      for (String key : List.of(OverheadPeer.KEY, LimiterPeer.KEY)) {
+        String id = key.equals(OverheadPeer.KEY) ? overheadPeer : limiterPeer;
+        Peer.find(key, id).ifPresent(p -> status.add(p.install(id, config, settings::get, cores)));
+      }
 
       // the limiters guard these by path (sluice.limiters.<name>.path), so with
       // sluice.enabled=false the same endpoints run unguarded
@@ -143,10 +148,8 @@ public final class TranscodeService implements AutoCloseable {
       // the plugin's own status (one shape with its live page's data), plus a peer if any
       config.routes.get(
           "/sluice",
-          ctx -> ctx.contentType("application/json")
-              .result(limiterPeer
-                  .map(gate -> gate.addTo(sluice.statusJson()))
-                  .orElseGet(sluice::statusJson)));
+          ctx ->
+              ctx.contentType("application/json").result(peerStatus(status, sluice.statusJson())));
     });
     app.start(settings.port());
     LOG.info(
@@ -158,14 +161,21 @@ public final class TranscodeService implements AutoCloseable {
         Runtime.version().feature() >= 21
             ? "on"
             : "off (JDK " + Runtime.version().feature() + ")",
-        peer.name().toLowerCase(java.util.Locale.ROOT),
-        settings.limiterPeer().id(),
+        overheadPeer,
+        limiterPeer,
         settings.sluice());
     Duration drain = settings
         .get("sluice.shutdown.drain-timeout")
         .map(DurationText::parse)
         .orElse(DEFAULT_DRAIN);
     return new TranscodeService(app, jobs, drain);
+  }
+
+  private static String peerStatus(List<UnaryOperator<String>> peers, String status) {
+    for (UnaryOperator<String> peer : peers) {
+      status = peer.apply(status);
+    }
+    return status;
   }
 
   private static void badRequest(Context ctx, BadRequest e) {

@@ -46,6 +46,17 @@ class ArchitectureTest {
   }
 
   @Test
+  void usesNoOtherProjectsLimiter() {
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("com.netflix.concurrency.limits..", "io.javalin.plugin.bundled..")
+        .because("the peers the load test compares with are found through ServiceLoader"
+            + " (demo.limiter-peer, demo.overhead-peer); the demo is a plain user of Sluice")
+        .check(MODULE);
+  }
+
+  @Test
   void neverReachesIntoTheCoresEngine() {
     noClasses()
         .should()

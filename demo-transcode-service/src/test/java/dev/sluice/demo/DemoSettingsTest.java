@@ -214,6 +214,16 @@ class DemoSettingsTest {
   }
 
   @Test
+  void aPeerThatIsNotOnTheClassPathIsRefusedNamingTheKeyTheValueAndWhereThePeersAre() {
+    // the peers live in the load test's class path (loadtest-peers), not in the demo
+    assertThatThrownBy(
+            () -> load(new String[0], Map.of(), Map.of("demo.limiter-peer", "netflix-vegas")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("demo.limiter-peer=netflix-vegas is not one of none ")
+        .hasMessageContaining("loadtest.jar");
+  }
+
+  @Test
   void everyDemoKeyTheServiceReadsIsKnownAndLenientModeOnlyWarns() {
     // the jar's own application.properties names only known keys
     assertThat(load(new String[0], Map.of(), Map.of()).port()).isEqualTo(7070);
@@ -221,7 +231,7 @@ class DemoSettingsTest {
                 new String[0],
                 Map.of(),
                 Map.of(
-                    "demo.limiter-peer", "netflix-partitioned",
+                    "demo.limiter-peer", "none",
                     "demo.limiter-peer.partitions", "a,b",
                     "demo.overhead-peer", "none",
                     "demo.frames-per-milli", "0.5"))

@@ -2,10 +2,10 @@ package dev.sluice.loadtest.adaptive;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.report.Reporter;
 import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.scenario.LoadRun;
 import java.io.IOException;
@@ -13,15 +13,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -70,15 +67,8 @@ public final class AdaptiveRun implements Experiment {
         }
       }
     }
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("scenario", "adaptive");
-    summary.put("durationSeconds", options.duration().toSeconds());
-    summary.put("results", results);
-    new ObjectMapper()
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValue(options.out().resolve("summary.json").toFile(), summary);
-    Path report = options.out().resolve("report.html");
-    Files.writeString(report, AdaptiveReport.render(results), StandardCharsets.UTF_8);
+    Path report =
+        Reporter.write(AdaptiveReport.of(results, options.duration().toSeconds()), options.out());
     return report;
   }
 

@@ -1,94 +1,66 @@
 package dev.sluice.loadtest.ingest;
 
-import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.report.Block;
+import dev.sluice.loadtest.report.Charts;
+import dev.sluice.loadtest.report.Report;
 import java.awt.Color;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * The HTML page of {@code --scenario ingest}: the headline ({@link IngestVerdict}), the table of
- * both clients, and their sends and 429s per second. */
+ * The report of {@code --scenario ingest}: the headline ({@link IngestVerdict}), the table of both
+ * clients, and their sends and 429s per second.
+ */
 final class IngestReport {
 
   private IngestReport() {}
 
-  static String render(IngestClients run) {
-    StringBuilder html =
-        new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            + "<title>Sluice load test: ingest</title><style>body{font-family:system-ui,sans-serif;margin:24px;"
-            + "color:#222}table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;"
-            + "padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}"
-            + ".grid{display:grid;grid-template-columns:repeat(2,minmax(0,660px));gap:8px}"
-            + ".grid svg{width:100%;height:auto}"
-            + Verdict.CSS
-            + "</style></head><body>\n");
-    html.append("<h1>Sluice load test: ingest</h1>\n")
-        .append(Verdict.html("Verdict", IngestVerdict.of(run)))
-        .append("<p>")
-        .append(String.format(
+  static Report of(IngestClients run) {
+    IngestClients.Client first = run.clients().values().iterator().next();
+    List<IngestClients.Client> clients = List.copyOf(run.clients().values());
+    List<String> names = List.copyOf(run.clients().keySet());
+    List<Block> charts = new ArrayList<>();
+    for (int i = 0; i < clients.size(); i++) {
+      charts.add(new Block.Chart(
+          names.get(i) + ": sends and 429 answers per second",
+          chart(clients.get(i), run.limitPerSecond())));
+    }
+    return Report.titled("ingest")
+        .summary("scenario", "ingest")
+        .summary("verdicts", IngestVerdict.of(run))
+        .summary("clients", run.clients())
+        .summary("ingest", run)
+        .add(new Block.Verdicts("Verdict", IngestVerdict.of(run)))
+        .text(String.format(
             Locale.ROOT,
             "%,d records into %s, which takes %,d per second (a Sluice rate "
                 + "rule): at best %.1f s. Naive: %d connections, every 429 sent again at once. Paced: Sluice's "
                 + "PacedClient at the service's rate. Load average at the end: %.1f.",
-            first(run).records(),
-            esc(run.service()),
+            first.records(),
+            run.service(),
             run.limitPerSecond(),
             run.idealSeconds(),
             IngestRun.NAIVE_CONNECTIONS,
             run.load()))
-        .append("</p>\n<table><tr><th></th>");
-    run.clients().keySet().forEach(name -> html.append("<th>").append(esc(name)).append("</th>"));
-    html.append("</tr>\n");
-    metric(html, run, "records", c -> Long.toString(c.records()));
-    metric(html, run, "accepted", c -> Long.toString(c.accepted()));
-    metric(html, run, "sends", c -> Long.toString(c.sends()));
-    metric(html, run, "rejected (429)", c -> Long.toString(c.rejected()));
-    metric(
-        html,
-        run,
-        "extra sends, % of records",
-        c -> String.format(Locale.ROOT, "%.1f", c.extraSendsPercent()));
-    metric(html, run, "seconds", c -> String.format(Locale.ROOT, "%.2f", c.seconds()));
-    metric(
-        html,
-        run,
-        "seconds / ideal",
-        c -> String.format(Locale.ROOT, "%.2f", c.seconds() / run.idealSeconds()));
-    html.append("</table>\n<div class=\"grid\">\n");
-    for (Map.Entry<String, IngestClients.Client> client : run.clients().entrySet()) {
-      html.append("<div><h3>")
-          .append(esc(client.getKey()))
-          .append(": sends and 429 answers per second</h3>")
-          .append(chart(client.getValue(), run.limitPerSecond()))
-          .append("</div>\n");
-    }
-    return html.append("</div>\n</body></html>\n").toString();
+        .add(Block.Table.comparing(clients, c -> names.get(clients.indexOf(c)))
+            .row("records", c -> Long.toString(c.records()))
+            .row("accepted", c -> Long.toString(c.accepted()))
+            .row("sends", c -> Long.toString(c.sends()))
+            .row("rejected (429)", c -> Long.toString(c.rejected()))
+            .row("extra sends, % of records", c -> f("%.1f", c.extraSendsPercent()))
+            .row("seconds", c -> f("%.2f", c.seconds()))
+            .row("seconds / ideal", c -> f("%.2f", c.seconds() / run.idealSeconds()))
+            .build())
+        .add(new Block.Grid(2, charts))
+        .build();
   }
 
-  private static IngestClients.Client first(IngestClients run) {
-    return run.clients().values().iterator().next();
-  }
-
-  private static void metric(
-      StringBuilder html,
-      IngestClients run,
-      String name,
-      java.util.function.Function<IngestClients.Client, String> value) {
-    html.append("<tr><td>").append(esc(name)).append("</td>");
-    run.clients()
-        .values()
-        .forEach(c -> html.append("<td>").append(value.apply(c)).append("</td>"));
-    html.append("</tr>\n");
+  private static String f(String format, double value) {
+    return String.format(Locale.ROOT, format, value);
   }
 
   /** Sends, 429s and the service's limit, per second of the client's run. */
@@ -132,18 +104,6 @@ final class IngestReport {
             List.of((double) limit, (double) limit))
         .setMarker(SeriesMarkers.NONE)
         .setLineColor(Color.GRAY);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try {
-      VectorGraphicsEncoder.saveVectorGraphic(
-          chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    String svg = out.toString(StandardCharsets.UTF_8);
-    return svg.substring(Math.max(0, svg.indexOf("<svg"))); // no XML prolog inside HTML
-  }
-
-  private static String esc(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    return Charts.svgUnscaled(chart);
   }
 }

@@ -6,6 +6,7 @@ import dev.sluice.client.PacedClientConfig;
 import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.report.Reporter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -90,21 +91,7 @@ public final class IngestRun implements Experiment {
           records,
           limit);
     }
-    new com.fasterxml.jackson.databind.ObjectMapper()
-        .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
-        .writeValue(
-            options.out().resolve("summary.json").toFile(),
-            Map.of(
-                "scenario",
-                "ingest",
-                "verdicts",
-                IngestVerdict.of(result),
-                "clients",
-                result.clients(),
-                "ingest",
-                result));
-    Path report = options.out().resolve("report.html");
-    Files.writeString(report, IngestReport.render(result), java.nio.charset.StandardCharsets.UTF_8);
+    Path report = Reporter.write(IngestReport.of(result), options.out());
     result
         .clients()
         .forEach((name, c) -> System.out.printf(

@@ -1,19 +1,15 @@
 package dev.sluice.loadtest.monday;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.report.Reporter;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -80,19 +76,16 @@ public final class MondayReplay implements Experiment {
       System.out.println(MondayVerdict.judge(List.of(result)).get(0).line());
     }
     List<MondayVerdict> verdicts = MondayVerdict.judge(results);
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("scenario", id());
-    summary.put("windowSeconds", options.duration().toMillis() / 1000.0);
-    summary.put("cores", cores);
-    summary.put("clips", library.clips());
-    summary.put("verdicts", verdicts);
-    summary.put("results", results);
-    new ObjectMapper()
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValue(options.out().resolve("summary.json").toFile(), summary);
-    Path report = options.out().resolve("report.html");
-    Files.writeString(
-        report, MondayReport.render(results, verdicts, command(options)), StandardCharsets.UTF_8);
+    Path report = Reporter.write(
+        MondayReport.of(results, verdicts, command(options))
+            .summary("scenario", id())
+            .summary("windowSeconds", options.duration().toMillis() / 1000.0)
+            .summary("cores", cores)
+            .summary("clips", library.clips())
+            .summary("verdicts", verdicts)
+            .summary("results", results)
+            .build(),
+        options.out());
     System.out.println("verdicts:");
     verdicts.forEach(v -> System.out.println("  " + v.line()));
     return report;

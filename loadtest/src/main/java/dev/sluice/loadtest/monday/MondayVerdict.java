@@ -1,5 +1,7 @@
 package dev.sluice.loadtest.monday;
 
+import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.report.Verdict.Outcome;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -13,30 +15,28 @@ import java.util.Optional;
  *
  * @param variant the variant's name
  * @param line one line that says it, for the console and the report's head
- * @param checks each target, with its verdict
+ * @param checks each target, with its verdict ({@link Verdict#name()} is the variant)
  */
-public record MondayVerdict(String variant, String line, List<Check> checks) {
+public record MondayVerdict(String variant, String line, List<Verdict> checks) {
 
   /** The CPU target of the scenario's fix and its tolerance, percent. */
   static final double TARGET = 70;
 
   static final double TOLERANCE = 5;
 
-  /** Verdicts of a check. */
-  public enum Outcome {
-    MET,
-    MISSED,
-    NOT_APPLICABLE
-  }
-
   /**
-   * One target.
-   *
-   * @param target what it asks
-   * @param outcome met, missed, or not applicable (what it needs did not run or the run was short)
-   * @param detail the figure behind it
+   * The line as a headline: missed where a target was missed, met where every judged one was,
+   * a reference for the static runs, not measured for a variant that did not run.
    */
-  public record Check(String target, Outcome outcome, String detail) {}
+  public Verdict headline() {
+    if (checks.stream().anyMatch(c -> c.outcome() == Outcome.MISSED)) {
+      return Verdict.missed(line);
+    }
+    if (checks.stream().anyMatch(c -> c.outcome() == Outcome.MET)) {
+      return Verdict.met(line);
+    }
+    return variant.startsWith("static") ? Verdict.info(line) : Verdict.notMeasured(line);
+  }
 
   /** Judges every result; the static runs among them are the throughput reference. */
   public static List<MondayVerdict> judge(List<MondayResult> results) {
@@ -72,36 +72,38 @@ public record MondayVerdict(String variant, String line, List<Check> checks) {
               r.historyP99()),
           List.of());
     }
-    List<Check> checks = new ArrayList<>();
-    checks.add(new Check(
+    List<Verdict> checks = new ArrayList<>();
+    checks.add(check(
+        r,
         "machine CPU mean 70 ± 5 %",
         outcome(Math.abs(r.cpuMean() - TARGET) <= TOLERANCE, r.cpuMean()),
         String.format(Locale.ROOT, "%.1f %%", r.cpuMean())));
-    checks.add(new Check(
+    checks.add(check(
+        r,
         "no 10 s window above 90 % after the first 30 s",
         Double.isNaN(r.worst10sAfter30())
-            ? Outcome.NOT_APPLICABLE
+            ? Outcome.NOT_MEASURED
             : outcome(r.worst10sAfter30() <= 90, r.worst10sAfter30()),
         Double.isNaN(r.worst10sAfter30())
             ? "the window is shorter than 40 s"
             : String.format(Locale.ROOT, "worst 10 s: %.1f %%", r.worst10sAfter30())));
-    checks.add(new Check(
+    checks.add(check(
+        r,
         "every rescue job served",
-        r.rescueJobs() == 0
-            ? Outcome.NOT_APPLICABLE
-            : outcome(r.rescueServed() == r.rescueJobs(), 0),
+        r.rescueJobs() == 0 ? Outcome.NOT_MEASURED : outcome(r.rescueServed() == r.rescueJobs(), 0),
         r.rescueServed() + " of " + r.rescueJobs()));
-    checks.add(new Check(
+    checks.add(check(
+        r,
         "history p99 under 50 ms",
         outcome(r.historyP99() < 50, r.historyP99()),
         String.format(Locale.ROOT, "%.0f ms", r.historyP99())));
     checks.add(throughput(r, statics));
     long met = checks.stream().filter(c -> c.outcome() == Outcome.MET).count();
     long judged =
-        checks.stream().filter(c -> c.outcome() != Outcome.NOT_APPLICABLE).count();
+        checks.stream().filter(c -> c.outcome() != Outcome.NOT_MEASURED).count();
     List<String> missed = checks.stream()
         .filter(c -> c.outcome() == Outcome.MISSED)
-        .map(c -> c.target() + " (" + c.detail() + ")")
+        .map(c -> c.target() + " (" + c.measured() + ")")
         .toList();
     String line = r.variant() + ": " + met + " of " + judged + " targets met"
         + (missed.isEmpty() ? "" : "; missed: " + String.join("; ", missed));
@@ -112,18 +114,19 @@ public record MondayVerdict(String variant, String line, List<Check> checks) {
    * Re-transcodes per minute per percent of CPU against the static run whose mean CPU is nearest:
    * "at least 95 % of what a hand-tuned static limit achieves at the same mean CPU".
    */
-  static Check throughput(MondayResult r, List<MondayResult> statics) {
+  static Verdict throughput(MondayResult r, List<MondayResult> statics) {
     String target = "re-transcodes/min at least 95 % of a static limit's at the same mean CPU";
     Optional<MondayResult> nearest = statics.stream()
         .filter(s -> s.cpuMean() > 0 && s.jobsPerMinute() > 0)
         .min(Comparator.comparingDouble(s -> Math.abs(s.cpuMean() - r.cpuMean())));
     if (nearest.isEmpty() || !(r.cpuMean() > 0)) {
-      return new Check(
-          target, Outcome.NOT_APPLICABLE, "no static run with completed jobs to compare with");
+      return check(
+          r, target, Outcome.NOT_MEASURED, "no static run with completed jobs to compare with");
     }
     MondayResult s = nearest.get();
     double ratio = (r.jobsPerMinute() / r.cpuMean()) / (s.jobsPerMinute() / s.cpuMean());
-    return new Check(
+    return check(
+        r,
         target,
         ratio >= 0.95 ? Outcome.MET : Outcome.MISSED,
         String.format(
@@ -144,8 +147,9 @@ public record MondayVerdict(String variant, String line, List<Check> checks) {
   static MondayVerdict failureShown(MondayResult r) {
     boolean pinned = r.cpuMean() >= 90;
     boolean starved = r.rescueServed() < r.rescueJobs() || !(r.historyP99() < 50);
-    List<Check> checks = List.of(
-        new Check(
+    List<Verdict> checks = List.of(
+        check(
+            r,
             "CPU pinned (mean at least 90 %)",
             outcome(pinned, r.cpuMean()),
             String.format(
@@ -153,7 +157,8 @@ public record MondayVerdict(String variant, String line, List<Check> checks) {
                 "%.1f %%, longest stretch above 95 %%: %.0f s",
                 r.cpuMean(),
                 r.longestAbove95())),
-        new Check(
+        check(
+            r,
             "rescue or history starved",
             starved ? Outcome.MET : Outcome.MISSED,
             String.format(
@@ -173,6 +178,11 @@ public record MondayVerdict(String variant, String line, List<Check> checks) {
         r.rescueJobs(),
         r.historyP99());
     return new MondayVerdict(r.variant(), line, checks);
+  }
+
+  /** One target of a variant: the unified verdict, named for the variant. */
+  private static Verdict check(MondayResult r, String target, Outcome outcome, String detail) {
+    return Verdict.judged(r.variant(), target, detail, outcome);
   }
 
   private static Outcome outcome(boolean met, double figure) {

@@ -2,18 +2,16 @@ package dev.sluice.loadtest.overhead;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.report.Reporter;
 import dev.sluice.loadtest.sampling.ProcessCpu;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -182,15 +180,10 @@ public final class OverheadRun implements Experiment {
           .toList();
       Result result =
           run(variants, services, generator(), ROUNDS, options.duration().dividedBy(ROUNDS));
-      Path file = options.out().resolve("overhead.json");
-      new ObjectMapper()
-          .enable(SerializationFeature.INDENT_OUTPUT)
-          .writeValue(file.toFile(), result);
+      Reporter.writeJson(options.out().resolve("overhead.json"), result);
       System.out.print(table(result));
       OverheadVerdict.of(result).forEach(v -> System.out.println("verdict: " + v.text()));
-      Path report = options.out().resolve("report.html");
-      Files.writeString(report, OverheadReport.render(result), StandardCharsets.UTF_8);
-      return report;
+      return Reporter.write(OverheadReport.of(result), options.out());
     } finally {
       started.forEach(DemoProcess::close);
     }

@@ -1,8 +1,11 @@
 package dev.sluice.loadtest.overload;
 
-import dev.sluice.loadtest.report.HtmlReport;
+import dev.sluice.loadtest.report.Block;
+import dev.sluice.loadtest.report.Block.Cell;
 import dev.sluice.loadtest.report.LimitChart;
-import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.report.Report;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -11,63 +14,40 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The overload sweep and step test as a self-contained HTML page: the headlines ({@link
- * OverloadVerdict}), then per kind of job its capacity, tables per variant with a row per sweep
- * point, the targets beside the figures they judge (green met, red missed, the aim in the header),
- * then the step test's table and charts.
+ * The overload sweep and step test's report: the headlines ({@link OverloadVerdict}), then per kind
+ * of job its capacity, tables per variant with a row per sweep point, the targets beside the
+ * figures they judge (green met, red missed, the aim in the header), then the step test's table
+ * and charts.
  */
 final class OverloadReport {
 
   private OverloadReport() {}
 
-  static String render(
+  static Report.Builder of(
       long durationSeconds,
       String loadBefore,
       String loadAfter,
       Map<String, Capacity> capacities,
       List<SweepResult> sweep,
       List<StepResult> step) {
-    StringBuilder html = new StringBuilder();
-    html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-        .append("<title>Sluice load test: overload</title><style>")
-        .append("body{font-family:system-ui,sans-serif;margin:24px;color:#222}")
-        .append("table{border-collapse:collapse;margin:8px 0 20px}")
-        .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
-        .append("th{vertical-align:bottom}th small{font-weight:normal;color:#555;display:block}")
-        .append("th:first-child,td:first-child{text-align:left}")
-        .append("td{white-space:nowrap}.miss{background:#fde0dc}.met{background:#e3f4e1}")
-        .append(".why{text-align:left;font-size:90%;white-space:normal;min-width:12em}")
-        .append(".grid{display:grid;grid-template-columns:repeat(2,minmax(0,660px));gap:8px}")
-        .append(".grid svg{width:100%;height:auto}h4{margin:4px 0}.wide{overflow-x:auto}")
-        .append(Verdict.CSS)
-        .append("</style></head><body>\n<h1>Sluice load test: overload</h1>\n")
-        .append(Verdict.html("Verdict", OverloadVerdict.of(capacities.keySet(), sweep, step)))
-        .append("<p>")
-        .append(
-            "Each row is one run against a fresh demo service: the 32 maintenance hosts send one kind "
-                + "of job at a multiple of the capacity measured unloaded (a closed loop against the "
-                + "service with Sluice off, so about 100 % CPU), each request tried once. Goodput is "
-                + "judged against the capacity at the 70 % CPU target the limiters hold. Figures are over "
-                + "the steady window (after the first fifth of the arrivals, at least 2 s); latencies run "
-                + "from the intended send. Green: the target met; red: missed; no colour: the target does "
-                + "not apply there.</p>\n<p>")
-        .append(durationSeconds)
-        .append(" s of arrivals per run, JDK ")
-        .append(Runtime.version().feature())
-        .append(
-            ", load generator on the same machine. Load average (1 / 5 / 15 min) before the first run ")
-        .append(esc(loadBefore))
-        .append(", after the last ")
-        .append(esc(loadAfter))
-        .append(".</p>\n")
-        .append("<p>Targets:</p>\n<ul>\n");
-    for (OverloadTarget t : OverloadTarget.values()) {
-      html.append("<li>").append(esc(t.aim())).append("</li>\n");
-    }
-    html.append("</ul>\n");
+    Report.Builder report = Report.titled("overload")
+        .add(new Block.Verdicts("Verdict", OverloadVerdict.of(capacities.keySet(), sweep, step)))
+        .text("Each row is one run against a fresh demo service: the 32 maintenance hosts send one"
+            + " kind of job at a multiple of the capacity measured unloaded (a closed loop against"
+            + " the service with Sluice off, so about 100 % CPU), each request tried once. Goodput"
+            + " is judged against the capacity at the 70 % CPU target the limiters hold. Figures are"
+            + " over the steady window (after the first fifth of the arrivals, at least 2 s);"
+            + " latencies run from the intended send. Green: the target met; red: missed; no"
+            + " colour: the target does not apply there.")
+        .text(
+            durationSeconds + " s of arrivals per run, JDK " + Runtime.version().feature()
+                + ", load generator on the same machine. Load average (1 / 5 / 15 min) before the"
+                + " first run " + loadBefore + ", after the last " + loadAfter + ".")
+        .text("Targets:")
+        .add(new Block.Items(
+            Arrays.stream(OverloadTarget.values()).map(OverloadTarget::aim).toList()));
     for (Map.Entry<String, Capacity> kind : capacities.entrySet()) {
-      html.append("<h2>").append(esc(kind.getKey())).append(" jobs</h2>\n");
-      capacity(html, kind.getValue());
+      List<Block> blocks = new ArrayList<>(List.of(capacity(kind.getValue())));
       Map<String, List<SweepResult>> byVariant = sweep.stream()
           .filter(r -> r.kind().equals(kind.getKey()))
           .collect(
@@ -75,187 +55,168 @@ final class OverloadReport {
       List<SweepResult> kindRuns =
           byVariant.values().stream().flatMap(List::stream).toList();
       if (!kindRuns.isEmpty()) {
-        html.append("<div class=\"grid\"><div><h4>Goodput against offered load</h4>")
-            .append(SweepChart.goodput(kindRuns))
-            .append("</div><div><h4>Admitted p99 against offered load</h4>")
-            .append(SweepChart.admittedP99(kindRuns))
-            .append("</div></div>\n");
+        blocks.add(new Block.Grid(
+            2,
+            List.of(
+                new Block.Chart("Goodput against offered load", SweepChart.goodput(kindRuns)),
+                new Block.Chart(
+                    "Admitted p99 against offered load", SweepChart.admittedP99(kindRuns)))));
       }
-      byVariant.forEach((variant, rows) -> {
-        html.append("<h3>")
-            .append(esc(variant))
-            .append(": ")
-            .append(esc(rows.get(0).description()))
-            .append("</h3>\n");
-        sweepTable(html, rows);
-      });
+      byVariant.forEach((variant, rows) -> blocks.add(
+          new Block.Section(variant + ": " + rows.get(0).description(), sweepTables(rows))));
       List<StepResult> steps =
           step.stream().filter(r -> r.kind().equals(kind.getKey())).toList();
       if (!steps.isEmpty()) {
-        stepSection(html, steps);
+        blocks.add(stepSection(steps));
       }
+      report.add(new Block.Section(kind.getKey() + " jobs", blocks));
     }
-    return html.append("</body></html>\n").toString();
+    return report;
   }
 
-  private static void capacity(StringBuilder html, Capacity c) {
-    html.append("<p>Capacity ")
-        .append(num(c.perSecond()))
-        .append(" jobs/s (")
-        .append(
-            c.measured()
-                ? "measured; " + num(c.derivedPerSecond()) + " derived from "
-                : "not measured: derived from ")
-        .append(c.cores())
-        .append(" cores x 1000 / mean CPU ms), ")
-        .append(num(c.atTarget()))
-        .append(" jobs/s at the 70 % target. Unloaded latency, one job at a time: p50 ")
-        .append(num(c.unloadedP50Millis()))
-        .append(" ms, p99 ")
-        .append(num(c.unloadedP99Millis()))
-        .append(" ms over ")
-        .append(c.unloadedJobs())
-        .append(" jobs.</p>\n");
+  private static Block capacity(Capacity c) {
+    return new Block.Text("Capacity " + num(c.perSecond()) + " jobs/s ("
+        + (c.measured()
+            ? "measured; " + num(c.derivedPerSecond()) + " derived from "
+            : "not measured: derived from ")
+        + c.cores() + " cores x 1000 / mean CPU ms), " + num(c.atTarget())
+        + " jobs/s at the 70 % target. Unloaded latency, one job at a time: p50 "
+        + num(c.unloadedP50Millis()) + " ms, p99 " + num(c.unloadedP99Millis()) + " ms over "
+        + c.unloadedJobs() + " jobs.");
   }
 
   /**
    * Two tables, so that neither runs off the page: the figures the targets judge (with their aims),
    * then the counts behind them.
    */
-  private static void sweepTable(StringBuilder html, List<SweepResult> rows) {
-    html.append("<div class=\"wide\"><table><tr><th>load</th><th>offered /s</th>")
-        .append("<th>goodput /s</th><th>of capacity</th><th>jobs of capacity at 70%</th>")
-        .append(target("work of capacity at 70%", OverloadTarget.GOODPUT))
-        .append("<th>admitted p50 ms</th><th>admitted p99 ms</th>")
-        .append(target("p99 / unloaded p99", OverloadTarget.ADMITTED_P99))
-        .append("<th>429 p50 ms</th><th>429 p95 ms</th>")
-        .append(target("rejections within 50 ms", OverloadTarget.FAST_REJECTIONS))
-        .append(target("CPU mean %", OverloadTarget.CPU_MEAN))
-        .append(target("CPU sd", OverloadTarget.CPU_SPREAD))
-        .append("</tr>\n");
+  private static List<Block> sweepTables(List<SweepResult> rows) {
+    Block.Table.Builder judged = Block.Table.of(List.of(
+        Cell.of("load"),
+        Cell.of("offered /s"),
+        Cell.of("goodput /s"),
+        Cell.of("of capacity"),
+        Cell.of("jobs of capacity at 70%"),
+        aim("work of capacity at 70%", OverloadTarget.GOODPUT),
+        Cell.of("admitted p50 ms"),
+        Cell.of("admitted p99 ms"),
+        aim("p99 / unloaded p99", OverloadTarget.ADMITTED_P99),
+        Cell.of("429 p50 ms"),
+        Cell.of("429 p95 ms"),
+        aim("rejections within 50 ms", OverloadTarget.FAST_REJECTIONS),
+        aim("CPU mean %", OverloadTarget.CPU_MEAN),
+        aim("CPU sd", OverloadTarget.CPU_SPREAD)));
+    Block.Table.Builder counts = Block.Table.of(
+        "load",
+        "p99 ms by size",
+        "machine CPU %",
+        "CPU per job ms",
+        "jobs' share of CPU",
+        "sent",
+        "2xx",
+        "429",
+        "5xx",
+        "other",
+        "limit mean",
+        "rejections by reason",
+        "load avg after");
     for (SweepResult r : rows) {
-      html.append("<tr><td>").append(OverloadRun.num(r.point())).append("x</td>");
-      if (r.figures() == null) {
-        html.append("<td colspan=\"13\" class=\"miss why\">not run: ")
-            .append(esc(r.error()))
-            .append("</td></tr>\n");
+      String load = OverloadRun.num(r.point()) + "x";
+      RunFigures f = r.figures();
+      if (f == null) {
+        judged.row(load, notRun(r.error(), 13));
         continue;
       }
-      RunFigures f = r.figures();
-      cell(html, num(r.offeredPerSecond()), Optional.empty());
-      cell(html, num(f.goodputPerSecond()), Optional.empty());
-      cell(html, pct(f.goodputOfCapacity()), Optional.empty());
-      cell(html, pct(f.goodputOfTarget()), Optional.empty());
-      cell(html, pct(f.workOfTarget()), OverloadTarget.GOODPUT.judge(r));
-      cell(html, num(f.admitted().p50()), Optional.empty());
-      cell(html, num(f.admitted().p99()), Optional.empty());
-      cell(html, times(f.admittedP99OverUnloaded()), OverloadTarget.ADMITTED_P99.judge(r));
-      cell(html, num(f.rejectedP50Millis()), Optional.empty());
-      cell(html, num(f.rejectedP95Millis()), Optional.empty());
-      cell(html, pct(f.rejectedWithin50Share()), OverloadTarget.FAST_REJECTIONS.judge(r));
-      cell(html, num(f.processCpu().mean()), OverloadTarget.CPU_MEAN.judge(r));
-      cell(html, num(f.processCpu().stddev()), OverloadTarget.CPU_SPREAD.judge(r));
-      html.append("</tr>\n");
-    }
-    html.append("</table></div>\n");
-    if (rows.stream().allMatch(r -> r.figures() == null)) {
-      return;
-    }
-    html.append("<div class=\"wide\"><table><tr><th>load</th><th>p99 ms by size</th>")
-        .append("<th>machine CPU %</th><th>CPU per job ms</th><th>jobs' share of CPU</th>")
-        .append("<th>sent</th><th>2xx</th><th>429</th><th>5xx</th>")
-        .append("<th>other</th><th>limit mean</th><th>rejections by reason</th>")
-        .append("<th>load avg after</th></tr>\n");
-    for (SweepResult r : rows) {
-      if (r.figures() == null) {
-        continue;
-      }
-      RunFigures f = r.figures();
-      html.append("<tr><td>").append(OverloadRun.num(r.point())).append("x</td>");
-      cell(
-          html,
+      judged.row(
+          load,
+          num(r.offeredPerSecond()),
+          num(f.goodputPerSecond()),
+          pct(f.goodputOfCapacity()),
+          pct(f.goodputOfTarget()),
+          cell(pct(f.workOfTarget()), OverloadTarget.GOODPUT.judge(r)),
+          num(f.admitted().p50()),
+          num(f.admitted().p99()),
+          cell(times(f.admittedP99OverUnloaded()), OverloadTarget.ADMITTED_P99.judge(r)),
+          num(f.rejectedP50Millis()),
+          num(f.rejectedP95Millis()),
+          cell(pct(f.rejectedWithin50Share()), OverloadTarget.FAST_REJECTIONS.judge(r)),
+          cell(num(f.processCpu().mean()), OverloadTarget.CPU_MEAN.judge(r)),
+          cell(num(f.processCpu().stddev()), OverloadTarget.CPU_SPREAD.judge(r)));
+      RunFigures.Counts c = f.counts();
+      counts.row(
+          load,
           f.admittedP99BySize().entrySet().stream()
               .map(e -> e.getKey() + " " + num(e.getValue()))
               .collect(Collectors.joining(", ")),
-          Optional.empty());
-      cell(html, num(f.machineCpu().mean()), Optional.empty());
-      cell(html, num(f.jobCpuMillis()), Optional.empty());
-      cell(html, pct(f.jobsShareOfCpu()), Optional.empty());
-      RunFigures.Counts c = f.counts();
-      for (long n : new long[] {c.sent(), c.ok(), c.rejected(), c.serverErrors(), c.other()}) {
-        cell(html, Long.toString(n), Optional.empty());
-      }
-      cell(html, num(f.limit().mean()), Optional.empty());
-      html.append("<td class=\"why\">").append(esc(reasons(f))).append("</td>");
-      cell(html, r.loadAverageAfter(), Optional.empty());
-      html.append("</tr>\n");
+          num(f.machineCpu().mean()),
+          num(f.jobCpuMillis()),
+          pct(f.jobsShareOfCpu()),
+          c.sent(),
+          c.ok(),
+          c.rejected(),
+          c.serverErrors(),
+          c.other(),
+          num(f.limit().mean()),
+          Cell.of(reasons(f)).marked(Cell.Mark.PROSE),
+          r.loadAverageAfter());
     }
-    html.append("</table></div>\n");
+    return counts.isEmpty() ? List.of(judged.build()) : List.of(judged.build(), counts.build());
   }
 
-  private static void stepSection(StringBuilder html, List<StepResult> steps) {
+  private static Block stepSection(List<StepResult> steps) {
     StepLoad load = steps.get(0).load();
-    html.append("<h3>step test</h3>\n<p>")
-        .append(num(load.baseRate()))
-        .append(" jobs/s (1x), ")
-        .append(num(load.peakRate()))
-        .append(" jobs/s (10x) from ")
-        .append(num(load.upAt()))
-        .append(" s to ")
-        .append(num(load.downAt()))
-        .append(" s, 1x again until ")
-        .append(num(load.end()))
-        .append(" s. Settling: seconds from a step until every later reading of its phase is in the"
-            + " band (an upper bound at the 1 s resolution of the readings; - : not within the phase)."
-            + " On few cores one job is a large part of a second and 1 s readings scatter whatever"
-            + " the limit does; the CPU's settling is also given on means of 2 s."
-            + " Admitted p99 is read per second of sending.</p>\n");
-    html.append("<div class=\"wide\"><table><tr><th>variant</th>")
-        .append(target("CPU settled after 1x to 10x, s", OverloadTarget.STEP_CPU))
-        .append("<th>CPU settled after 10x to 1x, s</th>")
-        .append("<th>on 2 s means: after 1x to 10x, s</th><th>after 10x to 1x, s</th>")
-        .append("<th>p99 within 2x unloaded after 1x to 10x, s</th>")
-        .append(
-            "<th>p99 within 2x unloaded after 10x to 1x, s</th><th>10x goodput of capacity at 70%</th>")
-        .append("<th>10x admitted p99 ms</th><th>10x CPU mean %</th>")
-        .append(target("5xx", OverloadTarget.STEP_NO_5XX))
-        .append("<th>rejections by reason</th><th>load avg after</th></tr>\n");
+    Block.Table.Builder t = Block.Table.of(List.of(
+        Cell.of("variant"),
+        aim("CPU settled after 1x to 10x, s", OverloadTarget.STEP_CPU),
+        Cell.of("CPU settled after 10x to 1x, s"),
+        Cell.of("on 2 s means: after 1x to 10x, s"),
+        Cell.of("after 10x to 1x, s"),
+        Cell.of("p99 within 2x unloaded after 1x to 10x, s"),
+        Cell.of("p99 within 2x unloaded after 10x to 1x, s"),
+        Cell.of("10x goodput of capacity at 70%"),
+        Cell.of("10x admitted p99 ms"),
+        Cell.of("10x CPU mean %"),
+        aim("5xx", OverloadTarget.STEP_NO_5XX),
+        Cell.of("rejections by reason"),
+        Cell.of("load avg after")));
+    List<Block> charts = new ArrayList<>();
     for (StepResult r : steps) {
-      html.append("<tr><td>").append(esc(r.variant())).append("</td>");
       if (r.high() == null) {
-        html.append("<td colspan=\"12\" class=\"miss why\">not run: ")
-            .append(esc(r.error()))
-            .append("</td></tr>\n");
-        continue;
+        t.row(r.variant(), notRun(r.error(), 12));
+      } else {
+        t.row(
+            r.variant(),
+            cell(num(r.cpuSettleUp()), OverloadTarget.STEP_CPU.judge(r)),
+            num(r.cpuSettleDown()),
+            num(r.cpuSettleUp2s()),
+            num(r.cpuSettleDown2s()),
+            num(r.p99SettleUp()),
+            num(r.p99SettleDown()),
+            pct(r.high().goodputOfTarget()),
+            num(r.high().admitted().p99()),
+            num(r.high().processCpu().mean()),
+            cell(
+                Long.toString(r.high().counts().serverErrors()),
+                OverloadTarget.STEP_NO_5XX.judge(r)),
+            Cell.of(reasons(r.high())).marked(Cell.Mark.PROSE),
+            r.loadAverageAfter());
       }
-      cell(html, num(r.cpuSettleUp()), OverloadTarget.STEP_CPU.judge(r));
-      cell(html, num(r.cpuSettleDown()), Optional.empty());
-      cell(html, num(r.cpuSettleUp2s()), Optional.empty());
-      cell(html, num(r.cpuSettleDown2s()), Optional.empty());
-      cell(html, num(r.p99SettleUp()), Optional.empty());
-      cell(html, num(r.p99SettleDown()), Optional.empty());
-      cell(html, pct(r.high().goodputOfTarget()), Optional.empty());
-      cell(html, num(r.high().admitted().p99()), Optional.empty());
-      cell(html, num(r.high().processCpu().mean()), Optional.empty());
-      cell(
-          html,
-          Long.toString(r.high().counts().serverErrors()),
-          OverloadTarget.STEP_NO_5XX.judge(r));
-      html.append("<td class=\"why\">").append(esc(reasons(r.high()))).append("</td>");
-      cell(html, r.loadAverageAfter(), Optional.empty());
-      html.append("</tr>\n");
-    }
-    html.append("</table></div>\n<div class=\"grid\">\n");
-    for (StepResult r : steps) {
       if (r.run() != null) {
-        html.append("<div><h4>")
-            .append(esc(r.kind() + " step: " + r.variant()))
-            .append("</h4>")
-            .append(LimitChart.of(r.run(), limiterName(r)))
-            .append("</div>\n");
+        charts.add(new Block.Chart(
+            r.kind() + " step: " + r.variant(), LimitChart.of(r.run(), limiterName(r))));
       }
     }
-    html.append("</div>\n");
+    return Block.Section.of(
+        "step test",
+        new Block.Text(num(load.baseRate()) + " jobs/s (1x), " + num(load.peakRate())
+            + " jobs/s (10x) from " + num(load.upAt()) + " s to " + num(load.downAt())
+            + " s, 1x again until " + num(load.end()) + " s. Settling: seconds from a step until"
+            + " every later reading of its phase is in the band (an upper bound at the 1 s"
+            + " resolution of the readings; - : not within the phase). On few cores one job is a"
+            + " large part of a second and 1 s readings scatter whatever the limit does; the CPU's"
+            + " settling is also given on means of 2 s. Admitted p99 is read per second of"
+            + " sending."),
+        t.build(),
+        new Block.Grid(2, charts));
   }
 
   private static String limiterName(StepResult r) {
@@ -321,14 +282,16 @@ final class OverloadReport {
         .collect(Collectors.joining(", "));
   }
 
-  private static String target(String caption, OverloadTarget t) {
-    return "<th>" + esc(caption) + "<small>aim " + esc(t.shortAim()) + "</small></th>";
+  private static Cell aim(String caption, OverloadTarget t) {
+    return Cell.withAim(caption, t.shortAim());
   }
 
-  private static void cell(StringBuilder html, String value, Optional<Boolean> met) {
-    html.append(met.isEmpty() ? "<td>" : met.get() ? "<td class=\"met\">" : "<td class=\"miss\">")
-        .append(esc(value))
-        .append("</td>");
+  private static Cell cell(String value, Optional<Boolean> met) {
+    return met.map(m -> Cell.judged(value, m)).orElseGet(() -> Cell.of(value));
+  }
+
+  private static Cell notRun(String error, int columns) {
+    return Cell.of("not run: " + error).marked(Cell.Mark.MISSED).spanning(columns);
   }
 
   static String num(double v) {
@@ -343,9 +306,5 @@ final class OverloadReport {
 
   private static String pct(double share) {
     return Double.isNaN(share) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
-  }
-
-  private static String esc(String s) {
-    return HtmlReport.esc(s == null ? "" : s);
   }
 }

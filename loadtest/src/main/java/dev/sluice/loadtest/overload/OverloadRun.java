@@ -1,17 +1,15 @@
 package dev.sluice.loadtest.overload;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.engine.HttpTransport;
 import dev.sluice.loadtest.engine.Workload;
+import dev.sluice.loadtest.report.Reporter;
 import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.scenario.LoadRun;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -95,25 +93,20 @@ public final class OverloadRun implements Experiment {
       }
     }
     String loadAfter = loadAverage();
-    Map<String, Object> summary = new LinkedHashMap<>();
     List<Verdict> verdicts = OverloadVerdict.of(capacities.keySet(), sweep, step);
-    summary.put("scenario", id());
-    summary.put("verdicts", verdicts);
-    summary.put("durationSeconds", options.duration().toSeconds());
-    summary.put("loadAverageBefore", loadBefore);
-    summary.put("loadAverageAfter", loadAfter);
-    summary.put("capacity", capacities);
-    summary.put("sweep", sweep);
-    summary.put("step", step);
-    new ObjectMapper()
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValue(options.out().resolve("summary.json").toFile(), summary);
-    Path report = options.out().resolve("report.html");
-    Files.writeString(
-        report,
-        OverloadReport.render(
-            options.duration().toSeconds(), loadBefore, loadAfter, capacities, sweep, step),
-        StandardCharsets.UTF_8);
+    Path report = Reporter.write(
+        OverloadReport.of(
+                options.duration().toSeconds(), loadBefore, loadAfter, capacities, sweep, step)
+            .summary("scenario", id())
+            .summary("verdicts", verdicts)
+            .summary("durationSeconds", options.duration().toSeconds())
+            .summary("loadAverageBefore", loadBefore)
+            .summary("loadAverageAfter", loadAfter)
+            .summary("capacity", capacities)
+            .summary("sweep", sweep)
+            .summary("step", step)
+            .build(),
+        options.out());
     verdicts.forEach(v -> System.out.println("verdict: " + v.text()));
     return report;
   }

@@ -191,6 +191,11 @@ public final class Charts {
   }
 
   public static String svg(Chart<?, ?> chart) {
+    return responsive(svgUnscaled(chart));
+  }
+
+  /** The chart's SVG at its own width and height, without the XML prolog. */
+  public static String svgUnscaled(Chart<?, ?> chart) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
       VectorGraphicsEncoder.saveVectorGraphic(
@@ -201,7 +206,7 @@ public final class Charts {
     String svg = out.toString(StandardCharsets.UTF_8);
     // inlined into HTML: the XML prolog and doctype are not allowed there
     int start = svg.indexOf("<svg");
-    return responsive(start < 0 ? svg : svg.substring(start));
+    return start < 0 ? svg : svg.substring(start);
   }
 
   /**

@@ -1,38 +1,55 @@
 package dev.sluice.loadtest.report;
 
-import java.util.List;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
- * One headline of a report: a sentence or two that states an experiment's outcome in numbers, the
- * aim written beside each figure it judges, and whether the aim was met. Every report opens with
- * its headlines, green where met, red where missed, grey where not measured or not run.
+ * One judgement of a report, the one type every experiment uses: what was judged, the aim, the
+ * figure measured, whether the aim was met, and why where the figure alone does not say. A headline
+ * that states several figures in a sentence is a verdict with only a name (the sentence, each
+ * figure's aim beside it, see {@link #withAim}). Reports open with their verdicts, green where met,
+ * red where missed, grey where not measured or not run.
  *
- * @param text the headline, plain text
+ * @param name what is judged, e.g. a variant; for a headline, the whole sentence
+ * @param target the aim, e.g. {@code ≤ 75%}; null for a headline or a reference figure
+ * @param measured the figure, e.g. {@code 71.2 %}; null for a headline
  * @param outcome met, missed, not measured, or a reference without an aim
+ * @param why what the figure alone does not say, or null
  */
-public record Verdict(String text, Outcome outcome) {
+public record Verdict(String name, String target, String measured, Outcome outcome, String why) {
 
-  /** How a headline is coloured. */
+  /** How a verdict is judged and coloured. */
   public enum Outcome {
-    /** Every aim the headline states was met. */
-    MET("met"),
+    /** Every aim the verdict states was met. */
+    MET("met", "met"),
     /** At least one was missed. */
-    MISSED("miss"),
-    /** The figure it needs is missing: the variant did not run or the run could not measure it. */
-    NOT_MEASURED("none"),
+    MISSED("miss", "missed"),
+    /**
+     * Not judged: the figure it needs is missing (the variant did not run, the run was too short to
+     * measure it, or what it compares with did not run).
+     */
+    NOT_MEASURED("none", "not measured"),
     /** A figure stated for comparison, with no aim of its own. */
-    INFO("info");
+    INFO("info", "reference");
 
     private final String css;
+    private final String label;
 
-    Outcome(String css) {
+    Outcome(String css, String label) {
       this.css = css;
+      this.label = label;
     }
 
-    /** The CSS class of the headline: {@code met}, {@code miss}, {@code none} or {@code info}. */
+    /** The CSS class of the verdict: {@code met}, {@code miss}, {@code none} or {@code info}. */
     public String css() {
       return css;
+    }
+
+    /** As a reader says it, e.g. {@code not measured}. */
+    public String label() {
+      return label;
     }
 
     /** {@link #MET} or {@link #MISSED}. */
@@ -41,53 +58,73 @@ public record Verdict(String text, Outcome outcome) {
     }
   }
 
-  /** The rules the headlines need, for a report's {@code <style>}. */
-  public static final String CSS =
-      ".verdicts{margin:8px 0 16px}.verdict{margin:4px 0;padding:4px 8px;"
-          + "border-left:6px solid #999;max-width:70em}.verdict.met{background:#e3f4e1;border-color:#2e7d32}"
-          + ".verdict.miss{background:#fde0dc;border-color:#c62828}.verdict.none{background:#eee;"
-          + "border-color:#999}.verdict.info{border-color:#90a4ae}";
+  /** A figure judged against its aim. */
+  public static Verdict judged(String name, String target, String measured, Outcome outcome) {
+    return new Verdict(name, target, measured, outcome, null);
+  }
 
   public static Verdict met(String text) {
-    return new Verdict(text, Outcome.MET);
+    return new Verdict(text, null, null, Outcome.MET, null);
   }
 
   public static Verdict missed(String text) {
-    return new Verdict(text, Outcome.MISSED);
+    return new Verdict(text, null, null, Outcome.MISSED, null);
   }
 
   public static Verdict of(boolean met, String text) {
-    return new Verdict(text, Outcome.of(met));
+    return new Verdict(text, null, null, Outcome.of(met), null);
   }
 
   public static Verdict notMeasured(String text) {
-    return new Verdict(text, Outcome.NOT_MEASURED);
+    return new Verdict(text, null, null, Outcome.NOT_MEASURED, null);
   }
 
   public static Verdict info(String text) {
-    return new Verdict(text, Outcome.INFO);
+    return new Verdict(text, null, null, Outcome.INFO, null);
+  }
+
+  /** The same judgement with a reason added. */
+  public Verdict because(String reason) {
+    return new Verdict(name, target, measured, outcome, reason);
   }
 
   /**
-   * The headlines as an HTML block, to open a report with: a heading and a paragraph each.
-   *
-   * @param heading e.g. "Verdict"
+   * The line a reader sees: a headline's sentence, or {@code name: measured (aim target)} and the
+   * reason after a semicolon.
    */
-  public static String html(String heading, List<Verdict> verdicts) {
-    StringBuilder html = new StringBuilder("<section class=\"verdicts\"><h2>")
-        .append(HtmlReport.esc(heading))
-        .append("</h2>\n");
-    if (verdicts.isEmpty()) {
-      html.append("<p class=\"verdict none\">nothing was run, so nothing was measured</p>\n");
+  public String text() {
+    if (target == null && measured == null) {
+      return why == null ? name : name + "; " + why;
     }
-    for (Verdict v : verdicts) {
-      html.append("<p class=\"verdict ")
-          .append(v.outcome().css())
-          .append("\">")
-          .append(HtmlReport.esc(v.text()))
-          .append("</p>\n");
+    StringBuilder text = new StringBuilder(name);
+    if (measured != null) {
+      text.append(": ").append(target == null ? measured : withAim(measured, target));
+    } else {
+      text.append(": aim ").append(target);
     }
-    return html.append("</section>\n").toString();
+    return why == null ? text.toString() : text.append("; ").append(why).toString();
+  }
+
+  /**
+   * In {@code summary.json}: {@code text} and {@code outcome} always; {@code target}, the measured
+   * figure as {@code detail} and {@code why} where there are (the field names scripts already
+   * read).
+   */
+  @JsonValue
+  Map<String, Object> json() {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("text", text());
+    json.put("outcome", outcome.name());
+    if (target != null) {
+      json.put("target", target);
+    }
+    if (measured != null) {
+      json.put("detail", measured);
+    }
+    if (why != null) {
+      json.put("why", why);
+    }
+    return json;
   }
 
   /** {@code 94% (aim ≥ 95%)}: a figure and, beside it, the aim it is judged by. */

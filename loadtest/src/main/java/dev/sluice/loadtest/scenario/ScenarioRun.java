@@ -1,19 +1,14 @@
 package dev.sluice.loadtest.scenario;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
-import dev.sluice.loadtest.report.HtmlReport;
+import dev.sluice.loadtest.report.Reporter;
+import dev.sluice.loadtest.report.RunReport;
 import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.report.Verdict;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * One open-loop scenario: against {@code --target}, or against an embedded demo service, with
@@ -36,13 +31,7 @@ final class ScenarioRun {
       runs.add(load.run(options.target().orElseThrow(), options.target().get().toString()));
     }
     List<Verdict> verdicts = ScenarioVerdict.of(runs, options.embedded() && options.ab());
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("verdicts", verdicts);
-    summary.put("runs", runs);
-    ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    json.writeValue(options.out().resolve("summary.json").toFile(), summary);
-    Path report = options.out().resolve("report.html");
-    Files.writeString(report, HtmlReport.render(runs, verdicts, ""), StandardCharsets.UTF_8);
+    Path report = Reporter.write(RunReport.of(runs, verdicts, List.of()).build(), options.out());
     for (RunSummary run : runs) {
       System.out.printf(
           "%s: sent %d, outcomes %s, retries %d, service CPU mean %.1f%% max %.1f%%%n",

@@ -1,18 +1,18 @@
 package dev.sluice.loadtest.soak;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sluice.loadtest.report.Block;
+import dev.sluice.loadtest.report.Report;
+import dev.sluice.loadtest.report.Reporter;
+import dev.sluice.loadtest.report.Verdict;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 
 /**
  * What a soak found: the trend of each sampled quantity (heap after GC and threads per node, Redis
@@ -125,54 +125,48 @@ final class SoakReport {
         .toString();
   }
 
-  /** Writes {@code summary.json} and {@code report.html} into {@code out}; returns the report. */
-  Path write(Path out) throws IOException {
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("scenario", "soak");
-    summary.put("durationSeconds", duration.toSeconds());
-    summary.put("verdict", verdict());
-    summary.put("trends", trends());
-    summary.put("end", end);
-    summary.put("answers", answers);
-    summary.put("samples", samples);
-    new ObjectMapper()
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValue(out.resolve("summary.json").toFile(), summary);
-    StringBuilder html = new StringBuilder("<!doctype html><meta charset=\"utf-8\">"
-            + "<title>Sluice soak</title><style>body{font-family:sans-serif}td,th{padding:2px 8px;"
-            + "text-align:right}</style>\n<h1>Soak: two nodes on one Redis, ")
-        .append(duration.toMinutes())
-        .append(" min</h1>\n<p><b>Verdict: ")
-        .append(escape(verdict()))
-        .append("</b></p>\n<h2>Trends</h2>\n<table><tr><th>quantity"
-            + "<th>samples<th>slope per minute<th>rise over the run<th>tolerance<th>verdict\n");
+  /** The report: the verdict, the trends, the state after the load, the answers, the samples. */
+  Report report() {
+    Block.Table.Builder trends = Block.Table.of(
+        "quantity", "samples", "slope per minute", "rise over the run", "tolerance", "verdict");
     for (Trend t : trends()) {
-      html.append(String.format(
-          Locale.ROOT,
-          "<tr><td>%s<td>%d<td>%+.3f %s<td>%+.3f<td>%.3f<td>%s%n",
-          escape(t.name()),
+      trends.row(
+          t.name(),
           t.samples(),
-          t.slopePerMinute(),
-          escape(t.unit()),
-          t.rise(),
-          t.tolerance(),
-          t.verdict()));
+          String.format(Locale.ROOT, "%+.3f %s", t.slopePerMinute(), t.unit()),
+          String.format(Locale.ROOT, "%+.3f", t.rise()),
+          String.format(Locale.ROOT, "%.3f", t.tolerance()),
+          t.verdict());
     }
-    html.append("</table>\n<h2>After the load</h2>\n<p>")
-        .append(end == null ? "no sample" : escape(line(end)))
-        .append("</p>\n<h2>Answers</h2>\n<table>");
+    Block.Table.Builder counts = Block.Table.of();
     answers.entrySet().stream()
         .sorted(Map.Entry.comparingByKey())
-        .forEach(e -> html.append("<tr><td>")
-            .append(escape(e.getKey()))
-            .append("<td>")
-            .append(e.getValue())
-            .append('\n'));
-    html.append("</table>\n<h2>Samples</h2>\n<pre>");
-    samples.forEach(s -> html.append(escape(line(s))).append('\n'));
-    html.append("</pre>\n");
-    Path report = out.resolve("report.html");
-    Files.writeString(report, html, StandardCharsets.UTF_8);
+        .forEach(e -> counts.row(e.getKey(), e.getValue()));
+    String verdict = verdict();
+    return Report.titled("soak, two nodes on one Redis, " + duration.toMinutes() + " min")
+        .summary("scenario", "soak")
+        .summary("durationSeconds", duration.toSeconds())
+        .summary("verdict", verdict)
+        .summary("trends", trends())
+        .summary("end", end)
+        .summary("answers", answers)
+        .summary("samples", samples)
+        .add(new Block.Verdicts(
+            "Verdict", List.of(Verdict.of(verdict.equals("no leak seen"), verdict))))
+        .add(Block.Section.of("Trends", trends.build()))
+        .add(Block.Section.of(
+            "After the load", new Block.Text(end == null ? "no sample" : line(end))))
+        .add(Block.Section.of("Answers", counts.build()))
+        .add(Block.Section.of(
+            "Samples",
+            new Block.Preformatted(
+                samples.stream().map(SoakReport::line).collect(Collectors.joining("\n")))))
+        .build();
+  }
+
+  /** Writes {@code summary.json} and {@code report.html} into {@code out}; returns the report. */
+  Path write(Path out) throws IOException {
+    Path report = Reporter.write(report(), out);
     trends()
         .forEach(t -> System.out.printf(
             Locale.ROOT,
@@ -184,9 +178,5 @@ final class SoakReport {
     System.out.println("soak after the load: " + (end == null ? "no sample" : line(end)));
     System.out.println("soak verdict: " + verdict());
     return report;
-  }
-
-  private static String escape(String text) {
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
   }
 }

@@ -5,7 +5,6 @@ import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,19 +22,6 @@ public final class SoakRun implements Experiment {
 
   static final int NODES = 2;
   static final long SAMPLE_SECONDS = 10;
-  /** The global per-account rule of the history lookups: 5/s, burst 5. */
-  static final String RULES = """
-      rules:
-        - id: history-per-account
-          resource: /api/history/*
-          method: GET
-          actor: account
-          limit: 5
-          unit: second
-          burst: 5
-          algorithm: token-bucket
-          scope: global\
-      """;
 
   @Override
   public String id() {
@@ -57,24 +43,18 @@ public final class SoakRun implements Experiment {
 
   /** The properties of node {@code index}: both on {@code redisUri}, the limiter global. */
   static List<String> nodeProperties(List<String> given, String redisUri, Path rules) {
-    List<String> properties = new ArrayList<>(List.of(
-        "sluice.enabled=true",
-        "sluice.redis.uri=" + redisUri,
-        "sluice.redis.expected-nodes=" + NODES,
-        "sluice.rules.file=" + rules.toAbsolutePath(),
-        "sluice.limiters.transcode.limit=fixed",
-        "sluice.limiters.transcode.max-concurrency=2",
-        "sluice.limiters.transcode.scope=global",
-        "sluice.limiters.transcode.max-queue=6",
-        "sluice.limiters.transcode.queue-timeout=2s"));
-    properties.addAll(given); // --server-property wins
-    return properties;
+    return GlobalNodes.properties(
+        redisUri,
+        NODES,
+        rules,
+        List.of("max-concurrency=2", "max-queue=6", "queue-timeout=2s"),
+        given);
   }
 
   @Override
   public Path run(Options options) throws Exception {
     Path out = options.out();
-    Path rules = Files.writeString(out.resolve("soak-rules.yaml"), RULES);
+    Path rules = GlobalNodes.writeRules(out.resolve("soak-rules.yaml"));
     HttpClient http =
         HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     List<DemoProcess> demos = new ArrayList<>();

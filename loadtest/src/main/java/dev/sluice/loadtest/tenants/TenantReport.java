@@ -1,28 +1,27 @@
 package dev.sluice.loadtest.tenants;
 
+import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Charts;
-import dev.sluice.loadtest.report.HtmlReport;
 import dev.sluice.loadtest.report.Percentiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Function;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 
 /**
- * The part of the report that the {@code greedy-host} and {@code priority} scenarios add: their
+ * The blocks of the report that the {@code greedy-host} and {@code priority} scenarios add: their
  * figures per variant side by side, the targets, and the per-host share chart.
  */
 final class TenantReport {
 
   private TenantReport() {}
 
-  /** An HTML fragment for the figures of one scenario's variants (all of one record type). */
-  static String section(List<Object> figures) {
+  /** The blocks for the figures of one scenario's variants (all of one record type). */
+  static List<Block> section(List<Object> figures) {
     if (figures.isEmpty()) {
-      return "";
+      return List.of();
     }
     if (figures.get(0) instanceof GreedyHostFigures) {
       return greedyHost(figures.stream().map(GreedyHostFigures.class::cast).toList());
@@ -71,128 +70,90 @@ final class TenantReport {
         ignored(p.ignoredProperties()));
   }
 
-  private static String greedyHost(List<GreedyHostFigures> runs) {
-    StringBuilder html = new StringBuilder(
-            "<h2>Greedy host: fairness over the 32 maintenance hosts</h2>\n")
-        .append(
-            "<p>Targets: Jain's index at least 0.95, every polite host served at least 90% of its"
-                + " max-min fair share (of what the 32 hosts were served in all). Queue waits are the "
-                + "server-reported <code>queuedMillis</code> of served jobs.</p>\n");
-    table(
-        html,
-        runs,
-        GreedyHostFigures::variant,
-        List.of(
-            row("Jain's index (served / fair share)", g -> num(g.jainIndex())),
-            row("Jain's index (plain served counts)", g -> num(g.jainIndexServed())),
-            row("polite hosts: lowest share of fair", g -> pct(g.politeMinShareOfFair())),
-            row("polite hosts under 90% of fair", g -> Long.toString(g.politeBelow90())),
-            row(
+  private static List<Block> greedyHost(List<GreedyHostFigures> runs) {
+    return List.of(Block.Section.of(
+        "Greedy host: fairness over the 32 maintenance hosts",
+        new Block.Text("Targets: Jain's index at least 0.95, every polite host served at least 90%"
+            + " of its max-min fair share (of what the 32 hosts were served in all). Queue waits"
+            + " are the server-reported queuedMillis of served jobs."),
+        Block.Table.comparing(runs, GreedyHostFigures::variant)
+            .row("Jain's index (served / fair share)", g -> num(g.jainIndex()))
+            .row("Jain's index (plain served counts)", g -> num(g.jainIndexServed()))
+            .row("polite hosts: lowest share of fair", g -> pct(g.politeMinShareOfFair()))
+            .row("polite hosts under 90% of fair", g -> Long.toString(g.politeBelow90()))
+            .row(
                 "polite hosts: jobs served (sum)",
                 g -> Long.toString(g.hosts().values().stream()
                     .filter(h -> !h.greedy())
                     .mapToLong(GreedyHostFigures.Host::served)
-                    .sum())),
-            row(
-                "polite queue wait p50 / p99 ms",
-                g -> num(g.politeQueueWaitMillis().p50()) + " / "
-                    + num(g.politeQueueWaitMillis().p99())),
-            row(
+                    .sum()))
+            .row("polite queue wait p50 / p99 ms", g -> twoOf(g.politeQueueWaitMillis()))
+            .row(
                 "greedy host: served / sent",
-                g -> greedy(g).served() + " / " + greedy(g).requests()),
-            row("greedy host: share of fair", g -> pct(greedy(g).shareOfFair())),
-            row(
+                g -> greedy(g).served() + " / " + greedy(g).requests())
+            .row("greedy host: share of fair", g -> pct(greedy(g).shareOfFair()))
+            .row(
                 "greedy host: tries 429 / requests ended 429",
-                g -> g.greedy429Tries() + " / " + g.greedy429Requests()),
-            row(
-                "greedy queue wait p50 / p99 ms",
-                g -> num(g.greedyQueueWaitMillis().p50()) + " / "
-                    + num(g.greedyQueueWaitMillis().p99())),
-            row(
+                g -> g.greedy429Tries() + " / " + g.greedy429Requests())
+            .row("greedy queue wait p50 / p99 ms", g -> twoOf(g.greedyQueueWaitMillis()))
+            .row(
                 "rescue (critical): served / sent",
-                g -> g.rescue().served() + " / " + g.rescue().requests()),
-            row(
+                g -> g.rescue().served() + " / " + g.rescue().requests())
+            .row(
                 "rescue: tries not 200",
-                g -> g.rescue().notServedTries() + " " + g.rescue().reasons()),
-            row(
+                g -> g.rescue().notServedTries() + " " + g.rescue().reasons())
+            .row(
                 "rescue latency p50 / p99 ms",
-                g -> g.rescue().latencyMillis() == null
-                    ? "-"
-                    : num(g.rescue().latencyMillis().p50()) + " / "
-                        + num(g.rescue().latencyMillis().p99())),
-            row(
-                "rescue queue wait p50 / p99 ms",
-                g -> num(g.rescue().queueWaitMillis().p50()) + " / "
-                    + num(g.rescue().queueWaitMillis().p99())),
-            row("target met", g -> g.targetMet() ? "yes" : "no"),
-            row("properties the service ignored", g -> String.join(", ", g.ignoredProperties()))));
-    html.append(
-            "<h4>Jobs served per host, % of its max-min fair share (host 01 is the greedy one)</h4>")
-        .append(shareChart(runs));
-    return html.toString();
+                g -> g.rescue().latencyMillis() == null ? "-" : twoOf(g.rescue().latencyMillis()))
+            .row("rescue queue wait p50 / p99 ms", g -> twoOf(g.rescue().queueWaitMillis()))
+            .row("target met", g -> g.targetMet() ? "yes" : "no")
+            .row("properties the service ignored", g -> String.join(", ", g.ignoredProperties()))
+            .build(),
+        new Block.Chart(
+            "Jobs served per host, % of its max-min fair share (host 01 is the greedy one)",
+            shareChart(runs))));
   }
 
-  private static String priority(List<PriorityFigures> runs) {
-    StringBuilder html = new StringBuilder(
-            "<h2>Priority: critical jobs beside sheddable overload</h2>\n")
-        .append(
-            "<p>Target: no critical try answered anything but 200 while sheddable jobs are shed; "
-                + "a critical job's queue wait near one service time.</p>\n");
-    table(
-        html,
-        runs,
-        PriorityFigures::variant,
-        List.of(
-            row(
+  private static List<Block> priority(List<PriorityFigures> runs) {
+    return List.of(Block.Section.of(
+        "Priority: critical jobs beside sheddable overload",
+        new Block.Text("Target: no critical try answered anything but 200 while sheddable jobs are"
+            + " shed; a critical job's queue wait near one service time."),
+        Block.Table.comparing(runs, PriorityFigures::variant)
+            .row(
                 "critical: served / sent",
-                p -> p.critical().served() + " / " + p.critical().requests()),
-            row(
+                p -> p.critical().served() + " / " + p.critical().requests())
+            .row(
                 "critical: tries 429 / 504 / other",
                 p -> p.critical().tries429() + " / " + p.critical().tries504() + " / "
-                    + p.critical().otherNotServedTries()),
-            row(
+                    + p.critical().otherNotServedTries())
+            .row(
                 "critical queue wait p50 / p99 / max ms",
-                p -> num(p.critical().queueWaitMillis().p50())
-                    + " / " + num(p.critical().queueWaitMillis().p99()) + " / "
-                    + num(p.critical().queueWaitMillis().max())),
-            row(
+                p -> twoOf(p.critical().queueWaitMillis()) + " / "
+                    + num(p.critical().queueWaitMillis().max()))
+            .row(
                 "critical wait p99 / unloaded service time",
-                p -> num(p.criticalWaitPerServiceTime())),
-            row(
+                p -> num(p.criticalWaitPerServiceTime()))
+            .row(
                 "critical latency p99 ms (from intended send)",
-                p -> p99(p.critical().latencyMillis())),
-            row("critical rejections", p -> p.critical().reasons().toString()),
-            row(
+                p -> p99(p.critical().latencyMillis()))
+            .row("critical rejections", p -> p.critical().reasons().toString())
+            .row(
                 "sheddable: served / sent (shed)",
                 p -> p.sheddable().served() + " / " + p.sheddable().requests() + " ("
-                    + p.sheddable().shed() + ")"),
-            row(
+                    + p.sheddable().shed() + ")")
+            .row(
                 "sheddable: tries 429 / 504",
-                p -> p.sheddable().tries429() + " / " + p.sheddable().tries504()),
-            row("sheddable rejections", p -> p.sheddable().reasons().toString()),
-            row("target met", p -> p.targetMet() ? "yes" : "no"),
-            row("properties the service ignored", p -> String.join(", ", p.ignoredProperties()))));
-    return html.toString();
+                p -> p.sheddable().tries429() + " / " + p.sheddable().tries504())
+            .row("sheddable rejections", p -> p.sheddable().reasons().toString())
+            .row("target met", p -> p.targetMet() ? "yes" : "no")
+            .row("properties the service ignored", p -> String.join(", ", p.ignoredProperties()))
+            .build()));
   }
 
-  private record Row<T>(String name, Function<T, String> value) {}
-
-  private static <T> Row<T> row(String name, Function<T, String> value) {
-    return new Row<>(name, value);
-  }
-
-  private static <T> void table(
-      StringBuilder html, List<T> runs, Function<T, String> name, List<Row<T>> rows) {
-    html.append("<table><tr><th></th>");
-    runs.forEach(r -> html.append("<th>").append(HtmlReport.esc(name.apply(r))).append("</th>"));
-    html.append("</tr>\n");
-    for (Row<T> row : rows) {
-      html.append("<tr><td>").append(HtmlReport.esc(row.name())).append("</td>");
-      runs.forEach(
-          r -> html.append("<td>").append(HtmlReport.esc(row.value().apply(r))).append("</td>"));
-      html.append("</tr>\n");
-    }
-    html.append("</table>\n");
+  /** {@code p50 / p99}. */
+  private static String twoOf(Percentiles p) {
+    return num(p.p50()) + " / " + num(p.p99());
   }
 
   static String shareChart(List<GreedyHostFigures> runs) {

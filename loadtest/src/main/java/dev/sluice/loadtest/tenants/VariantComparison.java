@@ -1,21 +1,17 @@
 package dev.sluice.loadtest.tenants;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
-import dev.sluice.loadtest.report.HtmlReport;
+import dev.sluice.loadtest.report.Reporter;
+import dev.sluice.loadtest.report.RunReport;
 import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.scenario.LoadRun;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -63,18 +59,11 @@ final class VariantComparison {
       }
     }
     List<Verdict> verdicts = TenantVerdict.of(figures);
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("verdicts", verdicts);
-    summary.put("runs", runs);
-    summary.put(scenario == TenantScenario.GREEDY_HOST ? "greedyHost" : "priority", figures);
-    new ObjectMapper()
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValue(options.out().resolve("summary.json").toFile(), summary);
-    Path report = options.out().resolve("report.html");
-    Files.writeString(
-        report,
-        HtmlReport.render(runs, verdicts, TenantReport.section(figures)),
-        StandardCharsets.UTF_8);
+    Path report = Reporter.write(
+        RunReport.of(runs, verdicts, TenantReport.section(figures))
+            .summary(scenario == TenantScenario.GREEDY_HOST ? "greedyHost" : "priority", figures)
+            .build(),
+        options.out());
     figures.forEach(f -> System.out.println(TenantReport.line(f)));
     verdicts.forEach(v -> System.out.println("verdict: " + v.text()));
     return report;

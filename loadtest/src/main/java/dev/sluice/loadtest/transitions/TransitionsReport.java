@@ -1,13 +1,11 @@
 package dev.sluice.loadtest.transitions;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.loadtest.Options;
-import dev.sluice.loadtest.report.HtmlReport;
+import dev.sluice.loadtest.report.Block;
+import dev.sluice.loadtest.report.Report;
+import dev.sluice.loadtest.report.Reporter;
 import dev.sluice.loadtest.report.Verdict;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -148,97 +146,69 @@ final class TransitionsReport {
     return verdicts.values().stream().flatMap(List::stream).toList();
   }
 
-  Path write(Path out) throws IOException {
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("scenario", "transitions");
-    summary.put("command", command());
-    summary.put("machine", machine());
-    summary.put("loadAverageBefore", loadBefore);
-    summary.put("loadAverageAfter", loadAfter);
-    summary.put("partSeconds", options.duration().toSeconds());
+  /** The report: the machine and command, then per part its verdicts and what lies behind them. */
+  Report report() {
     Map<String, Object> byPart = new LinkedHashMap<>();
     verdicts.forEach((part, list) -> byPart.put(
         part,
         list.stream()
             .map(v -> Map.of("outcome", v.outcome().css(), "text", v.text()))
             .toList()));
-    summary.put("verdicts", byPart);
-    summary.put("figures", figures);
-    summary.put("answers", statuses);
-    summary.put("events", events);
-    summary.put("redisCommandsPerNodePerSecond", redisCommands);
-    summary.put("coldStartCpu", cpuOf("cold-start"));
-    summary.put("coldFfmpegMachineCpu", cpuOf("cold-ffmpeg"));
-    new ObjectMapper()
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValue(out.resolve("summary.json").toFile(), summary);
-
-    StringBuilder html = new StringBuilder();
-    html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-        .append("<title>Sluice load test: transitions</title><style>")
-        .append("body{font-family:system-ui,sans-serif;margin:24px;color:#222}")
-        .append("table{border-collapse:collapse;margin:8px 0 20px}")
-        .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
-        .append("th:first-child,td:first-child{text-align:left}")
-        .append(Verdict.CSS)
-        .append("</style></head><body>\n<h1>Sluice load test: transitions</h1>\n");
-    html.append("<p>Machine: ")
-        .append(esc(machine()))
-        .append(". Load average (1 / 5 / 15 min) before ")
-        .append(esc(loadBefore))
-        .append(", after ")
-        .append(esc(loadAfter))
-        .append(". The load generator, the services and Redis share the machine; on a busy one"
-            + " the figures are indicative only.</p>\n<p>Command: <code>")
-        .append(esc(command()))
-        .append("</code></p>\n");
+    Report.Builder report = Report.titled("transitions")
+        .summary("scenario", "transitions")
+        .summary("command", command())
+        .summary("machine", machine())
+        .summary("loadAverageBefore", loadBefore)
+        .summary("loadAverageAfter", loadAfter)
+        .summary("partSeconds", options.duration().toSeconds())
+        .summary("verdicts", byPart)
+        .summary("figures", figures)
+        .summary("answers", statuses)
+        .summary("events", events)
+        .summary("redisCommandsPerNodePerSecond", redisCommands)
+        .summary("coldStartCpu", cpuOf("cold-start"))
+        .summary("coldFfmpegMachineCpu", cpuOf("cold-ffmpeg"))
+        .text("Machine: " + machine() + ". Load average (1 / 5 / 15 min) before " + loadBefore
+            + ", after " + loadAfter + ". The load generator, the services and Redis share the"
+            + " machine; on a busy one the figures are indicative only.")
+        .text("Command: " + command());
     verdicts.forEach((part, list) -> {
-      html.append(Verdict.html(part, list));
+      report.add(new Block.Verdicts(part, list));
       Map<String, Object> f = figures.get(part);
       if (f != null) {
-        html.append("<table>");
-        f.forEach((k, v) -> html.append("<tr><td>")
-            .append(esc(k))
-            .append("<td>")
-            .append(esc(String.valueOf(v)))
-            .append('\n'));
-        html.append("</table>\n");
+        Block.Table.Builder table = Block.Table.of();
+        f.forEach((k, v) -> table.row(k, v));
+        report.add(table.build());
       }
       if (events.containsKey(part)) {
-        html.append("<pre>").append(esc(String.join("\n", events.get(part)))).append("</pre>\n");
+        report.add(new Block.Preformatted(String.join("\n", events.get(part))));
       }
       Map<String, Long> answers = statuses.get(part);
       if (answers != null) {
-        html.append("<table><tr><th>final answer<th>requests\n");
-        answers.forEach((k, v) ->
-            html.append("<tr><td>").append(esc(k)).append("<td>").append(v).append('\n'));
-        html.append("</table>\n");
+        Block.Table.Builder table = Block.Table.of("final answer", "requests");
+        answers.forEach((k, v) -> table.row(k, v));
+        report.add(table.build());
       }
       if (!cpuOf(part).isEmpty()) {
-        html.append("<p>")
-            .append(esc(cpu.get(part).getKey()))
-            .append(": ")
-            .append(esc(cpuOf(part).stream()
+        report.text(cpu.get(part).getKey() + ": "
+            + cpuOf(part).stream()
                 .map(c -> String.format(Locale.ROOT, "%.1f s %.0f%%", c.seconds(), c.percent()))
-                .collect(Collectors.joining(", "))))
-            .append("</p>\n");
+                .collect(Collectors.joining(", ")));
       }
       if (part.startsWith("scale-out") && !inFlight.isEmpty()) {
-        html.append("<p>Redis commands per node per second while both nodes ran: ")
-            .append(esc(commands(redisCommands)))
-            .append("</p>\n<p>In flight / queued per node (each node's /sluice):</p><pre>")
-            .append(esc(String.join("\n", inFlight)))
-            .append("</pre>\n");
+        report
+            .text("Redis commands per node per second while both nodes ran: "
+                + commands(redisCommands))
+            .text("In flight / queued per node (each node's /sluice):")
+            .add(new Block.Preformatted(String.join("\n", inFlight)));
       }
     });
-    html.append("</body></html>\n");
-    Path report = out.resolve("report.html");
-    Files.writeString(report, html, StandardCharsets.UTF_8);
-    System.out.println("transitions: " + command());
-    return report;
+    return report.build();
   }
 
-  private static String esc(String s) {
-    return HtmlReport.esc(s);
+  Path write(Path out) throws IOException {
+    Path report = Reporter.write(report(), out);
+    System.out.println("transitions: " + command());
+    return report;
   }
 }

@@ -8,6 +8,7 @@ import dev.sluice.loadtest.monday.ClipLibrary;
 import dev.sluice.loadtest.monday.MachineSampler;
 import dev.sluice.loadtest.monday.MondayLoad;
 import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.soak.GlobalNodes;
 import dev.sluice.loadtest.soak.SoakRedis;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -53,19 +54,6 @@ public final class TransitionsRun implements Experiment {
 
   static final int WAITERS = 40;
   private static final int HOSTS = 32;
-
-  static final String RULES = """
-      rules:
-        - id: history-per-account
-          resource: /api/history/*
-          method: GET
-          actor: account
-          limit: 5
-          unit: second
-          burst: 5
-          algorithm: token-bucket
-          scope: global\
-      """;
 
   @Override
   public String id() {
@@ -257,23 +245,22 @@ public final class TransitionsRun implements Experiment {
   private List<Verdict> cluster(Options options, List<String> parts, TransitionsReport report)
       throws Exception {
     Path out = options.out();
-    Path rules = Files.writeString(out.resolve("transitions-rules.yaml"), RULES);
+    Path rules = GlobalNodes.writeRules(out.resolve("transitions-rules.yaml"));
     Duration d = options.duration();
     List<Verdict> verdicts = new ArrayList<>();
     try (SoakRedis redis = SoakRedis.start(out.resolve("redis.log"));
         Balancer balancer = new Balancer(Duration.ofSeconds(30))) {
-      List<String> props = new ArrayList<>(List.of(
-          "sluice.redis.uri=" + redis.uri(),
-          "sluice.redis.expected-nodes=2",
-          "sluice.rules.file=" + rules.toAbsolutePath(),
-          "sluice.limiters.transcode.limit=fixed",
-          "sluice.limiters.transcode.reject-early=false",
-          "sluice.limiters.transcode.max-concurrency=" + GLOBAL_LIMIT,
-          "sluice.limiters.transcode.scope=global",
-          "sluice.limiters.transcode.queue=fifo",
-          "sluice.limiters.transcode.max-queue=20",
-          "sluice.limiters.transcode.queue-timeout=5s"));
-      props.addAll(options.serverProperties());
+      List<String> props = GlobalNodes.properties(
+          redis.uri(),
+          2,
+          rules,
+          List.of(
+              "reject-early=false",
+              "max-concurrency=" + GLOBAL_LIMIT,
+              "queue=fifo",
+              "max-queue=20",
+              "queue-timeout=5s"),
+          options.serverProperties());
       DemoProcess first = DemoProcess.start(props, out.resolve("server-cluster-1.log"));
       DemoProcess second = null;
       long start = System.nanoTime();

@@ -8,6 +8,7 @@ import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.Accounting;
 import dev.sluice.loadtest.engine.TrafficStream;
 import dev.sluice.loadtest.engine.Workload;
+import dev.sluice.loadtest.report.HtmlRenderer;
 import dev.sluice.loadtest.report.Percentiles;
 import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.sampling.ServerSample;
@@ -97,14 +98,16 @@ class AdaptiveSummaryTest {
     assertThat(r.admittedMillisP99()).isEqualTo(1800);
     assertThat(r.loadAverageAfter()).isEqualTo("4 / 5 / 6");
 
-    String html = AdaptiveReport.render(List.of(
-        r,
-        AdaptiveResult.failed(
-            mix,
-            AdaptiveVariant.parse("--variants", "latency", 2).get(0),
-            2,
-            "1 / 1 / 1",
-            "the service does not know [sluice.limiters.transcode.limit]")));
+    String html = HtmlRenderer.render(AdaptiveReport.of(
+        List.of(
+            r,
+            AdaptiveResult.failed(
+                mix,
+                AdaptiveVariant.parse("--variants", "latency", 2).get(0),
+                2,
+                "1 / 1 / 1",
+                "the service does not know [sluice.limiters.transcode.limit]")),
+        60));
     assertThat(html)
         .startsWith("<!DOCTYPE html>")
         .contains("<h2>mix cpu</h2>")

@@ -3,6 +3,7 @@ package dev.sluice.loadtest.adaptive;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.loadtest.report.Spread;
+import dev.sluice.loadtest.report.Verdict;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -44,19 +45,22 @@ class AdaptiveVerdictTest {
 
   @Test
   void eachAdaptiveVariantIsSetAgainstTheStaticLimitAtTheSameLoad() {
-    List<String> lines = AdaptiveReport.verdict(List.of(
+    List<Verdict> lines = AdaptiveReport.verdict(List.of(
         result("fixed", 2, 53.5, 5.0), result("cpu", 2, 69.7, 6.8),
         result("fixed", 5, 50.0, 5.0), result("latency", 5, 80.0, 4.5)));
 
     assertThat(lines)
         .containsExactly(
-            "at 2x: cpu held 69.7 % CPU against fixed's 53.5 %, goodput +36 % (on target)",
-            "at 5x: latency held 80.0 % CPU against fixed's 50.0 %, goodput -10 % (off target)");
+            Verdict.met(
+                "at 2x: cpu held 69.7 % CPU against fixed's 53.5 %, goodput +36 % (on target)"),
+            Verdict.missed(
+                "at 5x: latency held 80.0 % CPU against fixed's 50.0 %, goodput -10 % (off target)"));
   }
 
   @Test
   void withoutAStaticRunEachVariantStandsAlone() {
     assertThat(AdaptiveReport.verdict(List.of(result("cpu", 2, 70.0, 7.0))))
-        .containsExactly("at 2x: cpu held 70.0 % CPU, goodput 100% of target (on target)");
+        .containsExactly(
+            Verdict.met("at 2x: cpu held 70.0 % CPU, goodput 100% of target (on target)"));
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.loadtest.Options;
+import dev.sluice.loadtest.report.HtmlRenderer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -70,7 +71,7 @@ class IngestScenarioTest {
 
   @Test
   void reportShowsTheTableAndAChartPerClient() {
-    String html = IngestReport.render(run());
+    String html = HtmlRenderer.render(IngestReport.of(run()));
 
     assertThat(html)
         .contains("<th>naive</th><th>paced</th>", "<td>31000</td><td>10000</td>", "<td>5.01</td>");

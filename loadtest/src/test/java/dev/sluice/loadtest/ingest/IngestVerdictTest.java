@@ -2,6 +2,7 @@ package dev.sluice.loadtest.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.loadtest.report.HtmlRenderer;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
 import java.util.LinkedHashMap;
@@ -70,7 +71,7 @@ class IngestVerdictTest {
 
   @Test
   void theReportOpensWithTheHeadline() {
-    String html = IngestReport.render(run(null, client(9_990, 10_000, 5.1)));
+    String html = HtmlRenderer.render(IngestReport.of(run(null, client(9_990, 10_000, 5.1))));
 
     assertThat(html).contains("<p class=\"verdict miss\">paced: 9,990 of 10,000 records accepted");
     assertThat(html.indexOf("class=\"verdicts\"")).isLessThan(html.indexOf("<table>"));

@@ -2,8 +2,8 @@ package dev.sluice.loadtest.monday;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.loadtest.monday.MondayVerdict.Check;
-import dev.sluice.loadtest.monday.MondayVerdict.Outcome;
+import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.report.Verdict.Outcome;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -50,7 +50,7 @@ class MondayVerdictTest {
     return verdict.checks().stream()
         .filter(c -> c.target().startsWith(targetStart))
         .findFirst()
-        .map(Check::outcome)
+        .map(Verdict::outcome)
         .orElseThrow();
   }
 
@@ -75,8 +75,7 @@ class MondayVerdictTest {
     assertThat(outcome(verdict, "no 10 s window")).isEqualTo(Outcome.MISSED);
     assertThat(outcome(verdict, "every rescue job")).isEqualTo(Outcome.MISSED);
     assertThat(outcome(verdict, "history p99")).isEqualTo(Outcome.MISSED);
-    assertThat(outcome(verdict, "re-transcodes"))
-        .isEqualTo(Outcome.NOT_APPLICABLE); // no static run
+    assertThat(outcome(verdict, "re-transcodes")).isEqualTo(Outcome.NOT_MEASURED); // no static run
     assertThat(verdict.line())
         .startsWith("cpu+cost: 0 of 4 targets met; missed: machine CPU mean 70 ± 5 % (78.0 %)")
         .contains("29 of 30")
@@ -99,10 +98,10 @@ class MondayVerdictTest {
     MondayResult near = result("static-2", 72, 80, 36, 1, 1, 1); // 0.50 per % of CPU
     MondayResult cpu = result("cpu", 70, 80, 33.6, 1, 1, 1); // 0.48: 96 % of the nearest's
 
-    Check check = MondayVerdict.throughput(cpu, List.of(low, near));
+    Verdict check = MondayVerdict.throughput(cpu, List.of(low, near));
 
     assertThat(check.outcome()).isEqualTo(Outcome.MET);
-    assertThat(check.detail()).contains("static-2").contains("96 %");
+    assertThat(check.measured()).contains("static-2").contains("96 %");
     assertThat(MondayVerdict.throughput(result("cpu", 70, 80, 33, 1, 1, 1), List.of(low, near))
             .outcome())
         .isEqualTo(Outcome.MISSED); // 94 %
@@ -113,7 +112,7 @@ class MondayVerdictTest {
     MondayVerdict verdict =
         MondayVerdict.judge(List.of(result("cpu", 70, Double.NaN, 1, 1, 1, 1))).get(0);
 
-    assertThat(outcome(verdict, "no 10 s window")).isEqualTo(Outcome.NOT_APPLICABLE);
+    assertThat(outcome(verdict, "no 10 s window")).isEqualTo(Outcome.NOT_MEASURED);
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.loadtest.overhead.OverheadRun.Result;
 import dev.sluice.loadtest.overhead.OverheadRun.Side;
+import dev.sluice.loadtest.report.HtmlRenderer;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
 import java.util.List;
@@ -82,10 +83,10 @@ class OverheadVerdictTest {
 
   @Test
   void theReportOpensWithTheHeadline() {
-    String html = OverheadReport.render(result(
+    String html = HtmlRenderer.render(OverheadReport.of(result(
         side("none", 1, 4000, 0),
         side("sluice-limiter", 1.2, 4891, 891),
-        side("qos", 0.96, 4539, 539)));
+        side("qos", 0.96, 4539, 539))));
 
     assertThat(html)
         .contains("<p class=\"verdict miss\">sluice-limiter: 1.200x the CPU per request");

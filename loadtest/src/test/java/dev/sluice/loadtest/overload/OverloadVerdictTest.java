@@ -2,6 +2,7 @@ package dev.sluice.loadtest.overload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.loadtest.report.HtmlRenderer;
 import dev.sluice.loadtest.report.Spread;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
@@ -113,8 +114,14 @@ class OverloadVerdictTest {
   void theReportOpensWithTheHeadlines() {
     List<SweepResult> sweep = List.of(run("short", "standing", 5, 0.90, 1.7));
 
-    String html = OverloadReport.render(
-        20, "1 / 1 / 1", "1 / 1 / 1", Map.of("short", RunFiguresTest.CAPACITY), sweep, List.of());
+    String html = HtmlRenderer.render(OverloadReport.of(
+            20,
+            "1 / 1 / 1",
+            "1 / 1 / 1",
+            Map.of("short", RunFiguresTest.CAPACITY),
+            sweep,
+            List.of())
+        .build());
 
     assertThat(html)
         .contains("<p class=\"verdict miss\">short jobs, goodput &gt;= 95% of the capacity"

@@ -3,6 +3,7 @@ package dev.sluice.loadtest.overload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.sluice.loadtest.report.HtmlRenderer;
 import dev.sluice.loadtest.sampling.ServerSample;
 import java.util.ArrayList;
 import java.util.List;
@@ -214,8 +215,9 @@ class RunFiguresTest {
             "0.1 / 0.1 / 0.1",
             "the service does not know [x]"));
 
-    String html = OverloadReport.render(
-        20, "1.0 / 2.0 / 3.0", "4.0 / 5.0 / 6.0", Map.of("short", CAPACITY), sweep, List.of());
+    String html = HtmlRenderer.render(OverloadReport.of(
+            20, "1.0 / 2.0 / 3.0", "4.0 / 5.0 / 6.0", Map.of("short", CAPACITY), sweep, List.of())
+        .build());
 
     assertThat(html)
         .contains("<h2>short jobs</h2>")

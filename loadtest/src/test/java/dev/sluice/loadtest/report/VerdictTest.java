@@ -2,32 +2,50 @@ package dev.sluice.loadtest.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.loadtest.report.Verdict.Outcome;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class VerdictTest {
 
-  @Test
-  void eachHeadlineIsAParagraphInTheColourOfItsOutcomeEscaped() {
-    String html = Verdict.html(
-        "Verdict",
-        List.of(
-            Verdict.met("a: 94% (aim ≥ 90%)"),
-            Verdict.missed("b: p99 80 ms (aim < 50 ms)"),
-            Verdict.notMeasured("c: not run"),
-            Verdict.info("d: the reference")));
+  private static final ObjectMapper JSON = new ObjectMapper();
 
-    assertThat(html)
-        .contains("<p class=\"verdict met\">a: 94% (aim ≥ 90%)</p>")
-        .contains("<p class=\"verdict miss\">b: p99 80 ms (aim &lt; 50 ms)</p>")
-        .contains("<p class=\"verdict none\">c: not run</p>")
-        .contains("<p class=\"verdict info\">d: the reference</p>");
+  @Test
+  void aHeadlineIsItsSentence() {
+    assertThat(Verdict.met("a: 94% (aim ≥ 90%)").text()).isEqualTo("a: 94% (aim ≥ 90%)");
   }
 
   @Test
-  void anEmptyListSaysNothingWasMeasured() {
-    assertThat(Verdict.html("Verdict", List.of()))
-        .contains("<p class=\"verdict none\">nothing was run, so nothing was measured</p>");
+  void aJudgedFigureReadsNameFigureAndAim() {
+    Verdict v = Verdict.judged("cpu", "machine CPU mean 70 ± 5 %", "71.2 %", Outcome.MET);
+
+    assertThat(v.text()).isEqualTo("cpu: 71.2 % (aim machine CPU mean 70 ± 5 %)");
+    assertThat(v.because("held after the first minute").text())
+        .isEqualTo("cpu: 71.2 % (aim machine CPU mean 70 ± 5 %); held after the first minute");
+  }
+
+  @Test
+  void aHeadlineInSummaryJsonHasTheTextAndTheOutcomeOnly() throws Exception {
+    JsonNode json = JSON.valueToTree(List.of(Verdict.notMeasured("c: not run")));
+
+    assertThat(json.toString())
+        .isEqualTo("[{\"text\":\"c: not run\",\"outcome\":\"NOT_MEASURED\"}]");
+  }
+
+  @Test
+  void aJudgedFigureInSummaryJsonAddsTargetDetailAndWhy() throws Exception {
+    JsonNode json = JSON.valueToTree(
+        Verdict.judged("cpu", "every rescue job served", "29 of 30", Outcome.MISSED)
+            .because("one timed out"));
+
+    assertThat(json.get("text").asText())
+        .isEqualTo("cpu: 29 of 30 (aim every rescue job served); one timed out");
+    assertThat(json.get("outcome").asText()).isEqualTo("MISSED");
+    assertThat(json.get("target").asText()).isEqualTo("every rescue job served");
+    assertThat(json.get("detail").asText()).isEqualTo("29 of 30");
+    assertThat(json.get("why").asText()).isEqualTo("one timed out");
   }
 
   @Test

@@ -3,8 +3,9 @@ package dev.sluice.loadtest.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.loadtest.engine.Accounting;
-import dev.sluice.loadtest.report.HtmlReport;
+import dev.sluice.loadtest.report.HtmlRenderer;
 import dev.sluice.loadtest.report.Percentiles;
+import dev.sluice.loadtest.report.RunReport;
 import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
@@ -122,7 +123,8 @@ class ScenarioVerdictTest {
   void theReportOpensWithTheHeadlineInItsColour() {
     List<RunSummary> runs = List.of(run("with Sluice", 91.0, 12, 10, 10, 300, 0));
 
-    String html = HtmlReport.render(runs, ScenarioVerdict.of(runs, false), "");
+    String html = HtmlRenderer.render(
+        RunReport.of(runs, ScenarioVerdict.of(runs, false), List.of()).build());
 
     assertThat(html)
         .contains("<p class=\"verdict miss\">with Sluice: service CPU mean 91.0% (aim ≤ 75.0%)");

@@ -137,7 +137,7 @@ class SoakReportTest {
         .write(out);
 
     assertThat(Files.readString(written))
-        .contains("Verdict: no leak seen")
+        .contains("<p class=\"verdict met\">no leak seen</p>")
         .contains("heap after GC, node 2")
         .contains("Redis keys");
     assertThat(Files.readString(out.resolve("summary.json")))

@@ -7,6 +7,8 @@ import dev.sluice.loadtest.engine.Accounting;
 import dev.sluice.loadtest.engine.Arrival;
 import dev.sluice.loadtest.engine.Reply;
 import dev.sluice.loadtest.engine.Transport;
+import dev.sluice.loadtest.report.HtmlRenderer;
+import dev.sluice.loadtest.report.Report;
 import dev.sluice.loadtest.report.RunSummary;
 import java.util.List;
 import java.util.Map;
@@ -136,8 +138,9 @@ class TenantFiguresTest {
     }
     GreedyHostFigures f = GreedyHostFigures.of("fair", List.of(), run(), tally);
     GreedyHostFigures other = GreedyHostFigures.of("fifo", List.of(), run(), tally);
-    String html = TenantReport.section(List.of(f, other));
-    assertThat(html).contains("Jain's index").contains("<svg").contains("target met");
+    String html = HtmlRenderer.render(
+        new Report("greedy-host", TenantReport.section(List.of(f, other)), Map.of()));
+    assertThat(html).contains("Jain&#39;s index").contains("<svg").contains("target met");
     assertThat(TenantReport.line(f)).startsWith("fair: Jain 1.000").contains("target met");
   }
 

@@ -1,41 +1,39 @@
-package dev.sluice.demo;
+package dev.sluice.peers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.demo.DemoSettings;
+import dev.sluice.demo.TranscodeService;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class NetflixPartitionedPeerTest {
 
-  private static DemoSettings settings(Map<String, String> system) {
-    Map<String, String> all = new java.util.HashMap<>(Map.of("server.port", "0"));
-    all.putAll(system);
-    return DemoSettings.load(new String[0], Map.of(), all, 2);
+  @TempDir
+  Path dir;
+
+  private DemoSettings settings(Map<String, String> properties) {
+    return Demo.settings(dir, properties);
   }
 
-  @Test
-  void noPeerUnlessNamed() {
-    assertThat(NetflixPartitionedPeer.of(settings(Map.of()))).isEmpty();
-    assertThat(NetflixPartitionedPeer.of(settings(Map.of(NetflixPartitionedPeer.KEY, "none"))))
-        .isEmpty();
+  private static NetflixPartitionedPeer peer(DemoSettings settings) {
+    return NetflixPartitionedPeer.of(settings::get);
   }
 
   @Test
   void badSettingsAreRefusedNamingTheKeyAndTheValue() {
-    assertThatThrownBy(() ->
-            NetflixPartitionedPeer.of(settings(Map.of(NetflixPartitionedPeer.KEY, "hystrix"))))
-        .hasMessageContaining("demo.limiter-peer=hystrix")
-        .hasMessageContaining(NetflixPartitionedPeer.NAME);
-    assertThatThrownBy(() -> NetflixPartitionedPeer.of(
-            settings(Map.of(NetflixPartitionedPeer.KEY, "netflix-partitioned"))))
+    assertThatThrownBy(
+            () -> peer(settings(Map.of(NetflixPartitionedPeer.KEY, "netflix-partitioned"))))
         .hasMessageContaining(NetflixPartitionedPeer.PARTITIONS);
-    assertThatThrownBy(() -> NetflixPartitionedPeer.of(settings(Map.of(
+    assertThatThrownBy(() -> peer(settings(Map.of(
             NetflixPartitionedPeer.KEY,
             "netflix-partitioned",
             NetflixPartitionedPeer.PARTITIONS,
@@ -53,12 +51,11 @@ class NetflixPartitionedPeerTest {
         java.util.stream.IntStream.rangeClosed(1, 32)
             .mapToObj(i -> "maintenance-host-" + i)
             .toList());
-    assertThat(NetflixPartitionedPeer.of(settings(Map.of(
-                NetflixPartitionedPeer.KEY,
-                "netflix-partitioned",
-                NetflixPartitionedPeer.PARTITIONS,
-                hosts)))
-            .orElseThrow())
+    assertThat(peer(settings(Map.of(
+            NetflixPartitionedPeer.KEY,
+            "netflix-partitioned",
+            NetflixPartitionedPeer.PARTITIONS,
+            hosts))))
         .hasToString("netflix-partitioned (limit 1, 32 partitions by X-Host-Id)");
   }
 

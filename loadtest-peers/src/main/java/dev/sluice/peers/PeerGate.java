@@ -1,9 +1,10 @@
-package dev.sluice.demo;
+package dev.sluice.peers;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.netflix.concurrency.limits.Limit;
 import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import io.javalin.config.JavalinConfig;
@@ -13,7 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The handlers that put a {@link LimiterPeer} in front of its path: acquire before the endpoint (429
+ * The handlers that put a Netflix {@code SimpleLimiter} in front of {@code /api/transcode}: acquire before the endpoint (429
  * problem+json when the peer says no), release after it (success for a 2xx, ignored otherwise so an
  * error does not count as a latency sample).
  */
@@ -22,26 +23,25 @@ final class PeerGate {
   private static final String LISTENER = "demo.peerListener";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final LimiterPeer peer;
+  static final String PATH = "/api/transcode";
+
+  private final String id;
   private final SimpleLimiter<Void> limiter;
   private final AtomicLong admitted = new AtomicLong();
   private final AtomicLong rejected = new AtomicLong();
 
-  private PeerGate(LimiterPeer peer, int cores) {
-    this.peer = peer;
-    this.limiter =
-        SimpleLimiter.newBuilder().named(peer.id()).limit(peer.limit(cores)).build();
-  }
-
-  /** The peer's gate; empty for {@link LimiterPeer#NONE} and the partitioned peer. */
-  static Optional<PeerGate> of(LimiterPeer peer, int cores) {
-    return peer.limit(cores) == null ? Optional.empty() : Optional.of(new PeerGate(peer, cores));
+  /**
+   * @param id the peer's name, in {@code /sluice} and in its 429 answers
+   */
+  PeerGate(String id, Limit limit) {
+    this.id = id;
+    this.limiter = SimpleLimiter.newBuilder().named(id).limit(limit).build();
   }
 
   /** Installs the handlers; call inside {@code Javalin.create}, after the parameter check, before the routes. */
   void install(JavalinConfig config) {
-    config.routes.before(LimiterPeer.PATH, this::acquire);
-    config.routes.after(LimiterPeer.PATH, this::release);
+    config.routes.before(PATH, this::acquire);
+    config.routes.after(PATH, this::release);
     config.routes.exception(Rejected.class, (e, ctx) -> reject(ctx));
   }
 
@@ -78,9 +78,9 @@ final class PeerGate {
             "status",
             429,
             "detail",
-            peer.id() + " is at its limit of " + limiter.getLimit(),
+            id + " is at its limit of " + limiter.getLimit(),
             "limiter",
-            peer.id()));
+            id));
     ctx.contentType("application/problem+json");
   }
 
@@ -96,7 +96,7 @@ final class PeerGate {
       ObjectNode status = (ObjectNode) JSON.readTree(statusJson);
       ObjectNode entry = ((ArrayNode) status.get("limiters"))
           .addObject()
-          .put("name", peer.id())
+          .put("name", id)
           .put("peer", true)
           .put("limit", limiter.getLimit())
           .put("inFlight", limiter.getInflight())

@@ -1,4 +1,4 @@
-package dev.sluice.demo;
+package dev.sluice.peers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,13 +6,17 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.demo.DemoSettings;
+import dev.sluice.demo.TranscodeService;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,6 +24,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class LimiterPeerTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  Path dir;
 
   private static JsonNode limiter(DemoClient http, String name) throws Exception {
     for (JsonNode l : JSON.readTree(http.send("GET", "/sluice").body()).get("limiters")) {
@@ -33,8 +40,7 @@ class LimiterPeerTest {
   @ParameterizedTest
   @ValueSource(strings = {"netflix-gradient2", "netflix-vegas"})
   void thePeerReplacesSluicesTranscodeLimiterAndAnswers429AtItsLimit(String id) throws Exception {
-    DemoSettings settings = DemoSettings.load(
-        new String[0], Map.of(), Map.of("server.port", "0", LimiterPeer.KEY, id), 2);
+    DemoSettings settings = Demo.settings(dir, Map.of(NetflixPeers.KEY, id));
     assertThat(settings.sluice())
         .doesNotContainKey("sluice.limiters.transcode.path")
         .containsEntry("sluice.limiters.rescue.path", "/api/rescue");
@@ -79,14 +85,14 @@ class LimiterPeerTest {
 
   @Test
   void noneLeavesSluicesLimiterAndAnUnknownPeerNamesTheKeyTheValueAndTheChoices() {
-    assertThat(LimiterPeer.of(" Netflix-Gradient2 ")).isEqualTo(LimiterPeer.NETFLIX_GRADIENT2);
-    assertThat(DemoSettings.load(new String[0], Map.of(), Map.of(LimiterPeer.KEY, "none"), 2)
-            .sluice())
+    assertThat(Demo.settings(dir, Map.of(NetflixPeers.KEY, "none")).sluice())
         .containsEntry("sluice.limiters.transcode.path", "/api/transcode");
-    assertThatThrownBy(
-            () -> DemoSettings.load(new String[0], Map.of(), Map.of(LimiterPeer.KEY, "hystrix"), 2))
+    assertThat(
+            Demo.settings(dir, Map.of(NetflixPeers.KEY, " Netflix-Gradient2 ")).sluice())
+        .doesNotContainKey("sluice.limiters.transcode.path");
+    assertThatThrownBy(() -> Demo.settings(dir, Map.of(NetflixPeers.KEY, "hystrix")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("demo.limiter-peer=hystrix")
-        .hasMessageContaining("none|netflix-gradient2|netflix-vegas");
+        .hasMessageContaining("none|netflix-gradient2|netflix-vegas|netflix-partitioned");
   }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.demo;
+package dev.sluice.peers;
 
 import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.FixedLimit;
@@ -9,6 +9,7 @@ import io.javalin.http.TooManyRequestsResponse;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * A measurement aid, not a feature: Netflix concurrency-limits' partitioned limiter in front of
@@ -35,6 +36,8 @@ final class NetflixPartitionedPeer {
   static final String PARTITIONS = KEY + ".partitions";
   static final String LIMIT = KEY + ".limit";
   static final String PATH = "/api/transcode";
+  /** Sluice's transcode limiter's size, the peer's limit when none is given. */
+  static final String TRANSCODE_CONCURRENCY = "sluice.limiters.transcode.max-concurrency";
 
   /** The request's Netflix listener, released by the after-handler. */
   private static final String LISTENER = "demo.netflixListener";
@@ -59,40 +62,35 @@ final class NetflixPartitionedPeer {
   }
 
   /**
-   * The peer when {@code demo.limiter-peer} names it, else empty.
+   * The peer, from its settings.
    *
+   * @param settings the demo's layered settings
    * @throws IllegalArgumentException naming the key and the value that is wrong
    */
-  static Optional<NetflixPartitionedPeer> of(DemoSettings settings) {
-    String peer = settings.get(KEY).orElse("none").trim();
-    if (peer.isEmpty() || peer.equalsIgnoreCase("none")) {
-      return Optional.empty();
-    }
-    if (!peer.equalsIgnoreCase(NAME)) {
-      return Optional.empty(); // another peer (LimiterPeer checked the value)
-    }
-    String header = settings.get(HEADER).orElse("X-Host-Id").trim();
+  static NetflixPartitionedPeer of(Function<String, Optional<String>> settings) {
+    String header = settings.apply(HEADER).orElse("X-Host-Id").trim();
     if (header.isEmpty()) {
       throw new IllegalArgumentException(HEADER + " must name a header but was empty");
     }
-    List<String> partitions = Arrays.stream(settings.get(PARTITIONS).orElse("").split("[,\\s]+"))
+    List<String> partitions = Arrays.stream(
+            settings.apply(PARTITIONS).orElse("").split("[,\\s]+"))
         .filter(s -> !s.isEmpty())
         .distinct()
         .toList();
     if (partitions.isEmpty()) {
       throw new IllegalArgumentException(
           PARTITIONS + " must list the partition names (header values), comma-separated, but was '"
-              + settings.get(PARTITIONS).orElse("") + "'");
+              + settings.apply(PARTITIONS).orElse("") + "'");
     }
     String limit = settings
-        .get(LIMIT)
-        .or(() -> settings.get(DemoSettings.TRANSCODE_CONCURRENCY))
+        .apply(LIMIT)
+        .or(() -> settings.apply(TRANSCODE_CONCURRENCY))
         .orElse("1")
         .trim();
     try {
       int n = Integer.parseInt(limit);
       if (n >= 1) {
-        return Optional.of(new NetflixPartitionedPeer(header, n, partitions));
+        return new NetflixPartitionedPeer(header, n, partitions);
       }
     } catch (NumberFormatException e) {
       // fall through to the message

@@ -1,0 +1,63 @@
+package dev.sluice.loadtest.report;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What an experiment returns: the page as blocks (text, tables, charts, verdicts, sections of
+ * them) and the figures of {@code summary.json}. {@link Reporter} renders both; no experiment
+ * writes HTML or JSON itself.
+ *
+ * @param title e.g. "overload", the page's heading after "Sluice load test: "
+ * @param blocks the page, top to bottom
+ * @param summary the fields of {@code summary.json}, in order
+ */
+public record Report(String title, List<Block> blocks, Map<String, Object> summary) {
+
+  public Report {
+    blocks = List.copyOf(blocks);
+    summary = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(summary));
+  }
+
+  /** A report built block by block. */
+  public static Builder titled(String title) {
+    return new Builder(title);
+  }
+
+  /** Collects the blocks and the summary's fields in the order they are added. */
+  public static final class Builder {
+    private final String title;
+    private final List<Block> blocks = new ArrayList<>();
+    private final Map<String, Object> summary = new LinkedHashMap<>();
+
+    private Builder(String title) {
+      this.title = title;
+    }
+
+    public Builder add(Block block) {
+      blocks.add(block);
+      return this;
+    }
+
+    public Builder add(List<? extends Block> more) {
+      blocks.addAll(more);
+      return this;
+    }
+
+    public Builder text(String text) {
+      return add(new Block.Text(text));
+    }
+
+    /** A field of {@code summary.json}; its value is written as Jackson writes it. */
+    public Builder summary(String field, Object value) {
+      summary.put(field, value);
+      return this;
+    }
+
+    public Report build() {
+      return new Report(title, blocks, summary);
+    }
+  }
+}
