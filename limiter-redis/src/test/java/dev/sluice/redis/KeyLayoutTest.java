@@ -48,4 +48,28 @@ class KeyLayoutTest {
     assertThat(SlotHash.getSlot(KeyLayout.permits("transcode")))
         .isEqualTo(SlotHash.getSlot("transcode"));
   }
+
+  @Test
+  void aNameThatStartsWithABraceOrAPercentIsEncodedToo() {
+    assertThat(KeyLayout.rate("{r", "a", Algorithm.GCRA)).isEqualTo("sluice:rate:{%7Br:a}:gcra");
+    assertThat(KeyLayout.rate("r", "}a", Algorithm.GCRA)).isEqualTo("sluice:rate:{r:%7Da}:gcra");
+    assertThat(KeyLayout.rate("%r", "a", Algorithm.GCRA)).isEqualTo("sluice:rate:{%25r:a}:gcra");
+  }
+
+  @Test
+  void aPercentSignAloneIsEncodedSoItCannotCollideWithAnEncodedBrace() {
+    assertThat(KeyLayout.rate("r", "a%7Db", Algorithm.GCRA))
+        .isEqualTo("sluice:rate:{r:a%257Db}:gcra");
+  }
+
+  @Test
+  void everyKeyOfALimiterOrARuleHasItsDocumentedName() {
+    String state = KeyLayout.rate("r", "a", Algorithm.TOKEN_BUCKET);
+
+    assertThat(KeyLayout.charges(state)).isEqualTo(state + ":charges");
+    assertThat(KeyLayout.permits("t")).isEqualTo("sluice:permits:{t}");
+    assertThat(KeyLayout.permitLine("t")).isEqualTo("sluice:permits:{t}:line");
+    assertThat(KeyLayout.permitLineTtl("t")).isEqualTo("sluice:permits:{t}:line-ttl");
+    assertThat(KeyLayout.permitsFreed("t")).isEqualTo("sluice:permits:{t}:freed");
+  }
 }

@@ -57,4 +57,28 @@ class UriOptionsTest {
         .hasMessageContaining("cluster")
         .hasMessageContaining("'yes'");
   }
+
+  @Test
+  void theSmallestBatchIsTwoPermits() {
+    assertThat(UriOptions.parse(URI.create("redis://h:1?batch=2")).batch()).isEqualTo(2);
+  }
+
+  @Test
+  void theShortestBatchSyncIsOneMillisecond() {
+    assertThat(
+            UriOptions.parse(URI.create("redis://h:1?batch=5&batch-sync=1ms")).batchSync())
+        .isEqualTo(Duration.ofMillis(1));
+  }
+
+  @Test
+  void clusterFalseIsReadAsFalse() {
+    assertThat(UriOptions.parse(URI.create("redis://h:1?cluster=FALSE")).cluster())
+        .isFalse();
+  }
+
+  @Test
+  void aParameterWithoutAValueIsKeptForLettuce() {
+    assertThat(UriOptions.parse(URI.create("redis://h:1?ssl&batch=3")).lettuceUri())
+        .isEqualTo("redis://h:1?ssl");
+  }
 }

@@ -1,0 +1,129 @@
+package dev.sluice.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.rate.Algorithm;
+import dev.sluice.rate.RateLimit;
+import dev.sluice.store.RateRequest;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** What a node remembers of its own recent admissions, to give back to Redis. */
+class RecentTest {
+
+  private static final long PERIOD = Duration.ofSeconds(10).toNanos();
+  // near the end of the nano clock's range, so the windows' arithmetic crosses the overflow
+  private static final long T0 = Long.MAX_VALUE - 3 * PERIOD;
+
+  private final Recent recent = new Recent();
+  private final RateLimit limit = RateLimit.of(5, Duration.ofSeconds(10)).withBurst(8);
+
+  private RateRequest request(long cost) {
+    return new RateRequest("rule", "actor", Algorithm.TOKEN_BUCKET, limit, cost);
+  }
+
+  private long count(long now) {
+    return recent.count(Recent.Key.of(request(1)), now);
+  }
+
+  @Test
+  void nothingIsRememberedBeforeTheFirstAdmission() {
+    assertThat(recent.isEmpty()).isTrue();
+    assertThat(count(T0)).isZero();
+  }
+
+  @Test
+  void theAdmissionsOfTheCurrentPeriodAddUpTheirCosts() {
+    recent.add(request(2), T0);
+    recent.add(request(1), T0 + PERIOD - 1);
+
+    assertThat(recent.isEmpty()).isFalse();
+    assertThat(count(T0 + PERIOD - 1)).isEqualTo(3);
+  }
+
+  @Test
+  void thePreviousPeriodCountsByHowMuchOfItStillOverlapsTheLastPeriod() {
+    recent.add(request(4), T0);
+
+    assertThat(count(T0 + PERIOD)).isEqualTo(4);
+    assertThat(count(T0 + PERIOD + PERIOD / 2)).isEqualTo(2);
+    assertThat(count(T0 + PERIOD + PERIOD / 4)).isEqualTo(3);
+  }
+
+  @Test
+  void anAdmissionInTheNextPeriodCountsInFullBesideTheWeighedPreviousOne() {
+    recent.add(request(4), T0);
+    recent.add(request(1), T0 + PERIOD + PERIOD / 2);
+
+    assertThat(count(T0 + PERIOD + PERIOD / 2)).isEqualTo(3);
+  }
+
+  @Test
+  void everythingIsForgottenTwoPeriodsAfterTheLastAdmission() {
+    recent.add(request(4), T0);
+
+    assertThat(count(T0 + 2 * PERIOD - 1)).isEqualTo(1);
+    assertThat(count(T0 + 2 * PERIOD)).isZero();
+  }
+
+  @Test
+  void aRefundTakesItsCostBackButNeverBelowZero() {
+    recent.add(request(3), T0);
+
+    recent.subtract(request(2), T0 + 1);
+    assertThat(count(T0 + 1)).isEqualTo(1);
+
+    recent.subtract(request(5), T0 + 2);
+    assertThat(count(T0 + 2)).isZero();
+  }
+
+  @Test
+  void aRefundRollsTheWindowsFirst() {
+    recent.add(request(4), T0);
+
+    recent.subtract(request(1), T0 + PERIOD);
+
+    assertThat(count(T0 + PERIOD)).isEqualTo(4);
+  }
+
+  @Test
+  void aRefundOfSomethingNeverAdmittedChangesNothing() {
+    recent.subtract(request(1), T0);
+
+    assertThat(recent.isEmpty()).isTrue();
+  }
+
+  @Test
+  void theChargeIsOneRequestPerRuleAndActorWithTheRecentCount() {
+    recent.add(request(2), T0);
+    recent.add(request(1), T0 + 1);
+
+    assertThat(recent.charges(T0 + 1, false)).containsExactly(request(3));
+  }
+
+  @Test
+  void theChargeNeverExceedsTheCapacityOfTheLimit() {
+    recent.add(request(5), T0);
+    recent.add(request(5), T0);
+
+    assertThat(recent.charges(T0, false)).containsExactly(request(8));
+  }
+
+  @Test
+  void aChargeWithoutClearingIsChargedAgainNextTime() {
+    recent.add(request(2), T0);
+
+    recent.charges(T0, false);
+
+    assertThat(recent.charges(T0, false)).containsExactly(request(2));
+  }
+
+  @Test
+  void aClearedChargeIsNotChargedAgainAndThePairIsDropped() {
+    recent.add(request(2), T0);
+
+    assertThat(recent.charges(T0, true)).containsExactly(request(2));
+    assertThat(recent.charges(T0, true)).isEmpty();
+    assertThat(recent.isEmpty()).isTrue();
+  }
+}
