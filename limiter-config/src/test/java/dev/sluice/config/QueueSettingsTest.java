@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.QueueSnapshot;
 import java.util.Map;
@@ -92,10 +93,8 @@ class QueueSettingsTest {
   // answers
   @SuppressWarnings("FutureReturnValueIgnored")
   private static QueueSnapshot queuedOne(QueueSettings settings, Caller caller) {
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("q")
-        .maxConcurrency(1)
-        .waitQueue(settings.spec().newQueue())
-        .build();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.of(
+        "q", LimiterSpec.custom().maxConcurrency(1).queue(settings.spec()).build());
     limiter.acquire().join();
     limiter.acquire(caller);
     QueueSnapshot snapshot = limiter.queueSnapshot();
