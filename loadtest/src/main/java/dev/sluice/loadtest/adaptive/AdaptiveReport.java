@@ -1,7 +1,7 @@
 package dev.sluice.loadtest.adaptive;
 
 import dev.sluice.loadtest.report.Block;
-import dev.sluice.loadtest.report.Block.Cell;
+import dev.sluice.loadtest.report.Block.Table.Column;
 import dev.sluice.loadtest.report.LimitChart;
 import dev.sluice.loadtest.report.Report;
 import dev.sluice.loadtest.report.Verdict;
@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -113,60 +114,49 @@ final class AdaptiveReport {
   }
 
   private static Block.Table table(List<AdaptiveResult> runs) {
-    Block.Table.Builder t = Block.Table.of(List.of(
-        Cell.of("variant"),
-        Cell.of("load"),
-        Cell.of("offered /s"),
-        Cell.withAim("CPU mean %", "70 ± 5"),
-        Cell.of("CPU sd"),
-        Cell.of("CPU p10"),
-        Cell.of("CPU p90"),
-        Cell.of("machine CPU %"),
-        Cell.of("goodput /s"),
-        Cell.withAim("of target capacity", "≥ 95%"),
-        Cell.of("200"),
-        Cell.of("429"),
-        Cell.of("504"),
-        Cell.of("other"),
-        Cell.of("429 p50 ms"),
-        Cell.withAim("429 p99 ms", "< 50"),
-        Cell.withAim("504 of rejections", "< 5%"),
-        Cell.of("200 p99 ms"),
-        Cell.of("limit mean"),
-        Cell.of("limit p10-p90"),
-        Cell.of("load avg after")));
-    for (AdaptiveResult r : runs) {
-      String load = AdaptiveRun.num(r.overload()) + "x";
-      if (r.error() != null) {
-        t.row(r.variant(), load, Cell.judged("not run: " + r.error(), false).spanning(19));
-        continue;
-      }
-      t.row(
-          r.variant(),
-          load,
-          num(r.offeredPerSecond()),
-          Cell.judged(num(r.processCpu().mean()), r.cpuOnTarget()),
-          num(r.processCpu().stddev()),
-          num(r.processCpu().p10()),
-          num(r.processCpu().p90()),
-          num(r.machineCpu().mean()),
-          num(r.goodputPerSecond()),
-          Cell.judged(pct(r.goodputOfTarget()), r.goodputOfTarget() >= 0.95),
-          r.ok(),
-          r.rejected(),
-          r.timedOut(),
-          r.other(),
-          num(r.rejectedMillisP50()),
-          Double.isNaN(r.rejectedMillisP99())
-              ? Cell.of("-")
-              : Cell.judged(num(r.rejectedMillisP99()), r.rejectedMillisP99() < 50),
-          Cell.judged(pct(r.timedOutShareOfRejections()), r.timedOutShareOfRejections() < 0.05),
-          num(r.admittedMillisP99()),
-          num(r.limit().mean()),
-          num(r.limit().p10()) + "-" + num(r.limit().p90()),
-          r.loadAverageAfter());
-    }
-    return t.build();
+    return Block.Table.of(
+        List.of(
+            Column.of("variant", AdaptiveResult::variant),
+            Column.of("load", r -> AdaptiveRun.num(r.overload()) + "x"),
+            Column.of("offered /s", r -> num(r.offeredPerSecond())),
+            Column.judged(
+                "CPU mean %",
+                "70 ± 5", r -> num(r.processCpu().mean()), r -> Optional.of(r.cpuOnTarget())),
+            Column.of("CPU sd", r -> num(r.processCpu().stddev())),
+            Column.of("CPU p10", r -> num(r.processCpu().p10())),
+            Column.of("CPU p90", r -> num(r.processCpu().p90())),
+            Column.of("machine CPU %", r -> num(r.machineCpu().mean())),
+            Column.of("goodput /s", r -> num(r.goodputPerSecond())),
+            Column.judged(
+                "of target capacity",
+                "≥ 95%",
+                r -> pct(r.goodputOfTarget()),
+                r -> Optional.of(r.goodputOfTarget() >= 0.95)),
+            Column.of("200", AdaptiveResult::ok),
+            Column.of("429", AdaptiveResult::rejected),
+            Column.of("504", AdaptiveResult::timedOut),
+            Column.of("other", AdaptiveResult::other),
+            Column.of("429 p50 ms", r -> num(r.rejectedMillisP50())),
+            Column.judged(
+                "429 p99 ms",
+                "< 50",
+                r -> num(r.rejectedMillisP99()),
+                r -> Double.isNaN(r.rejectedMillisP99())
+                    ? Optional.empty()
+                    : Optional.of(r.rejectedMillisP99() < 50)),
+            Column.judged(
+                "504 of rejections",
+                "< 5%",
+                r -> pct(r.timedOutShareOfRejections()),
+                r -> Optional.of(r.timedOutShareOfRejections() < 0.05)),
+            Column.of("200 p99 ms", r -> num(r.admittedMillisP99())),
+            Column.of("limit mean", r -> num(r.limit().mean())),
+            Column.of(
+                "limit p10-p90", r -> num(r.limit().p10()) + "-" + num(r.limit().p90())),
+            Column.of("load avg after", AdaptiveResult::loadAverageAfter)),
+        runs,
+        2,
+        AdaptiveResult::error);
   }
 
   static String num(double v) {

@@ -29,13 +29,9 @@ public record MondayVerdict(String variant, String line, List<Verdict> checks) {
    * a reference for the static runs, not measured for a variant that did not run.
    */
   public Verdict headline() {
-    if (checks.stream().anyMatch(c -> c.outcome() == Outcome.MISSED)) {
-      return Verdict.missed(line);
-    }
-    if (checks.stream().anyMatch(c -> c.outcome() == Outcome.MET)) {
-      return Verdict.met(line);
-    }
-    return variant.startsWith("static") ? Verdict.info(line) : Verdict.notMeasured(line);
+    return variant.startsWith("static")
+        ? Verdict.info(line)
+        : Verdict.overall(line, checks.stream().map(Verdict::outcome).toList());
   }
 
   /** Judges every result; the static runs among them are the throughput reference. */

@@ -2,6 +2,7 @@ package dev.sluice.loadtest.overload;
 
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Block.Cell;
+import dev.sluice.loadtest.report.Block.Table.Column;
 import dev.sluice.loadtest.report.LimitChart;
 import dev.sluice.loadtest.report.Report;
 import java.util.ArrayList;
@@ -10,7 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -90,116 +91,100 @@ final class OverloadReport {
    * then the counts behind them.
    */
   private static List<Block> sweepTables(List<SweepResult> rows) {
-    Block.Table.Builder judged = Block.Table.of(List.of(
-        Cell.of("load"),
-        Cell.of("offered /s"),
-        Cell.of("goodput /s"),
-        Cell.of("of capacity"),
-        Cell.of("jobs of capacity at 70%"),
-        aim("work of capacity at 70%", OverloadTarget.GOODPUT),
-        Cell.of("admitted p50 ms"),
-        Cell.of("admitted p99 ms"),
-        aim("p99 / unloaded p99", OverloadTarget.ADMITTED_P99),
-        Cell.of("429 p50 ms"),
-        Cell.of("429 p95 ms"),
-        aim("rejections within 50 ms", OverloadTarget.FAST_REJECTIONS),
-        aim("CPU mean %", OverloadTarget.CPU_MEAN),
-        aim("CPU sd", OverloadTarget.CPU_SPREAD)));
-    Block.Table.Builder counts = Block.Table.of(
-        "load",
-        "p99 ms by size",
-        "machine CPU %",
-        "CPU per job ms",
-        "jobs' share of CPU",
-        "sent",
-        "2xx",
-        "429",
-        "5xx",
-        "other",
-        "limit mean",
-        "rejections by reason",
-        "load avg after");
-    for (SweepResult r : rows) {
-      String load = OverloadRun.num(r.point()) + "x";
-      RunFigures f = r.figures();
-      if (f == null) {
-        judged.row(load, notRun(r.error(), 13));
-        continue;
-      }
-      judged.row(
-          load,
-          num(r.offeredPerSecond()),
-          num(f.goodputPerSecond()),
-          pct(f.goodputOfCapacity()),
-          pct(f.goodputOfTarget()),
-          cell(pct(f.workOfTarget()), OverloadTarget.GOODPUT.judge(r)),
-          num(f.admitted().p50()),
-          num(f.admitted().p99()),
-          cell(times(f.admittedP99OverUnloaded()), OverloadTarget.ADMITTED_P99.judge(r)),
-          num(f.rejectedP50Millis()),
-          num(f.rejectedP95Millis()),
-          cell(pct(f.rejectedWithin50Share()), OverloadTarget.FAST_REJECTIONS.judge(r)),
-          cell(num(f.processCpu().mean()), OverloadTarget.CPU_MEAN.judge(r)),
-          cell(num(f.processCpu().stddev()), OverloadTarget.CPU_SPREAD.judge(r)));
-      RunFigures.Counts c = f.counts();
-      counts.row(
-          load,
-          f.admittedP99BySize().entrySet().stream()
-              .map(e -> e.getKey() + " " + num(e.getValue()))
-              .collect(Collectors.joining(", ")),
-          num(f.machineCpu().mean()),
-          num(f.jobCpuMillis()),
-          pct(f.jobsShareOfCpu()),
-          c.sent(),
-          c.ok(),
-          c.rejected(),
-          c.serverErrors(),
-          c.other(),
-          num(f.limit().mean()),
-          Cell.of(reasons(f)).marked(Cell.Mark.PROSE),
-          r.loadAverageAfter());
+    Column<SweepResult> load = Column.of("load", r -> OverloadRun.num(r.point()) + "x");
+    Block.Table judged = Block.Table.of(
+        List.of(
+            load,
+            Column.of("offered /s", r -> num(r.offeredPerSecond())),
+            figure("goodput /s", f -> num(f.goodputPerSecond())),
+            figure("of capacity", f -> pct(f.goodputOfCapacity())),
+            figure("jobs of capacity at 70%", f -> pct(f.goodputOfTarget())),
+            judged("work of capacity at 70%", OverloadTarget.GOODPUT, f -> pct(f.workOfTarget())),
+            figure("admitted p50 ms", f -> num(f.admitted().p50())),
+            figure("admitted p99 ms", f -> num(f.admitted().p99())),
+            judged(
+                "p99 / unloaded p99",
+                OverloadTarget.ADMITTED_P99,
+                f -> times(f.admittedP99OverUnloaded())),
+            figure("429 p50 ms", f -> num(f.rejectedP50Millis())),
+            figure("429 p95 ms", f -> num(f.rejectedP95Millis())),
+            judged(
+                "rejections within 50 ms",
+                OverloadTarget.FAST_REJECTIONS,
+                f -> pct(f.rejectedWithin50Share())),
+            judged(
+                "CPU mean %", OverloadTarget.CPU_MEAN, f -> num(f.processCpu().mean())),
+            judged("CPU sd", OverloadTarget.CPU_SPREAD, f -> num(f.processCpu().stddev()))),
+        rows,
+        1,
+        r -> r.figures() == null ? String.valueOf(r.error()) : null);
+    List<SweepResult> ran = rows.stream().filter(r -> r.figures() != null).toList();
+    if (ran.isEmpty()) {
+      return List.of(judged);
     }
-    return counts.isEmpty() ? List.of(judged.build()) : List.of(judged.build(), counts.build());
+    Block.Table counts = Block.Table.of(
+        List.of(
+            load,
+            figure(
+                "p99 ms by size",
+                f -> f.admittedP99BySize().entrySet().stream()
+                    .map(e -> e.getKey() + " " + num(e.getValue()))
+                    .collect(Collectors.joining(", "))),
+            figure("machine CPU %", f -> num(f.machineCpu().mean())),
+            figure("CPU per job ms", f -> num(f.jobCpuMillis())),
+            figure("jobs' share of CPU", f -> pct(f.jobsShareOfCpu())),
+            figure("sent", f -> f.counts().sent()),
+            figure("2xx", f -> f.counts().ok()),
+            figure("429", f -> f.counts().rejected()),
+            figure("5xx", f -> f.counts().serverErrors()),
+            figure("other", f -> f.counts().other()),
+            figure("limit mean", f -> num(f.limit().mean())),
+            figure("rejections by reason", f -> Cell.of(reasons(f)).marked(Cell.Mark.PROSE)),
+            Column.of("load avg after", SweepResult::loadAverageAfter)),
+        ran);
+    return List.of(judged, counts);
+  }
+
+  private static Column<SweepResult> figure(String header, Function<RunFigures, ?> value) {
+    return Column.of(header, r -> value.apply(r.figures()));
+  }
+
+  private static Column<SweepResult> judged(
+      String header, OverloadTarget target, Function<RunFigures, String> value) {
+    return Column.judged(header, target.shortAim(), r -> value.apply(r.figures()), target::judge);
   }
 
   private static Block stepSection(List<StepResult> steps) {
     StepLoad load = steps.get(0).load();
-    Block.Table.Builder t = Block.Table.of(List.of(
-        Cell.of("variant"),
-        aim("CPU settled after 1x to 10x, s", OverloadTarget.STEP_CPU),
-        Cell.of("CPU settled after 10x to 1x, s"),
-        Cell.of("on 2 s means: after 1x to 10x, s"),
-        Cell.of("after 10x to 1x, s"),
-        Cell.of("p99 within 2x unloaded after 1x to 10x, s"),
-        Cell.of("p99 within 2x unloaded after 10x to 1x, s"),
-        Cell.of("10x goodput of capacity at 70%"),
-        Cell.of("10x admitted p99 ms"),
-        Cell.of("10x CPU mean %"),
-        aim("5xx", OverloadTarget.STEP_NO_5XX),
-        Cell.of("rejections by reason"),
-        Cell.of("load avg after")));
+    Block.Table t = Block.Table.of(
+        List.of(
+            Column.of("variant", StepResult::variant),
+            Column.judged(
+                "CPU settled after 1x to 10x, s",
+                OverloadTarget.STEP_CPU.shortAim(),
+                r -> num(r.cpuSettleUp()),
+                OverloadTarget.STEP_CPU::judge),
+            Column.of("CPU settled after 10x to 1x, s", r -> num(r.cpuSettleDown())),
+            Column.of("on 2 s means: after 1x to 10x, s", r -> num(r.cpuSettleUp2s())),
+            Column.of("after 10x to 1x, s", r -> num(r.cpuSettleDown2s())),
+            Column.of("p99 within 2x unloaded after 1x to 10x, s", r -> num(r.p99SettleUp())),
+            Column.of("p99 within 2x unloaded after 10x to 1x, s", r -> num(r.p99SettleDown())),
+            Column.of("10x goodput of capacity at 70%", r -> pct(r.high().goodputOfTarget())),
+            Column.of("10x admitted p99 ms", r -> num(r.high().admitted().p99())),
+            Column.of("10x CPU mean %", r -> num(r.high().processCpu().mean())),
+            Column.judged(
+                "5xx",
+                OverloadTarget.STEP_NO_5XX.shortAim(),
+                r -> r.high().counts().serverErrors(),
+                OverloadTarget.STEP_NO_5XX::judge),
+            Column.of(
+                "rejections by reason", r -> Cell.of(reasons(r.high())).marked(Cell.Mark.PROSE)),
+            Column.of("load avg after", StepResult::loadAverageAfter)),
+        steps,
+        1,
+        r -> r.high() == null ? String.valueOf(r.error()) : null);
     List<Block> charts = new ArrayList<>();
     for (StepResult r : steps) {
-      if (r.high() == null) {
-        t.row(r.variant(), notRun(r.error(), 12));
-      } else {
-        t.row(
-            r.variant(),
-            cell(num(r.cpuSettleUp()), OverloadTarget.STEP_CPU.judge(r)),
-            num(r.cpuSettleDown()),
-            num(r.cpuSettleUp2s()),
-            num(r.cpuSettleDown2s()),
-            num(r.p99SettleUp()),
-            num(r.p99SettleDown()),
-            pct(r.high().goodputOfTarget()),
-            num(r.high().admitted().p99()),
-            num(r.high().processCpu().mean()),
-            cell(
-                Long.toString(r.high().counts().serverErrors()),
-                OverloadTarget.STEP_NO_5XX.judge(r)),
-            Cell.of(reasons(r.high())).marked(Cell.Mark.PROSE),
-            r.loadAverageAfter());
-      }
       if (r.run() != null) {
         charts.add(new Block.Chart(
             r.kind() + " step: " + r.variant(), LimitChart.of(r.run(), limiterName(r))));
@@ -215,7 +200,7 @@ final class OverloadReport {
             + " large part of a second and 1 s readings scatter whatever the limit does; the CPU's"
             + " settling is also given on means of 2 s. Admitted p99 is read per second of"
             + " sending."),
-        t.build(),
+        t,
         new Block.Grid(2, charts));
   }
 
@@ -280,18 +265,6 @@ final class OverloadReport {
     return f.reasons().entrySet().stream()
         .map(e -> e.getKey() + ": " + e.getValue())
         .collect(Collectors.joining(", "));
-  }
-
-  private static Cell aim(String caption, OverloadTarget t) {
-    return Cell.withAim(caption, t.shortAim());
-  }
-
-  private static Cell cell(String value, Optional<Boolean> met) {
-    return met.map(m -> Cell.judged(value, m)).orElseGet(() -> Cell.of(value));
-  }
-
-  private static Cell notRun(String error, int columns) {
-    return Cell.of("not run: " + error).marked(Cell.Mark.MISSED).spanning(columns);
   }
 
   static String num(double v) {

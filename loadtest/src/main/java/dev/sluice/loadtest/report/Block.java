@@ -3,6 +3,7 @@ package dev.sluice.loadtest.report;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /** A part of a {@link Report}'s page; {@link HtmlRenderer} knows how to draw each. */
@@ -77,9 +78,7 @@ public sealed interface Block {
       }
 
       public Builder row(Object... cells) {
-        return cells(Arrays.stream(cells)
-            .map(c -> c instanceof Cell cell ? cell : Cell.of(String.valueOf(c)))
-            .toList());
+        return cells(Arrays.stream(cells).map(Cell::of).toList());
       }
 
       public Builder cells(List<Cell> cells) {
@@ -93,6 +92,57 @@ public sealed interface Block {
 
       public Table build() {
         return new Table(header, rows);
+      }
+    }
+
+    /** A table with a row per item and a cell per column. */
+    public static <T> Table of(List<Column<T>> columns, List<T> rows) {
+      return of(columns, rows, 0, r -> null);
+    }
+
+    /**
+     * A table with a row per item and a cell per column; an item that did not run (its {@code
+     * error} is not null) keeps its first {@code named} cells and says why across the rest, in red.
+     */
+    public static <T> Table of(
+        List<Column<T>> columns, List<T> rows, int named, Function<T, String> error) {
+      Builder table = new Builder(columns.stream().map(Column::header).toList());
+      for (T row : rows) {
+        List<Cell> cells = new ArrayList<>();
+        String failed = error.apply(row);
+        for (Column<T> column : failed == null ? columns : columns.subList(0, named)) {
+          cells.add(column.cell().apply(row));
+        }
+        if (failed != null) {
+          cells.add(Cell.judged("not run: " + failed, false).spanning(columns.size() - named));
+        }
+        table.cells(cells);
+      }
+      return table.build();
+    }
+
+    /**
+     * One column of a table of {@code T}s: its header and its cell for each row.
+     *
+     * @param <T> what a row shows
+     */
+    public record Column<T>(Cell header, Function<T, Cell> cell) {
+
+      /** A column of plain cells. */
+      public static <T> Column<T> of(String header, Function<T, ?> value) {
+        return new Column<>(Cell.of(header), r -> Cell.of(value.apply(r)));
+      }
+
+      /**
+       * A column judged against {@code aim} (beneath its header): green where met, red where
+       * missed, plain where the aim does not apply ({@code met} empty).
+       */
+      public static <T> Column<T> judged(
+          String header, String aim, Function<T, ?> value, Function<T, Optional<Boolean>> met) {
+        return new Column<>(Cell.withAim(header, aim), r -> {
+          String text = String.valueOf(value.apply(r));
+          return met.apply(r).map(m -> Cell.judged(text, m)).orElseGet(() -> Cell.of(text));
+        });
       }
     }
 
@@ -150,6 +200,11 @@ public sealed interface Block {
 
     public static Cell of(String text) {
       return new Cell(text, null, Mark.PLAIN, 1);
+    }
+
+    /** The cell itself, or a plain cell of the value's text. */
+    public static Cell of(Object value) {
+      return value instanceof Cell cell ? cell : of(String.valueOf(value));
     }
 
     /** A column's name with its aim beneath. */

@@ -2,6 +2,7 @@ package dev.sluice.loadtest.report;
 
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -81,6 +82,21 @@ public record Verdict(String name, String target, String measured, Outcome outco
 
   public static Verdict info(String text) {
     return new Verdict(text, null, null, Outcome.INFO, null);
+  }
+
+  /**
+   * A headline over several judgements: missed where one was missed, met where every judged one
+   * was, not measured where none was judged.
+   */
+  public static Verdict overall(String text, List<Outcome> parts) {
+    return new Verdict(
+        text,
+        null,
+        null,
+        parts.contains(Outcome.MISSED)
+            ? Outcome.MISSED
+            : parts.contains(Outcome.MET) ? Outcome.MET : Outcome.NOT_MEASURED,
+        null);
   }
 
   /** The same judgement with a reason added. */

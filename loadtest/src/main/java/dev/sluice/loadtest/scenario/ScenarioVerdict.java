@@ -3,6 +3,7 @@ package dev.sluice.loadtest.scenario;
 import dev.sluice.loadtest.report.Percentiles;
 import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.report.Verdict.Outcome;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -43,15 +44,13 @@ final class ScenarioVerdict {
   /** The run judged against the aims; {@code reference} (or null) is the run without Sluice. */
   static Verdict judge(RunSummary run, RunSummary reference) {
     List<String> parts = new ArrayList<>();
-    int judged = 0;
-    boolean missed = false;
+    List<Outcome> judged = new ArrayList<>();
 
     double cpu = run.cpu().processMean();
     if (Double.isNaN(cpu)) {
       parts.add("service CPU not measured");
     } else {
-      judged++;
-      missed |= cpu > CPU_AIM_PERCENT;
+      judged.add(Outcome.of(cpu <= CPU_AIM_PERCENT));
       parts.add("service CPU mean "
           + Verdict.withAim(cpu(cpu), "≤ " + cpu(CPU_AIM_PERCENT))
           + (reference == null
@@ -63,8 +62,7 @@ final class ScenarioVerdict {
     if (Double.isNaN(history)) {
       parts.add("history p99 not measured (no history lookup answered 200)");
     } else {
-      judged++;
-      missed |= history >= HISTORY_P99_AIM_MILLIS;
+      judged.add(Outcome.of(history < HISTORY_P99_AIM_MILLIS));
       parts.add("history p99 "
           + Verdict.withAim(ms(history), "< " + ms(HISTORY_P99_AIM_MILLIS))
           + (reference == null ? "" : " against " + ms(historyP99(reference))));
@@ -74,9 +72,8 @@ final class ScenarioVerdict {
     if (rescueSent == 0) {
       parts.add("no rescue job sent");
     } else {
-      judged++;
       long served = served(run, "rescue");
-      missed |= served < rescueSent;
+      judged.add(Outcome.of(served >= rescueSent));
       parts.add("rescue "
           + Verdict.withAim(served + " of " + rescueSent + " served", "all")
           + (reference == null
@@ -86,8 +83,7 @@ final class ScenarioVerdict {
     }
 
     long errors = serverErrors(run);
-    judged++;
-    missed |= errors > 0;
+    judged.add(Outcome.of(errors == 0));
     parts.add(Verdict.withAim(errors + " 5xx other than 503/504", "0")
         + (reference == null ? "" : " against " + serverErrors(reference)));
 
@@ -97,10 +93,7 @@ final class ScenarioVerdict {
       parts.add("transcode jobs served " + with + " against " + without
           + (without > 0 ? " (" + Verdict.change((double) with / without) + ")" : ""));
     }
-    String text = run.label() + ": " + String.join("; ", parts);
-    return judged == 0
-        ? Verdict.notMeasured(text)
-        : missed ? Verdict.missed(text) : Verdict.met(text);
+    return Verdict.overall(run.label() + ": " + String.join("; ", parts), judged);
   }
 
   private static String reference(RunSummary run) {

@@ -27,6 +27,16 @@ class VerdictTest {
   }
 
   @Test
+  void anOverallHeadlineIsMissedWhereAnyPartWasMissedAndNotMeasuredWhereNoneWasJudged() {
+    assertThat(Verdict.overall("a", List.of(Outcome.MET, Outcome.MISSED)).outcome())
+        .isEqualTo(Outcome.MISSED);
+    assertThat(Verdict.overall("a", List.of(Outcome.MET, Outcome.NOT_MEASURED)).outcome())
+        .isEqualTo(Outcome.MET);
+    assertThat(Verdict.overall("a", List.of(Outcome.NOT_MEASURED)).outcome())
+        .isEqualTo(Outcome.NOT_MEASURED);
+  }
+
+  @Test
   void aHeadlineInSummaryJsonHasTheTextAndTheOutcomeOnly() throws Exception {
     JsonNode json = JSON.valueToTree(List.of(Verdict.notMeasured("c: not run")));
 
