@@ -41,6 +41,19 @@ class DeadlineTest {
     assertThat(Deadline.parseNanos(raw)).isEqualTo(nanos);
   }
 
+  @ParameterizedTest
+  @CsvSource({
+    "12345678S, 12345678000000000",
+    "9223372036854, 9223372036854000000",
+    "9223372036855, 9223372036854775807",
+    "99999999H, 9223372036854775807",
+    "1234567890123456789, 9223372036854775807",
+    "12345678901234567890, -1"
+  })
+  void theLongestBudgetsAreReadAndOneTooLargeForTheClockIsForever(String raw, long nanos) {
+    assertThat(Deadline.parseNanos(raw)).isEqualTo(nanos);
+  }
+
   private final VirtualTime time = new VirtualTime();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final AtomicReference<Duration> budgetSeen = new AtomicReference<>();
