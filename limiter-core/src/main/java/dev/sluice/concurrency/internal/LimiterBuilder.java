@@ -16,7 +16,7 @@ import java.util.concurrent.ForkJoinPool;
  * The one {@link ConcurrencyLimiter.Builder}: a {@link LimiterSpec} (validated when it was built)
  * and the runtime pieces, each checked as it is set.
  */
-public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
+final class LimiterBuilder implements ConcurrencyLimiter.Builder {
 
   final String name;
   /** Every setting; the fields below are the runtime pieces the limiter runs on. */
@@ -30,7 +30,7 @@ public final class LimiterBuilder implements ConcurrencyLimiter.Builder {
   /** Null: a local limiter; else permits are leases in this store, shared by every node. */
   PermitStore permitStore;
 
-  public LimiterBuilder(String name) {
+  LimiterBuilder(String name) {
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
     }

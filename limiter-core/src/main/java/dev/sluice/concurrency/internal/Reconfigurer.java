@@ -2,8 +2,6 @@ package dev.sluice.concurrency.internal;
 
 import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Reconfiguration;
-import dev.sluice.concurrency.WaitQueue;
-import dev.sluice.concurrency.limit.LimitSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
