@@ -14,7 +14,6 @@ import dev.sluice.concurrency.limit.CpuSignal;
 import dev.sluice.config.QueueSettings;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
-import dev.sluice.request.RequestInfo;
 import dev.sluice.time.VirtualTime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -25,7 +24,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -201,8 +199,8 @@ class CostScaleTest {
     CostCeiling ceiling = new CostCeiling("work", 16, noBackend);
     RequestCost cost = RequestCost.of("query:ms", 1, QueueSettings.FIFO, ceiling);
 
-    cost.of(NO_HEADERS, name -> "800");
-    cost.of(NO_HEADERS, name -> "900");
+    cost.of(TestRequest.NONE, name -> "800");
+    cost.of(TestRequest.NONE, name -> "900");
 
     String written = err.toString(StandardCharsets.UTF_8);
     assertThat(written).startsWith(Warnings.NO_BACKEND);
@@ -223,41 +221,8 @@ class CostScaleTest {
             "work", Integer.MAX_VALUE, Warnings.to(LoggerFactory.getLogger(CostScaleTest.class))));
     Map<String, Integer> expected = Map.of("1", 1, "49", 1, "50", 1, "149", 1, "150", 2, "800", 8);
     expected.forEach((declared, units) ->
-        assertThat(cost.of(NO_HEADERS, name -> declared)).as(declared).isEqualTo(units));
+        assertThat(cost.of(TestRequest.NONE, name -> declared)).as(declared).isEqualTo(units));
   }
-
-  /** A request that only has its query parameters (given to {@code of} on their own). */
-  private static final RequestInfo NO_HEADERS = new RequestInfo() {
-    @Override
-    public String method() {
-      return "GET";
-    }
-
-    @Override
-    public String path() {
-      return "/api/transcode";
-    }
-
-    @Override
-    public String clientIp() {
-      return "127.0.0.1";
-    }
-
-    @Override
-    public Optional<String> account() {
-      return Optional.empty();
-    }
-
-    @Override
-    public Optional<String> device() {
-      return Optional.empty();
-    }
-
-    @Override
-    public Optional<String> header(String name) {
-      return Optional.empty();
-    }
-  };
 
   @Test
   void aCostScaleWithoutADeclaredCostFailsStartupNamingIt() {

@@ -10,9 +10,7 @@ import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.LimiterKeys;
 import dev.sluice.config.QueueSettings;
-import dev.sluice.request.RequestInfo;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The queue properties of one limiter, and the Caller a request queues as. */
@@ -76,7 +74,8 @@ class QueueCallersTest {
         "X-Priority")));
 
     assertThat(callers.needed()).isTrue();
-    Caller caller = callers.of(request(Map.of("x-host-id", "host-7", "x-priority", " Critical ")));
+    Caller caller = callers.of(
+        TestRequest.withHeaders(Map.of("x-host-id", "host-7", "x-priority", " Critical ")));
 
     assertThat(caller.key()).isEqualTo("host-7");
     assertThat(caller.priority()).isEqualTo(Priority.CRITICAL);
@@ -87,7 +86,7 @@ class QueueCallersTest {
     QueueCallers callers = new QueueCallers(parse(Map.of(
         P + "queue", "fair", P + "queue-key", "account", P + "priority-header", "X-Priority")));
 
-    Caller caller = callers.of(request(Map.of("x-priority", "urgent!!")));
+    Caller caller = callers.of(TestRequest.withHeaders(Map.of("x-priority", "urgent!!")));
 
     assertThat(caller.key()).isEqualTo(Caller.UNKNOWN_KEY);
     assertThat(caller.priority()).isEqualTo(Priority.NORMAL);
@@ -98,43 +97,8 @@ class QueueCallersTest {
     QueueCallers callers =
         new QueueCallers(parse(Map.of(P + "queue", "fair", P + "queue-key", "header:X-Host-Id")));
 
-    Caller caller = callers.of(request(Map.of("x-host-id", "h".repeat(500))));
+    Caller caller = callers.of(TestRequest.withHeaders(Map.of("x-host-id", "h".repeat(500))));
 
     assertThat(caller.key()).startsWith("~").hasSizeLessThan(40);
-  }
-
-  /** A request with these headers (names in lower case), from 10.0.0.1, with no account. */
-  private static RequestInfo request(Map<String, String> headers) {
-    return new RequestInfo() {
-      @Override
-      public String method() {
-        return "GET";
-      }
-
-      @Override
-      public String path() {
-        return "/api/transcode";
-      }
-
-      @Override
-      public String clientIp() {
-        return "10.0.0.1";
-      }
-
-      @Override
-      public Optional<String> account() {
-        return Optional.empty();
-      }
-
-      @Override
-      public Optional<String> device() {
-        return Optional.empty();
-      }
-
-      @Override
-      public Optional<String> header(String name) {
-        return Optional.ofNullable(headers.get(name.toLowerCase(java.util.Locale.ROOT)));
-      }
-    };
   }
 }
