@@ -129,7 +129,14 @@ public final class RateHistory {
           .collect(Collectors.joining("; "));
       return decisions + " decisions, " + admitted + " permits admitted; "
           + (overAdmissions.isEmpty() ? "no over-admission" : "over-admission: " + over) + "; "
-          + underAdmissions.size() + " refusals within the rate";
+          + underAdmissions.size() + " refusals within the rate"
+          + underAdmissions.stream()
+              .limit(3)
+              .map(u -> String.format(
+                  "%s at %.3f s (%.1f permits of room)",
+                  u.actor(), u.askedNanos() / 1e9, u.headroom()))
+              .collect(Collectors.joining(", ", underAdmissions.isEmpty() ? "" : " (", ""))
+          + (underAdmissions.size() > 3 ? ", ...)" : underAdmissions.isEmpty() ? "" : ")");
     }
   }
 
