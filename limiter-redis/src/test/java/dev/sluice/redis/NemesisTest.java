@@ -1,0 +1,234 @@
+package dev.sluice.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.rate.Algorithm;
+import dev.sluice.rate.RateDecision;
+import dev.sluice.rate.RateLimit;
+import dev.sluice.store.FailurePolicy;
+import dev.sluice.store.RateRequest;
+import dev.sluice.testing.RateHistory;
+import dev.sluice.testing.RateHistory.Allowance;
+import dev.sluice.testing.RateHistory.Decision;
+import dev.sluice.testing.Seeds;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A nemesis, as Jepsen's: a random schedule of faults, from a seed, against two nodes deciding one
+ * token-bucket rule through Redis, and the whole history checked afterwards. Two hot accounts ask
+ * about six times the rule's rate; a calm one asks half of it. The checks: no interval of any
+ * account holds more than the rule plus the failure table's allowance for the faults it overlaps
+ * (one local share from the fault until both nodes are on Redis again and the settling time has
+ * passed, then a permit per node for a period), and the calm account is never refused outside a
+ * fault when the exact rule would have admitted it. A failing schedule replays with {@code
+ * -Dtest.seed=N} (the seed and the schedule are printed).
+ */
+@Tag("integration")
+class NemesisTest {
+
+  private static final Duration TIMEOUT = Duration.ofMillis(50);
+  private static final Duration PERIOD = Duration.ofSeconds(5);
+  private static final int LIMIT = 20;
+  private static final int FAULTS = 4;
+
+  /** After a fault has healed and both nodes are on Redis: the settling time of an emptied Redis. */
+  private static final Duration SETTLE = Duration.ofMillis(1_500);
+
+  /** What the nemesis can do, and how it ends each fault. */
+  private enum Fault {
+    RESET,
+    BLACKHOLE,
+    DELAY,
+    LOSS,
+    RESTART_EMPTY,
+    PAUSE,
+    FLUSHALL
+  }
+
+  /** One fault as it happened: injected, healed, and when both nodes were settled on Redis again. */
+  private record Injected(Fault fault, long fromNanos, long healedNanos, long settledNanos) {}
+
+  private record Answer(String account, long askedNanos, long answeredNanos, boolean allowed) {}
+
+  private RedisServer redis;
+  private FaultProxy proxy;
+  private Nodes nodes;
+  private ScheduledExecutorService callers;
+
+  @BeforeEach
+  void open() throws Exception {
+    redis = RedisServer.start();
+    proxy = new FaultProxy(redis.port());
+    nodes = new Nodes();
+    callers = Executors.newScheduledThreadPool(3);
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    callers.shutdownNow();
+    callers.awaitTermination(5, TimeUnit.SECONDS);
+    nodes.close();
+    proxy.close();
+    redis.close();
+  }
+
+  @Test
+  // the callers are stopped by shutdownNow; a failed decision shows as a missing answer
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void aRandomScheduleOfFaultsKeepsEveryAccountWithinTheRuleAndItsAllowances() {
+    long seed = Seeds.seed();
+    Random random = new Random(seed);
+    List<RedisStores> both = List.of(
+        nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL),
+        nodes.open(proxy.uri(), TIMEOUT, 2, FailurePolicy.LOCAL));
+    String rule = "nemesis-" + UUID.randomUUID();
+    RateLimit limit = new RateLimit(LIMIT, PERIOD, LIMIT);
+    ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
+    BooleanSupplier bothUp = () -> both.stream().allMatch(s -> s.state() == RedisState.UP);
+    // the nodes are opened as past their start-up (a call is bounded by the 50 ms timeout from
+    // the first, StartUpTest covers a starting node): the accounts ask once both are connected
+    await("both nodes on Redis").atMost(Duration.ofSeconds(30)).until(bothUp::getAsBoolean);
+    long origin = System.nanoTime();
+    for (int n = 0; n < 2; n++) {
+      RedisStores node = both.get(n);
+      for (String account : List.of("hot-1", "hot-2")) {
+        ask(node, rule, account, limit, answers, origin, 40);
+      }
+      ask(node, rule, "calm", limit, answers, origin, 1_000);
+    }
+    pause(Duration.ofSeconds(2));
+
+    List<Injected> schedule = new ArrayList<>();
+    for (int i = 0; i < FAULTS; i++) {
+      Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
+      Duration lasts = Duration.ofMillis(1_000 + random.nextInt(2_000));
+      long from = System.nanoTime();
+      inject(fault);
+      if (fault != Fault.FLUSHALL) {
+        pause(lasts);
+      }
+      heal(fault);
+      long healed = System.nanoTime();
+      await("both nodes on Redis again after " + fault + " (seed " + seed + ")")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(10))
+          .until(bothUp::getAsBoolean);
+      long settled = System.nanoTime() + SETTLE.toNanos();
+      schedule.add(new Injected(fault, from - origin, healed - origin, settled - origin));
+      pause(SETTLE.plusMillis(1_000 + random.nextInt(1_000)));
+    }
+    pause(PERIOD);
+    callers.shutdownNow();
+
+    List<Allowance> duringFaults = new ArrayList<>();
+    List<Allowance> withAfter = new ArrayList<>();
+    for (Injected f : schedule) {
+      Allowance during =
+          new Allowance(f.fault().name(), f.fromNanos(), f.settledNanos(), LIMIT / 2);
+      duringFaults.add(during);
+      withAfter.add(during);
+      withAfter.add(new Allowance(
+          "after " + f.fault(), f.settledNanos(), f.settledNanos() + PERIOD.toNanos(), 2));
+    }
+    List<Decision> history = answers.stream()
+        .map(a -> new Decision(a.account(), a.askedNanos(), a.answeredNanos(), a.allowed(), 1))
+        .toList();
+    RateHistory.Report all = RateHistory.checkBucket(history, LIMIT, PERIOD, LIMIT, withAfter, 1.0);
+    RateHistory.Report calm = RateHistory.checkBucket(
+        history.stream().filter(d -> d.actor().equals("calm")).toList(),
+        LIMIT,
+        PERIOD,
+        LIMIT,
+        duringFaults,
+        1.0);
+    String told = String.format(
+        "seed %d, schedule %s: %s; the calm account: %s",
+        seed, describe(schedule), all.summary(), calm.summary());
+    System.out.println(told);
+
+    assertThat(history.stream().filter(d -> d.actor().equals("calm")).count())
+        .as("the calm account kept asking: %s", told)
+        .isGreaterThan(20L);
+    assertThat(all.overAdmissions()).as(told).isEmpty();
+    assertThat(calm.underAdmissions()).as(told).isEmpty();
+  }
+
+  // the callers are stopped by shutdownNow in the test and in close()
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void ask(
+      RedisStores node,
+      String rule,
+      String account,
+      RateLimit limit,
+      ConcurrentLinkedQueue<Answer> answers,
+      long origin,
+      long everyMillis) {
+    RateRequest request = new RateRequest(rule, account, Algorithm.TOKEN_BUCKET, limit, 1);
+    callers.scheduleWithFixedDelay(
+        () -> {
+          long asked = System.nanoTime();
+          RateDecision decision = Nodes.decide(node, request, Duration.ofSeconds(5));
+          answers.add(
+              new Answer(account, asked - origin, System.nanoTime() - origin, decision.allowed()));
+        },
+        0,
+        everyMillis,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void inject(Fault fault) {
+    switch (fault) {
+      case RESET -> proxy.cut();
+      case BLACKHOLE -> proxy.blackhole();
+      case DELAY -> proxy.delay(Duration.ofMillis(200));
+      case LOSS -> proxy.loss(0.2);
+      case RESTART_EMPTY -> redis.kill();
+      case PAUSE -> redis.pause();
+      case FLUSHALL -> redis.command("FLUSHALL");
+    }
+  }
+
+  private void heal(Fault fault) {
+    switch (fault) {
+      case RESTART_EMPTY -> redis.restart();
+      case PAUSE -> redis.resume();
+      default -> {
+        proxy.delay(Duration.ZERO);
+        proxy.heal();
+      }
+    }
+  }
+
+  private static String describe(List<Injected> schedule) {
+    StringBuilder text = new StringBuilder();
+    for (Injected f : schedule) {
+      text.append(String.format(
+          "%s %.2f-%.2f s (settled %.2f s) ",
+          f.fault(), f.fromNanos() / 1e9, f.healedNanos() / 1e9, f.settledNanos() / 1e9));
+    }
+    return text.toString().trim();
+  }
+
+  /** Lets the callers run for {@code d} (the schedule's own pace, not a wait for a condition). */
+  private static void pause(Duration d) {
+    long until = System.nanoTime() + d.toNanos();
+    await()
+        .atMost(d.plusSeconds(5))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> System.nanoTime() - until >= 0);
+  }
+}
