@@ -3,11 +3,15 @@ package dev.sluice.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.rate.Algorithm;
 import dev.sluice.rate.RateDecision;
 import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.RateRequest;
+import dev.sluice.testing.ConcurrencyHistory;
+import dev.sluice.testing.ConcurrencyHistory.Job;
 import dev.sluice.testing.RateHistory;
 import dev.sluice.testing.RateHistory.Allowance;
 import dev.sluice.testing.RateHistory.Decision;
@@ -34,7 +38,9 @@ import org.junit.jupiter.api.Test;
  * account holds more than the rule plus the failure table's allowance for the faults it overlaps
  * (one local share from the fault until both nodes are on Redis again and the settling time has
  * passed, then a permit per node for a period), and the calm account is never refused outside a
- * fault when the exact rule would have admitted it. A failing schedule replays with {@code
+ * fault when the exact rule would have admitted it. Beside them, each node runs jobs under one
+ * global concurrency limit of 2 (leases in Redis): never more jobs at once across both nodes than
+ * the limit, plus one local share while a fault lasts. A failing schedule replays with {@code
  * -Dtest.seed=N} (the seed and the schedule are printed).
  */
 @Tag("integration")
@@ -44,6 +50,7 @@ class NemesisTest {
   private static final Duration PERIOD = Duration.ofSeconds(5);
   private static final int LIMIT = 20;
   private static final int FAULTS = 4;
+  private static final int JOBS_AT_ONCE = 2;
 
   /** After a fault has healed and both nodes are on Redis: the settling time of an emptied Redis. */
   private static final Duration SETTLE = Duration.ofMillis(1_500);
@@ -68,6 +75,9 @@ class NemesisTest {
   private FaultProxy proxy;
   private Nodes nodes;
   private ScheduledExecutorService callers;
+  private final List<ConcurrencyLimiter> limiters = new ArrayList<>();
+  private final ScheduledExecutorService jobEnds = Executors.newSingleThreadScheduledExecutor();
+  private final ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor();
 
   @BeforeEach
   void open() throws Exception {
@@ -81,6 +91,10 @@ class NemesisTest {
   void close() throws Exception {
     callers.shutdownNow();
     callers.awaitTermination(5, TimeUnit.SECONDS);
+    watch.shutdownNow();
+    jobEnds.shutdown();
+    jobEnds.awaitTermination(5, TimeUnit.SECONDS);
+    limiters.forEach(ConcurrencyLimiter::shutdown);
     nodes.close();
     proxy.close();
     redis.close();
@@ -98,17 +112,34 @@ class NemesisTest {
     String rule = "nemesis-" + UUID.randomUUID();
     RateLimit limit = new RateLimit(LIMIT, PERIOD, LIMIT);
     ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Job> jobs = new ConcurrentLinkedQueue<>();
     BooleanSupplier bothUp = () -> both.stream().allMatch(s -> s.state() == RedisState.UP);
     // the nodes are opened as past their start-up (a call is bounded by the 50 ms timeout from
     // the first, StartUpTest covers a starting node): the accounts ask once both are connected
     await("both nodes on Redis").atMost(Duration.ofSeconds(30)).until(bothUp::getAsBoolean);
     long origin = System.nanoTime();
+    // a decision made without Redis outside a fault is a slow call (the timeout ran out first):
+    // the failure table allows one beyond the limit for each; the watch notes when they happen
+    ConcurrentLinkedQueue<Long> slowCalls = new ConcurrentLinkedQueue<>();
+    long[] degraded = {0};
+    watch.scheduleWithFixedDelay(
+        () -> {
+          long now = both.stream().mapToLong(RedisStores::degradedDecisions).sum();
+          for (long i = degraded[0]; i < now; i++) {
+            slowCalls.add(System.nanoTime() - origin);
+          }
+          degraded[0] = now;
+        },
+        0,
+        10,
+        TimeUnit.MILLISECONDS);
     for (int n = 0; n < 2; n++) {
       RedisStores node = both.get(n);
       for (String account : List.of("hot-1", "hot-2")) {
         ask(node, rule, account, limit, answers, origin, 40);
       }
       ask(node, rule, "calm", limit, answers, origin, 1_000);
+      runJobs("node-" + n, node, jobs, origin);
     }
     pause(Duration.ofSeconds(2));
 
@@ -133,8 +164,12 @@ class NemesisTest {
     }
     pause(PERIOD);
     callers.shutdownNow();
+    await("the last jobs end")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> limiters.stream().allMatch(l -> l.snapshot().inFlight() == 0));
 
     List<Allowance> duringFaults = new ArrayList<>();
+    List<Allowance> slowCallsOutsideFaults = new ArrayList<>();
     List<Allowance> withAfter = new ArrayList<>();
     for (Injected f : schedule) {
       Allowance during =
@@ -143,6 +178,16 @@ class NemesisTest {
       withAfter.add(during);
       withAfter.add(new Allowance(
           "after " + f.fault(), f.settledNanos(), f.settledNanos() + PERIOD.toNanos(), 2));
+    }
+    for (long at : slowCalls) {
+      boolean inFault =
+          duringFaults.stream().anyMatch(f -> at >= f.fromNanos() && at < f.toNanos());
+      if (!inFault) {
+        // the call began up to a timeout (and the watch's 10 ms) before it was counted
+        Allowance slow = new Allowance("slow call", at - 70_000_000L, at + 10_000_000L, 1);
+        withAfter.add(slow);
+        slowCallsOutsideFaults.add(slow);
+      }
     }
     List<Decision> history = answers.stream()
         .map(a -> new Decision(a.account(), a.askedNanos(), a.answeredNanos(), a.allowed(), 1))
@@ -155,9 +200,21 @@ class NemesisTest {
         LIMIT,
         duringFaults,
         1.0);
+    // a job's permit taken on a share (in a fault, or by a slow call) runs its 100 ms on
+    List<Allowance> oneShare = new ArrayList<>();
+    duringFaults.forEach(
+        a -> oneShare.add(new Allowance(a.fault(), a.fromNanos(), a.toNanos(), JOBS_AT_ONCE / 2)));
+    slowCallsOutsideFaults.forEach(
+        a -> oneShare.add(new Allowance(a.fault(), a.fromNanos(), a.toNanos() + 150_000_000L, 1)));
+    ConcurrencyHistory.Report running = ConcurrencyHistory.check(jobs, JOBS_AT_ONCE, oneShare);
     String told = String.format(
-        "seed %d, schedule %s: %s; the calm account: %s",
-        seed, describe(schedule), all.summary(), calm.summary());
+        "seed %d, schedule %s, %d slow calls outside them: %s; the calm account: %s; jobs: %s",
+        seed,
+        describe(schedule),
+        slowCallsOutsideFaults.size(),
+        all.summary(),
+        calm.summary(),
+        running.summary());
     System.out.println(told);
 
     assertThat(history.stream().filter(d -> d.actor().equals("calm")).count())
@@ -165,6 +222,41 @@ class NemesisTest {
         .isGreaterThan(20L);
     assertThat(all.overAdmissions()).as(told).isEmpty();
     assertThat(calm.underAdmissions()).as(told).isEmpty();
+    assertThat(running.jobs()).as("jobs ran: %s", told).isGreaterThan(20);
+    assertThat(running.withinLimit()).as(told).isTrue();
+  }
+
+  /**
+   * A global limiter on {@code node}: a caller every 30 ms, each job 100 ms from its grant, its
+   * start and end recorded on the test's clock when they happen.
+   */
+  // the callers are stopped by shutdownNow; a refused or failed acquire is simply not a job
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void runJobs(
+      String name, RedisStores node, ConcurrentLinkedQueue<Job> jobs, long origin) {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.builder("nemesis-jobs")
+        .spec(LimiterSpec.custom()
+            .maxConcurrency(JOBS_AT_ONCE)
+            .maxQueue(4)
+            .queueTimeout(Duration.ofSeconds(2))
+            .build())
+        .permitStore(node.permits())
+        .build();
+    limiters.add(limiter);
+    callers.scheduleWithFixedDelay(
+        () -> limiter.acquire().thenAccept(permit -> {
+          long started = System.nanoTime() - origin;
+          jobEnds.schedule(
+              () -> {
+                jobs.add(new Job(name, started, System.nanoTime() - origin));
+                permit.release();
+              },
+              100,
+              TimeUnit.MILLISECONDS);
+        }),
+        0,
+        30,
+        TimeUnit.MILLISECONDS);
   }
 
   // the callers are stopped by shutdownNow in the test and in close()
