@@ -183,8 +183,9 @@ class NemesisTest {
       boolean inFault =
           duringFaults.stream().anyMatch(f -> at >= f.fromNanos() && at < f.toNanos());
       if (!inFault) {
-        // the call began up to a timeout (and the watch's 10 ms) before it was counted
-        Allowance slow = new Allowance("slow call", at - 70_000_000L, at + 10_000_000L, 1);
+        // the call began up to a timeout before it was counted, and the watch itself may run
+        // late on a busy machine: 200 ms of slack either side of the tick that saw it
+        Allowance slow = new Allowance("slow call", at - 250_000_000L, at + 200_000_000L, 1);
         withAfter.add(slow);
         slowCallsOutsideFaults.add(slow);
       }
@@ -215,6 +216,15 @@ class NemesisTest {
         all.summary(),
         calm.summary(),
         running.summary());
+    if (!running.withinLimit()) {
+      long at = running.overruns().get(0).atNanos();
+      told += "; the jobs running then: "
+          + jobs.stream()
+              .filter(j -> j.startedNanos() <= at && j.endedNanos() > at)
+              .map(j -> String.format(
+                  "%s %.3f-%.3f s", j.node(), j.startedNanos() / 1e9, j.endedNanos() / 1e9))
+              .toList();
+    }
     System.out.println(told);
 
     assertThat(history.stream().filter(d -> d.actor().equals("calm")).count())
