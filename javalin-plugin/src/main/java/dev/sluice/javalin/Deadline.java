@@ -50,7 +50,8 @@ final class Deadline {
     if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
       return MALFORMED;
     }
-    long amount = Long.parseLong(digits);
+    // 19 plain digits pass the length check but may not fit a long: as long a budget as any
+    long amount = digits.length() > 18 ? Long.MAX_VALUE : Long.parseLong(digits);
     return amount > Long.MAX_VALUE / unitNanos ? Long.MAX_VALUE : amount * unitNanos;
   }
 }

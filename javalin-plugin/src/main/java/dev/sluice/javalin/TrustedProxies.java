@@ -192,9 +192,14 @@ final class TrustedProxies {
       return null;
     }
     if (text.indexOf(':') >= 0) {
+      // ASCII only (Character.digit also takes other scripts' digits), and starting as the JDK
+      // expects a literal to start: text starting with '.' or '%' it would send to the resolver
+      if (!(isHexDigit(text.charAt(0)) || text.charAt(0) == ':')) {
+        return null;
+      }
       for (int i = 0; i < text.length(); i++) {
         char c = text.charAt(i);
-        if (!(Character.digit(c, 16) >= 0 || c == ':' || c == '.' || c == '%')) {
+        if (!(isHexDigit(c) || c == ':' || c == '.' || c == '%')) {
           return null;
         }
       }
@@ -207,7 +212,7 @@ final class TrustedProxies {
     byte[] bytes = new byte[4];
     for (int i = 0; i < 4; i++) {
       String p = parts[i];
-      if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(Character::isDigit)) {
+      if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(c -> c >= '0' && c <= '9')) {
         return null;
       }
       int v = Integer.parseInt(p);
@@ -221,6 +226,10 @@ final class TrustedProxies {
     } catch (UnknownHostException e) {
       return null;
     }
+  }
+
+  private static boolean isHexDigit(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
   }
 
   private static InetAddress byName(String ipv6Literal) {

@@ -142,4 +142,16 @@ class DeadlineTest {
           .isEqualTo(1);
     }
   }
+
+  @Test
+  void aDeadlineTooLargeForALongIsAVeryLongBudgetNeverA500() {
+    // found by RequestHeadersFuzzTest: 19 digits passed the length check and overflowed parseLong
+    assertThat(Deadline.parseNanos("9999999999999999999")).isEqualTo(Long.MAX_VALUE);
+    try (TestServer server = start()) {
+      HttpResponse<String> r = server.get("/api/work", "X-Deadline-Ms", "9999999999999999999");
+
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(budgetSeen.get()).isNotNull();
+    }
+  }
 }

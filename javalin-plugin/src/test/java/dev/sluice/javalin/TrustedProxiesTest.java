@@ -85,6 +85,22 @@ class TrustedProxiesTest {
   }
 
   @Test
+  void onlyAsciiTextIsAnAddress() {
+    // found by RequestHeadersFuzzTest: other scripts' digits were read as an address
+    assertThat(TrustedProxies.literal("\u0661\u0662\u0667.\u0660.\u0660.\u0661"))
+        .isNull();
+    assertThat(TrustedProxies.literal("\u0661:\u0662")).isNull();
+    // text the JDK would hand to the resolver instead of parsing: never an address, never looked up
+    assertThat(TrustedProxies.literal(".:1")).isNull();
+    assertThat(TrustedProxies.literal("%:1")).isNull();
+    assertThat(TrustedProxies.literal("127.0.0.1")).isNotNull();
+    assertThat(TrustedProxies.literal("::1")).isNotNull();
+    TrustedProxies t = TrustedProxies.parse("k", "10.0.0.0/8");
+    assertThat(resolve(t, "10.0.0.1", "\u0661\u0662\u0667.\u0660.\u0660.\u0661"))
+        .isEqualTo("10.0.0.1");
+  }
+
+  @Test
   void aBadBlockNamesTheKeyTheListAndWhereItCameFrom() {
     SluiceProperties p = SluiceProperties.builder()
         .env(Map.of())

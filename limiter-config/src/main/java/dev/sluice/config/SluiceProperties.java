@@ -241,7 +241,13 @@ public final class SluiceProperties {
   private static Map<String, String> read(Reader reader, Predicate<String> wanted)
       throws IOException {
     Properties properties = new Properties();
-    properties.load(reader);
+    try {
+      properties.load(reader);
+    } catch (IllegalArgumentException e) {
+      // Properties.load throws this, naming neither key nor line, for a bad escape (`\\u12`); as
+      // an IOException it reaches the callers' "cannot be read", which names the file
+      throw new IOException("a malformed \\uXXXX escape (" + e.getMessage() + ")", e);
+    }
     Map<String, String> out = new LinkedHashMap<>();
     for (String name : properties.stringPropertyNames()) {
       if (wanted.test(name)) {

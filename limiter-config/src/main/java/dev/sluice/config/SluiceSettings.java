@@ -79,7 +79,7 @@ public final class SluiceSettings {
     Map<String, LimiterConfig> limiters = new LinkedHashMap<>();
     for (String name : names) {
       LimiterConfig.Builder b =
-          code.containsKey(name) ? code.get(name).copy() : LimiterConfig.custom(name);
+          code.containsKey(name) ? code.get(name).copy() : fromProperties(p, name);
       // properties onto the spec: each key's text through its parser into its setter
       for (LimiterKey<?> key : LimiterKeys.ALL) {
         String property = LimiterConfig.property(name, key);
@@ -89,6 +89,25 @@ public final class SluiceSettings {
     }
     return new SluiceSettings(
         Collections.unmodifiableMap(values), Collections.unmodifiableMap(limiters));
+  }
+
+  /**
+   * A limiter only the properties declare. Its name is what stands between {@code
+   * sluice.limiters.} and a known suffix, so a typo ({@code sluice.limiters.api.queue-.max-queue})
+   * makes a name with a '.': refused naming the key that made it, not as a bare builder error.
+   */
+  private static LimiterConfig.Builder fromProperties(SluiceProperties p, String name) {
+    try {
+      return LimiterConfig.custom(name);
+    } catch (IllegalArgumentException e) {
+      String key = p.asMap().keySet().stream()
+          .filter(k ->
+              SluiceProperties.limiterKey(k).map(parts -> parts[0].equals(name)).orElse(false))
+          .findFirst()
+          .orElse(SluiceProperties.LIMITERS + name);
+      throw new SluiceConfigException(
+          key, p.get(key).orElse(null), p.source(key).orElse(null), e.getMessage());
+    }
   }
 
   /** A plugin-wide key's value (its default when not set; null for an unset optional key). */

@@ -37,6 +37,19 @@ class SluicePropertiesTest {
   }
 
   @Test
+  void aMalformedUnicodeEscapeIsAConfigErrorNamingTheFile() throws IOException {
+    // found by PropertiesFuzzTest: Properties.load's bare IllegalArgumentException escaped
+    Path f = file("sluice.enabled=\\u12\n");
+
+    assertThatThrownBy(() ->
+            SluiceProperties.builder().env(Map.of()).system(Map.of()).file(f).build())
+        .isExactlyInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining(f.toString())
+        .hasMessageContaining("cannot be read: a malformed \\uXXXX escape")
+        .hasMessageNotContaining("\n");
+  }
+
+  @Test
   void environmentOverridesFileAndSystemPropertiesOverrideBoth() throws IOException {
     Path f = file("""
         sluice.limiters.transcode.max-concurrency=2

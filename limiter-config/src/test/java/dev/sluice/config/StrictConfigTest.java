@@ -49,6 +49,18 @@ class StrictConfigTest {
   }
 
   @Test
+  void aLimiterNameWithADotIsAConfigErrorNamingTheKeyThatMadeIt() {
+    // found by PropertiesFuzzTest: the builder's bare IllegalArgumentException escaped
+    SluiceProperties p = system(Map.of("sluice.limiters.work.queue-.max-queue", "5"));
+
+    assertThatThrownBy(() -> resolveChecked(p))
+        .isExactlyInstanceOf(SluiceConfigException.class)
+        .hasMessage("sluice.limiters.work.queue-.max-queue='5' (from system property"
+            + " -Dsluice.limiters.work.queue-.max-queue): limiter name must not be blank nor"
+            + " contain '.' but was 'work.queue-'");
+  }
+
+  @Test
   void aMisspeltLimiterKeyFromASystemPropertyNamesKeySourceAndTheNearestKey() {
     SluiceProperties p = system(Map.of(
         "sluice.limiters.work.path", "/api/work", "sluice.limiters.work.max-concurency", "1"));

@@ -128,6 +128,15 @@ final class RuleNodes {
         throw error(tuple.getKeyNode(), prefix + "(key)", "field names must be plain words");
       }
       String name = key.getValue();
+      if (name.isBlank()) {
+        // `? ` or `"": 1` is a field without a name: say so, not "unknown field ''" at "rules[0]."
+        throw error(
+            key,
+            prefix + "(key)",
+            "a field has no name; allowed: "
+                + String.join(
+                    ", ", allowed.stream().filter(f -> !f.equals("url")).toList()));
+      }
       if (!allowed.contains(name)) {
         String hint = OTHER_LAYOUT.get(name.toLowerCase(java.util.Locale.ROOT));
         throw error(

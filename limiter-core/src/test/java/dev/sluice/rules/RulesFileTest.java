@@ -231,6 +231,17 @@ class RulesFileTest {
   }
 
   @Test
+  void fieldWithoutANameIsNamedAsAKeyNotAsAnEmptyField() {
+    // found by RulesFileFuzzTest: a bare "?" (an empty YAML key) was "unknown field ''" at field ""
+    RulesFileException top = error("?");
+    assertThat(top.field()).isEqualTo("(key)");
+    assertThat(top.problem()).startsWith("a field has no name; allowed: rules");
+    RulesFileException inRule = error("rules:\n  - resource: /x\n    \"\": 1\n");
+    assertThat(inRule.line()).isEqualTo(3);
+    assertThat(inRule.field()).isEqualTo("rules[0].(key)");
+  }
+
+  @Test
   void unknownTopLevelFieldIsNamed() {
     RulesFileException e = error("rulez:\n  - resource: /x\n");
     assertThat(e.line()).isEqualTo(1);
