@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.stream.IntStream;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.VectorGraphicsEncoder;
@@ -87,14 +88,9 @@ public final class Charts {
   static String statuses(RunSummary run) {
     XYChart chart = xy("Responses per second by status (every try)", "responses/s");
     for (Map.Entry<String, long[]> status : run.attemptsPerSecond().entrySet()) {
-      List<Double> t = new ArrayList<>();
-      List<Double> counts = new ArrayList<>();
-      long[] values = status.getValue();
-      for (int i = 0; i < values.length; i++) {
-        t.add((double) i);
-        counts.add((double) values[i]);
-      }
-      line(chart, status.getKey(), t, counts);
+      int n = status.getValue().length;
+      List<Double> t = IntStream.range(0, n).mapToObj(i -> (double) i).toList();
+      line(chart, status.getKey(), t, values(status.getValue(), n));
     }
     if (run.attemptsPerSecond().isEmpty()) {
       line(chart, "none", List.of(0.0), List.of(0.0));
@@ -155,7 +151,7 @@ public final class Charts {
     return Math.max(MIN_MS, ms);
   }
 
-  static XYChart xy(String title, String yTitle) {
+  public static XYChart xy(String title, String yTitle) {
     XYChart chart = new XYChartBuilder()
         .width(WIDTH)
         .height(HEIGHT)
@@ -184,10 +180,17 @@ public final class Charts {
   /** At most two decimals, thousands grouped. */
   static final String TICKS = "#,##0.##";
 
-  static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y) {
+  public static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y) {
     XYSeries series = chart.addSeries(name, x, y);
     series.setMarker(SeriesMarkers.NONE);
     return series;
+  }
+
+  /** The first {@code n} counts as a series, 0 past the end of {@code counts}. */
+  public static List<Double> values(long[] counts, int n) {
+    return IntStream.range(0, n)
+        .mapToObj(i -> i < counts.length ? (double) counts[i] : 0)
+        .toList();
   }
 
   public static String svg(Chart<?, ?> chart) {

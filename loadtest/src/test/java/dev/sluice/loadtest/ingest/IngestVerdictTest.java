@@ -44,7 +44,7 @@ class IngestVerdictTest {
 
     assertThat(verdicts.get(0).outcome()).isEqualTo(Outcome.MET);
     assertThat(verdicts.get(0).text())
-        .isEqualTo("paced: 10,000 of 10,000 records accepted (aim all) in 5.10 s, 1.02x the ideal"
+        .isEqualTo("paced: 10,000 of 10,000 records accepted (aim all) in 5.10 s; 1.02x the ideal"
             + " 5.00 s (aim ≤ 1.1x); 0.2% extra sends (aim ≤ 1%), 20 answered 429; against naive's"
             + " 12.30 s, 340.0% extra sends and 34,000 429s");
     assertThat(verdicts.get(1).outcome()).isEqualTo(Outcome.INFO);
