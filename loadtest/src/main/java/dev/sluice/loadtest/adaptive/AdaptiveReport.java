@@ -1,5 +1,8 @@
 package dev.sluice.loadtest.adaptive;
 
+import static dev.sluice.loadtest.report.Numbers.num;
+import static dev.sluice.loadtest.report.Numbers.pct;
+
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Block.Table.Column;
 import dev.sluice.loadtest.report.LimitChart;
@@ -157,13 +160,5 @@ final class AdaptiveReport {
         runs,
         2,
         AdaptiveResult::error);
-  }
-
-  static String num(double v) {
-    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.1f", v);
-  }
-
-  private static String pct(double share) {
-    return Double.isNaN(share) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
   }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.loadtest.overhead;
 
+import static dev.sluice.loadtest.report.Numbers.f;
+
 import dev.sluice.loadtest.overhead.OverheadRun.Result;
 import dev.sluice.loadtest.overhead.OverheadRun.Side;
 import dev.sluice.loadtest.report.Block;
@@ -57,9 +59,5 @@ final class OverheadReport {
             result.loadAverageAfter()))
         .add(table.build())
         .build();
-  }
-
-  private static String f(String format, double value) {
-    return String.format(Locale.ROOT, format, value);
   }
 }

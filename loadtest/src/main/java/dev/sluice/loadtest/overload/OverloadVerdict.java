@@ -1,5 +1,8 @@
 package dev.sluice.loadtest.overload;
 
+import static dev.sluice.loadtest.report.Numbers.num;
+import static dev.sluice.loadtest.report.Numbers.percent;
+
 import dev.sluice.loadtest.report.Verdict;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -93,9 +96,7 @@ final class OverloadVerdict {
               r.variant(),
               List.of(
                   target == OverloadTarget.STEP_CPU
-                      ? Double.isNaN(r.cpuSettleUp())
-                          ? "not settled"
-                          : OverloadReport.num(r.cpuSettleUp()) + " s"
+                      ? Double.isNaN(r.cpuSettleUp()) ? "not settled" : num(r.cpuSettleUp()) + " s"
                       : r.high().counts().serverErrors() + " 5xx"),
               met)));
     }
@@ -104,11 +105,11 @@ final class OverloadVerdict {
 
   private static String figure(OverloadTarget target, RunFigures f) {
     return switch (target) {
-      case GOODPUT -> Verdict.percent(f.workOfTarget());
-      case ADMITTED_P99 -> OverloadReport.num(f.admittedP99OverUnloaded()) + "x";
-      case FAST_REJECTIONS -> Verdict.percent(f.rejectedWithin50Share());
-      case CPU_SPREAD -> "sd " + OverloadReport.num(f.processCpu().stddev());
-      case CPU_MEAN -> OverloadReport.num(f.processCpu().mean()) + "%";
+      case GOODPUT -> percent(f.workOfTarget());
+      case ADMITTED_P99 -> num(f.admittedP99OverUnloaded()) + "x";
+      case FAST_REJECTIONS -> percent(f.rejectedWithin50Share());
+      case CPU_SPREAD -> "sd " + num(f.processCpu().stddev());
+      case CPU_MEAN -> num(f.processCpu().mean()) + "%";
       case STEP_CPU, STEP_NO_5XX -> "";
     };
   }

@@ -152,9 +152,14 @@ public final class Charts {
   }
 
   public static XYChart xy(String title, String yTitle) {
+    return xy(title, yTitle, WIDTH, HEIGHT);
+  }
+
+  /** A line chart over seconds, drawn {@code width} by {@code height} before it is scaled. */
+  public static XYChart xy(String title, String yTitle, int width, int height) {
     XYChart chart = new XYChartBuilder()
-        .width(WIDTH)
-        .height(HEIGHT)
+        .width(width)
+        .height(height)
         .title(title)
         .xAxisTitle("seconds")
         .yAxisTitle(yTitle)
@@ -184,6 +189,15 @@ public final class Charts {
     XYSeries series = chart.addSeries(name, x, y);
     series.setMarker(SeriesMarkers.NONE);
     return series;
+  }
+
+  /** A line through {@code (x, y)} points. */
+  public static XYSeries line(XYChart chart, String name, List<double[]> points) {
+    return line(
+        chart,
+        name,
+        points.stream().map(p -> p[0]).toList(),
+        points.stream().map(p -> p[1]).toList());
   }
 
   /** The first {@code n} counts as a series, 0 past the end of {@code counts}. */

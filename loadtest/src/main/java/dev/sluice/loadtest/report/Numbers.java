@@ -27,6 +27,11 @@ public final class Numbers {
     return Double.isNaN(share) ? "-" : f("%.0f%%", 100 * share);
   }
 
+  /** A share as a whole percent in a sentence; NaN as {@code not measured}. */
+  public static String percent(double share) {
+    return Double.isNaN(share) ? "not measured" : pct(share);
+  }
+
   /** A ratio, {@code 1.5x}; NaN as {@code -}. */
   public static String times(double ratio) {
     return Double.isNaN(ratio) ? "-" : num(ratio) + "x";
@@ -44,7 +49,8 @@ public final class Numbers {
 
   /** Whole when whole or at 10 and above, else one decimal: seconds and percents in sentences. */
   public static String round(double v) {
-    return f(v >= 10 || v == Math.rint(v) ? "%.0f" : "%.1f", v);
+    double tenths = Math.round(v * 10) / 10.0; // 9.96 reads 10, not 10.0
+    return f(tenths >= 10 || tenths == Math.rint(tenths) ? "%.0f" : "%.1f", tenths);
   }
 
   /** Any figure by a format of its own, in {@link Locale#ROOT}. */

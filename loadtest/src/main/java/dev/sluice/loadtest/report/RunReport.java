@@ -1,5 +1,7 @@
 package dev.sluice.loadtest.report;
 
+import static dev.sluice.loadtest.report.Numbers.num;
+
 import dev.sluice.loadtest.engine.Accounting;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,10 +70,10 @@ public final class RunReport {
     outcomes.forEach(o -> t.row("ended " + o, r -> Long.toString(r.accounting().total(o))));
     return t.row("retries", r -> Long.toString(r.accounting().retries()))
         .row("gave up after retries", r -> Long.toString(r.accounting().gaveUp()))
-        .row("service CPU mean %", r -> num(r.cpu().processMean()))
-        .row("service CPU max %", r -> num(r.cpu().processMax()))
-        .row("machine CPU mean % (shared)", r -> num(r.cpu().systemMean()))
-        .row("unloaded job service ms", r -> num(r.unloadedServiceMillis()))
+        .row("service CPU mean %", r -> num(r.cpu().processMean(), 2))
+        .row("service CPU max %", r -> num(r.cpu().processMax(), 2))
+        .row("machine CPU mean % (shared)", r -> num(r.cpu().systemMean(), 2))
+        .row("unloaded job service ms", r -> num(r.unloadedServiceMillis(), 2))
         .row(
             "admitted transcode service p50 ms",
             r -> pct(r.serviceMillis(), "transcode", Percentiles::p50))
@@ -80,7 +82,7 @@ public final class RunReport {
             r -> pct(r.serviceMillis(), "transcode", Percentiles::p99))
         .row("p99 service / unloaded", r -> {
           Percentiles p = r.serviceMillis().get("transcode");
-          return p == null ? "-" : num(p.p99() / r.unloadedServiceMillis());
+          return p == null ? "-" : num(p.p99() / r.unloadedServiceMillis(), 2);
         })
         .row(
             "transcode 200 latency p99 ms",
@@ -123,18 +125,19 @@ public final class RunReport {
         Block.Table.of("latency ms (stream outcome)", "n", "p50", "p90", "p99", "p99.9", "max");
     run.latencyMillis()
         .forEach((key, p) -> t.row(
-            key, p.count(), num(p.p50()), num(p.p90()), num(p.p99()), num(p.p999()), num(p.max())));
+            key,
+            p.count(),
+            num(p.p50(), 2),
+            num(p.p90(), 2),
+            num(p.p99(), 2),
+            num(p.p999(), 2),
+            num(p.max(), 2)));
     return t.build();
   }
 
   private static String pct(
       Map<String, Percentiles> by, String key, Function<Percentiles, Double> which) {
     Percentiles p = by.get(key);
-    return p == null ? "-" : num(which.apply(p));
-  }
-
-  /** A figure as the run tables print it: whole above 100, two decimals below; NaN as "-". */
-  public static String num(double v) {
-    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.2f", v);
+    return p == null ? "-" : num(which.apply(p), 2);
   }
 }

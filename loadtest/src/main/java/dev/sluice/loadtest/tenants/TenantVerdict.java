@@ -1,5 +1,7 @@
 package dev.sluice.loadtest.tenants;
 
+import static dev.sluice.loadtest.report.Numbers.percent;
+
 import dev.sluice.loadtest.report.Verdict;
 import java.util.List;
 import java.util.Locale;
@@ -36,7 +38,7 @@ final class TenantVerdict {
             Locale.ROOT,
             " against fifo's %.2f and %s",
             f.jainIndex(),
-            Verdict.percent(f.politeMinShareOfFair())))
+            percent(f.politeMinShareOfFair())))
         .orElse("");
     String text = String.format(
         Locale.ROOT,
@@ -44,7 +46,7 @@ final class TenantVerdict {
             + " 90%%; greedy host %s of its fair share; rescue %d of %d served%s",
         g.variant(),
         Verdict.withAim(String.format(Locale.ROOT, "%.2f", g.jainIndex()), "≥ 0.95"),
-        Verdict.withAim(Verdict.percent(g.politeMinShareOfFair()) + " of its fair share", "≥ 90%"),
+        Verdict.withAim(percent(g.politeMinShareOfFair()) + " of its fair share", "≥ 90%"),
         against,
         g.politeBelow90(),
         greedyShare(g),
@@ -90,7 +92,7 @@ final class TenantVerdict {
 
   private static String greedyShare(GreedyHostFigures g) {
     GreedyHostFigures.Host greedy = g.hosts().get(GreedyHostTraffic.GREEDY_HOST);
-    return greedy == null ? "not measured" : Verdict.percent(greedy.shareOfFair());
+    return greedy == null ? "not measured" : percent(greedy.shareOfFair());
   }
 
   private static <T> Optional<T> fifo(

@@ -76,4 +76,15 @@ class IngestVerdictTest {
     assertThat(html).contains("<p class=\"verdict miss\">paced: 9,990 of 10,000 records accepted");
     assertThat(html.indexOf("class=\"verdicts\"")).isLessThan(html.indexOf("<table>"));
   }
+
+  @Test
+  void exactlyTheAimsIsMetAndOneRecordShortIsMissed() {
+    // 5.50 s is 1.1x the ideal 5 s; 10,100 sends are 1% extra
+    Verdict atAims = IngestVerdict.of(run(null, client(10_000, 10_100, 5.5))).get(0);
+    Verdict oneShort = IngestVerdict.of(run(null, client(9_999, 10_000, 5.0))).get(0);
+
+    assertThat(atAims.outcome()).isEqualTo(Outcome.MET);
+    assertThat(oneShort.outcome()).isEqualTo(Outcome.MISSED);
+    assertThat(oneShort.text()).contains("9,999 of 10,000 records accepted (aim all)");
+  }
 }

@@ -130,4 +130,19 @@ class ScenarioVerdictTest {
         .contains("<p class=\"verdict miss\">with Sluice: service CPU mean 91.0% (aim ≤ 75.0%)");
     assertThat(html.indexOf("class=\"verdict miss\"")).isLessThan(html.indexOf("<table>"));
   }
+
+  @Test
+  void theAimsHoldAtTheirBoundaries() {
+    Verdict atAims = ScenarioVerdict.of(List.of(run("on", 75.0, 49.9, 10, 10, 300, 0)), false)
+        .get(0);
+    Verdict justOver =
+        ScenarioVerdict.of(List.of(run("on", 75.01, 10, 10, 10, 300, 0)), false).get(0);
+    Verdict historyAtAim =
+        ScenarioVerdict.of(List.of(run("on", 70, 50, 10, 10, 300, 0)), false).get(0);
+
+    assertThat(atAims.outcome()).isEqualTo(Outcome.MET);
+    assertThat(justOver.outcome()).isEqualTo(Outcome.MISSED);
+    assertThat(historyAtAim.outcome()).isEqualTo(Outcome.MISSED);
+    assertThat(historyAtAim.text()).contains("history p99 50 ms (aim < 50 ms)");
+  }
 }
