@@ -1,5 +1,6 @@
 package dev.sluice.loadtest.report;
 
+import dev.sluice.loadtest.sampling.RunSummary;
 import dev.sluice.loadtest.sampling.ServerSample;
 import java.awt.BasicStroke;
 import java.awt.Color;

@@ -3,6 +3,8 @@ package dev.sluice.loadtest.report;
 import static dev.sluice.loadtest.report.Numbers.num;
 
 import dev.sluice.loadtest.engine.Accounting;
+import dev.sluice.loadtest.sampling.Percentiles;
+import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -5,9 +5,9 @@ import static dev.sluice.loadtest.report.Numbers.ms;
 
 import dev.sluice.loadtest.report.Headline;
 import dev.sluice.loadtest.report.Numbers;
-import dev.sluice.loadtest.report.Percentiles;
-import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.sampling.Percentiles;
+import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

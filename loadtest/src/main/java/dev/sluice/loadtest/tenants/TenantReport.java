@@ -5,7 +5,7 @@ import static dev.sluice.loadtest.report.Numbers.pct;
 
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Charts;
-import dev.sluice.loadtest.report.Percentiles;
+import dev.sluice.loadtest.sampling.Percentiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.loadtest.engine.Accounting;
 import dev.sluice.loadtest.report.HtmlRenderer;
-import dev.sluice.loadtest.report.Percentiles;
 import dev.sluice.loadtest.report.RunReport;
-import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
+import dev.sluice.loadtest.sampling.Percentiles;
+import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

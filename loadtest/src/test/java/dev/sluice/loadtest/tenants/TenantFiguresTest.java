@@ -10,7 +10,7 @@ import dev.sluice.loadtest.engine.Transport;
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.HtmlRenderer;
 import dev.sluice.loadtest.report.Report;
-import dev.sluice.loadtest.report.RunSummary;
+import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

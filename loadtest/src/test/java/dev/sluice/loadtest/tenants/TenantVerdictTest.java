@@ -2,9 +2,9 @@ package dev.sluice.loadtest.tenants;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.loadtest.report.Percentiles;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
+import dev.sluice.loadtest.sampling.Percentiles;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
