@@ -1,5 +1,6 @@
 package dev.sluice.loadtest.adaptive;
 
+import static dev.sluice.loadtest.report.Numbers.f;
 import static dev.sluice.loadtest.report.Numbers.num;
 import static dev.sluice.loadtest.report.Numbers.pct;
 
@@ -11,7 +12,6 @@ import dev.sluice.loadtest.report.Verdict;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -94,8 +94,7 @@ final class AdaptiveReport {
           part += " against fixed's " + num(fixed.processCpu().mean()) + " %";
           double gain = r.goodputPerSecond() / fixed.goodputPerSecond() - 1;
           if (Double.isFinite(gain)) {
-            part +=
-                String.format(Locale.ROOT, ", goodput %s%.0f %%", gain >= 0 ? "+" : "", 100 * gain);
+            part += f(", goodput %s%.0f %%", gain >= 0 ? "+" : "", 100 * gain);
           }
         } else {
           part += ", goodput " + pct(r.goodputOfTarget()) + " of target";

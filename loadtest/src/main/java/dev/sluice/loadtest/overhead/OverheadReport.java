@@ -6,7 +6,6 @@ import dev.sluice.loadtest.overhead.OverheadRun.Result;
 import dev.sluice.loadtest.overhead.OverheadRun.Side;
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Report;
-import java.util.Locale;
 
 /**
  * The overhead run's report: the headline of each Sluice variant ({@link OverheadVerdict}), then
@@ -45,8 +44,7 @@ final class OverheadReport {
     }
     return Report.titled("overhead")
         .add(new Block.Verdicts("Verdict", OverheadVerdict.of(result)))
-        .text(String.format(
-            Locale.ROOT,
+        .text(f(
             "%s driven by %s, %d rounds of %.1f s per service, every service up at once and the"
                 + " first of each round rotated; figures are medians over the rounds. The judge is"
                 + " the server's CPU time per request, the bytes it allocates per request the"

@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * The headlines of the overload report: per kind of job and {@link OverloadTarget} that applies to
@@ -115,18 +114,17 @@ final class OverloadVerdict {
   }
 
   private static List<String> failedSweep(List<SweepResult> runs) {
-    return failed(runs, SweepResult::figures, SweepResult::variant);
+    return runs.stream()
+        .filter(r -> r.figures() == null)
+        .map(SweepResult::variant)
+        .distinct()
+        .toList();
   }
 
   private static List<String> failedSteps(List<StepResult> runs) {
-    return failed(runs, StepResult::high, StepResult::variant);
-  }
-
-  private static <T> List<String> failed(
-      List<T> runs, Function<T, Object> figures, Function<T, String> variant) {
     return runs.stream()
-        .filter(r -> figures.apply(r) == null)
-        .map(variant)
+        .filter(r -> r.high() == null)
+        .map(StepResult::variant)
         .distinct()
         .toList();
   }

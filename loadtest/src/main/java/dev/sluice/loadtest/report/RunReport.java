@@ -1,5 +1,6 @@
 package dev.sluice.loadtest.report;
 
+import static dev.sluice.loadtest.report.Numbers.f;
 import static dev.sluice.loadtest.report.Numbers.num;
 
 import dev.sluice.loadtest.engine.Accounting;
@@ -7,7 +8,6 @@ import dev.sluice.loadtest.sampling.Percentiles;
 import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -34,8 +34,7 @@ public final class RunReport {
       report.add(new Block.Verdicts("Verdict", verdicts)).summary("verdicts", verdicts);
     }
     report
-        .text(String.format(
-            Locale.ROOT,
+        .text(f(
             "%d s of open-loop arrivals, transcode %.1f jobs/s offered at %d ms CPU each, seed %d, "
                 + "service on %d cores. Latency is measured from each request's intended send time.",
             first.durationSeconds(),
@@ -112,14 +111,9 @@ public final class RunReport {
   }
 
   private static String attempts(Accounting a) {
-    return String.format(
-        Locale.ROOT,
+    return f(
         "%d tries in all (%d retries, %d gave up); try statuses %s; %d tries abandoned at the end.",
-        a.attempts(),
-        a.retries(),
-        a.gaveUp(),
-        a.attemptStatuses(),
-        a.abandonedAttempts());
+        a.attempts(), a.retries(), a.gaveUp(), a.attemptStatuses(), a.abandonedAttempts());
   }
 
   private static Block.Table latencyTable(RunSummary run) {

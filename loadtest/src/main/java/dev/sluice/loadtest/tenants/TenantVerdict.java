@@ -1,5 +1,6 @@
 package dev.sluice.loadtest.tenants;
 
+import static dev.sluice.loadtest.report.Numbers.f;
 import static dev.sluice.loadtest.report.Numbers.percent;
 
 import dev.sluice.loadtest.report.Verdict;
@@ -34,18 +35,14 @@ final class TenantVerdict {
     }
     String against = fifo.filter(
             f -> !f.variant().equals(g.variant()) && !Double.isNaN(f.jainIndex()))
-        .map(f -> String.format(
-            Locale.ROOT,
-            " against fifo's %.2f and %s",
-            f.jainIndex(),
-            percent(f.politeMinShareOfFair())))
+        .map(
+            f -> f(" against fifo's %.2f and %s", f.jainIndex(), percent(f.politeMinShareOfFair())))
         .orElse("");
-    String text = String.format(
-        Locale.ROOT,
+    String text = f(
         "%s: Jain's index %s, lowest polite host %s%s; %d polite hosts under"
             + " 90%%; greedy host %s of its fair share; rescue %d of %d served%s",
         g.variant(),
-        Verdict.withAim(String.format(Locale.ROOT, "%.2f", g.jainIndex()), "≥ 0.95"),
+        Verdict.withAim(f("%.2f", g.jainIndex()), "≥ 0.95"),
         Verdict.withAim(percent(g.politeMinShareOfFair()) + " of its fair share", "≥ 90%"),
         against,
         g.politeBelow90(),
@@ -62,15 +59,13 @@ final class TenantVerdict {
       return Verdict.notMeasured(p.variant() + ": no critical job was sent, nothing to judge");
     }
     String against = fifo.filter(f -> !f.variant().equals(p.variant()))
-        .map(f -> String.format(
-            Locale.ROOT,
+        .map(f -> f(
             " against fifo's %d of %d and %d",
             f.critical().served(),
             f.critical().requests(),
             f.critical().tries429() + f.critical().tries504() + f.critical().otherNotServedTries()))
         .orElse("");
-    String text = String.format(
-        Locale.ROOT,
+    String text = f(
         "%s: critical %s, %s%s, while %s; critical queue wait %s%s",
         p.variant(),
         Verdict.withAim(c.served() + " of " + c.requests() + " served", "all"),
