@@ -48,17 +48,22 @@ public final class Charts {
     if (!t.isEmpty()) {
       line(chart, "service process", t, process);
       line(chart, "whole machine (shared)", t, system).setLineColor(Color.LIGHT_GRAY);
-      XYSeries target = line(
-          chart,
-          "target 70%",
-          List.of(t.get(0), t.get(t.size() - 1)),
-          List.of(CPU_TARGET_PERCENT, CPU_TARGET_PERCENT));
-      target.setLineColor(Color.RED);
-      target.setLineStyle(new BasicStroke(
-          1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+      cpuTarget(chart, t);
     }
     chart.getStyler().setYAxisMin(0.0).setYAxisMax(100.0);
     return svg(chart);
+  }
+
+  /** The 70 % CPU target as a dashed red line across the seconds {@code t} covers. */
+  static void cpuTarget(XYChart chart, List<Double> t) {
+    XYSeries target = line(
+        chart,
+        "target 70%",
+        List.of(t.get(0), t.get(t.size() - 1)),
+        List.of(CPU_TARGET_PERCENT, CPU_TARGET_PERCENT));
+    target.setLineColor(Color.RED);
+    target.setLineStyle(new BasicStroke(
+        1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
   }
 
   static String limiters(RunSummary run) {
