@@ -1,5 +1,9 @@
 package dev.sluice.loadtest.adaptive;
 
+import static dev.sluice.loadtest.report.Numbers.f;
+import static dev.sluice.loadtest.report.Numbers.num;
+import static dev.sluice.loadtest.report.Numbers.pct;
+
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Block.Table.Column;
 import dev.sluice.loadtest.report.LimitChart;
@@ -8,7 +12,6 @@ import dev.sluice.loadtest.report.Verdict;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -91,8 +94,7 @@ final class AdaptiveReport {
           part += " against fixed's " + num(fixed.processCpu().mean()) + " %";
           double gain = r.goodputPerSecond() / fixed.goodputPerSecond() - 1;
           if (Double.isFinite(gain)) {
-            part +=
-                String.format(Locale.ROOT, ", goodput %s%.0f %%", gain >= 0 ? "+" : "", 100 * gain);
+            part += f(", goodput %s%.0f %%", gain >= 0 ? "+" : "", 100 * gain);
           }
         } else {
           part += ", goodput " + pct(r.goodputOfTarget()) + " of target";
@@ -157,13 +159,5 @@ final class AdaptiveReport {
         runs,
         2,
         AdaptiveResult::error);
-  }
-
-  static String num(double v) {
-    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.1f", v);
-  }
-
-  private static String pct(double share) {
-    return Double.isNaN(share) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
   }
 }

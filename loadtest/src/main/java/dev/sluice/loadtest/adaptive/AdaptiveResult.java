@@ -1,10 +1,10 @@
 package dev.sluice.loadtest.adaptive;
 
 import dev.sluice.loadtest.engine.Accounting;
-import dev.sluice.loadtest.report.Percentiles;
-import dev.sluice.loadtest.report.RunSummary;
-import dev.sluice.loadtest.report.Spread;
+import dev.sluice.loadtest.sampling.Percentiles;
+import dev.sluice.loadtest.sampling.RunSummary;
 import dev.sluice.loadtest.sampling.ServerSample;
+import dev.sluice.loadtest.sampling.Spread;
 import java.util.ArrayList;
 import java.util.List;
 

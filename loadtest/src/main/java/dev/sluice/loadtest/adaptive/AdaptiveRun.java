@@ -6,7 +6,7 @@ import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.report.Reporter;
-import dev.sluice.loadtest.report.RunSummary;
+import dev.sluice.loadtest.sampling.RunSummary;
 import dev.sluice.loadtest.scenario.LoadRun;
 import java.io.IOException;
 import java.net.URI;

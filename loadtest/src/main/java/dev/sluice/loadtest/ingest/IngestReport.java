@@ -1,15 +1,15 @@
 package dev.sluice.loadtest.ingest;
 
+import static dev.sluice.loadtest.report.Numbers.f;
+
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Charts;
 import dev.sluice.loadtest.report.Report;
 import java.awt.Color;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
+import java.util.stream.IntStream;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * The report of {@code --scenario ingest}: the headline ({@link IngestVerdict}), the table of both
@@ -35,8 +35,7 @@ final class IngestReport {
         .summary("clients", run.clients())
         .summary("ingest", run)
         .add(new Block.Verdicts("Verdict", IngestVerdict.of(run)))
-        .text(String.format(
-            Locale.ROOT,
+        .text(f(
             "%,d records into %s, which takes %,d per second (a Sluice rate "
                 + "rule): at best %.1f s. Naive: %d connections, every 429 sent again at once. Paced: Sluice's "
                 + "PacedClient at the service's rate. Load average at the end: %.1f.",
@@ -59,50 +58,20 @@ final class IngestReport {
         .build();
   }
 
-  private static String f(String format, double value) {
-    return String.format(Locale.ROOT, format, value);
-  }
-
   /** Sends, 429s and the service's limit, per second of the client's run. */
   static String chart(IngestClients.Client client, long limit) {
-    XYChart chart = new XYChartBuilder()
-        .width(640)
-        .height(300)
-        .xAxisTitle("seconds since the client's first send")
-        .yAxisTitle("requests / s")
-        .build();
-    chart.getStyler().setXAxisDecimalPattern("#,##0.##").setYAxisDecimalPattern("#,##0.##");
-    chart
-        .getStyler()
-        .setChartBackgroundColor(Color.WHITE)
-        .setPlotBorderVisible(false)
-        .setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS)
-        .setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Horizontal)
-        .setMarkerSize(0);
-    List<Double> t = new ArrayList<>();
-    List<Double> sends = new ArrayList<>();
-    List<Double> rejected = new ArrayList<>();
-    for (int s = 0; s < client.sendsPerSecond().length; s++) {
-      t.add(s + 0.5);
-      sends.add((double) client.sendsPerSecond()[s]);
-      rejected.add((double) client.rejectedPerSecond()[s]);
-    }
-    if (t.isEmpty()) {
-      t.add(0.0);
-      sends.add(0.0);
-      rejected.add(0.0);
-    }
-    chart.addSeries("sends", t, sends).setMarker(SeriesMarkers.NONE);
-    chart
-        .addSeries("429 answers", t, rejected)
-        .setMarker(SeriesMarkers.NONE)
+    XYChart chart = Charts.xy("sends and 429 answers per second", "requests / s");
+    chart.setXAxisTitle("seconds since the client's first send");
+    long[] sends = client.sendsPerSecond().length == 0 ? new long[1] : client.sendsPerSecond();
+    List<Double> t = IntStream.range(0, sends.length).mapToObj(s -> s + 0.5).toList();
+    Charts.line(chart, "sends", t, Charts.values(sends, sends.length));
+    Charts.line(chart, "429 answers", t, Charts.values(client.rejectedPerSecond(), sends.length))
         .setLineColor(Color.RED);
-    chart
-        .addSeries(
+    Charts.line(
+            chart,
             "service limit",
-            List.of(0.0, t.get(t.size() - 1) + 0.5),
+            List.of(0.0, sends.length + 0.0),
             List.of((double) limit, (double) limit))
-        .setMarker(SeriesMarkers.NONE)
         .setLineColor(Color.GRAY);
     return Charts.svgUnscaled(chart);
   }

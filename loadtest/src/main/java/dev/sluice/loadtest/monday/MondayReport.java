@@ -1,5 +1,7 @@
 package dev.sluice.loadtest.monday;
 
+import static dev.sluice.loadtest.report.Numbers.num;
+
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Block.Cell;
 import dev.sluice.loadtest.report.Charts;
@@ -7,12 +9,10 @@ import dev.sluice.loadtest.report.Report;
 import dev.sluice.loadtest.report.Verdict;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
@@ -101,69 +101,40 @@ final class MondayReport {
       List<MondayResult> results,
       Function<MondayResult, List<double[]>> series,
       boolean cpuLines) {
-    XYChart chart = new XYChartBuilder()
-        .width(1000)
-        .height(380)
-        .xAxisTitle("seconds")
-        .yAxisTitle(yTitle)
-        .build();
-    Charts.style(chart.getStyler());
-    chart.getStyler().setMarkerSize(0);
-    boolean any = false;
+    XYChart chart = Charts.xy(yTitle, yTitle, 1000, 380);
     double end = 0;
     for (MondayResult r : results) {
       List<double[]> points = series.apply(r);
-      if (points.isEmpty()) {
-        continue;
+      if (!points.isEmpty()) {
+        end = Math.max(end, points.get(points.size() - 1)[0]);
+        Charts.line(chart, r.variant(), points);
       }
-      any = true;
-      end = Math.max(end, points.get(points.size() - 1)[0]);
-      line(chart, r.variant(), points);
     }
-    if (!any) {
+    if (chart.getSeriesMap().isEmpty()) {
       return new Block.Text("no readings");
     }
     if (cpuLines) {
-      line(chart, "70 % target", List.of(new double[] {0, 70}, new double[] {end, 70}));
-      line(chart, "90 %", List.of(new double[] {0, 90}, new double[] {end, 90}));
+      Charts.line(chart, "70 % target", List.of(new double[] {0, 70}, new double[] {end, 70}));
+      Charts.line(chart, "90 %", List.of(new double[] {0, 90}, new double[] {end, 90}));
       chart.getStyler().setYAxisMin(0.0).setYAxisMax(100.0);
     }
     return new Block.Chart(null, Charts.svg(chart));
   }
 
   private static Block perMinute(List<MondayResult> results) {
-    List<MondayResult> ran = results.stream()
-        .filter(r -> r.error() == null && !r.perMinute().isEmpty())
-        .toList();
-    if (ran.isEmpty()) {
-      return new Block.Text("no readings");
-    }
-    XYChart chart = new XYChartBuilder()
-        .width(1000)
-        .height(320)
-        .xAxisTitle("minute of the window")
-        .yAxisTitle("re-transcodes")
-        .build();
-    Charts.style(chart.getStyler());
-    for (MondayResult r : ran) {
-      List<double[]> points = new ArrayList<>();
-      for (int m = 0; m < r.perMinute().size(); m++) {
-        points.add(new double[] {m + 1, r.perMinute().get(m)});
+    XYChart chart = Charts.xy("re-transcodes per minute", "re-transcodes", 1000, 320);
+    chart.setXAxisTitle("minute of the window");
+    chart.getStyler().setMarkerSize(8);
+    for (MondayResult r : results) {
+      if (r.error() == null && !r.perMinute().isEmpty()) {
+        List<double[]> points = IntStream.range(0, r.perMinute().size())
+            .mapToObj(m -> new double[] {m + 1, r.perMinute().get(m)})
+            .toList();
+        Charts.line(chart, r.variant(), points).setMarker(SeriesMarkers.CIRCLE);
       }
-      line(chart, r.variant(), points).setMarker(SeriesMarkers.CIRCLE);
     }
-    return new Block.Chart(null, Charts.svg(chart));
-  }
-
-  private static XYSeries line(XYChart chart, String name, List<double[]> points) {
-    List<Double> x = points.stream().map(p -> p[0]).toList();
-    List<Double> y = points.stream().map(p -> p[1]).toList();
-    XYSeries series = chart.addSeries(name, x, y);
-    series.setMarker(SeriesMarkers.NONE);
-    return series;
-  }
-
-  static String num(double v) {
-    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.1f", v);
+    return chart.getSeriesMap().isEmpty()
+        ? new Block.Text("no readings")
+        : new Block.Chart(null, Charts.svg(chart));
   }
 }

@@ -1,11 +1,12 @@
 package dev.sluice.loadtest.monday;
 
+import static dev.sluice.loadtest.report.Numbers.f;
+
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -56,8 +57,7 @@ public record MondayVerdict(String variant, String line, List<Verdict> checks) {
     if (r.variant().startsWith("static")) {
       return new MondayVerdict(
           r.variant(),
-          String.format(
-              Locale.ROOT,
+          f(
               "%s: the reference: CPU mean %.1f %%, %.1f re-transcodes/min, rescue %d of %d served,"
                   + " history p99 %.0f ms",
               r.variant(),
@@ -68,32 +68,29 @@ public record MondayVerdict(String variant, String line, List<Verdict> checks) {
               r.historyP99()),
           List.of());
     }
-    List<Verdict> checks = new ArrayList<>();
-    checks.add(check(
-        r,
-        "machine CPU mean 70 ± 5 %",
-        outcome(Math.abs(r.cpuMean() - TARGET) <= TOLERANCE, r.cpuMean()),
-        String.format(Locale.ROOT, "%.1f %%", r.cpuMean())));
-    checks.add(check(
-        r,
-        "no 10 s window above 90 % after the first 30 s",
-        Double.isNaN(r.worst10sAfter30())
-            ? Outcome.NOT_MEASURED
-            : outcome(r.worst10sAfter30() <= 90, r.worst10sAfter30()),
-        Double.isNaN(r.worst10sAfter30())
-            ? "the window is shorter than 40 s"
-            : String.format(Locale.ROOT, "worst 10 s: %.1f %%", r.worst10sAfter30())));
-    checks.add(check(
-        r,
-        "every rescue job served",
-        r.rescueJobs() == 0 ? Outcome.NOT_MEASURED : outcome(r.rescueServed() == r.rescueJobs(), 0),
-        r.rescueServed() + " of " + r.rescueJobs()));
-    checks.add(check(
-        r,
-        "history p99 under 50 ms",
-        outcome(r.historyP99() < 50, r.historyP99()),
-        String.format(Locale.ROOT, "%.0f ms", r.historyP99())));
-    checks.add(throughput(r, statics));
+    double worst = r.worst10sAfter30();
+    List<Verdict> checks = List.of(
+        check(
+            r,
+            "machine CPU mean 70 ± 5 %",
+            outcome(Math.abs(r.cpuMean() - TARGET) <= TOLERANCE, r.cpuMean()),
+            f("%.1f %%", r.cpuMean())),
+        Double.isNaN(worst)
+            ? check(r, WINDOW_AIM, Outcome.NOT_MEASURED, "the window is shorter than 40 s")
+            : check(r, WINDOW_AIM, outcome(worst <= 90, worst), f("worst 10 s: %.1f %%", worst)),
+        check(
+            r,
+            "every rescue job served",
+            r.rescueJobs() == 0
+                ? Outcome.NOT_MEASURED
+                : Outcome.of(r.rescueServed() == r.rescueJobs()),
+            r.rescueServed() + " of " + r.rescueJobs()),
+        check(
+            r,
+            "history p99 under 50 ms",
+            outcome(r.historyP99() < 50, r.historyP99()),
+            f("%.0f ms", r.historyP99())),
+        throughput(r, statics));
     long met = checks.stream().filter(c -> c.outcome() == Outcome.MET).count();
     long judged =
         checks.stream().filter(c -> c.outcome() != Outcome.NOT_MEASURED).count();
@@ -105,6 +102,8 @@ public record MondayVerdict(String variant, String line, List<Verdict> checks) {
         + (missed.isEmpty() ? "" : "; missed: " + String.join("; ", missed));
     return new MondayVerdict(r.variant(), line, checks);
   }
+
+  private static final String WINDOW_AIM = "no 10 s window above 90 % after the first 30 s";
 
   /**
    * Re-transcodes per minute per percent of CPU against the static run whose mean CPU is nearest:
@@ -124,9 +123,8 @@ public record MondayVerdict(String variant, String line, List<Verdict> checks) {
     return check(
         r,
         target,
-        ratio >= 0.95 ? Outcome.MET : Outcome.MISSED,
-        String.format(
-            Locale.ROOT,
+        Outcome.of(ratio >= 0.95),
+        f(
             "%.1f/min at %.1f %% against %s's %.1f/min at %.1f %%: %.0f %% per unit of CPU",
             r.jobsPerMinute(),
             r.cpuMean(),
@@ -143,36 +141,22 @@ public record MondayVerdict(String variant, String line, List<Verdict> checks) {
   static MondayVerdict failureShown(MondayResult r) {
     boolean pinned = r.cpuMean() >= 90;
     boolean starved = r.rescueServed() < r.rescueJobs() || !(r.historyP99() < 50);
+    String rescueAndHistory = f(
+        "rescue %d of %d served, history p99 %.0f ms",
+        r.rescueServed(), r.rescueJobs(), r.historyP99());
     List<Verdict> checks = List.of(
         check(
             r,
             "CPU pinned (mean at least 90 %)",
             outcome(pinned, r.cpuMean()),
-            String.format(
-                Locale.ROOT,
-                "%.1f %%, longest stretch above 95 %%: %.0f s",
-                r.cpuMean(),
-                r.longestAbove95())),
-        check(
-            r,
-            "rescue or history starved",
-            starved ? Outcome.MET : Outcome.MISSED,
-            String.format(
-                Locale.ROOT,
-                "rescue %d of %d served, history p99 %.0f ms",
-                r.rescueServed(),
-                r.rescueJobs(),
-                r.historyP99())));
-    String line = String.format(
-        Locale.ROOT,
-        "none: %s: CPU mean %.1f %%, longest stretch above 95 %% %.0f s,"
-            + " rescue %d of %d served, history p99 %.0f ms",
+            f("%.1f %%, longest stretch above 95 %%: %.0f s", r.cpuMean(), r.longestAbove95())),
+        check(r, "rescue or history starved", Outcome.of(starved), rescueAndHistory));
+    String line = f(
+        "none: %s: CPU mean %.1f %%, longest stretch above 95 %% %.0f s, %s",
         pinned && starved ? "shows the scenario's failure" : "does NOT show the scenario's failure",
         r.cpuMean(),
         r.longestAbove95(),
-        r.rescueServed(),
-        r.rescueJobs(),
-        r.historyP99());
+        rescueAndHistory);
     return new MondayVerdict(r.variant(), line, checks);
   }
 
@@ -182,6 +166,6 @@ public record MondayVerdict(String variant, String line, List<Verdict> checks) {
   }
 
   private static Outcome outcome(boolean met, double figure) {
-    return Double.isNaN(figure) ? Outcome.MISSED : met ? Outcome.MET : Outcome.MISSED;
+    return Double.isNaN(figure) ? Outcome.MISSED : Outcome.of(met);
   }
 }

@@ -1,10 +1,11 @@
 package dev.sluice.loadtest.overhead;
 
+import static dev.sluice.loadtest.report.Numbers.f;
+
 import dev.sluice.loadtest.overhead.OverheadRun.Result;
 import dev.sluice.loadtest.overhead.OverheadRun.Side;
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Report;
-import java.util.Locale;
 
 /**
  * The overhead run's report: the headline of each Sluice variant ({@link OverheadVerdict}), then
@@ -15,6 +16,25 @@ final class OverheadReport {
   private OverheadReport() {}
 
   static Report of(Result result) {
+    return Report.titled("overhead")
+        .add(new Block.Verdicts("Verdict", OverheadVerdict.of(result)))
+        .text(f(
+            "%s driven by %s, %d rounds of %.1f s per service, every service up at once and the"
+                + " first of each round rotated; figures are medians over the rounds. The judge is"
+                + " the server's CPU time per request, the bytes it allocates per request the"
+                + " explanation. Load average %.2f before, %.2f after.",
+            result.endpoint(),
+            result.generator(),
+            result.rounds(),
+            result.secondsPerRound(),
+            result.loadAverageBefore(),
+            result.loadAverageAfter()))
+        .add(table(result))
+        .build();
+  }
+
+  /** Every service's medians; the console prints the same table. */
+  static Block.Table table(Result result) {
     Block.Table.Builder table = Block.Table.of(
         "service",
         "CPU µs / request",
@@ -41,25 +61,6 @@ final class OverheadReport {
           f("%.2f", s.p99Millis()),
           s.non2xx());
     }
-    return Report.titled("overhead")
-        .add(new Block.Verdicts("Verdict", OverheadVerdict.of(result)))
-        .text(String.format(
-            Locale.ROOT,
-            "%s driven by %s, %d rounds of %.1f s per service, every service up at once and the"
-                + " first of each round rotated; figures are medians over the rounds. The judge is"
-                + " the server's CPU time per request, the bytes it allocates per request the"
-                + " explanation. Load average %.2f before, %.2f after.",
-            result.endpoint(),
-            result.generator(),
-            result.rounds(),
-            result.secondsPerRound(),
-            result.loadAverageBefore(),
-            result.loadAverageAfter()))
-        .add(table.build())
-        .build();
-  }
-
-  private static String f(String format, double value) {
-    return String.format(Locale.ROOT, format, value);
+    return table.build();
   }
 }

@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -181,7 +180,7 @@ public final class OverheadRun implements Experiment {
       Result result =
           run(variants, services, generator(), ROUNDS, options.duration().dividedBy(ROUNDS));
       Reporter.writeJson(options.out().resolve("overhead.json"), result);
-      System.out.print(table(result));
+      OverheadReport.table(result).echo();
       OverheadVerdict.of(result).forEach(v -> System.out.println("verdict: " + v.text()));
       return Reporter.write(OverheadReport.of(result), options.out());
     } finally {
@@ -293,48 +292,6 @@ public final class OverheadRun implements Experiment {
     return !Double.isNaN(previous)
         && !Double.isNaN(current)
         && Math.abs(current - previous) <= 0.10 * previous;
-  }
-
-  static String table(Result result) {
-    StringBuilder out = new StringBuilder(String.format(
-        Locale.ROOT,
-        "overhead on %s, %s, %d rounds of %.1f s per service, load average %.2f -> %.2f%n",
-        result.endpoint(),
-        result.generator(),
-        result.rounds(),
-        result.secondsPerRound(),
-        result.loadAverageBefore(),
-        result.loadAverageAfter()));
-    out.append(String.format(
-        Locale.ROOT,
-        "  %-23s %10s %9s %13s %10s %9s %8s %9s %8s %7s%n",
-        "variant",
-        "CPU us/req",
-        "CPU ratio",
-        "rounds' range",
-        "B/req",
-        "B over",
-        "req/s",
-        "rate ratio",
-        "p99 ms",
-        "non-2xx"));
-    for (Side s : result.sides()) {
-      out.append(String.format(
-          Locale.ROOT,
-          "  %-23s %10.1f %9.3f   %5.3f-%5.3f %10.0f %9.0f %8.0f %9.3f %8.2f %7d%n",
-          s.variant(),
-          s.cpuMicrosPerRequest(),
-          s.cpuRatio(),
-          s.cpuRatioLow(),
-          s.cpuRatioHigh(),
-          s.bytesPerRequest(),
-          s.bytesOverBaseline(),
-          s.requestsPerSecond(),
-          s.throughputRatio(),
-          s.p99Millis(),
-          s.non2xx()));
-    }
-    return out.toString();
   }
 
   /**

@@ -1,12 +1,13 @@
 package dev.sluice.loadtest.overhead;
 
+import static dev.sluice.loadtest.report.Numbers.f;
+
 import dev.sluice.loadtest.overhead.OverheadRun.Result;
 import dev.sluice.loadtest.overhead.OverheadRun.Side;
 import dev.sluice.loadtest.report.Verdict;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -43,25 +44,17 @@ final class OverheadVerdict {
       return Verdict.notMeasured(
           s.variant() + ": CPU per request not measured (no request completed, or no CPU reading)");
     }
-    String cpu = String.format(
-        Locale.ROOT,
+    String cpu = f(
         "%s: %.3fx the CPU per request of no limiter (rounds %.3f-%.3f), %s",
-        s.variant(),
-        s.cpuRatio(),
-        s.cpuRatioLow(),
-        s.cpuRatioHigh(),
-        bytes(s));
+        s.variant(), s.cpuRatio(), s.cpuRatioLow(), s.cpuRatioHigh(), bytes(s));
     if (peer.isEmpty()) {
       return Verdict.notMeasured(cpu + "; no peer measured to judge it against");
     }
     Side p = peer.get();
     String text = cpu
-        + String.format(
-            Locale.ROOT,
+        + f(
             "; %s against the cheapest peer, %s: %.3fx (rounds %.3f-%.3f), %s",
-            Verdict.withAim(
-                String.format(Locale.ROOT, "%.3fx", s.cpuRatio()),
-                String.format(Locale.ROOT, "≤ %.3fx", p.cpuRatio())),
+            Verdict.withAim(f("%.3fx", s.cpuRatio()), f("≤ %.3fx", p.cpuRatio())),
             p.variant(),
             p.cpuRatio(),
             p.cpuRatioLow(),
@@ -74,11 +67,9 @@ final class OverheadVerdict {
   private static String bytes(Side s) {
     return Double.isNaN(s.bytesPerRequest())
         ? "bytes per request not readable"
-        : String.format(
-            Locale.ROOT,
+        : f(
             "%,.0f B per request (%+,.0f B over no limiter)",
-            s.bytesPerRequest(),
-            s.bytesOverBaseline());
+            s.bytesPerRequest(), s.bytesOverBaseline());
   }
 
   static boolean isSluice(Side s) {

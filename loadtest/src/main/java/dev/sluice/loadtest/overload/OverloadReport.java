@@ -1,5 +1,9 @@
 package dev.sluice.loadtest.overload;
 
+import static dev.sluice.loadtest.report.Numbers.num;
+import static dev.sluice.loadtest.report.Numbers.pct;
+import static dev.sluice.loadtest.report.Numbers.times;
+
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Block.Cell;
 import dev.sluice.loadtest.report.Block.Table.Column;
@@ -9,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -63,8 +66,8 @@ final class OverloadReport {
                 new Block.Chart(
                     "Admitted p99 against offered load", SweepChart.admittedP99(kindRuns)))));
       }
-      byVariant.forEach((variant, rows) -> blocks.add(
-          new Block.Section(variant + ": " + rows.get(0).description(), sweepTables(rows))));
+      byVariant.forEach((variant, rows) -> blocks.add(new Block.Section(
+          variant + ": " + rows.get(0).description(), List.copyOf(sweepTables(rows)))));
       List<StepResult> steps =
           step.stream().filter(r -> r.kind().equals(kind.getKey())).toList();
       if (!steps.isEmpty()) {
@@ -90,7 +93,7 @@ final class OverloadReport {
    * Two tables, so that neither runs off the page: the figures the targets judge (with their aims),
    * then the counts behind them.
    */
-  private static List<Block> sweepTables(List<SweepResult> rows) {
+  private static List<Block.Table> sweepTables(List<SweepResult> rows) {
     Column<SweepResult> load = Column.of("load", r -> OverloadRun.num(r.point()) + "x");
     Block.Table judged = Block.Table.of(
         List.of(
@@ -156,7 +159,29 @@ final class OverloadReport {
 
   private static Block stepSection(List<StepResult> steps) {
     StepLoad load = steps.get(0).load();
-    Block.Table t = Block.Table.of(
+    List<Block> charts = new ArrayList<>();
+    for (StepResult r : steps) {
+      if (r.run() != null) {
+        charts.add(new Block.Chart(
+            r.kind() + " step: " + r.variant(), LimitChart.of(r.run(), limiterName(r))));
+      }
+    }
+    return Block.Section.of(
+        "step test",
+        new Block.Text(num(load.baseRate()) + " jobs/s (1x), " + num(load.peakRate())
+            + " jobs/s (10x) from " + num(load.upAt()) + " s to " + num(load.downAt())
+            + " s, 1x again until " + num(load.end()) + " s. Settling: seconds from a step until"
+            + " every later reading of its phase is in the band (an upper bound at the 1 s"
+            + " resolution of the readings; - : not within the phase). On few cores one job is a"
+            + " large part of a second and 1 s readings scatter whatever the limit does; the CPU's"
+            + " settling is also given on means of 2 s. Admitted p99 is read per second of"
+            + " sending."),
+        stepTable(steps),
+        new Block.Grid(2, charts));
+  }
+
+  private static Block.Table stepTable(List<StepResult> steps) {
+    return Block.Table.of(
         List.of(
             Column.of("variant", StepResult::variant),
             Column.judged(
@@ -183,101 +208,28 @@ final class OverloadReport {
         steps,
         1,
         r -> r.high() == null ? String.valueOf(r.error()) : null);
-    List<Block> charts = new ArrayList<>();
-    for (StepResult r : steps) {
-      if (r.run() != null) {
-        charts.add(new Block.Chart(
-            r.kind() + " step: " + r.variant(), LimitChart.of(r.run(), limiterName(r))));
-      }
-    }
-    return Block.Section.of(
-        "step test",
-        new Block.Text(num(load.baseRate()) + " jobs/s (1x), " + num(load.peakRate())
-            + " jobs/s (10x) from " + num(load.upAt()) + " s to " + num(load.downAt())
-            + " s, 1x again until " + num(load.end()) + " s. Settling: seconds from a step until"
-            + " every later reading of its phase is in the band (an upper bound at the 1 s"
-            + " resolution of the readings; - : not within the phase). On few cores one job is a"
-            + " large part of a second and 1 s readings scatter whatever the limit does; the CPU's"
-            + " settling is also given on means of 2 s. Admitted p99 is read per second of"
-            + " sending."),
-        t,
-        new Block.Grid(2, charts));
   }
 
   private static String limiterName(StepResult r) {
     return r.variant().startsWith("netflix-") ? r.variant() : "transcode";
   }
 
-  /** One line per finished run on the console. */
+  /** A finished run on the console: its rows of the report's tables. */
   static void print(SweepResult r) {
-    String head = String.format(
-        Locale.ROOT, "%-5s %4sx %-17s", r.kind(), OverloadRun.num(r.point()), r.variant());
-    if (r.figures() == null) {
-      System.out.println(head + " NOT RUN: " + r.error());
-      return;
-    }
-    RunFigures f = r.figures();
-    System.out.printf(
-        Locale.ROOT,
-        "%s goodput %.1f/s (%.0f%% of capacity at 70%%, work %.0f%%)  admitted p50/p99"
-            + " %.0f/%.0f ms (%.1fx unloaded)  429 p50/p95 %.0f/%.0f ms, %.0f%% of rejections in 50 ms"
-            + "  CPU %.1f%% sd %.1f (%.0f ms a job, %.0f%% in jobs)  5xx %d  load %s%n",
-        head,
-        f.goodputPerSecond(),
-        100 * f.goodputOfTarget(),
-        100 * f.workOfTarget(),
-        f.admitted().p50(),
-        f.admitted().p99(),
-        f.admittedP99OverUnloaded(),
-        f.rejectedP50Millis(),
-        f.rejectedP95Millis(),
-        100 * f.rejectedWithin50Share(),
-        f.processCpu().mean(),
-        f.processCpu().stddev(),
-        f.jobCpuMillis(),
-        100 * f.jobsShareOfCpu(),
-        f.counts().serverErrors(),
-        r.loadAverageAfter());
+    sweepTables(List.of(r)).forEach(t -> echo(r.kind() + " " + r.variant(), t));
   }
 
   static void print(StepResult r) {
-    String head = String.format(Locale.ROOT, "%-5s step  %-17s", r.kind(), r.variant());
-    if (r.high() == null) {
-      System.out.println(head + " NOT RUN: " + r.error());
-      return;
-    }
-    System.out.printf(
-        Locale.ROOT,
-        "%s CPU settled %s s after the step up, %s s after the step down (2 s means: %s / %s);"
-            + " p99 within 2x unloaded %s s / %s s  5xx %d  load %s%n",
-        head,
-        num(r.cpuSettleUp()),
-        num(r.cpuSettleDown()),
-        num(r.cpuSettleUp2s()),
-        num(r.cpuSettleDown2s()),
-        num(r.p99SettleUp()),
-        num(r.p99SettleDown()),
-        r.high().counts().serverErrors(),
-        r.loadAverageAfter());
+    echo(r.kind() + " step", stepTable(List.of(r)));
+  }
+
+  private static void echo(String head, Block.Table table) {
+    table.lines().forEach(line -> System.out.println(head + ": " + line));
   }
 
   private static String reasons(RunFigures f) {
     return f.reasons().entrySet().stream()
         .map(e -> e.getKey() + ": " + e.getValue())
         .collect(Collectors.joining(", "));
-  }
-
-  static String num(double v) {
-    return Double.isNaN(v)
-        ? "-"
-        : String.format(Locale.ROOT, Math.abs(v) >= 100 ? "%.0f" : "%.1f", v);
-  }
-
-  private static String times(double ratio) {
-    return Double.isNaN(ratio) ? "-" : num(ratio) + "x";
-  }
-
-  private static String pct(double share) {
-    return Double.isNaN(share) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
   }
 }

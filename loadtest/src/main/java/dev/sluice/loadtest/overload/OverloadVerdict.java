@@ -1,12 +1,14 @@
 package dev.sluice.loadtest.overload;
 
+import static dev.sluice.loadtest.report.Numbers.num;
+import static dev.sluice.loadtest.report.Numbers.percent;
+
 import dev.sluice.loadtest.report.Verdict;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * The headlines of the overload report: per kind of job and {@link OverloadTarget} that applies to
@@ -93,9 +95,7 @@ final class OverloadVerdict {
               r.variant(),
               List.of(
                   target == OverloadTarget.STEP_CPU
-                      ? Double.isNaN(r.cpuSettleUp())
-                          ? "not settled"
-                          : OverloadReport.num(r.cpuSettleUp()) + " s"
+                      ? Double.isNaN(r.cpuSettleUp()) ? "not settled" : num(r.cpuSettleUp()) + " s"
                       : r.high().counts().serverErrors() + " 5xx"),
               met)));
     }
@@ -104,28 +104,27 @@ final class OverloadVerdict {
 
   private static String figure(OverloadTarget target, RunFigures f) {
     return switch (target) {
-      case GOODPUT -> Verdict.percent(f.workOfTarget());
-      case ADMITTED_P99 -> OverloadReport.num(f.admittedP99OverUnloaded()) + "x";
-      case FAST_REJECTIONS -> Verdict.percent(f.rejectedWithin50Share());
-      case CPU_SPREAD -> "sd " + OverloadReport.num(f.processCpu().stddev());
-      case CPU_MEAN -> OverloadReport.num(f.processCpu().mean()) + "%";
+      case GOODPUT -> percent(f.workOfTarget());
+      case ADMITTED_P99 -> num(f.admittedP99OverUnloaded()) + "x";
+      case FAST_REJECTIONS -> percent(f.rejectedWithin50Share());
+      case CPU_SPREAD -> "sd " + num(f.processCpu().stddev());
+      case CPU_MEAN -> num(f.processCpu().mean()) + "%";
       case STEP_CPU, STEP_NO_5XX -> "";
     };
   }
 
   private static List<String> failedSweep(List<SweepResult> runs) {
-    return failed(runs, SweepResult::figures, SweepResult::variant);
+    return runs.stream()
+        .filter(r -> r.figures() == null)
+        .map(SweepResult::variant)
+        .distinct()
+        .toList();
   }
 
   private static List<String> failedSteps(List<StepResult> runs) {
-    return failed(runs, StepResult::high, StepResult::variant);
-  }
-
-  private static <T> List<String> failed(
-      List<T> runs, Function<T, Object> figures, Function<T, String> variant) {
     return runs.stream()
-        .filter(r -> figures.apply(r) == null)
-        .map(variant)
+        .filter(r -> r.high() == null)
+        .map(StepResult::variant)
         .distinct()
         .toList();
   }

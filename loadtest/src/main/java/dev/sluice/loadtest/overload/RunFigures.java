@@ -1,7 +1,7 @@
 package dev.sluice.loadtest.overload;
 
-import dev.sluice.loadtest.report.Spread;
 import dev.sluice.loadtest.sampling.ServerSample;
+import dev.sluice.loadtest.sampling.Spread;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

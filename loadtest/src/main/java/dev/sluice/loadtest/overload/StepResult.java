@@ -1,6 +1,6 @@
 package dev.sluice.loadtest.overload;
 
-import dev.sluice.loadtest.report.RunSummary;
+import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.List;
 import java.util.OptionalDouble;
 import java.util.function.DoublePredicate;

@@ -1,6 +1,6 @@
 package dev.sluice.loadtest.overload;
 
-import dev.sluice.loadtest.report.RunSummary;
+import dev.sluice.loadtest.sampling.RunSummary;
 
 /**
  * One variant on one kind of job at one multiple of the capacity; one object of

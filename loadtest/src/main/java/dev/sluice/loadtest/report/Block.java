@@ -5,9 +5,20 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /** A part of a {@link Report}'s page; {@link HtmlRenderer} knows how to draw each. */
 public sealed interface Block {
+
+  /** Prints the tables of this block (inside sections too) line by line: the console's echo. */
+  default void echo() {
+    if (this instanceof Table t) {
+      t.lines().forEach(System.out::println);
+    } else if (this instanceof Section s) {
+      s.blocks().forEach(Block::echo);
+    }
+  }
 
   /** A paragraph of plain text. */
   record Text(String text) implements Block {}
@@ -57,6 +68,21 @@ public sealed interface Block {
     public Table {
       header = List.copyOf(header);
       rows = rows.stream().map(List::copyOf).toList();
+    }
+
+    /**
+     * Each row on one line, {@code header value} pairs: the console's echo of the same table the
+     * page shows.
+     */
+    public List<String> lines() {
+      return rows.stream()
+          .map(row -> IntStream.range(0, row.size())
+              .mapToObj(i -> (i < header.size() && !header.get(i).text().isEmpty()
+                      ? header.get(i).text() + " "
+                      : "")
+                  + row.get(i).text())
+              .collect(Collectors.joining(", ")))
+          .toList();
     }
 
     /** A table of plain cells, built row by row. */

@@ -1,5 +1,7 @@
 package dev.sluice.loadtest.report;
 
+import dev.sluice.loadtest.sampling.Percentiles;
+import dev.sluice.loadtest.sampling.RunSummary;
 import dev.sluice.loadtest.sampling.ServerSample;
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.stream.IntStream;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.VectorGraphicsEncoder;
@@ -45,17 +48,22 @@ public final class Charts {
     if (!t.isEmpty()) {
       line(chart, "service process", t, process);
       line(chart, "whole machine (shared)", t, system).setLineColor(Color.LIGHT_GRAY);
-      XYSeries target = line(
-          chart,
-          "target 70%",
-          List.of(t.get(0), t.get(t.size() - 1)),
-          List.of(CPU_TARGET_PERCENT, CPU_TARGET_PERCENT));
-      target.setLineColor(Color.RED);
-      target.setLineStyle(new BasicStroke(
-          1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+      cpuTarget(chart, t);
     }
     chart.getStyler().setYAxisMin(0.0).setYAxisMax(100.0);
     return svg(chart);
+  }
+
+  /** The 70 % CPU target as a dashed red line across the seconds {@code t} covers. */
+  static void cpuTarget(XYChart chart, List<Double> t) {
+    XYSeries target = line(
+        chart,
+        "target 70%",
+        List.of(t.get(0), t.get(t.size() - 1)),
+        List.of(CPU_TARGET_PERCENT, CPU_TARGET_PERCENT));
+    target.setLineColor(Color.RED);
+    target.setLineStyle(new BasicStroke(
+        1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
   }
 
   static String limiters(RunSummary run) {
@@ -87,14 +95,9 @@ public final class Charts {
   static String statuses(RunSummary run) {
     XYChart chart = xy("Responses per second by status (every try)", "responses/s");
     for (Map.Entry<String, long[]> status : run.attemptsPerSecond().entrySet()) {
-      List<Double> t = new ArrayList<>();
-      List<Double> counts = new ArrayList<>();
-      long[] values = status.getValue();
-      for (int i = 0; i < values.length; i++) {
-        t.add((double) i);
-        counts.add((double) values[i]);
-      }
-      line(chart, status.getKey(), t, counts);
+      int n = status.getValue().length;
+      List<Double> t = IntStream.range(0, n).mapToObj(i -> (double) i).toList();
+      line(chart, status.getKey(), t, values(status.getValue(), n));
     }
     if (run.attemptsPerSecond().isEmpty()) {
       line(chart, "none", List.of(0.0), List.of(0.0));
@@ -155,10 +158,15 @@ public final class Charts {
     return Math.max(MIN_MS, ms);
   }
 
-  static XYChart xy(String title, String yTitle) {
+  public static XYChart xy(String title, String yTitle) {
+    return xy(title, yTitle, WIDTH, HEIGHT);
+  }
+
+  /** A line chart over seconds, drawn {@code width} by {@code height} before it is scaled. */
+  public static XYChart xy(String title, String yTitle, int width, int height) {
     XYChart chart = new XYChartBuilder()
-        .width(WIDTH)
-        .height(HEIGHT)
+        .width(width)
+        .height(height)
         .title(title)
         .xAxisTitle("seconds")
         .yAxisTitle(yTitle)
@@ -184,10 +192,26 @@ public final class Charts {
   /** At most two decimals, thousands grouped. */
   static final String TICKS = "#,##0.##";
 
-  static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y) {
+  public static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y) {
     XYSeries series = chart.addSeries(name, x, y);
     series.setMarker(SeriesMarkers.NONE);
     return series;
+  }
+
+  /** A line through {@code (x, y)} points. */
+  public static XYSeries line(XYChart chart, String name, List<double[]> points) {
+    return line(
+        chart,
+        name,
+        points.stream().map(p -> p[0]).toList(),
+        points.stream().map(p -> p[1]).toList());
+  }
+
+  /** The first {@code n} counts as a series, 0 past the end of {@code counts}. */
+  public static List<Double> values(long[] counts, int n) {
+    return IntStream.range(0, n)
+        .mapToObj(i -> i < counts.length ? (double) counts[i] : 0)
+        .toList();
   }
 
   public static String svg(Chart<?, ?> chart) {

@@ -1,7 +1,7 @@
 package dev.sluice.loadtest.report;
 
+import dev.sluice.loadtest.sampling.RunSummary;
 import dev.sluice.loadtest.sampling.ServerSample;
-import java.awt.BasicStroke;
 import java.awt.Color;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,14 +41,7 @@ public final class LimitChart {
       return Charts.svg(chart);
     }
     Charts.line(chart, "service CPU %", t, cpu).setLineColor(new Color(0x1f, 0x77, 0xb4));
-    XYSeries target = Charts.line(
-        chart,
-        "target 70%",
-        List.of(t.get(0), t.get(t.size() - 1)),
-        List.of(Charts.CPU_TARGET_PERCENT, Charts.CPU_TARGET_PERCENT));
-    target.setLineColor(Color.RED);
-    target.setLineStyle(new BasicStroke(
-        1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+    Charts.cpuTarget(chart, t);
     if (!limit.isEmpty()) {
       XYSeries series = Charts.line(chart, limiterName + " limit (right axis)", lt, limit);
       series.setYAxisGroup(1);

@@ -1,9 +1,13 @@
 package dev.sluice.loadtest.report;
 
+import static dev.sluice.loadtest.report.Numbers.f;
+import static dev.sluice.loadtest.report.Numbers.num;
+
 import dev.sluice.loadtest.engine.Accounting;
+import dev.sluice.loadtest.sampling.Percentiles;
+import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -30,8 +34,7 @@ public final class RunReport {
       report.add(new Block.Verdicts("Verdict", verdicts)).summary("verdicts", verdicts);
     }
     report
-        .text(String.format(
-            Locale.ROOT,
+        .text(f(
             "%d s of open-loop arrivals, transcode %.1f jobs/s offered at %d ms CPU each, seed %d, "
                 + "service on %d cores. Latency is measured from each request's intended send time.",
             first.durationSeconds(),
@@ -68,10 +71,10 @@ public final class RunReport {
     outcomes.forEach(o -> t.row("ended " + o, r -> Long.toString(r.accounting().total(o))));
     return t.row("retries", r -> Long.toString(r.accounting().retries()))
         .row("gave up after retries", r -> Long.toString(r.accounting().gaveUp()))
-        .row("service CPU mean %", r -> num(r.cpu().processMean()))
-        .row("service CPU max %", r -> num(r.cpu().processMax()))
-        .row("machine CPU mean % (shared)", r -> num(r.cpu().systemMean()))
-        .row("unloaded job service ms", r -> num(r.unloadedServiceMillis()))
+        .row("service CPU mean %", r -> num(r.cpu().processMean(), 2))
+        .row("service CPU max %", r -> num(r.cpu().processMax(), 2))
+        .row("machine CPU mean % (shared)", r -> num(r.cpu().systemMean(), 2))
+        .row("unloaded job service ms", r -> num(r.unloadedServiceMillis(), 2))
         .row(
             "admitted transcode service p50 ms",
             r -> pct(r.serviceMillis(), "transcode", Percentiles::p50))
@@ -80,7 +83,7 @@ public final class RunReport {
             r -> pct(r.serviceMillis(), "transcode", Percentiles::p99))
         .row("p99 service / unloaded", r -> {
           Percentiles p = r.serviceMillis().get("transcode");
-          return p == null ? "-" : num(p.p99() / r.unloadedServiceMillis());
+          return p == null ? "-" : num(p.p99() / r.unloadedServiceMillis(), 2);
         })
         .row(
             "transcode 200 latency p99 ms",
@@ -108,14 +111,9 @@ public final class RunReport {
   }
 
   private static String attempts(Accounting a) {
-    return String.format(
-        Locale.ROOT,
+    return f(
         "%d tries in all (%d retries, %d gave up); try statuses %s; %d tries abandoned at the end.",
-        a.attempts(),
-        a.retries(),
-        a.gaveUp(),
-        a.attemptStatuses(),
-        a.abandonedAttempts());
+        a.attempts(), a.retries(), a.gaveUp(), a.attemptStatuses(), a.abandonedAttempts());
   }
 
   private static Block.Table latencyTable(RunSummary run) {
@@ -123,18 +121,19 @@ public final class RunReport {
         Block.Table.of("latency ms (stream outcome)", "n", "p50", "p90", "p99", "p99.9", "max");
     run.latencyMillis()
         .forEach((key, p) -> t.row(
-            key, p.count(), num(p.p50()), num(p.p90()), num(p.p99()), num(p.p999()), num(p.max())));
+            key,
+            p.count(),
+            num(p.p50(), 2),
+            num(p.p90(), 2),
+            num(p.p99(), 2),
+            num(p.p999(), 2),
+            num(p.max(), 2)));
     return t.build();
   }
 
   private static String pct(
       Map<String, Percentiles> by, String key, Function<Percentiles, Double> which) {
     Percentiles p = by.get(key);
-    return p == null ? "-" : num(which.apply(p));
-  }
-
-  /** A figure as the run tables print it: whole above 100, two decimals below; NaN as "-". */
-  public static String num(double v) {
-    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.2f", v);
+    return p == null ? "-" : num(which.apply(p), 2);
   }
 }

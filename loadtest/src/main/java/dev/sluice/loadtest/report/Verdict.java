@@ -3,7 +3,6 @@ package dev.sluice.loadtest.report;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -146,15 +145,5 @@ public record Verdict(String name, String target, String measured, Outcome outco
   /** {@code 94% (aim ≥ 95%)}: a figure and, beside it, the aim it is judged by. */
   public static String withAim(String figure, String aim) {
     return figure + " (aim " + aim + ")";
-  }
-
-  /** A share as a whole percent, {@code 94%}; {@code not measured} for NaN. */
-  public static String percent(double share) {
-    return Double.isNaN(share) ? "not measured" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
-  }
-
-  /** A relative change, {@code +36%} or {@code -10%}. */
-  public static String change(double ratio) {
-    return String.format(Locale.ROOT, "%+.0f%%", 100 * (ratio - 1));
   }
 }

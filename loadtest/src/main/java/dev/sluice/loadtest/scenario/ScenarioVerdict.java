@@ -1,18 +1,22 @@
 package dev.sluice.loadtest.scenario;
 
-import dev.sluice.loadtest.report.Percentiles;
-import dev.sluice.loadtest.report.RunSummary;
+import static dev.sluice.loadtest.report.Numbers.f;
+import static dev.sluice.loadtest.report.Numbers.ms;
+
+import dev.sluice.loadtest.report.Headline;
+import dev.sluice.loadtest.report.Numbers;
 import dev.sluice.loadtest.report.Verdict;
-import dev.sluice.loadtest.report.Verdict.Outcome;
+import dev.sluice.loadtest.sampling.Percentiles;
+import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
- * The headline of an open-loop scenario (monday-maintenance, steady, spike), computed from the
- * run's own figures: the service's CPU, the history viewers' p99, the rescue jobs served and the
- * 5xx, each beside its aim; with {@code --ab}, each set against the run without Sluice.
+ * The headline of an open-loop scenario (monday-maintenance, steady, spike): the service's CPU,
+ * the history viewers' p99, the rescue jobs served and the 5xx, each beside its aim; with {@code
+ * --ab}, each set against the run without Sluice (the reference, stated first).
  */
 final class ScenarioVerdict {
 
@@ -23,83 +27,72 @@ final class ScenarioVerdict {
 
   private ScenarioVerdict() {}
 
-  /**
-   * @param runs the scenario's runs in the order they ran; with {@code ab}, the first is without
-   *     Sluice and is the reference the second is judged against
-   */
+  /** With {@code ab}, the first run is without Sluice and the reference of the second. */
   static List<Verdict> of(List<RunSummary> runs, boolean ab) {
     List<Verdict> verdicts = new ArrayList<>();
     RunSummary reference = ab && runs.size() > 1 ? runs.get(0) : null;
     for (int i = 0; i < runs.size(); i++) {
-      RunSummary run = runs.get(i);
-      if (reference != null && i == 0) {
-        verdicts.add(Verdict.info(reference(run)));
-      } else {
-        verdicts.add(judge(run, reference));
-      }
+      verdicts.add(
+          reference != null && i == 0 ? reference(runs.get(i)) : judge(runs.get(i), reference));
     }
     return verdicts;
   }
 
   /** The run judged against the aims; {@code reference} (or null) is the run without Sluice. */
   static Verdict judge(RunSummary run, RunSummary reference) {
-    List<String> parts = new ArrayList<>();
-    List<Outcome> judged = new ArrayList<>();
-
+    Headline h = Headline.of(run.label());
     double cpu = run.cpu().processMean();
     if (Double.isNaN(cpu)) {
-      parts.add("service CPU not measured");
+      h.fact("service CPU not measured");
     } else {
-      judged.add(Outcome.of(cpu <= CPU_AIM_PERCENT));
-      parts.add("service CPU mean "
-          + Verdict.withAim(cpu(cpu), "≤ " + cpu(CPU_AIM_PERCENT))
-          + (reference == null
-              ? ""
-              : " against " + cpu(reference.cpu().processMean()) + " without"));
+      h.check(
+          "service CPU mean " + cpu(cpu),
+          "≤ " + cpu(CPU_AIM_PERCENT),
+          cpu <= CPU_AIM_PERCENT,
+          against(reference, r -> cpu(r.cpu().processMean()) + " without"));
     }
-
     double history = historyP99(run);
     if (Double.isNaN(history)) {
-      parts.add("history p99 not measured (no history lookup answered 200)");
+      h.fact("history p99 not measured (no history lookup answered 200)");
     } else {
-      judged.add(Outcome.of(history < HISTORY_P99_AIM_MILLIS));
-      parts.add("history p99 "
-          + Verdict.withAim(ms(history), "< " + ms(HISTORY_P99_AIM_MILLIS))
-          + (reference == null ? "" : " against " + ms(historyP99(reference))));
+      h.check(
+          "history p99 " + ms(history),
+          "< " + ms(HISTORY_P99_AIM_MILLIS),
+          history < HISTORY_P99_AIM_MILLIS,
+          against(reference, r -> ms(historyP99(r))));
     }
-
-    long rescueSent = run.accounting().sent().getOrDefault("rescue", 0L);
+    long rescueSent = sent(run, "rescue");
     if (rescueSent == 0) {
-      parts.add("no rescue job sent");
+      h.fact("no rescue job sent");
     } else {
-      long served = served(run, "rescue");
-      judged.add(Outcome.of(served >= rescueSent));
-      parts.add("rescue "
-          + Verdict.withAim(served + " of " + rescueSent + " served", "all")
-          + (reference == null
-              ? ""
-              : " against " + served(reference, "rescue") + " of "
-                  + reference.accounting().sent().getOrDefault("rescue", 0L)));
+      h.check(
+          "rescue " + served(run, "rescue") + " of " + rescueSent + " served",
+          "all",
+          served(run, "rescue") >= rescueSent,
+          against(reference, r -> served(r, "rescue") + " of " + sent(r, "rescue")));
     }
-
     long errors = serverErrors(run);
-    judged.add(Outcome.of(errors == 0));
-    parts.add(Verdict.withAim(errors + " 5xx other than 503/504", "0")
-        + (reference == null ? "" : " against " + serverErrors(reference)));
-
+    h.check(
+        errors + " 5xx other than 503/504",
+        "0",
+        errors == 0,
+        against(reference, r -> Long.toString(serverErrors(r))));
     if (reference != null) {
       long with = served(run, "transcode");
       long without = served(reference, "transcode");
-      parts.add("transcode jobs served " + with + " against " + without
-          + (without > 0 ? " (" + Verdict.change((double) with / without) + ")" : ""));
+      h.fact("transcode jobs served " + with + " against " + without
+          + (without > 0 ? " (" + Numbers.change((double) with / without) + ")" : ""));
     }
-    return Verdict.overall(run.label() + ": " + String.join("; ", parts), judged);
+    return h.verdict();
   }
 
-  private static String reference(RunSummary run) {
-    long rescueSent = run.accounting().sent().getOrDefault("rescue", 0L);
-    return String.format(
-        Locale.ROOT,
+  private static String against(RunSummary reference, Function<RunSummary, String> figure) {
+    return reference == null ? "" : " against " + figure.apply(reference);
+  }
+
+  private static Verdict reference(RunSummary run) {
+    long rescueSent = sent(run, "rescue");
+    return Verdict.info(f(
         "%s (the reference): service CPU mean %s, history p99 %s, %s, %d 5xx other than 503/504,"
             + " %d transcode jobs served",
         run.label(),
@@ -109,12 +102,16 @@ final class ScenarioVerdict {
             ? "no rescue job sent"
             : "rescue " + served(run, "rescue") + " of " + rescueSent + " served",
         serverErrors(run),
-        served(run, "transcode"));
+        served(run, "transcode")));
   }
 
   static double historyP99(RunSummary run) {
     Percentiles p = run.latencyMillis().get("history 200");
     return p == null || p.count() == 0 ? Double.NaN : p.p99();
+  }
+
+  private static long sent(RunSummary run, String stream) {
+    return run.accounting().sent().getOrDefault(stream, 0L);
   }
 
   private static long served(RunSummary run, String stream) {
@@ -125,18 +122,12 @@ final class ScenarioVerdict {
   static long serverErrors(RunSummary run) {
     return run.accounting().outcomes().values().stream()
         .flatMap(m -> m.entrySet().stream())
-        .filter(e -> e.getKey().matches("5\\d\\d")
-            && !e.getKey().equals("503")
-            && !e.getKey().equals("504"))
+        .filter(e -> e.getKey().matches("5\\d\\d") && !e.getKey().matches("50[34]"))
         .mapToLong(Map.Entry::getValue)
         .sum();
   }
 
   private static String cpu(double percent) {
-    return Double.isNaN(percent) ? "not measured" : String.format(Locale.ROOT, "%.1f%%", percent);
-  }
-
-  private static String ms(double millis) {
-    return Double.isNaN(millis) ? "not measured" : String.format(Locale.ROOT, "%,.0f ms", millis);
+    return Double.isNaN(percent) ? "not measured" : f("%.1f%%", percent);
   }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.loadtest.soak;
 
+import static dev.sluice.loadtest.report.Numbers.f;
+
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Report;
 import dev.sluice.loadtest.report.Reporter;
@@ -9,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
@@ -107,37 +108,19 @@ final class SoakReport {
 
   /** One sample on one line, for the console. */
   static String line(SoakSample s) {
-    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%6.0f s:", s.seconds()));
+    StringBuilder line = new StringBuilder(f("%6.0f s:", s.seconds()));
     for (int i = 0; i < s.nodes().size(); i++) {
       SoakSample.Node n = s.nodes().get(i);
-      line.append(String.format(
-          Locale.ROOT,
+      line.append(f(
           " node %d heap %.1f MiB, %d threads, %d in flight, %d queued, %d leases;",
-          i + 1,
-          n.heapAfterGc() / MIB,
-          n.threads(),
-          n.inFlight(),
-          n.queued(),
-          n.leases()));
+          i + 1, n.heapAfterGc() / MIB, n.threads(), n.inFlight(), n.queued(), n.leases()));
     }
-    return line.append(String.format(
-            Locale.ROOT, " Redis %.2f MiB, %d keys", s.redisUsedMemory() / MIB, s.redisKeys()))
+    return line.append(f(" Redis %.2f MiB, %d keys", s.redisUsedMemory() / MIB, s.redisKeys()))
         .toString();
   }
 
   /** The report: the verdict, the trends, the state after the load, the answers, the samples. */
   Report report() {
-    Block.Table.Builder trends = Block.Table.of(
-        "quantity", "samples", "slope per minute", "rise over the run", "tolerance", "verdict");
-    for (Trend t : trends()) {
-      trends.row(
-          t.name(),
-          t.samples(),
-          String.format(Locale.ROOT, "%+.3f %s", t.slopePerMinute(), t.unit()),
-          String.format(Locale.ROOT, "%+.3f", t.rise()),
-          String.format(Locale.ROOT, "%.3f", t.tolerance()),
-          t.verdict());
-    }
     Block.Table.Builder counts = Block.Table.of();
     answers.entrySet().stream()
         .sorted(Map.Entry.comparingByKey())
@@ -153,7 +136,7 @@ final class SoakReport {
         .summary("samples", samples)
         .add(new Block.Verdicts(
             "Verdict", List.of(Verdict.of(verdict.equals("no leak seen"), verdict))))
-        .add(Block.Section.of("Trends", trends.build()))
+        .add(Block.Section.of("Trends", trendTable()))
         .add(Block.Section.of(
             "After the load", new Block.Text(end == null ? "no sample" : line(end))))
         .add(Block.Section.of("Answers", counts.build()))
@@ -164,17 +147,25 @@ final class SoakReport {
         .build();
   }
 
+  private Block.Table trendTable() {
+    Block.Table.Builder table = Block.Table.of(
+        "quantity", "samples", "slope per minute", "rise over the run", "tolerance", "verdict");
+    for (Trend t : trends()) {
+      table.row(
+          t.name(),
+          t.samples(),
+          f("%+.3f %s", t.slopePerMinute(), t.unit()),
+          f("%+.3f", t.rise()),
+          f("%.3f", t.tolerance()),
+          t.verdict());
+    }
+    return table.build();
+  }
+
   /** Writes {@code summary.json} and {@code report.html} into {@code out}; returns the report. */
   Path write(Path out) throws IOException {
     Path report = Reporter.write(report(), out);
-    trends()
-        .forEach(t -> System.out.printf(
-            Locale.ROOT,
-            "%s: %+.3f %s/min (%s)%n",
-            t.name(),
-            t.slopePerMinute(),
-            t.unit(),
-            t.verdict()));
+    trendTable().echo();
     System.out.println("soak after the load: " + (end == null ? "no sample" : line(end)));
     System.out.println("soak verdict: " + verdict());
     return report;

@@ -6,7 +6,7 @@ import dev.sluice.loadtest.engine.Accounting;
 import dev.sluice.loadtest.engine.Arrival;
 import dev.sluice.loadtest.engine.Reply;
 import dev.sluice.loadtest.engine.Transport;
-import dev.sluice.loadtest.report.Percentiles;
+import dev.sluice.loadtest.sampling.Percentiles;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;

@@ -1,7 +1,7 @@
 package dev.sluice.loadtest.tenants;
 
-import dev.sluice.loadtest.report.Percentiles;
-import dev.sluice.loadtest.report.RunSummary;
+import dev.sluice.loadtest.sampling.Percentiles;
+import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.List;
 import java.util.Map;
 

@@ -1,11 +1,13 @@
 package dev.sluice.loadtest.tenants;
 
+import static dev.sluice.loadtest.report.Numbers.num;
+import static dev.sluice.loadtest.report.Numbers.pct;
+
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Charts;
-import dev.sluice.loadtest.report.Percentiles;
+import dev.sluice.loadtest.sampling.Percentiles;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -29,47 +31,6 @@ final class TenantReport {
     return priority(figures.stream().map(PriorityFigures.class::cast).toList());
   }
 
-  /** One console line per variant. */
-  static String line(Object figures) {
-    if (figures instanceof GreedyHostFigures g) {
-      return String.format(
-          Locale.ROOT,
-          "%s: Jain %.3f, polite min %.0f%% of fair share (%d under 90%%), polite wait p50/p99 "
-              + "%.0f/%.0f ms, greedy %d served, %d tries 429, rescue %d/%d served p99 %s ms, "
-              + "target %s%s",
-          g.variant(),
-          g.jainIndex(),
-          100 * g.politeMinShareOfFair(),
-          g.politeBelow90(),
-          g.politeQueueWaitMillis().p50(),
-          g.politeQueueWaitMillis().p99(),
-          g.hosts().get(GreedyHostTraffic.GREEDY_HOST).served(),
-          g.greedy429Tries(),
-          g.rescue().served(),
-          g.rescue().requests(),
-          p99(g.rescue().latencyMillis()),
-          g.targetMet() ? "met" : "missed",
-          ignored(g.ignoredProperties()));
-    }
-    PriorityFigures p = (PriorityFigures) figures;
-    return String.format(
-        Locale.ROOT,
-        "%s: critical %d/%d served, %d tries 429, %d tries 504, wait p50/p99 %.0f/%.0f ms; "
-            + "sheddable %d/%d served, %d shed; target %s%s",
-        p.variant(),
-        p.critical().served(),
-        p.critical().requests(),
-        p.critical().tries429(),
-        p.critical().tries504(),
-        p.critical().queueWaitMillis().p50(),
-        p.critical().queueWaitMillis().p99(),
-        p.sheddable().served(),
-        p.sheddable().requests(),
-        p.sheddable().shed(),
-        p.targetMet() ? "met" : "missed",
-        ignored(p.ignoredProperties()));
-  }
-
   private static List<Block> greedyHost(List<GreedyHostFigures> runs) {
     return List.of(Block.Section.of(
         "Greedy host: fairness over the 32 maintenance hosts",
@@ -77,8 +38,8 @@ final class TenantReport {
             + " of its max-min fair share (of what the 32 hosts were served in all). Queue waits"
             + " are the server-reported queuedMillis of served jobs."),
         Block.Table.comparing(runs, GreedyHostFigures::variant)
-            .row("Jain's index (served / fair share)", g -> num(g.jainIndex()))
-            .row("Jain's index (plain served counts)", g -> num(g.jainIndexServed()))
+            .row("Jain's index (served / fair share)", g -> num(g.jainIndex(), 3))
+            .row("Jain's index (plain served counts)", g -> num(g.jainIndexServed(), 3))
             .row("polite hosts: lowest share of fair", g -> pct(g.politeMinShareOfFair()))
             .row("polite hosts under 90% of fair", g -> Long.toString(g.politeBelow90()))
             .row(
@@ -130,10 +91,10 @@ final class TenantReport {
             .row(
                 "critical queue wait p50 / p99 / max ms",
                 p -> twoOf(p.critical().queueWaitMillis()) + " / "
-                    + num(p.critical().queueWaitMillis().max()))
+                    + num(p.critical().queueWaitMillis().max(), 3))
             .row(
                 "critical wait p99 / unloaded service time",
-                p -> num(p.criticalWaitPerServiceTime()))
+                p -> num(p.criticalWaitPerServiceTime(), 3))
             .row(
                 "critical latency p99 ms (from intended send)",
                 p -> p99(p.critical().latencyMillis()))
@@ -153,7 +114,7 @@ final class TenantReport {
 
   /** {@code p50 / p99}. */
   private static String twoOf(Percentiles p) {
-    return num(p.p50()) + " / " + num(p.p99());
+    return num(p.p50(), 3) + " / " + num(p.p99(), 3);
   }
 
   static String shareChart(List<GreedyHostFigures> runs) {
@@ -181,19 +142,7 @@ final class TenantReport {
     return g.hosts().get(GreedyHostTraffic.GREEDY_HOST);
   }
 
-  private static String ignored(List<String> ignored) {
-    return ignored.isEmpty() ? "" : " (NOT AS DESCRIBED: the service ignored " + ignored + ")";
-  }
-
   private static String p99(Percentiles p) {
-    return p == null ? "-" : num(p.p99());
-  }
-
-  private static String pct(double share) {
-    return Double.isNaN(share) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
-  }
-
-  private static String num(double v) {
-    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.3f", v);
+    return p == null ? "-" : num(p.p99(), 3);
   }
 }

@@ -1,8 +1,11 @@
 package dev.sluice.loadtest.tenants;
 
+import static dev.sluice.loadtest.report.Numbers.f;
+import static dev.sluice.loadtest.report.Numbers.percent;
+
+import dev.sluice.loadtest.report.Headline;
 import dev.sluice.loadtest.report.Verdict;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -32,26 +35,25 @@ final class TenantVerdict {
     }
     String against = fifo.filter(
             f -> !f.variant().equals(g.variant()) && !Double.isNaN(f.jainIndex()))
-        .map(f -> String.format(
-            Locale.ROOT,
-            " against fifo's %.2f and %s",
-            f.jainIndex(),
-            Verdict.percent(f.politeMinShareOfFair())))
+        .map(
+            f -> f(" against fifo's %.2f and %s", f.jainIndex(), percent(f.politeMinShareOfFair())))
         .orElse("");
-    String text = String.format(
-        Locale.ROOT,
-        "%s: Jain's index %s, lowest polite host %s%s; %d polite hosts under"
-            + " 90%%; greedy host %s of its fair share; rescue %d of %d served%s",
-        g.variant(),
-        Verdict.withAim(String.format(Locale.ROOT, "%.2f", g.jainIndex()), "≥ 0.95"),
-        Verdict.withAim(Verdict.percent(g.politeMinShareOfFair()) + " of its fair share", "≥ 90%"),
-        against,
-        g.politeBelow90(),
-        greedyShare(g),
-        g.rescue().served(),
-        g.rescue().requests(),
-        ignored(g.ignoredProperties()));
-    return Verdict.of(g.targetMet(), text);
+    return asDescribed(
+        Headline.of(g.variant())
+            .check(
+                f("Jain's index %.2f", g.jainIndex()),
+                "≥ 0.95",
+                g.jainIndex() >= GreedyHostFigures.TARGET_JAIN,
+                "")
+            .check(
+                "lowest polite host " + percent(g.politeMinShareOfFair()) + " of its fair share",
+                "≥ 90%",
+                g.politeBelow90() == 0,
+                against)
+            .fact(g.politeBelow90() + " polite hosts under 90%")
+            .fact("greedy host " + greedyShare(g) + " of its fair share")
+            .fact("rescue " + g.rescue().served() + " of " + g.rescue().requests() + " served"),
+        g.ignoredProperties());
   }
 
   static Verdict priority(PriorityFigures p, Optional<PriorityFigures> fifo) {
@@ -60,37 +62,49 @@ final class TenantVerdict {
       return Verdict.notMeasured(p.variant() + ": no critical job was sent, nothing to judge");
     }
     String against = fifo.filter(f -> !f.variant().equals(p.variant()))
-        .map(f -> String.format(
-            Locale.ROOT,
+        .map(f -> f(
             " against fifo's %d of %d and %d",
-            f.critical().served(),
-            f.critical().requests(),
-            f.critical().tries429() + f.critical().tries504() + f.critical().otherNotServedTries()))
+            f.critical().served(), f.critical().requests(), notServed(f.critical())))
         .orElse("");
-    String text = String.format(
-        Locale.ROOT,
-        "%s: critical %s, %s%s, while %s; critical queue wait %s%s",
-        p.variant(),
-        Verdict.withAim(c.served() + " of " + c.requests() + " served", "all"),
-        Verdict.withAim(
-            (c.tries429() + c.tries504() + c.otherNotServedTries())
-                + " critical tries answered other than 200",
-            "0"),
-        against,
-        Verdict.withAim(
-            p.sheddable().shed() + " of " + p.sheddable().requests() + " sheddable jobs shed",
-            "some"),
-        Double.isNaN(p.criticalWaitPerServiceTime())
-            ? "not measured"
-            : String.format(
-                Locale.ROOT, "p99 %.1fx one service time", p.criticalWaitPerServiceTime()),
-        ignored(p.ignoredProperties()));
-    return Verdict.of(p.targetMet(), text);
+    return asDescribed(
+        Headline.of(p.variant())
+            .check(
+                "critical " + c.served() + " of " + c.requests() + " served",
+                "all",
+                c.served() == c.requests(),
+                "")
+            .check(
+                notServed(c) + " critical tries answered other than 200",
+                "0",
+                notServed(c) == 0,
+                against)
+            .check(
+                p.sheddable().shed() + " of " + p.sheddable().requests() + " sheddable jobs shed",
+                "some",
+                p.sheddable().shed() > 0,
+                "")
+            .fact("critical queue wait "
+                + (Double.isNaN(p.criticalWaitPerServiceTime())
+                    ? "not measured"
+                    : f("p99 %.1fx one service time", p.criticalWaitPerServiceTime()))),
+        p.ignoredProperties());
+  }
+
+  private static long notServed(PriorityFigures.Kind k) {
+    return k.tries429() + k.tries504() + k.otherNotServedTries();
+  }
+
+  /** A variant the service did not run as described misses its aim, whatever its figures. */
+  private static Verdict asDescribed(Headline h, List<String> ignored) {
+    if (!ignored.isEmpty()) {
+      h.check("the service ignored " + String.join(", ", ignored), "none", false, "");
+    }
+    return h.verdict();
   }
 
   private static String greedyShare(GreedyHostFigures g) {
     GreedyHostFigures.Host greedy = g.hosts().get(GreedyHostTraffic.GREEDY_HOST);
-    return greedy == null ? "not measured" : Verdict.percent(greedy.shareOfFair());
+    return greedy == null ? "not measured" : percent(greedy.shareOfFair());
   }
 
   private static <T> Optional<T> fifo(
@@ -100,12 +114,5 @@ final class TenantVerdict {
         .map(type::cast)
         .filter(f -> variant.apply(f).equals("fifo"))
         .findFirst();
-  }
-
-  private static String ignored(List<String> ignored) {
-    return ignored.isEmpty()
-        ? ""
-        : " (NOT AS DESCRIBED: the service ignored " + String.join(", ", ignored)
-            + ", so the aim is not met)";
   }
 }

@@ -2,10 +2,11 @@ package dev.sluice.loadtest.tenants;
 
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Reporter;
 import dev.sluice.loadtest.report.RunReport;
-import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.sampling.RunSummary;
 import dev.sluice.loadtest.scenario.LoadRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,12 +60,13 @@ final class VariantComparison {
       }
     }
     List<Verdict> verdicts = TenantVerdict.of(figures);
+    List<Block> section = TenantReport.section(figures);
     Path report = Reporter.write(
-        RunReport.of(runs, verdicts, TenantReport.section(figures))
+        RunReport.of(runs, verdicts, section)
             .summary(scenario == TenantScenario.GREEDY_HOST ? "greedyHost" : "priority", figures)
             .build(),
         options.out());
-    figures.forEach(f -> System.out.println(TenantReport.line(f)));
+    section.forEach(Block::echo);
     verdicts.forEach(v -> System.out.println("verdict: " + v.text()));
     return report;
   }

@@ -1,5 +1,8 @@
 package dev.sluice.loadtest.transitions;
 
+import static dev.sluice.loadtest.report.Numbers.percent;
+import static dev.sluice.loadtest.report.Numbers.round;
+
 import dev.sluice.loadtest.monday.CpuTrace;
 import dev.sluice.loadtest.monday.MondayLoad;
 import dev.sluice.loadtest.report.Verdict;
@@ -8,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.OptionalDouble;
 
 /**
@@ -93,7 +95,7 @@ final class Figures {
             ? Verdict.notMeasured(label + ": no refusal, so no early answer to judge")
             : Verdict.of(
                 early >= EARLY_AIM,
-                label + ": " + Verdict.withAim(Verdict.percent(early), "≥ 95%") + " of " + refusals
+                label + ": " + Verdict.withAim(percent(early), "≥ 95%") + " of " + refusals
                     + " refusals answered within 50 ms of the request"));
     double window = Math.min(60, seconds);
     double timeouts = timeoutShare(shots, firstNanos, window);
@@ -102,18 +104,18 @@ final class Figures {
             ? Verdict.notMeasured(label + ": no refusal in the first minute")
             : Verdict.of(
                 timeouts <= TIMEOUTS_AIM,
-                label + ": 504s " + Verdict.withAim(Verdict.percent(timeouts), "≤ 5%")
-                    + " of the refusals in the first " + fmt(window) + " s"));
+                label + ": 504s " + Verdict.withAim(percent(timeouts), "≤ 5%")
+                    + " of the refusals in the first " + round(window) + " s"));
     OptionalDouble at10 = cpuBetween(cpu, 7, 10);
     verdicts.add(
         at10.isEmpty()
             ? Verdict.notMeasured(label + ": no CPU sample between 7 and 10 s")
             : Verdict.of(
                 Math.abs(at10.getAsDouble() - targetPercent) <= CPU_BAND_POINTS,
-                label + ": CPU " + fmt(at10.getAsDouble()) + "% of the machine in seconds 7-10 "
-                    + "(aim within " + fmt(targetPercent - CPU_BAND_POINTS) + "-"
-                    + fmt(targetPercent + CPU_BAND_POINTS) + "%, the target ± "
-                    + fmt(CPU_BAND_POINTS) + " points)"));
+                label + ": CPU " + round(at10.getAsDouble()) + "% of the machine in seconds 7-10 "
+                    + "(aim within " + round(targetPercent - CPU_BAND_POINTS) + "-"
+                    + round(targetPercent + CPU_BAND_POINTS) + "%, the target ± "
+                    + round(CPU_BAND_POINTS) + " points)"));
     return verdicts;
   }
 
@@ -214,7 +216,7 @@ final class Figures {
             : Verdict.of(
                 (first - healthyNanos) / 1e9 <= JOIN_AIM_SECONDS,
                 "scale-out: the joining node ran its first job "
-                    + Verdict.withAim(fmt((first - healthyNanos) / 1e9) + " s", "≤ 2 s")
+                    + Verdict.withAim(round((first - healthyNanos) / 1e9) + " s", "≤ 2 s")
                     + " after its /health answered"));
     int peak = clusterPeak(readings, fromNanos, toNanos, 2);
     verdicts.add(Verdict.of(
@@ -233,13 +235,13 @@ final class Figures {
     long back = firstAtLimit(readings, 1, killNanos, limit);
     if (back < 0) {
       return List.of(Verdict.missed("kill -9: the surviving node did not reach the global limit "
-          + limit + " within the " + fmt(windowSeconds) + " s watched (aim ≤ 5 s)"));
+          + limit + " within the " + round(windowSeconds) + " s watched (aim ≤ 5 s)"));
     }
     double seconds = (back - killNanos) / 1e9;
     return List.of(Verdict.of(
         seconds <= RECOVERY_AIM_SECONDS,
         "kill -9: the cluster back to its full global limit (" + limit + " running on the "
-            + "surviving node) " + Verdict.withAim(fmt(seconds) + " s", "≤ 5 s")
+            + "surviving node) " + Verdict.withAim(round(seconds) + " s", "≤ 5 s")
             + " after the kill"));
   }
 
@@ -299,9 +301,5 @@ final class Figures {
             + " answered twice (the node's admissions and refusals against the requests sent)"
             + (applied ? "" : "; the new strategy and discipline were not applied")));
     return verdicts;
-  }
-
-  static String fmt(double v) {
-    return String.format(Locale.ROOT, v >= 10 || v == Math.rint(v) ? "%.0f" : "%.1f", v);
   }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.loadtest.transitions;
 
+import static dev.sluice.loadtest.report.Numbers.f;
+
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Report;
@@ -73,11 +75,9 @@ final class TransitionsReport {
 
   /** Each node's in-flight and queued, once a second, for the report. */
   void inFlight(List<Figures.InFlight> readings, long start, long joined, long killed) {
-    inFlight.add(String.format(
-        Locale.ROOT,
+    inFlight.add(f(
         "node 2 answered /health at %.1f s; node 2 killed at %.1f s",
-        (joined - start) / 1e9,
-        (killed - start) / 1e9));
+        (joined - start) / 1e9, (killed - start) / 1e9));
     long lastSecond = -1;
     StringBuilder line = new StringBuilder();
     for (Figures.InFlight r : readings) {
@@ -86,10 +86,10 @@ final class TransitionsReport {
         if (line.length() > 0) {
           inFlight.add(line.toString());
         }
-        line = new StringBuilder(String.format(Locale.ROOT, "%3d s:", second));
+        line = new StringBuilder(f("%3d s:", second));
         lastSecond = second;
       }
-      line.append(String.format(Locale.ROOT, " n%d %d/%d", r.node(), r.inFlight(), r.queued()));
+      line.append(f(" n%d %d/%d", r.node(), r.inFlight(), r.queued()));
     }
     if (line.length() > 0) {
       inFlight.add(line.toString());
@@ -120,7 +120,7 @@ final class TransitionsReport {
     }
     return perNode.entrySet().stream()
         .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-        .map(e -> String.format(Locale.ROOT, "%s %.1f", e.getKey(), e.getValue()))
+        .map(e -> f("%s %.1f", e.getKey(), e.getValue()))
         .collect(Collectors.joining(", "));
   }
 
@@ -192,7 +192,7 @@ final class TransitionsReport {
       if (!cpuOf(part).isEmpty()) {
         report.text(cpu.get(part).getKey() + ": "
             + cpuOf(part).stream()
-                .map(c -> String.format(Locale.ROOT, "%.1f s %.0f%%", c.seconds(), c.percent()))
+                .map(c -> f("%.1f s %.0f%%", c.seconds(), c.percent()))
                 .collect(Collectors.joining(", ")));
       }
       if (part.startsWith("scale-out") && !inFlight.isEmpty()) {

@@ -2,8 +2,8 @@ package dev.sluice.loadtest.adaptive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.loadtest.report.Spread;
 import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.sampling.Spread;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -44,7 +44,7 @@ class IngestVerdictTest {
 
     assertThat(verdicts.get(0).outcome()).isEqualTo(Outcome.MET);
     assertThat(verdicts.get(0).text())
-        .isEqualTo("paced: 10,000 of 10,000 records accepted (aim all) in 5.10 s, 1.02x the ideal"
+        .isEqualTo("paced: 10,000 of 10,000 records accepted (aim all) in 5.10 s; 1.02x the ideal"
             + " 5.00 s (aim ≤ 1.1x); 0.2% extra sends (aim ≤ 1%), 20 answered 429; against naive's"
             + " 12.30 s, 340.0% extra sends and 34,000 429s");
     assertThat(verdicts.get(1).outcome()).isEqualTo(Outcome.INFO);
@@ -75,5 +75,16 @@ class IngestVerdictTest {
 
     assertThat(html).contains("<p class=\"verdict miss\">paced: 9,990 of 10,000 records accepted");
     assertThat(html.indexOf("class=\"verdicts\"")).isLessThan(html.indexOf("<table>"));
+  }
+
+  @Test
+  void exactlyTheAimsIsMetAndOneRecordShortIsMissed() {
+    // 5.50 s is 1.1x the ideal 5 s; 10,100 sends are 1% extra
+    Verdict atAims = IngestVerdict.of(run(null, client(10_000, 10_100, 5.5))).get(0);
+    Verdict oneShort = IngestVerdict.of(run(null, client(9_999, 10_000, 5.0))).get(0);
+
+    assertThat(atAims.outcome()).isEqualTo(Outcome.MET);
+    assertThat(oneShort.outcome()).isEqualTo(Outcome.MISSED);
+    assertThat(oneShort.text()).contains("9,999 of 10,000 records accepted (aim all)");
   }
 }

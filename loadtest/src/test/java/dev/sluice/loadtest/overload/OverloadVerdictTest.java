@@ -3,9 +3,9 @@ package dev.sluice.loadtest.overload;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.loadtest.report.HtmlRenderer;
-import dev.sluice.loadtest.report.Spread;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
+import dev.sluice.loadtest.sampling.Spread;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

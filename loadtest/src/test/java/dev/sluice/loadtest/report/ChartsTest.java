@@ -2,6 +2,7 @@ package dev.sluice.loadtest.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.loadtest.sampling.Percentiles;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

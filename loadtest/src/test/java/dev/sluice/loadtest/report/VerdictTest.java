@@ -60,9 +60,9 @@ class VerdictTest {
 
   @Test
   void figuresAreRoundedAndAMissingOneIsSaidMissing() {
-    assertThat(Verdict.withAim(Verdict.percent(0.9449), "≥ 95%")).isEqualTo("94% (aim ≥ 95%)");
-    assertThat(Verdict.percent(Double.NaN)).isEqualTo("not measured");
-    assertThat(Verdict.change(1.36)).isEqualTo("+36%");
-    assertThat(Verdict.change(0.9)).isEqualTo("-10%");
+    assertThat(Verdict.withAim(Numbers.percent(0.9449), "≥ 95%")).isEqualTo("94% (aim ≥ 95%)");
+    assertThat(Numbers.percent(Double.NaN)).isEqualTo("not measured");
+    assertThat(Numbers.change(1.36)).isEqualTo("+36%");
+    assertThat(Numbers.change(0.9)).isEqualTo("-10%");
   }
 }

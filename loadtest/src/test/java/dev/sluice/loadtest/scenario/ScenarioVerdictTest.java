@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.loadtest.engine.Accounting;
 import dev.sluice.loadtest.report.HtmlRenderer;
-import dev.sluice.loadtest.report.Percentiles;
 import dev.sluice.loadtest.report.RunReport;
-import dev.sluice.loadtest.report.RunSummary;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
+import dev.sluice.loadtest.sampling.Percentiles;
+import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -129,5 +129,20 @@ class ScenarioVerdictTest {
     assertThat(html)
         .contains("<p class=\"verdict miss\">with Sluice: service CPU mean 91.0% (aim ≤ 75.0%)");
     assertThat(html.indexOf("class=\"verdict miss\"")).isLessThan(html.indexOf("<table>"));
+  }
+
+  @Test
+  void theAimsHoldAtTheirBoundaries() {
+    Verdict atAims = ScenarioVerdict.of(List.of(run("on", 75.0, 49.9, 10, 10, 300, 0)), false)
+        .get(0);
+    Verdict justOver =
+        ScenarioVerdict.of(List.of(run("on", 75.01, 10, 10, 10, 300, 0)), false).get(0);
+    Verdict historyAtAim =
+        ScenarioVerdict.of(List.of(run("on", 70, 50, 10, 10, 300, 0)), false).get(0);
+
+    assertThat(atAims.outcome()).isEqualTo(Outcome.MET);
+    assertThat(justOver.outcome()).isEqualTo(Outcome.MISSED);
+    assertThat(historyAtAim.outcome()).isEqualTo(Outcome.MISSED);
+    assertThat(historyAtAim.text()).contains("history p99 50 ms (aim < 50 ms)");
   }
 }

@@ -7,9 +7,10 @@ import dev.sluice.loadtest.engine.Accounting;
 import dev.sluice.loadtest.engine.Arrival;
 import dev.sluice.loadtest.engine.Reply;
 import dev.sluice.loadtest.engine.Transport;
+import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.HtmlRenderer;
 import dev.sluice.loadtest.report.Report;
-import dev.sluice.loadtest.report.RunSummary;
+import dev.sluice.loadtest.sampling.RunSummary;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -138,10 +139,14 @@ class TenantFiguresTest {
     }
     GreedyHostFigures f = GreedyHostFigures.of("fair", List.of(), run(), tally);
     GreedyHostFigures other = GreedyHostFigures.of("fifo", List.of(), run(), tally);
-    String html = HtmlRenderer.render(
-        new Report("greedy-host", TenantReport.section(List.of(f, other)), Map.of()));
+    List<Block> section = TenantReport.section(List.of(f, other));
+    String html = HtmlRenderer.render(new Report("greedy-host", section, Map.of()));
     assertThat(html).contains("Jain&#39;s index").contains("<svg").contains("target met");
-    assertThat(TenantReport.line(f)).startsWith("fair: Jain 1.000").contains("target met");
+    Block.Table table = (Block.Table) ((Block.Section) section.get(0)).blocks().get(1);
+    assertThat(table.lines())
+        .contains(
+            "Jain's index (served / fair share), fair 1.000, fifo 1.000",
+            "target met, fair yes, fifo yes");
   }
 
   /** A request of a caller that the scripted server answers with a status (and queue wait). */

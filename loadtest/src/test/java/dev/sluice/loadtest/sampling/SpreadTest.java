@@ -1,4 +1,4 @@
-package dev.sluice.loadtest.report;
+package dev.sluice.loadtest.sampling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

@@ -1,7 +1,6 @@
-package dev.sluice.loadtest.report;
+package dev.sluice.loadtest.sampling;
 
 import dev.sluice.loadtest.engine.Accounting;
-import dev.sluice.loadtest.sampling.ServerSample;
 import java.util.List;
 import java.util.Map;
 

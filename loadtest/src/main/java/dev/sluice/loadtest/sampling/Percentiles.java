@@ -1,4 +1,4 @@
-package dev.sluice.loadtest.report;
+package dev.sluice.loadtest.sampling;
 
 import org.HdrHistogram.Histogram;
 
