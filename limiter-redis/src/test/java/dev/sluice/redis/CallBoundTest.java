@@ -20,7 +20,11 @@ class CallBoundTest {
   private CallBound bound(Duration timeout, Duration connectTimeout) {
     return new CallBound(
         new StoreSettings(
-            URI.create("redis://127.0.0.1:6379"), timeout, 3, FailurePolicy.LOCAL, time,
+            URI.create("redis://127.0.0.1:6379"),
+            timeout,
+            3,
+            FailurePolicy.LOCAL,
+            time,
             connectTimeout),
         time);
   }

@@ -17,7 +17,11 @@ class DebtsTest {
 
   private static final long MS = 1_000_000;
   // near the end of the nano clock's range, so the backlog's arithmetic crosses the overflow
-  private static final long T0 = Long.MAX_VALUE - 500 * MS;
+  private static final long T0 = nearTheEnd();
+
+  private static long nearTheEnd() {
+    return Long.MAX_VALUE - 500 * MS;
+  }
 
   private final Debts debts = new Debts(2);
   private final RateLimit limit = RateLimit.of(10, Duration.ofSeconds(1));
@@ -66,6 +70,18 @@ class DebtsTest {
     assertThat(charge.backlogMicros(T0)).isEqualTo(300_000);
     assertThat(debts.take(T0)).isEmpty();
     assertThat(debts.isEmpty()).isTrue();
+  }
+
+  @Test
+  void aBacklogThatCrossesTheClocksOverflowIsChargedInFull() {
+    long late = Long.MAX_VALUE - 100 * MS;
+    debts.add(bucket(3), late);
+
+    Debts.Charge charge = debts.take(late).get(0);
+
+    assertThat(charge.fromNanos()).isEqualTo(late);
+    assertThat(charge.untilNanos() - late).isEqualTo(600 * MS);
+    assertThat(charge.backlogMicros(late)).isEqualTo(300_000);
   }
 
   @Test
@@ -216,8 +232,8 @@ class DebtsTest {
 
     debts.clear(T0);
 
-    assertThat(debts.isEmpty()).isTrue();
     assertThat(debts.take(T0)).isEmpty();
+    assertThat(debts.isEmpty()).isTrue();
     // the backlog went too: the next admission starts one from now
     debts.add(bucket(1), T0 + 10 * MS);
     assertThat(debts.take(T0 + 10 * MS).get(0).fromNanos()).isEqualTo(T0 + 10 * MS);

@@ -20,7 +20,10 @@ class GuardTest {
   private final VirtualTime time = new VirtualTime();
   private final CallBound bound = new CallBound(
       new StoreSettings(
-          URI.create("redis://127.0.0.1:6379"), Duration.ofMillis(50), 3, FailurePolicy.LOCAL,
+          URI.create("redis://127.0.0.1:6379"),
+          Duration.ofMillis(50),
+          3,
+          FailurePolicy.LOCAL,
           time),
       time);
 

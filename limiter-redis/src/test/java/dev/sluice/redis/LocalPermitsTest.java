@@ -149,6 +149,7 @@ class LocalPermitsTest {
 
   @Test
   void underAllowNothingIsHeld() {
-    assertThat(LocalPermits.NOTHING_HELD.release().toCompletableFuture().isDone()).isTrue();
+    assertThat(LocalPermits.NOTHING_HELD.release().toCompletableFuture().isDone())
+        .isTrue();
   }
 }

@@ -133,7 +133,8 @@ class LocalShareTest {
     share.refund(request(2));
 
     assertThat(recentCount()).isEqualTo(3);
-    assertThat(share.takeDebts()).singleElement()
+    assertThat(share.takeDebts())
+        .singleElement()
         .satisfies(charge -> assertThat(charge.request().cost()).isEqualTo(3));
     assertThat(admitted(share, request(1), 5)).isEqualTo(2);
   }
@@ -159,7 +160,8 @@ class LocalShareTest {
     assertThat(decision.limit()).isEqualTo(10);
     assertThat(decision.remaining()).isEqualTo(6);
     assertThat(share.decide(request(12)).remaining()).isZero();
-    assertThat(share.takeDebts()).singleElement()
+    assertThat(share.takeDebts())
+        .singleElement()
         .satisfies(charge -> assertThat(charge.request().cost()).isEqualTo(10));
   }
 
@@ -215,8 +217,10 @@ class LocalShareTest {
   void theShareIsTheLimitAndBurstDividedRoundedDownButAtLeastOne() {
     RateLimit global = new RateLimit(10, Duration.ofSeconds(2), 7);
 
-    assertThat(LocalShare.nodeShare(global, 3)).isEqualTo(new RateLimit(3, Duration.ofSeconds(2), 2));
-    assertThat(LocalShare.nodeShare(global, 20)).isEqualTo(new RateLimit(1, Duration.ofSeconds(2), 1));
+    assertThat(LocalShare.nodeShare(global, 3))
+        .isEqualTo(new RateLimit(3, Duration.ofSeconds(2), 2));
+    assertThat(LocalShare.nodeShare(global, 20))
+        .isEqualTo(new RateLimit(1, Duration.ofSeconds(2), 1));
   }
 
   @Test

@@ -119,8 +119,7 @@ class LossWatchTest {
 
   @Test
   void settlingLastsTwoPollsAndTwoTimeouts() {
-    assertThat(loss.settleNanos())
-        .isEqualTo(2 * LossWatch.POLL.toNanos() + 2 * TIMEOUT.toNanos());
+    assertThat(loss.settleNanos()).isEqualTo(2 * LossWatch.POLL.toNanos() + 2 * TIMEOUT.toNanos());
   }
 
   @Test

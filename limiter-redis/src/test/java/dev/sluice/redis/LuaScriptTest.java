@@ -29,9 +29,13 @@ class LuaScriptTest {
     assertThat(SCRIPT.runForLong(redis.commands(), KEYS, "a", "b").join()).isEqualTo(42L);
 
     assertThat(SCRIPT.sha()).isEqualTo(sha1("return 42"));
-    assertThat(redis.calls()).containsExactly(new ScriptedRedis.Call(
-        "evalsha", SCRIPT.sha(), ScriptOutputType.INTEGER, List.of("k1", "k2"),
-        List.of("a", "b")));
+    assertThat(redis.calls())
+        .containsExactly(new ScriptedRedis.Call(
+            "evalsha",
+            SCRIPT.sha(),
+            ScriptOutputType.INTEGER,
+            List.of("k1", "k2"),
+            List.of("a", "b")));
   }
 
   @Test
@@ -51,7 +55,8 @@ class LuaScriptTest {
 
     assertThat(SCRIPT.runForLong(redis.commands(), KEYS, "a").join()).isEqualTo(7L);
 
-    assertThat(redis.calls()).extracting(ScriptedRedis.Call::command)
+    assertThat(redis.calls())
+        .extracting(ScriptedRedis.Call::command)
         .containsExactly("evalsha", "eval");
     assertThat(redis.calls().get(1).script()).isEqualTo("return 42");
     assertThat(redis.calls().get(1).keys()).containsExactly("k1", "k2");
@@ -136,8 +141,9 @@ class LuaScriptTest {
 
   private static String sha1(String text) {
     try {
-      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1")
-          .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      return java.util.HexFormat.of()
+          .formatHex(java.security.MessageDigest.getInstance("SHA-1")
+              .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -53,7 +53,11 @@ class OutageBookkeepingTest {
   }
 
   private static RateDecision decide(RedisStores node, RateRequest request) {
-    return node.rates().tryAcquire(List.of(request)).toCompletableFuture().join().get(0);
+    return node.rates()
+        .tryAcquire(List.of(request))
+        .toCompletableFuture()
+        .join()
+        .get(0);
   }
 
   private static int admitted(RedisStores node, RateRequest request, int tries) {
@@ -119,7 +123,10 @@ class OutageBookkeepingTest {
     node.guard().markDown(new IllegalStateException("test"));
     assertThat(admitted(node, request(Algorithm.TOKEN_BUCKET), 5)).isEqualTo(5);
 
-    node.rates().refund(List.of(request(Algorithm.TOKEN_BUCKET))).toCompletableFuture().join();
+    node.rates()
+        .refund(List.of(request(Algorithm.TOKEN_BUCKET)))
+        .toCompletableFuture()
+        .join();
 
     assertThat(admitted(node, request(Algorithm.TOKEN_BUCKET), 2)).isEqualTo(1);
   }
@@ -129,8 +136,10 @@ class OutageBookkeepingTest {
     RedisStores node = node(FailurePolicy.DENY);
     assertThat(admitted(node, request(Algorithm.TOKEN_BUCKET), 11)).isEqualTo(10);
 
-    node.rates().refund(List.of(request(Algorithm.TOKEN_BUCKET), request(Algorithm.TOKEN_BUCKET)))
-        .toCompletableFuture().join();
+    node.rates()
+        .refund(List.of(request(Algorithm.TOKEN_BUCKET), request(Algorithm.TOKEN_BUCKET)))
+        .toCompletableFuture()
+        .join();
 
     assertThat(admitted(node, request(Algorithm.TOKEN_BUCKET), 3)).isEqualTo(2);
     assertThat(node.rates().refund(List.of()).toCompletableFuture().join()).isNull();
@@ -145,8 +154,13 @@ class OutageBookkeepingTest {
     RedisRateStore rates = (RedisRateStore) node.rates();
     rates.lostState(((RedisPermitStore) node.permits()).link().commands());
 
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> "1".equals(
-        REDIS.server().command("EXISTS", KeyLayout.rate("rule", actor, Algorithm.TOKEN_BUCKET))));
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> "1"
+            .equals(REDIS
+                .server()
+                .command("EXISTS", KeyLayout.rate("rule", actor, Algorithm.TOKEN_BUCKET))));
     assertThat(admitted(node(FailurePolicy.LOCAL), request(Algorithm.TOKEN_BUCKET), 10))
         .isEqualTo(6);
   }

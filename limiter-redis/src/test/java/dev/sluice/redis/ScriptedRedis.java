@@ -18,7 +18,11 @@ import java.util.function.Function;
 final class ScriptedRedis {
 
   /** One script call: EVALSHA or EVAL, the digest or body, its output type, keys and arguments. */
-  record Call(String command, String script, ScriptOutputType output, List<String> keys,
+  record Call(
+      String command,
+      String script,
+      ScriptOutputType output,
+      List<String> keys,
       List<String> args) {}
 
   private final List<Call> calls = new ArrayList<>();
@@ -32,7 +36,9 @@ final class ScriptedRedis {
     return List.copyOf(calls);
   }
 
-  @SuppressWarnings("unchecked")
+  // unchecked: the proxy is the interface it implements; FutureReturnValueIgnored: the answer's
+  // callback completes the future handed back, whose own result is not needed
+  @SuppressWarnings({"unchecked", "FutureReturnValueIgnored"})
   RedisScriptingAsyncCommands<String, String> commands() {
     return (RedisScriptingAsyncCommands<String, String>) Proxy.newProxyInstance(
         ScriptedRedis.class.getClassLoader(),

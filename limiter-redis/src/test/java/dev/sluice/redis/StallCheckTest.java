@@ -48,7 +48,9 @@ class StallCheckTest {
   }
 
   private static void settled(StallCheck check, String advice) {
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(2))
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(2))
         .until(() -> check.advice().equals(advice));
   }
 
@@ -70,7 +72,10 @@ class StallCheckTest {
     StallCheck check = connected();
     step.set(Duration.ofMillis(120).toNanos());
     check.timedOut();
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(2)).until(() -> !check.advice().isEmpty());
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(2))
+        .until(() -> !check.advice().isEmpty());
 
     step.set(TIMEOUT.toNanos());
     await().atMost(WAIT).pollInterval(Duration.ofMillis(2)).until(() -> {
@@ -85,7 +90,10 @@ class StallCheckTest {
     StallCheck check = connected();
     step.set(Duration.ofMillis(120).toNanos());
     check.timedOut();
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(2)).until(() -> !check.advice().isEmpty());
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(2))
+        .until(() -> !check.advice().isEmpty());
 
     check.answered();
 
@@ -101,7 +109,9 @@ class StallCheckTest {
     check.timedOut();
 
     await().atMost(WAIT).pollInterval(Duration.ofMillis(2)).until(() -> check.replaced() == 1);
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(2))
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(2))
         .until(() -> link.current() != null && link.current() != stuck);
     assertThat(check.advice()).isEmpty();
     assertThat(link.commands()).isNotNull();
