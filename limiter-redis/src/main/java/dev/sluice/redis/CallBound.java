@@ -1,6 +1,7 @@
 package dev.sluice.redis;
 
 import dev.sluice.store.StoreSettings;
+import dev.sluice.time.NanoClock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,10 +37,17 @@ final class CallBound {
   private final AtomicLong firstDecision = new AtomicLong(NONE);
   private final AtomicInteger inTime = new AtomicInteger();
   private volatile boolean started;
+  private final NanoClock ticker;
 
   CallBound(StoreSettings settings) {
+    this(settings, NanoClock.system());
+  }
+
+  /** {@code ticker}: the time the allowance runs on (a virtual one in tests). */
+  CallBound(StoreSettings settings, NanoClock ticker) {
     this.decisionNanos = settings.timeout().toNanos();
     this.startNanos = Math.max(decisionNanos, settings.connectTimeout().toNanos());
+    this.ticker = ticker;
   }
 
   /** The bound on a call sent now. */
@@ -48,7 +56,7 @@ final class CallBound {
       return decisionNanos;
     }
     long first = firstDecision.get();
-    if (first != NONE && System.nanoTime() - first - START_ALLOWANCE.toNanos() >= 0) {
+    if (first != NONE && ticker.nanoTime() - first - START_ALLOWANCE.toNanos() >= 0) {
       started = true;
       return decisionNanos;
     }
@@ -63,7 +71,7 @@ final class CallBound {
   /** A decision goes to Redis (the allowance runs from the first). */
   void deciding() {
     if (!started && firstDecision.get() == NONE) {
-      firstDecision.compareAndSet(NONE, System.nanoTime());
+      firstDecision.compareAndSet(NONE, ticker.nanoTime());
     }
   }
 

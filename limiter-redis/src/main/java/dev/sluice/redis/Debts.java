@@ -175,7 +175,9 @@ final class Debts {
         if (backlog != null) {
           synchronized (backlog) {
             until = backlog.until;
-            from = Math.min(backlog.charged, until);
+            // the earlier of the two by their difference: Math.min on raw nano values took a
+            // backlog that crossed the clock's overflow for one that was charged already
+            from = backlog.charged - until < 0 ? backlog.charged : until;
             backlog.charged = until; // the next charge takes the backlog from here on
           }
         }

@@ -120,6 +120,11 @@ final class Guard {
     breaker.transitionToOpenState();
   }
 
+  /** Counts Redis as up at once (tests of what a node does when Redis answers again). */
+  void markUp() {
+    breaker.transitionToClosedState();
+  }
+
   /** Counts one decision made without Redis. */
   void degradedDecision() {
     degraded.increment();

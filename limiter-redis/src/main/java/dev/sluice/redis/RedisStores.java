@@ -310,6 +310,11 @@ public final class RedisStores implements Stores {
     return bound;
   }
 
+  /** The breaker in front of Redis (tests that take Redis down and up without a fault). */
+  Guard guard() {
+    return guard;
+  }
+
   @Override
   public RateStore rates() {
     return rates;

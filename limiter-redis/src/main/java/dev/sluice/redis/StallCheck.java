@@ -1,5 +1,6 @@
 package dev.sluice.redis;
 
+import dev.sluice.time.NanoClock;
 import io.lettuce.core.api.StatefulConnection;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,10 +30,17 @@ final class StallCheck {
   private final AtomicBoolean checking = new AtomicBoolean();
   private volatile String advice = "";
   private volatile long replaced;
+  private final NanoClock ticker;
 
   StallCheck(Link link, Duration timeout) {
+    this(link, timeout, NanoClock.system());
+  }
+
+  /** {@code ticker}: the time a PING's round trip is measured on (a scripted one in tests). */
+  StallCheck(Link link, Duration timeout, NanoClock ticker) {
     this.link = link;
     this.timeout = timeout;
+    this.ticker = ticker;
   }
 
   /** A call timed out. */
@@ -45,9 +53,9 @@ final class StallCheck {
     if (on == null || !checking.compareAndSet(false, true)) {
       return;
     }
-    long start = System.nanoTime();
+    long start = ticker.nanoTime();
     link.ping(on).whenComplete((pong, error) -> {
-      long millis = (System.nanoTime() - start) / 1_000_000;
+      long millis = (ticker.nanoTime() - start) / 1_000_000;
       if (error == null && millis <= timeout.toMillis()) {
         advice = ""; // one late call (a reconnect, a pause of this JVM), not a slow Redis
       } else if (error == null) {

@@ -1,0 +1,170 @@
+package dev.sluice.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.store.FailurePolicy;
+import dev.sluice.store.StoreSettings;
+import dev.sluice.time.VirtualTime;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** When Redis counts as down: the circuit breaker in front of every call. */
+class GuardTest {
+
+  private final VirtualTime time = new VirtualTime();
+  private final CallBound bound = new CallBound(
+      new StoreSettings(
+          URI.create("redis://127.0.0.1:6379"),
+          Duration.ofMillis(50),
+          3,
+          FailurePolicy.LOCAL,
+          time),
+      time);
+
+  private Guard guard(FailurePolicy policy) {
+    return new Guard("redis://127.0.0.1:6379", policy, 3, bound);
+  }
+
+  private final Guard guard = guard(FailurePolicy.LOCAL);
+
+  private static void fail(Guard guard, int times, Throwable error) {
+    for (int i = 0; i < times; i++) {
+      assertThat(guard.tryEnter()).isTrue();
+      guard.failed(System.nanoTime(), error);
+    }
+  }
+
+  @Test
+  void redisCountsAsUpAtFirst() {
+    assertThat(guard.state()).isEqualTo(RedisState.UP);
+    assertThat(guard.describe()).isEqualTo("redis://127.0.0.1:6379 (up)");
+    assertThat(guard.tryEnter()).isTrue();
+  }
+
+  @Test
+  void halfOfTheLastCallsFailingMeansDown() {
+    fail(guard, 4, new IllegalStateException("boom"));
+    assertThat(guard.state()).isEqualTo(RedisState.UP);
+
+    fail(guard, 1, new IllegalStateException("boom"));
+
+    assertThat(guard.state()).isEqualTo(RedisState.DOWN);
+    assertThat(guard.tryEnter()).isFalse();
+    assertThat(guard.describe())
+        .isEqualTo("redis://127.0.0.1:6379 (down, enforced locally at 1/3 of each limit; last "
+            + "error IllegalStateException: boom)");
+  }
+
+  @Test
+  void answeredCallsKeepItUp() {
+    AtomicInteger answers = new AtomicInteger();
+    guard.onAnswer(answers::incrementAndGet);
+    for (int i = 0; i < 6; i++) {
+      assertThat(guard.tryEnter()).isTrue();
+      guard.succeeded(System.nanoTime());
+    }
+    fail(guard, 5, new IllegalStateException("boom"));
+
+    assertThat(guard.state()).isEqualTo(RedisState.UP);
+    assertThat(answers).hasValue(6);
+  }
+
+  @Test
+  void theDownActionsRunOncePerOutage() {
+    AtomicInteger down = new AtomicInteger();
+    guard.onDown(down::incrementAndGet);
+
+    fail(guard, 5, new IllegalStateException());
+
+    assertThat(down).hasValue(1);
+    assertThat(guard.describe()).endsWith("last error IllegalStateException)");
+  }
+
+  @Test
+  void theTimeoutActionsRunOnlyForTimeouts() {
+    AtomicInteger timeouts = new AtomicInteger();
+    guard.onTimeout(timeouts::incrementAndGet);
+
+    guard.failed(System.nanoTime(), new RedisCommandTimeoutException("late"));
+    guard.failed(System.nanoTime(), new CompletionException(new TimeoutException()));
+    guard.failed(System.nanoTime(), new CompletionException(new IllegalStateException("x")));
+    guard.failed(System.nanoTime(), new IllegalStateException("y"));
+
+    assertThat(timeouts).hasValue(2);
+  }
+
+  @Test
+  void theCauseOfACompletionIsReported() {
+    guard.markDown(new CompletionException(new IllegalStateException("refused")));
+
+    assertThat(guard.describe()).endsWith("last error IllegalStateException: refused)");
+  }
+
+  @Test
+  void aCompletionWithoutCauseIsReportedItself() {
+    guard.markDown(new CompletionException("bare", null));
+
+    assertThat(guard.describe()).endsWith("last error CompletionException: bare)");
+  }
+
+  @Test
+  void markedDownAtStartUpItIsDownAtOnce() {
+    AtomicInteger down = new AtomicInteger();
+    guard.onDown(down::incrementAndGet);
+
+    guard.markDown(new IllegalStateException("not connected"));
+
+    assertThat(guard.state()).isEqualTo(RedisState.DOWN);
+    assertThat(guard.tryEnter()).isFalse();
+    assertThat(down).hasValue(1);
+  }
+
+  @Test
+  void aSlotMoveIsNotAnOutage() {
+    fail(guard, 10, new RedisCommandExecutionException("TRYAGAIN Multiple keys request"));
+
+    assertThat(guard.state()).isEqualTo(RedisState.UP);
+  }
+
+  @Test
+  void theDescriptionSaysWhatThePolicyDoesWhileDown() {
+    Guard allow = guard(FailurePolicy.ALLOW);
+    Guard deny = guard(FailurePolicy.DENY);
+    allow.markDown(new IllegalStateException("a"));
+    deny.markDown(new IllegalStateException("d"));
+
+    assertThat(allow.describe()).contains("(down, allowing every request; last error");
+    assertThat(deny.describe()).contains("(down, denying every request; last error");
+  }
+
+  @Test
+  void decisionsMadeWithoutRedisAreCounted() {
+    guard.degradedDecision();
+    guard.degradedDecision();
+
+    assertThat(guard.degradedDecisions()).isEqualTo(2);
+  }
+
+  @Test
+  void enteringStartsTheAllowanceAndAnswersInTimeEndIt() {
+    assertThat(guard.tryEnter()).isTrue();
+    time.advance(CallBound.START_ALLOWANCE);
+
+    assertThat(bound.nanos()).isEqualTo(Duration.ofMillis(50).toNanos());
+  }
+
+  @Test
+  void answersInTimeWarmTheBound() {
+    for (int i = 0; i < CallBound.WARM_ANSWERS; i++) {
+      guard.succeeded(System.nanoTime());
+    }
+
+    assertThat(bound.nanos()).isEqualTo(Duration.ofMillis(50).toNanos());
+  }
+}
