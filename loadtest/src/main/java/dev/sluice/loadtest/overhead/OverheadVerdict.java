@@ -4,6 +4,7 @@ import static dev.sluice.loadtest.report.Numbers.f;
 
 import dev.sluice.loadtest.overhead.OverheadRun.Result;
 import dev.sluice.loadtest.overhead.OverheadRun.Side;
+import dev.sluice.loadtest.report.Headline;
 import dev.sluice.loadtest.report.Verdict;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -44,24 +45,25 @@ final class OverheadVerdict {
       return Verdict.notMeasured(
           s.variant() + ": CPU per request not measured (no request completed, or no CPU reading)");
     }
-    String cpu = f(
-        "%s: %.3fx the CPU per request of no limiter (rounds %.3f-%.3f), %s",
-        s.variant(), s.cpuRatio(), s.cpuRatioLow(), s.cpuRatioHigh(), bytes(s));
+    Headline h = Headline.of(s.variant())
+        .fact(f(
+            "%.3fx the CPU per request of no limiter (rounds %.3f-%.3f), %s",
+            s.cpuRatio(), s.cpuRatioLow(), s.cpuRatioHigh(), bytes(s)));
     if (peer.isEmpty()) {
-      return Verdict.notMeasured(cpu + "; no peer measured to judge it against");
+      return h.fact("no peer measured to judge it against").verdict();
     }
     Side p = peer.get();
-    String text = cpu
-        + f(
-            "; %s against the cheapest peer, %s: %.3fx (rounds %.3f-%.3f), %s",
-            Verdict.withAim(f("%.3fx", s.cpuRatio()), f("≤ %.3fx", p.cpuRatio())),
-            p.variant(),
-            p.cpuRatio(),
-            p.cpuRatioLow(),
-            p.cpuRatioHigh(),
-            bytes(p))
-        + (s.non2xx() > 0 ? "; " + s.non2xx() + " answers not 2xx" : "");
-    return Verdict.of(s.cpuRatio() <= p.cpuRatio() && s.non2xx() == 0, text);
+    h.check(
+        f("%.3fx", s.cpuRatio()),
+        f("≤ %.3fx", p.cpuRatio()),
+        s.cpuRatio() <= p.cpuRatio(),
+        f(
+            " against the cheapest peer, %s: %.3fx (rounds %.3f-%.3f), %s",
+            p.variant(), p.cpuRatio(), p.cpuRatioLow(), p.cpuRatioHigh(), bytes(p)));
+    if (s.non2xx() > 0) {
+      h.check(s.non2xx() + " answers not 2xx", "0", false, "");
+    }
+    return h.verdict();
   }
 
   private static String bytes(Side s) {
