@@ -208,4 +208,25 @@ class OutageBookkeepingTest {
     assertThat(node.rates().describe()).startsWith(node.describe());
     assertThat(node.toString()).isEqualTo(node.describe());
   }
+
+  @Test
+  void aRedisThatLostItsCountsIsSettledOnTheShareWhateverThePolicy() {
+    RedisStores node = node(FailurePolicy.ALLOW);
+    assertThat(decide(node, request(Algorithm.TOKEN_BUCKET)).allowed()).isTrue();
+    assertThat(node.health().lostStates()).isZero();
+    // what FLUSHALL does to the epoch, without touching the other tests' keys
+    REDIS.server().command("DEL", LossWatch.EPOCH_KEY);
+
+    int admitted = admitted(node, request(Algorithm.TOKEN_BUCKET), 8);
+
+    // the share of 5 holds the one admitted before: 4, not the 8 ALLOW would let through
+    assertThat(admitted).isEqualTo(4);
+    assertThat(node.health().state()).isEqualTo("settling");
+    assertThat(node.health().lostStates()).isEqualTo(1);
+    assertThat(node.describe()).contains("[Redis lost its counts");
+
+    time.advance(LossWatch.POLL.multipliedBy(2).plus(WAIT.multipliedBy(2)));
+
+    assertThat(node.health().state()).isEqualTo("up");
+  }
 }

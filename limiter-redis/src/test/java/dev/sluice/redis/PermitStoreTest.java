@@ -398,4 +398,76 @@ class PermitStoreTest {
     assertThat(take(node.permits(), limiter, 4)).isPresent();
     assertThat(node.degradedDecisions()).isEqualTo(1);
   }
+
+  @Test
+  void aReleaseOnALostConnectionIsOwedAndPaidOnTheNext() {
+    RedisStores node = node(FailurePolicy.DENY);
+    RedisPermitStore store = (RedisPermitStore) node.permits();
+    PermitLease lease = take(store, limiter, 2).orElseThrow();
+    var lost = store.link().current();
+    lost.close();
+
+    release(lease);
+
+    assertThat(store.owedReleases().size()).isEqualTo(1);
+    assertThat(inRedis()).isEqualTo(1);
+    store.link().replace(lost);
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
+      store.retryOwed();
+      return store.owedReleases().size() == 0;
+    });
+    assertThat(inRedis()).isZero();
+  }
+
+  @Test
+  void aRenewalThatFailsIsTriedAgainAtTheNextThird() {
+    RedisStores node = node(FailurePolicy.DENY);
+    RedisPermitStore store = (RedisPermitStore) node.permits();
+    PermitLease lease = take(store, limiter, 2).orElseThrow();
+    var lost = store.link().current();
+    lost.close();
+    REDIS.server().command("DEL", KeyLayout.permits(limiter));
+
+    time.advance(LEASE.dividedBy(3));
+
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> time.pendingDelaysNanos().contains(LEASE.toNanos() / 3));
+    store.link().replace(lost);
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> store.link().isConnected());
+    time.advance(LEASE.dividedBy(3));
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> inRedis() == 1);
+    release(lease);
+  }
+
+  @Test
+  void aLimiterWatchedOnAnOpenConnectionIsSubscribedThere() {
+    RedisStores watching = node(FailurePolicy.DENY);
+    RedisStores other = node(FailurePolicy.DENY);
+    AtomicInteger first = new AtomicInteger();
+    AtomicInteger second = new AtomicInteger();
+    watching.permits().watch(limiter, first::incrementAndGet);
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
+      release(take(other.permits(), limiter, 1).orElseThrow());
+      return first.get() > 0;
+    });
+    String another = limiter + "-2";
+
+    watching.permits().watch(another, second::incrementAndGet);
+
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
+      release(take(other.permits(), another, 1).orElseThrow());
+      return second.get() > 0;
+    });
+    // the subscribed connection answers its PING: it is kept
+    time.advance(PermitNews.CHECK_EVERY);
+    time.advance(PermitNews.CHECK_EVERY);
+    assertThat(((RedisPermitStore) watching.permits()).replacedNewsConnections())
+        .isZero();
+    assertThat(watching.replacedConnections()).isZero();
+  }
 }
