@@ -217,4 +217,31 @@ class SlidingWindowCounterTest {
 
     assertThat(limiter.trackedKeys()).isZero();
   }
+
+  @Test
+  void aKeyNeverCountedIsFullForAnUnknownTime() {
+    long origin = time.nanoTime();
+    SlidingWindowCounter counter =
+        new SlidingWindowCounter(RateLimit.of(10, Duration.ofSeconds(1)), origin);
+
+    assertThat(counter.nanosUntilFull(counter.newState(origin), origin + SECOND))
+        .isEqualTo(RateAlgorithm.ALWAYS_FULL);
+  }
+
+  @Test
+  void aCountLongAgoIsFullForAsLongAsCanBeToldThenForAnUnknownTime() {
+    long origin = time.nanoTime();
+    SlidingWindowCounter counter =
+        new SlidingWindowCounter(RateLimit.of(10, Duration.ofSeconds(1)), origin);
+    SlidingWindowCounter.Counts counts = counter.newState(origin);
+    counter.tryAcquire(counts, origin, 1); // counts until window 2 begins
+    long windowsTold = (Long.MAX_VALUE / 4) / SECOND;
+    long lastWindowTold = origin + (2 + windowsTold) * SECOND;
+
+    assertThat(counter.nanosUntilFull(counts, lastWindowTold)).isEqualTo(-windowsTold * SECOND);
+    assertThat(counter.nanosUntilFull(counts, lastWindowTold + SECOND - 1))
+        .isEqualTo(-windowsTold * SECOND - (SECOND - 1));
+    assertThat(counter.nanosUntilFull(counts, lastWindowTold + SECOND))
+        .isEqualTo(RateAlgorithm.ALWAYS_FULL);
+  }
 }
