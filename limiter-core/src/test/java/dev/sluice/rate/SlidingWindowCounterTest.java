@@ -108,6 +108,37 @@ class SlidingWindowCounterTest {
 
     assertThat(rejected.allowed()).isFalse();
     assertThat(rejected.retryAfterNanos()).isEqualTo(Long.MAX_VALUE);
+    assertThat(rejected.resetAfterNanos()).isZero(); // nothing was counted
+  }
+
+  @Test
+  void aCostOfTheWholeLimitWaitsUntilNothingCountedWeighsAnything() {
+    burst(1);
+
+    RateDecision rejected = limiter.tryAcquire("k", 10);
+
+    // the one counted now weighs until the end of the next window
+    assertThat(rejected.allowed()).isFalse();
+    assertThat(rejected.retryAfterNanos()).isEqualTo(2 * SECOND);
+  }
+
+  @Test
+  void aRejectionLateInTheFullWindowWaitsOnlyWhatIsLeftOfItAndATenthOfTheNext() {
+    time.advanceNanos(250 * MS);
+    burst(10);
+
+    RateDecision rejected = limiter.tryAcquire("k");
+
+    assertThat(rejected.retryAfterNanos()).isEqualTo(750 * MS + 100 * MS);
+  }
+
+  @Test
+  void aLaterWindowWeighsTheOneBeforeItToo() {
+    time.advanceNanos(SECOND);
+    burst(10);
+    time.advanceNanos(SECOND + 500 * MS);
+
+    assertThat(burst(20)).isEqualTo(5);
   }
 
   @Test
