@@ -480,6 +480,44 @@ class GlobalLeasesTest {
   }
 
   @Test
+  void theListenerHearsEachAnswerOfTryAcquireWithoutAWait() {
+    ConcurrencyLimiter node = listenedNode(1, 4);
+
+    Permit permit = node.tryAcquire().orElseThrow();
+    assertThat(node.tryAcquire()).isEmpty(); // the local permit is taken
+    time.advance(Duration.ofMillis(20));
+    permit.release();
+    store.refuseAll(true);
+    assertThat(node.tryAcquire()).isEmpty(); // the store refuses
+    node.shutdown();
+    assertThat(node.tryAcquire()).isEmpty();
+
+    assertThat(heard)
+        .containsExactly(
+            "admitted after 0",
+            "QUEUE_FULL QUEUE_FULL after 0",
+            "released after " + Duration.ofMillis(20).toNanos(),
+            "QUEUE_FULL QUEUE_FULL after 0",
+            "SHUTDOWN SHUTDOWN after 0");
+  }
+
+  @Test
+  void theListenerHearsACallerWithAFreeLocalPermitRefusedForWantOfAWaitingPlace() {
+    ConcurrencyLimiter node = listenedNode(2, 1);
+    store.refuseAll(true);
+    assertThat(node.acquire()).isNotDone(); // waits for a lease in the only place
+
+    time.advance(Duration.ofMillis(5));
+    CompletableFuture<Permit> refused = node.acquire();
+    executor.runAll();
+
+    assertThat(rejection(refused).outcome()).isEqualTo(Outcome.QUEUE_FULL);
+    assertThat(heard).containsExactly("queued", "QUEUE_FULL QUEUE_FULL after 0");
+    assertThat(node.snapshot().rejectedQueueFull()).isEqualTo(1);
+    assertThat(node.snapshot().rejectedLate()).isZero();
+  }
+
+  @Test
   void aGrantIsDeliveredOnTheExecutorNotOnTheReleasingThread() {
     ConcurrencyLimiter node = listenedNode(1, 4);
     Permit running = node.acquire().join();

@@ -235,6 +235,79 @@ class ReconfigureTest {
     assertThat(limiter.spec()).isEqualTo(s);
   }
 
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void everyChangeIsReportedWithItsValueBeforeAndAfter(Kind kind) {
+    LimiterSpec s = spec(2, 4).build();
+    ConcurrencyLimiter limiter = limiter(kind, s);
+
+    Reconfiguration r = limiter.reconfigure(LimiterSpec.from(s)
+        .maxQueue(6)
+        .queueTimeout(Duration.ofSeconds(3))
+        .queueDelayTarget(Duration.ofMillis(200))
+        .expectedServiceTime(Duration.ofMillis(50))
+        .leaseTime(Duration.ofSeconds(30))
+        .build());
+
+    assertThat(r.applied())
+        .containsExactly(
+            "maxQueue 4 -> 6",
+            "queueTimeout PT10S -> PT3S",
+            "queueDelayTarget off -> PT0.2S",
+            "expectedServiceTime none -> PT0.05S",
+            "leaseTime " + s.leaseTime() + " -> PT30S");
+    assertThat(r.needsRestart()).isEmpty();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void settingsTurnedOffAreReportedAsOffAndNone(Kind kind) {
+    LimiterSpec s = spec(2, 4)
+        .queueDelayTarget(Duration.ofMillis(200))
+        .expectedServiceTime(Duration.ofMillis(50))
+        .build();
+    ConcurrencyLimiter limiter = limiter(kind, s);
+
+    LimiterSpec.Builder next =
+        LimiterSpec.from(s).queueDelayTarget(Duration.ZERO).expectedServiceTime(Duration.ZERO);
+    Reconfiguration r = limiter.reconfigure(next.build());
+
+    assertThat(r.applied())
+        .containsExactly("queueDelayTarget PT0.2S -> off", "expectedServiceTime PT0.05S -> none");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void anExpectedServiceTimeGivenAfterJobsWereTimedSaysThePredictionGoesOnFromThem(Kind kind) {
+    LimiterSpec s = spec(2, 4).build();
+    ConcurrencyLimiter limiter = limiter(kind, s);
+    for (int i = 0; i < 4; i++) {
+      Permit p = limiter.acquire().join();
+      time.advance(Duration.ofMillis(10));
+      p.release();
+    }
+
+    Reconfiguration r = limiter.reconfigure(
+        LimiterSpec.from(s).expectedServiceTime(Duration.ofMillis(50)).build());
+
+    assertThat(r.applied())
+        .containsExactly("expectedServiceTime none -> PT0.05S"
+            + " (jobs were timed already: the prediction goes on from them)");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aShutDownLimiterGivenItsOwnSpecAgainNeedsNoRestart(Kind kind) {
+    LimiterSpec s = spec(2, 4).build();
+    ConcurrencyLimiter limiter = limiter(kind, s);
+    limiter.shutdown();
+
+    Reconfiguration r = limiter.reconfigure(LimiterSpec.from(s).build());
+
+    assertThat(r.applied()).isEmpty();
+    assertThat(r.needsRestart()).isEmpty();
+  }
+
   /** A CPU signal on virtual time: {@code busy} of the machine since the last change. */
   static final class FakeCpu implements CpuSignal {
     private final VirtualTime time;

@@ -108,6 +108,37 @@ class SlidingWindowCounterTest {
 
     assertThat(rejected.allowed()).isFalse();
     assertThat(rejected.retryAfterNanos()).isEqualTo(Long.MAX_VALUE);
+    assertThat(rejected.resetAfterNanos()).isZero(); // nothing was counted
+  }
+
+  @Test
+  void aCostOfTheWholeLimitWaitsUntilNothingCountedWeighsAnything() {
+    burst(1);
+
+    RateDecision rejected = limiter.tryAcquire("k", 10);
+
+    // the one counted now weighs until the end of the next window
+    assertThat(rejected.allowed()).isFalse();
+    assertThat(rejected.retryAfterNanos()).isEqualTo(2 * SECOND);
+  }
+
+  @Test
+  void aRejectionLateInTheFullWindowWaitsOnlyWhatIsLeftOfItAndATenthOfTheNext() {
+    time.advanceNanos(250 * MS);
+    burst(10);
+
+    RateDecision rejected = limiter.tryAcquire("k");
+
+    assertThat(rejected.retryAfterNanos()).isEqualTo(750 * MS + 100 * MS);
+  }
+
+  @Test
+  void aLaterWindowWeighsTheOneBeforeItToo() {
+    time.advanceNanos(SECOND);
+    burst(10);
+    time.advanceNanos(SECOND + 500 * MS);
+
+    assertThat(burst(20)).isEqualTo(5);
   }
 
   @Test
@@ -216,5 +247,32 @@ class SlidingWindowCounterTest {
     time.advanceNanos(1);
 
     assertThat(limiter.trackedKeys()).isZero();
+  }
+
+  @Test
+  void aKeyNeverCountedIsFullForAnUnknownTime() {
+    long origin = time.nanoTime();
+    SlidingWindowCounter counter =
+        new SlidingWindowCounter(RateLimit.of(10, Duration.ofSeconds(1)), origin);
+
+    assertThat(counter.nanosUntilFull(counter.newState(origin), origin + SECOND))
+        .isEqualTo(RateAlgorithm.ALWAYS_FULL);
+  }
+
+  @Test
+  void aCountLongAgoIsFullForAsLongAsCanBeToldThenForAnUnknownTime() {
+    long origin = time.nanoTime();
+    SlidingWindowCounter counter =
+        new SlidingWindowCounter(RateLimit.of(10, Duration.ofSeconds(1)), origin);
+    SlidingWindowCounter.Counts counts = counter.newState(origin);
+    counter.tryAcquire(counts, origin, 1); // counts until window 2 begins
+    long windowsTold = (Long.MAX_VALUE / 4) / SECOND;
+    long lastWindowTold = origin + (2 + windowsTold) * SECOND;
+
+    assertThat(counter.nanosUntilFull(counts, lastWindowTold)).isEqualTo(-windowsTold * SECOND);
+    assertThat(counter.nanosUntilFull(counts, lastWindowTold + SECOND - 1))
+        .isEqualTo(-windowsTold * SECOND - (SECOND - 1));
+    assertThat(counter.nanosUntilFull(counts, lastWindowTold + SECOND))
+        .isEqualTo(RateAlgorithm.ALWAYS_FULL);
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency.limit;
 
+import dev.sluice.time.NanoClock;
 import java.lang.management.ManagementFactory;
 
 /**
@@ -81,36 +82,24 @@ public interface CpuSignal {
         : null;
   }
 
+  /** The machine's load as totals, or null on a JVM without {@code com.sun.management}. */
+  private static LoadTotals machineLoad() {
+    com.sun.management.OperatingSystemMXBean os = osBean();
+    // getCpuLoad() measures since its previous call: these totals are its only caller
+    return os == null ? null : new LoadTotals(os::getCpuLoad, NanoClock.system());
+  }
+
   /** The two signals of this JVM. */
   // one per JVM on purpose: the machine's load is read by one caller (getCpuLoad() measures since
-  // its previous call), so its running totals live in the singleton, behind read()'s lock
+  // its previous call), so its running totals live in the singleton, behind LoadTotals' lock
   @SuppressWarnings("ImmutableEnumChecker")
   enum SharedCpuSignal implements CpuSignal {
     MACHINE {
-      /** Polls closer than this return the totals of the previous poll (the JDK's own floor). */
-      private static final long MIN_POLL_NANOS = 10_000_000;
-
-      private final com.sun.management.OperatingSystemMXBean os = osBean();
-      private double busy;
-      private long measured;
-      private long lastPoll = System.nanoTime();
-      private boolean primed;
+      private final LoadTotals totals = machineLoad();
 
       @Override
-      public synchronized Reading read() {
-        long now = System.nanoTime();
-        long elapsed = now - lastPoll;
-        if (os != null && elapsed >= MIN_POLL_NANOS) {
-          double load = os.getCpuLoad(); // since our previous call: we are its only caller
-          lastPoll = now;
-          if (!primed) {
-            primed = true; // the first answer covers an unknown interval
-          } else if (load >= 0) {
-            busy += Math.min(1.0, load) * elapsed;
-            measured += elapsed;
-          }
-        }
-        return new Reading(busy, measured);
+      public Reading read() {
+        return totals == null ? new Reading(0, 0) : totals.read();
       }
 
       @Override

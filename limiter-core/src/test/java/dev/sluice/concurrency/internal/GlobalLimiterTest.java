@@ -307,4 +307,24 @@ class GlobalLimiterTest {
   void aLocalLimiterHasNoClusterLeases() {
     assertThat(ConcurrencyLimiter.builder("x").build().clusterLeases()).isEmpty();
   }
+
+  @Test
+  void theSnapshotCountsEachCallerThatQueuedAndEachJobThatEnded() {
+    ConcurrencyLimiter a = node(1, 4);
+    Permit first = a.acquire().join();
+    CompletableFuture<Permit> queued = a.acquire(); // waits for the local permit
+
+    assertThat(a.snapshot().queuedTotal()).isEqualTo(1);
+    time.advance(Duration.ofMillis(40));
+    first.release();
+    time.advance(Duration.ofMillis(60));
+    queued.join().release();
+
+    assertThat(a.snapshot().queuedTotal()).isEqualTo(1);
+    assertThat(a.snapshot().serviceCount()).isEqualTo(2);
+    assertThat(a.snapshot().serviceTotalNanos())
+        .isEqualTo(Duration.ofMillis(100).toNanos());
+    assertThat(a.snapshot().queueWaitTotalNanos())
+        .isEqualTo(Duration.ofMillis(40).toNanos());
+  }
 }

@@ -86,6 +86,15 @@ class CpuSignalTest {
   }
 
   @Test
+  void busyTimeReportedOverNoMeasuredTimeIsUnknownNotFullyBusy() {
+    CpuSampler sampler =
+        new GivenTotals().then(0, SECOND).then(0.5 * SECOND, SECOND).newSampler();
+    sampler.sample();
+
+    assertThat(sampler.sample()).isNaN();
+  }
+
+  @Test
   void aSampleOverOneMeasuredNanosecondCounts() {
     CpuSampler sampler = new GivenTotals().then(0, SECOND).then(0.5, SECOND + 1).newSampler();
     sampler.sample();
