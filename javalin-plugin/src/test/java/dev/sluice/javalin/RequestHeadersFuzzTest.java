@@ -10,7 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
+import java.util.Locale;
+import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.slf4j.LoggerFactory;
 
@@ -109,36 +110,6 @@ class RequestHeadersFuzzTest {
   }
 
   private static RequestInfo withHeader(String value) {
-    return new RequestInfo() {
-      @Override
-      public String method() {
-        return "GET";
-      }
-
-      @Override
-      public String path() {
-        return "/api";
-      }
-
-      @Override
-      public String clientIp() {
-        return "192.0.2.1";
-      }
-
-      @Override
-      public Optional<String> account() {
-        return Optional.empty();
-      }
-
-      @Override
-      public Optional<String> device() {
-        return Optional.empty();
-      }
-
-      @Override
-      public Optional<String> header(String name) {
-        return COST_HEADER.equalsIgnoreCase(name) ? Optional.of(value) : Optional.empty();
-      }
-    };
+    return new TestRequest("192.0.2.1", Map.of(COST_HEADER.toLowerCase(Locale.ROOT), value));
   }
 }
