@@ -130,28 +130,26 @@ final class RuleNodes {
       String name = key.getValue();
       if (name.isBlank()) {
         // `? ` or `"": 1` is a field without a name: say so, not "unknown field ''" at "rules[0]."
-        throw error(
-            key,
-            prefix + "(key)",
-            "a field has no name; allowed: "
-                + String.join(
-                    ", ", allowed.stream().filter(f -> !f.equals("url")).toList()));
+        throw error(key, prefix + "(key)", "a field has no name; allowed: " + listed(allowed));
       }
       if (!allowed.contains(name)) {
         String hint = OTHER_LAYOUT.get(name.toLowerCase(java.util.Locale.ROOT));
         throw error(
             key,
             prefix + name,
-            "unknown field '" + name + "'"
-                + (hint == null ? "" : " (" + hint + ")") + "; allowed: "
-                + String.join(
-                    ", ", allowed.stream().filter(f -> !f.equals("url")).toList()));
+            "unknown field '" + name + "'" + (hint == null ? "" : " (" + hint + ")") + "; allowed: "
+                + listed(allowed));
       }
       if (fields.put(name, tuple.getValueNode()) != null) {
         throw error(key, prefix + name, "field '" + name + "' appears twice");
       }
     }
     return fields;
+  }
+
+  /** The fields an error lists as allowed ({@code url} is accepted but not offered). */
+  private static String listed(List<String> allowed) {
+    return String.join(", ", allowed.stream().filter(f -> !f.equals("url")).toList());
   }
 
   private Node required(Map<String, Node> fields, Node item, String path, String name)
