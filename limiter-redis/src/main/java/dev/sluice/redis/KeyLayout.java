@@ -17,7 +17,10 @@ import dev.sluice.rate.Algorithm;
  * <p>The part in braces is the Cluster hash tag: everything Sluice stores for one rule and actor
  * lives in one slot, so a script never touches two slots (no CROSSSLOT), and different actors
  * spread over the cluster. Braces and {@code %} inside names are percent-encoded, so an actor such
- * as {@code a}b} can neither cut the tag short nor collide with another actor's tag. The algorithm
+ * as {@code a}b} can neither cut the tag short nor collide with another actor's tag. A rule id's
+ * colons are encoded too: the first colon in the tag is always the one between rule and actor, so
+ * rule {@code a} with actor {@code b:c} and rule {@code a:b} with actor {@code c} are two keys
+ * (actors keep their colons, so an IPv6 actor's key reads as its address). The algorithm
  * is part of the name so that changing a rule's algorithm starts from fresh state instead of
  * misreading the old one (a WRONGTYPE error at best).
  */
@@ -28,7 +31,7 @@ final class KeyLayout {
   private KeyLayout() {}
 
   static String rate(String ruleId, String actorKey, Algorithm algorithm) {
-    return PREFIX + "rate:{" + escape(ruleId) + ':' + escape(actorKey) + "}:" + algorithm.id();
+    return PREFIX + "rate:{" + escapeRule(ruleId) + ':' + escape(actorKey) + "}:" + algorithm.id();
   }
 
   /** The ids of the charges counted for the rate state {@code state} (same slot). */
@@ -51,6 +54,12 @@ final class KeyLayout {
   /** The pub/sub channel on which a limiter's freed permits are announced. */
   static String permitsFreed(String limiter) {
     return permits(limiter) + ":freed";
+  }
+
+  /** {@link #escape} and the colons too: an encoded rule id holds none. */
+  private static String escapeRule(String ruleId) {
+    String escaped = escape(ruleId);
+    return escaped.indexOf(':') < 0 ? escaped : escaped.replace(":", "%3A");
   }
 
   private static String escape(String part) {

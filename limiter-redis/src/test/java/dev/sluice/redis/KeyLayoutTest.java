@@ -57,6 +57,18 @@ class KeyLayoutTest {
   }
 
   @Test
+  void aColonInARuleIdCannotMakeTwoRulesAndActorsShareAKey() {
+    assertThat(KeyLayout.rate("a", "b:c", Algorithm.TOKEN_BUCKET))
+        .isEqualTo("sluice:rate:{a:b:c}:token-bucket")
+        .isNotEqualTo(KeyLayout.rate("a:b", "c", Algorithm.TOKEN_BUCKET));
+    assertThat(KeyLayout.rate("a:b", "c", Algorithm.TOKEN_BUCKET))
+        .isEqualTo("sluice:rate:{a%3Ab:c}:token-bucket");
+    // an IPv6 actor keeps its colons: its key reads as its address
+    assertThat(KeyLayout.rate("per-ip", "2001:db8::1", Algorithm.GCRA))
+        .isEqualTo("sluice:rate:{per-ip:2001:db8::1}:gcra");
+  }
+
+  @Test
   void aPercentSignAloneIsEncodedSoItCannotCollideWithAnEncodedBrace() {
     assertThat(KeyLayout.rate("r", "a%7Db", Algorithm.GCRA))
         .isEqualTo("sluice:rate:{r:a%257Db}:gcra");
