@@ -119,7 +119,7 @@ public final class HostileKeysRun implements Experiment {
       Histogram warmUp = KnownProbe.histogram();
       Histogram quiet = KnownProbe.histogram();
       Histogram flooded = KnownProbe.histogram();
-      Map<String, Long> maxKeys = new LinkedHashMap<>();
+      Map<String, Long> mostKeys = new LinkedHashMap<>();
       Map<String, Long> bound = new LinkedHashMap<>();
       long quietHeap;
       long floodNanos;
@@ -132,7 +132,7 @@ public final class HostileKeysRun implements Experiment {
         Thread.sleep(WARM_UP.toMillis()); // the probe's own schedule runs meanwhile
         demo.collectGarbage();
         quietHeap = heap(http, demo.uri());
-        keys(http, demo.uri(), maxKeys, bound);
+        keys(http, demo.uri(), mostKeys, bound);
         System.out.printf(
             Locale.ROOT, "hostile-keys quiet heap after GC %.1f MiB%n", quietHeap / 1048576.0);
         probe.phase(quiet);
@@ -143,7 +143,7 @@ public final class HostileKeysRun implements Experiment {
         flood.start(threads);
         while (!flood.done() && System.nanoTime() - deadline < 0) {
           flood.await(Math.min(deadline, System.nanoTime() + 1_000_000_000L));
-          keys(http, demo.uri(), maxKeys, bound);
+          keys(http, demo.uri(), mostKeys, bound);
           polls++;
           System.out.printf(
               Locale.ROOT,
@@ -151,7 +151,7 @@ public final class HostileKeysRun implements Experiment {
               (System.nanoTime() - start) / 1e9,
               flood.sent(),
               flood.answered(),
-              maxKeys);
+              mostKeys);
         }
         floodNanos = System.nanoTime() - start;
         flood.close();
@@ -163,7 +163,7 @@ public final class HostileKeysRun implements Experiment {
         probe.stop();
         flood.close();
       }
-      keys(http, demo.uri(), maxKeys, bound);
+      keys(http, demo.uri(), mostKeys, bound);
       demo.collectGarbage();
       long heap = heap(http, demo.uri());
       Map<String, Long> keysAfter = new LinkedHashMap<>();
@@ -183,7 +183,7 @@ public final class HostileKeysRun implements Experiment {
           quietHeap,
           heap,
           bound,
-          maxKeys,
+          mostKeys,
           keysAfter,
           polls,
           flood.sent(),
@@ -232,7 +232,7 @@ public final class HostileKeysRun implements Experiment {
     for (JsonNode rule : status.path("rules")) {
       String id = rule.path("id").asText();
       most.merge(id, rule.path("keys").asLong(-1), Math::max);
-      bound.put(id, rule.path("maxKeys").asLong(-1));
+      bound.put(id, rule.path("mostKeys").asLong(-1));
     }
   }
 
