@@ -47,19 +47,23 @@ final class RuleCounters implements RateListener {
     }
   }
 
-  /** The counts of one rule (zeros if it decided nothing yet). */
-  RuleSnapshot snapshot(Rule rule) {
+  /**
+   * The counts of one rule (zeros if it decided nothing yet) and the keys it holds in {@code
+   * rules} (which walks its map: for a scrape).
+   */
+  private RuleSnapshot snapshot(RateRules rules, Rule rule) {
     Counts c = byId.get(rule.id());
+    long keys = rules.trackedKeys(rule.id()).orElse(-1);
     return c == null
-        ? new RuleSnapshot(rule, 0, 0, 0)
-        : new RuleSnapshot(rule, c.allowed.sum(), c.rejected.sum(), c.shadowRejected.sum());
+        ? new RuleSnapshot(rule, 0, 0, 0, keys)
+        : new RuleSnapshot(rule, c.allowed.sum(), c.rejected.sum(), c.shadowRejected.sum(), keys);
   }
 
   /** Every rule in force in {@code rules} (null: none) with its counts. */
   List<RuleSnapshot> snapshots(RateRules rules) {
     return rules == null
         ? List.of()
-        : rules.rules().rules().stream().map(this::snapshot).toList();
+        : rules.rules().rules().stream().map(rule -> snapshot(rules, rule)).toList();
   }
 
   private static final class Counts {

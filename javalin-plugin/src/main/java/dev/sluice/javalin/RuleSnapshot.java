@@ -9,5 +9,8 @@ import dev.sluice.rules.Rule;
  * @param allowed requests it let through (including those another rule then rejected)
  * @param rejected requests it rejected
  * @param shadowRejected requests a shadow rule would have rejected (counted, let through)
+ * @param keys the keys (actors) the rule holds on this node now, at most {@code
+ *     sluice.rules.max-keys-per-rule}; -1 when the rule is counted in the shared store
  */
-public record RuleSnapshot(Rule rule, long allowed, long rejected, long shadowRejected) {}
+public record RuleSnapshot(
+    Rule rule, long allowed, long rejected, long shadowRejected, long keys) {}

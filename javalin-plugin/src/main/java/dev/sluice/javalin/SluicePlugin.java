@@ -456,6 +456,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     RateRules.Builder builder = RateRules.builder()
         .rules(ruleSet)
         .clock(pluginConfig.clock())
+        .maxKeysPerRule(settings.resolved().get(SluiceKeys.RULES_MAX_KEYS))
         .listener(RuleCounters.both(metrics.rateListener(), ruleCounters));
     if (stores != null) {
       builder.store(stores.rates());

@@ -56,8 +56,9 @@ final class Status {
     }
     w.endArray();
     w.name("rules").beginArray();
+    long maxKeys = rules == null ? 0 : rules.maxKeysPerRule();
     for (RuleSnapshot r : ruleCounters.snapshots(rules)) {
-      rule(w, r);
+      rule(w, r, maxKeys);
     }
     w.endArray();
     store(w, stores == null ? null : stores.health());
@@ -253,7 +254,7 @@ final class Status {
         .endObject();
   }
 
-  private static void rule(JsonWriter w, RuleSnapshot r) {
+  private static void rule(JsonWriter w, RuleSnapshot r, long maxKeys) {
     Rule rule = r.rule();
     w.beginObject()
         .member("id", rule.id())
@@ -268,8 +269,11 @@ final class Status {
         .member("shadow", rule.shadow())
         .member("allowed", r.allowed())
         .member("rejected", r.rejected())
-        .member("shadowRejected", r.shadowRejected())
-        .endObject();
+        .member("shadowRejected", r.shadowRejected());
+    if (r.keys() >= 0) { // a rule counted in the shared store holds no key on this node
+      w.member("keys", r.keys()).member("maxKeys", maxKeys);
+    }
+    w.endObject();
   }
 
   private static double mean(long totalNanos, long count) {

@@ -1,5 +1,6 @@
 package dev.sluice.config;
 
+import dev.sluice.rules.RateRules;
 import dev.sluice.store.FailurePolicy;
 import java.net.URI;
 import java.time.Duration;
@@ -50,6 +51,13 @@ public final class SluiceKeys {
       null,
       ValueParser.uri(),
       "http(s) URL of a rules file that wins over the local file while it answers");
+  // the plugin README weighs its memory
+  public static final Key<Integer> RULES_MAX_KEYS = Key.of(
+      "sluice.rules.max-keys-per-rule",
+      Math.toIntExact(RateRules.DEFAULT_MAX_KEYS_PER_RULE),
+      ValueParser.atLeast(1),
+      "the keys (actors: IPs, accounts, header values) each local rule holds at most; a new key past"
+          + " it evicts the keys closest to full first; read at start-up");
   public static final Key<String> ACCOUNT_HEADER = Key.of(
       "sluice.actor.account-header",
       "X-Account-Id",
@@ -169,6 +177,7 @@ public final class SluiceKeys {
       RULES_FILE,
       RULES_RELOAD_INTERVAL,
       RULES_REMOTE,
+      RULES_MAX_KEYS,
       ACCOUNT_HEADER,
       ACCOUNT_ATTRIBUTE,
       DEVICE_HEADER,

@@ -196,18 +196,22 @@ final class KeyedStates<S extends KeyState> {
     }
   }
 
-  /** Sweeps, then drops the states closest to full until {@link #evictDownTo} slots are taken. */
+  /**
+   * Sweeps, then drops the states closest to full until {@link #evictDownTo} slots are taken: those
+   * within the sample's estimate of the right time until full, then (the estimate fell short) those
+   * within twice as many of the sample's, and only then any state.
+   */
   private void evict(long now) {
     sweep(now);
     long excess = slots.get() - evictDownTo;
     if (excess <= 0) {
       return;
     }
-    long threshold = threshold(now, excess);
-    for (int pass = 0; pass < 2 && excess > 0; pass++) {
+    long[] thresholds = thresholds(now, excess);
+    for (int pass = 0; pass < 3 && excess > 0; pass++) {
       for (Map.Entry<String, S> entry : states.entrySet()) {
         S state = entry.getValue();
-        if (pass == 1 || arithmetic.nanosUntilFull(state, now) <= threshold) {
+        if (pass == 2 || arithmetic.nanosUntilFull(state, now) <= thresholds[pass]) {
           state.retireNow();
           if (unmap(entry.getKey(), state) && --excess == 0) {
             return;
@@ -218,28 +222,38 @@ final class KeyedStates<S extends KeyState> {
   }
 
   /**
-   * About the {@code excess}-th smallest time until full, estimated from a sample of the states
-   * (the map's iteration order follows key hashes, so a prefix is a fair sample).
+   * About the {@code excess}-th smallest time until full, and the time within which twice as many
+   * are, estimated from a sample of the states: every n-th over the whole map. The map's iteration
+   * order follows key hashes, and keys alike but for a few characters (the client addresses of a
+   * flood, 10.0.0.1, 10.0.0.2, ...) hash in runs that follow their arrival, so a prefix of it may
+   * be all young or all old states; from such a prefix the estimate fell short and the fallback
+   * dropped whatever came first, a drained key among them (measured: a drained address got 104
+   * permits back under a flood of a million addresses).
    */
-  private long threshold(long now, long excess) {
+  private long[] thresholds(long now, long excess) {
     if (untilFull.length < SAMPLE) {
       untilFull = new long[SAMPLE];
     }
+    long size = Math.max(1, states.size());
+    long stride = Math.max(1, size / SAMPLE);
     int sampled = 0;
+    long seen = 0;
     for (S state : states.values()) {
+      if (seen++ % stride != 0) {
+        continue;
+      }
       if (sampled == SAMPLE) {
         break;
       }
       untilFull[sampled++] = arithmetic.nanosUntilFull(state, now);
     }
     if (sampled == 0) {
-      return Long.MIN_VALUE;
+      return new long[] {Long.MIN_VALUE, Long.MIN_VALUE};
     }
     Arrays.sort(untilFull, 0, sampled);
-    long size = Math.max(1, states.size());
     // a little above the exact quantile, so one pass usually frees enough
-    int rank = (int) Math.min(sampled - 1, (excess * sampled + size - 1) / size + sampled / 64);
-    return untilFull[rank];
+    long rank = Math.min(sampled - 1, (excess * sampled + size - 1) / size + sampled / 64);
+    return new long[] {untilFull[(int) rank], untilFull[(int) Math.min(sampled - 1, 2 * rank + 1)]};
   }
 
   private boolean unmap(String key, S state) {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -66,6 +67,23 @@ public final class RateRules {
   /** The rules in force. */
   public RuleSet rules() {
     return active.rules;
+  }
+
+  /** How many keys (actors) each local rule holds at most ({@link Builder#maxKeysPerRule}). */
+  public long maxKeysPerRule() {
+    return maxKeysPerRule;
+  }
+
+  /**
+   * How many keys (actors) the rule with this id holds on this node now, at most {@link
+   * #maxKeysPerRule()}; empty when no rule in force has that id or the rule is counted in the shared
+   * store. Walks the rule's map ({@link RateLimiter#trackedKeys()}): for a scrape, not per request.
+   */
+  public OptionalLong trackedKeys(String ruleId) {
+    ActiveRules.Counted counted = active.byId.get(ruleId);
+    return counted == null || counted.local == null
+        ? OptionalLong.empty()
+        : OptionalLong.of(counted.local.trackedKeys());
   }
 
   /** The shared store global rules use, if one is configured. */

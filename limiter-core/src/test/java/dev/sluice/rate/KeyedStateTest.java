@@ -44,6 +44,32 @@ class KeyedStateTest {
   }
 
   @Test
+  void aFloodOfSequentialAddressesDoesNotResetADrainedAddress() {
+    // what a flood of client IPs looks like: keys alike but for their last digits, so the map's
+    // iteration order (by hash) is anything but random with respect to when each key came
+    RateLimiter limiter = RateLimiter.builder(
+            Algorithm.TOKEN_BUCKET, RateLimit.of(60, Duration.ofHours(1)).withBurst(50))
+        .clock(time)
+        .maxKeys(100_000)
+        .build();
+    String known = "198.51.100.7";
+    while (limiter.tryAcquire(known).allowed()) {
+      // drain it: if its state were evicted, the next call would find a full bucket
+    }
+    int knownAllowed = 0;
+    for (int k = 0; k < 1_000_000; k++) {
+      time.advanceNanos(100_000); // 10,000 new addresses a second
+      limiter.tryAcquire("10." + ((k >> 16) & 255) + "." + ((k >> 8) & 255) + "." + (k & 255));
+      if (k % 2_000 == 0 && limiter.tryAcquire(known).allowed()) {
+        knownAllowed++;
+      }
+    }
+    // 100 s at one permit a minute: one or two came back, a reset would give 50
+    assertThat(knownAllowed).as("the drained address kept its state").isLessThanOrEqualTo(2);
+    assertThat(limiter.trackedKeys()).isLessThanOrEqualTo(100_000);
+  }
+
+  @Test
   void keysAreBoundedByMaxKeys() {
     RateLimiter limiter = RateLimiter.builder(
             Algorithm.SLIDING_LOG, RateLimit.of(5, Duration.ofMinutes(1)))

@@ -30,7 +30,12 @@ final class LocalShare {
   private final Recent recent;
   private final Debts debts;
   private volatile ConcurrentMap<Share, RateLimiter> limiters = new ConcurrentHashMap<>();
-  private volatile Set<Recent.Key> seeded = ConcurrentHashMap.newKeySet();
+  // the pairs Recent held when the shares started afresh, each waiting for its first decision to
+  // take its recent permits from the share; null until the first decision after the start takes the
+  // snapshot. At most Recent.MAX_KEYS pairs, and emptied as they are used: a set of the pairs
+  // seeded
+  // so far would grow by one per new actor for the whole outage, a million under a flood of keys
+  private volatile Set<Recent.Key> unseeded;
   private final ReentrantReadWriteLock swapping = new ReentrantReadWriteLock();
 
   /** {@code recent}: what this node admitted through Redis and locally, for seeding the shares. */
@@ -52,7 +57,7 @@ final class LocalShare {
     swapping.writeLock().lock();
     try {
       limiters = new ConcurrentHashMap<>();
-      seeded = ConcurrentHashMap.newKeySet();
+      unseeded = null;
     } finally {
       swapping.writeLock().unlock();
     }
@@ -131,13 +136,14 @@ final class LocalShare {
         Share.of(request),
         share -> RateLimiter.of(share.algorithm(), nodeShare(share.limit(), expectedNodes), clock));
     Recent.Key key = Recent.Key.of(request);
-    if (!seeded.contains(key)) {
+    Set<Recent.Key> waiting = unseeded();
+    if (waiting.contains(key)) {
       // The permits this node took in the last period count against its share of this outage.
-      // A key is marked seeded only once its permits are taken, under the share's lock: a caller
-      // that found it unmarked while another seeded it would otherwise decide on the empty share
+      // A pair leaves the set only once its permits are taken, under the share's lock: a caller
+      // that found it gone while another seeded it would otherwise decide on the empty share
       // (measured: 9 admitted beyond the limit by a node that had used it all before the outage).
       synchronized (limiter) {
-        if (!seeded.contains(key)) {
+        if (waiting.contains(key)) {
           long used = Math.min(
               recent.count(key, clock.nanoTime()),
               nodeShare(request.limit(), expectedNodes).burst());
@@ -145,11 +151,36 @@ final class LocalShare {
             limiter.tryAcquire(request.key(), 1);
           }
           debts.seed(request, used, clock.nanoTime());
-          seeded.add(key);
+          waiting.remove(key);
         }
       }
     }
     return limiter;
+  }
+
+  /**
+   * The pairs still to be seeded: on the first call after the shares started afresh, every pair
+   * {@link Recent} holds then (a pair it does not hold has no recent permits to seed). During the
+   * outage Recent also counts the local admissions, which a later snapshot would seed twice.
+   */
+  private Set<Recent.Key> unseeded() {
+    Set<Recent.Key> waiting = unseeded;
+    if (waiting == null) {
+      synchronized (this) {
+        waiting = unseeded;
+        if (waiting == null) {
+          waiting = ConcurrentHashMap.newKeySet();
+          waiting.addAll(recent.keys());
+          unseeded = waiting;
+        }
+      }
+    }
+    return waiting;
+  }
+
+  /** Pairs whose recent permits are still to be taken from their share (at most Recent's bound). */
+  int unseededPairs() {
+    return unseeded().size();
   }
 
   /** limit / nodes and burst / nodes, rounded down but at least 1, over the same period. */

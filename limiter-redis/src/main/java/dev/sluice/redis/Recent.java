@@ -58,6 +58,11 @@ final class Recent {
     }
   }
 
+  /** The pairs tracked now (a copy; at most {@link #MAX_KEYS}). */
+  List<Key> keys() {
+    return List.copyOf(windows.keySet());
+  }
+
   boolean isEmpty() {
     return windows.isEmpty();
   }

@@ -59,6 +59,22 @@ class LocalShareTest {
   }
 
   @Test
+  void aFloodOfNewActorsDuringAnOutageKeepsNoMarkPerActor() {
+    recent.add(request(3), time.nanoTime());
+    LocalShare share = share(FailurePolicy.LOCAL);
+    share.outageStarted();
+
+    for (int i = 0; i < 200_000; i++) {
+      share.decide(new RateRequest("rule", "flood-" + i, Algorithm.TOKEN_BUCKET, limit, 1));
+    }
+
+    // only the pair with recent permits waits for its seed; the new actors left nothing behind
+    assertThat(share.unseededPairs()).isEqualTo(1);
+    assertThat(admitted(share, request(1), 8)).isEqualTo(2);
+    assertThat(share.unseededPairs()).isZero();
+  }
+
+  @Test
   void theSeedNeverExceedsTheShare() {
     recent.add(request(9), time.nanoTime());
     LocalShare share = share(FailurePolicy.LOCAL);

@@ -1,6 +1,7 @@
 package dev.sluice.loadtest;
 
 import dev.sluice.loadtest.adaptive.AdaptiveRun;
+import dev.sluice.loadtest.hostile.HostileKeysRun;
 import dev.sluice.loadtest.ingest.IngestRun;
 import dev.sluice.loadtest.monday.MondayReplay;
 import dev.sluice.loadtest.overhead.OverheadRun;
@@ -26,7 +27,8 @@ final class Experiments {
       new MondayReplay(),
       new OverheadRun(),
       new dev.sluice.loadtest.soak.SoakRun(),
-      new dev.sluice.loadtest.transitions.TransitionsRun());
+      new dev.sluice.loadtest.transitions.TransitionsRun(),
+      new HostileKeysRun());
 
   /** What runs without {@code --scenario}. */
   static final Experiment DEFAULT = Scenario.MONDAY_MAINTENANCE;

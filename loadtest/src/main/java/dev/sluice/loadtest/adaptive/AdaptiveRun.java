@@ -6,6 +6,7 @@ import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.report.Reporter;
+import dev.sluice.loadtest.sampling.LoadAverage;
 import dev.sluice.loadtest.sampling.RunSummary;
 import dev.sluice.loadtest.scenario.LoadRun;
 import java.io.IOException;
@@ -150,12 +151,7 @@ public final class AdaptiveRun implements Experiment {
   }
 
   private static String loadAverage() {
-    try {
-      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-      return fields[0] + " / " + fields[1] + " / " + fields[2];
-    } catch (IOException | RuntimeException e) {
-      return "unknown";
-    }
+    return LoadAverage.read();
   }
 
   private static void print(AdaptiveResult r) {

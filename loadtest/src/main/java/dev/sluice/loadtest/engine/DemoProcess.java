@@ -128,6 +128,23 @@ public final class DemoProcess implements AutoCloseable {
     return process.pid();
   }
 
+  /**
+   * Runs a full GC in the child ({@code jcmd <pid> GC.run}) and waits for it: the heap read right
+   * after it is what is live, the one heap figure worth comparing (between two collections the heap
+   * is a saw).
+   */
+  public void collectGarbage() throws IOException, InterruptedException {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Process gc = new ProcessBuilder(jcmd.toString(), Long.toString(pid()), "GC.run")
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    if (!gc.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+      gc.destroyForcibly();
+      throw new IOException("jcmd " + pid() + " GC.run did not end within 30 s");
+    }
+  }
+
   private void awaitHealthy(Duration timeout, Path log) throws IOException, InterruptedException {
     HttpClient client = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + timeout.toNanos();

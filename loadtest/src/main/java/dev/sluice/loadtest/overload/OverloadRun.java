@@ -7,9 +7,9 @@ import dev.sluice.loadtest.engine.HttpTransport;
 import dev.sluice.loadtest.engine.Workload;
 import dev.sluice.loadtest.report.Reporter;
 import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.sampling.LoadAverage;
 import dev.sluice.loadtest.sampling.RunSummary;
 import dev.sluice.loadtest.scenario.LoadRun;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -242,12 +242,7 @@ public final class OverloadRun implements Experiment {
   }
 
   private static String loadAverage() {
-    try {
-      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-      return fields[0] + " / " + fields[1] + " / " + fields[2];
-    } catch (IOException | RuntimeException e) {
-      return "unknown";
-    }
+    return LoadAverage.read();
   }
 
   static String num(double point) {

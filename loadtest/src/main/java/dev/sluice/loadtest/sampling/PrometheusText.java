@@ -45,4 +45,16 @@ public final class PrometheusText {
     }
     return OptionalDouble.empty();
   }
+
+  /** The sum of every heap pool's {@code jvm_memory_used_bytes} (Micrometer's JVM memory meters). */
+  public static long heapUsedBytes(String text) {
+    double sum = 0;
+    for (String line : text.split("\n")) {
+      if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
+        sum +=
+            Double.parseDouble(line.substring(line.lastIndexOf('}') + 1).trim().split("\\s+")[0]);
+      }
+    }
+    return (long) sum;
+  }
 }

@@ -3,19 +3,18 @@ package dev.sluice.loadtest.soak;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.sampling.PrometheusText;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Reads one demo node for the soak: its heap right after a full GC (asked for with {@code jcmd
- * <pid> GC.run}, then read from {@code /metrics}: heap after GC is the one heap figure whose trend
- * means something, the heap between two collections is a saw), its live threads, and from {@code
+ * Reads one demo node for the soak: its heap right after a full GC ({@link
+ * DemoProcess#collectGarbage()}, then read from {@code /metrics}: heap after GC is the one heap
+ * figure whose trend means something), its live threads, and from {@code
  * /sluice} the {@code transcode} limiter's in-flight, queued and cluster-wide leases.
  */
 final class SoakNode {
@@ -36,19 +35,11 @@ final class SoakNode {
   }
 
   SoakSample.Node read() throws IOException, InterruptedException {
-    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-    Process gc = new ProcessBuilder(jcmd.toString(), Long.toString(demo.pid()), "GC.run")
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .start();
-    if (!gc.waitFor(30, TimeUnit.SECONDS)) {
-      gc.destroyForcibly();
-      throw new IOException("jcmd " + demo.pid() + " GC.run did not end within 30 s");
-    }
+    demo.collectGarbage();
     String metrics = get("metrics");
     JsonNode limiter = limiter(get("sluice"));
     return new SoakSample.Node(
-        heapBytes(metrics),
+        PrometheusText.heapUsedBytes(metrics),
         (int) metric(metrics, "jvm_threads_live_threads"),
         limiter.path("inFlight").asInt(-1),
         limiter.path("queued").asInt(-1),
@@ -68,21 +59,9 @@ final class SoakNode {
     return response.body();
   }
 
-  /** The sum of every heap pool's {@code jvm_memory_used_bytes} in Prometheus text. */
-  static long heapBytes(String metrics) {
-    double sum = 0;
-    for (String line : metrics.split("\n")) {
-      if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
-        sum +=
-            Double.parseDouble(line.substring(line.lastIndexOf('}') + 1).trim().split("\\s+")[0]);
-      }
-    }
-    return (long) sum;
-  }
-
   /** The first sample of {@code name}, or -1. */
   static double metric(String metrics, String name) {
-    return dev.sluice.loadtest.sampling.PrometheusText.value(metrics, name).orElse(-1);
+    return PrometheusText.value(metrics, name).orElse(-1);
   }
 
   /** The limiter {@value #LIMITER} in the {@code /sluice} JSON; a missing node when absent. */

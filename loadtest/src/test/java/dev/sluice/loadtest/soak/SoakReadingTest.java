@@ -2,6 +2,7 @@ package dev.sluice.loadtest.soak;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.loadtest.sampling.PrometheusText;
 import org.junit.jupiter.api.Test;
 
 class SoakReadingTest {
@@ -16,7 +17,7 @@ class SoakReadingTest {
         jvm_threads_live_threads 38.0\
         """;
 
-    assertThat(SoakNode.heapBytes(metrics)).isEqualTo(3 * 1024 * 1024);
+    assertThat(PrometheusText.heapUsedBytes(metrics)).isEqualTo(3 * 1024 * 1024);
     assertThat(SoakNode.metric(metrics, "jvm_threads_live_threads")).isEqualTo(38);
   }
 
