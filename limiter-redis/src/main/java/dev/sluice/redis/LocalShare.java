@@ -31,10 +31,9 @@ final class LocalShare {
   private final Debts debts;
   private volatile ConcurrentMap<Share, RateLimiter> limiters = new ConcurrentHashMap<>();
   // the pairs Recent held when the shares started afresh, each waiting for its first decision to
-  // take its recent permits from the share; null until the first decision after the start takes the
-  // snapshot. At most Recent.MAX_KEYS pairs, and emptied as they are used: a set of the pairs
-  // seeded
-  // so far would grow by one per new actor for the whole outage, a million under a flood of keys
+  // take its recent permits from the share; null until the first decision after the start takes
+  // the snapshot. At most Recent.MAX_KEYS pairs, and emptied as they are used: a set of the pairs
+  // seeded so far would grow by one per new actor for the whole outage, a million under a flood
   private volatile Set<Recent.Key> unseeded;
   private final ReentrantReadWriteLock swapping = new ReentrantReadWriteLock();
 
