@@ -16,12 +16,22 @@ import java.util.concurrent.ConcurrentMap;
  * (restart, FLUSHALL). The estimate never undercounts admissions of the last period, so a charge
  * errs on the side of admitting too few.
  *
- * <p>At most {@link #MAX_KEYS} rule-and-actor pairs are tracked; beyond that, new pairs are not
- * counted (their admissions cannot be given back).
+ * <p>At most {@link #MAX_KEYS} rule-and-actor pairs are tracked. When that many are, a new pair
+ * first drops the pairs with nothing left in the last period (at most once per {@link
+ * #SWEEP_EVERY_NANOS} of the clock, so a flood of new actors does not walk the map per request);
+ * only while every tracked pair is still recent are new pairs not counted (their admissions cannot
+ * be given back).
  */
 final class Recent {
 
   static final int MAX_KEYS = 100_000;
+
+  /** The shortest time between two sweeps for idle pairs when the map is full. */
+  static final long SWEEP_EVERY_NANOS = 1_000_000_000L;
+
+  private final Object sweepLock = new Object();
+  private boolean swept; // guarded by sweepLock, as is lastSweepNanos
+  private long lastSweepNanos;
 
   private final ConcurrentMap<Key, Window> windows = new ConcurrentHashMap<>();
 
@@ -41,6 +51,8 @@ final class Recent {
     long start;
     long current;
     long previous;
+    /** Taken out of the map: an admission that finds it so goes to the pair's new window. */
+    boolean dropped;
 
     void roll(long now, long period) {
       long elapsed = now - start;
@@ -73,22 +85,55 @@ final class Recent {
   }
 
   void add(Key key, long cost, long now) {
-    Window window = windows.get(key);
-    if (window == null) {
-      if (windows.size() >= MAX_KEYS) {
-        return;
-      }
-      window = windows.computeIfAbsent(key, k -> {
-        Window w = new Window();
-        w.start = now;
-        return w;
-      });
-    }
     long period = period(key);
-    synchronized (window) {
-      window.roll(now, period);
-      window.current += cost;
+    for (; ; ) {
+      Window window = windows.get(key);
+      if (window == null) {
+        if (windows.size() >= MAX_KEYS && !dropIdle(now)) {
+          return;
+        }
+        window = windows.computeIfAbsent(key, k -> {
+          Window w = new Window();
+          w.start = now;
+          return w;
+        });
+      }
+      synchronized (window) {
+        if (!window.dropped) {
+          window.roll(now, period);
+          window.current += cost;
+          return;
+        }
+      }
     }
+  }
+
+  /**
+   * The map is full: drops the pairs with nothing in their last period, unless a sweep ran less
+   * than {@link #SWEEP_EVERY_NANOS} ago. Whether there is room now.
+   */
+  private boolean dropIdle(long now) {
+    synchronized (sweepLock) {
+      if (!swept || now - lastSweepNanos >= SWEEP_EVERY_NANOS) {
+        swept = true;
+        lastSweepNanos = now;
+        for (var entry : windows.entrySet()) {
+          Window window = entry.getValue();
+          synchronized (window) {
+            if (window.estimate(now, period(entry.getKey())) == 0) {
+              drop(entry.getKey(), window);
+            }
+          }
+        }
+      }
+    }
+    return windows.size() < MAX_KEYS;
+  }
+
+  /** Takes {@code window} out of the map; the caller holds its lock. */
+  private void drop(Key key, Window window) {
+    window.dropped = true;
+    windows.remove(key, window);
   }
 
   /** A refund: {@code request}'s cost was given back. */
@@ -130,12 +175,13 @@ final class Recent {
           window.current = 0;
           window.previous = 0;
         }
+        if (owed <= 0) {
+          drop(key, window);
+        }
       }
       if (owed > 0) {
         long capacity = Math.max(key.limit().limit(), key.limit().burst());
         charges.add(key.request(Math.min(owed, capacity)));
-      } else {
-        windows.remove(key, window);
       }
     }
     return charges;

@@ -126,4 +126,48 @@ class RecentTest {
     assertThat(recent.charges(T0, true)).isEmpty();
     assertThat(recent.isEmpty()).isTrue();
   }
+
+  @Test
+  void aFullMapMakesRoomForANewActorByDroppingThePairsIdleForAPeriod() {
+    for (int i = 0; i < Recent.MAX_KEYS; i++) {
+      recent.add(new RateRequest("rule", "old-" + i, Algorithm.TOKEN_BUCKET, limit, 1), T0);
+    }
+    recent.add(new RateRequest("rule", "busy", Algorithm.TOKEN_BUCKET, limit, 1), T0);
+    assertThat(recent.keys()).as("full: a new pair is not counted").hasSize(Recent.MAX_KEYS);
+
+    long later = T0 + 2 * PERIOD; // every old pair's last period is empty now
+    recent.add(request(3), later);
+
+    assertThat(count(later)).isEqualTo(3);
+    assertThat(recent.keys()).containsExactly(Recent.Key.of(request(1)));
+  }
+
+  @Test
+  void whileEveryTrackedPairIsRecentANewOneIsNotCountedAndTheMapIsWalkedOnceASecond() {
+    for (int i = 0; i < Recent.MAX_KEYS; i++) {
+      recent.add(new RateRequest("rule", "old-" + i, Algorithm.TOKEN_BUCKET, limit, 1), T0);
+    }
+
+    recent.add(request(1), T0 + 1);
+    assertThat(count(T0 + 1)).isZero();
+
+    // the old pairs are idle by now, but the last sweep (at T0 + 1) was less than a second ago
+    long idle = T0 + 2 * PERIOD;
+    recent.add(
+        new RateRequest("rule", "late", Algorithm.TOKEN_BUCKET, limit, 1), T0 + 1 + 999_999_999L);
+    assertThat(recent.keys()).hasSize(Recent.MAX_KEYS);
+    recent.add(request(2), idle);
+    assertThat(count(idle)).isEqualTo(2);
+  }
+
+  @Test
+  void anIdlePairDroppedByTheChargesStartsAFreshWindowOnItsNextAdmission() {
+    recent.add(request(2), T0);
+    assertThat(recent.charges(T0 + 3 * PERIOD, false)).isEmpty();
+    assertThat(recent.isEmpty()).isTrue();
+
+    recent.add(request(1), T0 + 3 * PERIOD);
+
+    assertThat(count(T0 + 3 * PERIOD)).isEqualTo(1);
+  }
 }
