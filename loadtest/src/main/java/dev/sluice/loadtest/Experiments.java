@@ -26,7 +26,8 @@ final class Experiments {
       new MondayReplay(),
       new OverheadRun(),
       new dev.sluice.loadtest.soak.SoakRun(),
-      new dev.sluice.loadtest.transitions.TransitionsRun());
+      new dev.sluice.loadtest.transitions.TransitionsRun(),
+      new dev.sluice.loadtest.jepsen.JepsenRun());
 
   /** What runs without {@code --scenario}. */
   static final Experiment DEFAULT = Scenario.MONDAY_MAINTENANCE;

@@ -96,7 +96,7 @@ class OptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "--scenario must be one of monday-maintenance, steady, spike, greedy-host, "
-                + "priority, adaptive, overload, ingest, monday, overhead, soak, transitions but was 'tuesday'");
+                + "priority, adaptive, overload, ingest, monday, overhead, soak, transitions, jepsen but was 'tuesday'");
   }
 
   @Test
