@@ -57,8 +57,17 @@ record JepsenCheck(
       RateHistory.Report calm,
       long calmAnswers,
       ConcurrencyHistory.Report jobs,
-      int slowCallsOutsideFaults,
+      List<Long> slowCallsOutsideFaults,
       List<Stretch> stretches) {
+
+    /**
+     * Whether a slow call outside a fault was seen near {@code atNanos} (within the slack its
+     * allowance has): a calm refusal there was decided on a node's local share.
+     */
+    boolean nearSlowCall(long atNanos) {
+      return slowCallsOutsideFaults.stream()
+          .anyMatch(at -> atNanos >= at - SLOW_BEFORE_NANOS && atNanos < at + SLOW_AFTER_NANOS);
+    }
 
     /** Every check passed: no over-admission, no owed refusal of the calm account, no overrun. */
     boolean passed() {
@@ -86,6 +95,11 @@ record JepsenCheck(
       return over.isEmpty() && calmRefused.isEmpty() && overruns.isEmpty();
     }
   }
+
+  /** The slack of a slow call's allowance before the reading that saw it, and after. */
+  static final long SLOW_BEFORE_NANOS = 500_000_000L;
+
+  static final long SLOW_AFTER_NANOS = 300_000_000L;
 
   /** One local share of the rule: its burst over the nodes, at least 1. */
   long rateShare() {
@@ -125,15 +139,15 @@ record JepsenCheck(
       int jobsBeyond = f.planned().kind() == FaultKind.NODE_PAUSE ? jobLimit : jobShare();
       running.add(new Allowance(f.name(), f.fromNanos(), f.settledNanos() + lingering, jobsBeyond));
     }
-    int outside = 0;
+    List<Long> outside = new ArrayList<>();
     for (long at : slowCalls) {
       boolean inFault = during.stream().anyMatch(a -> at >= a.fromNanos() && at < a.toNanos());
       if (!inFault) {
         // the watch reads every node's count every 200 ms over HTTP, and the call began up to a
         // Redis timeout before: half a second of slack before the reading that saw it
-        rate.add(new Allowance("slow call", at - 500_000_000L, at + 300_000_000L, 1));
-        running.add(new Allowance("slow call", at - 500_000_000L, at + lingering, 1));
-        outside++;
+        rate.add(new Allowance("slow call", at - SLOW_BEFORE_NANOS, at + SLOW_AFTER_NANOS, 1));
+        running.add(new Allowance("slow call", at - SLOW_BEFORE_NANOS, at + lingering, 1));
+        outside.add(at);
       }
     }
     List<Decision> history = answers.stream()
@@ -150,7 +164,7 @@ record JepsenCheck(
         calmReport,
         calmHistory.size(),
         jobReport,
-        outside,
+        List.copyOf(outside),
         stretches(history, ran, rate, calmReport, jobReport));
   }
 
