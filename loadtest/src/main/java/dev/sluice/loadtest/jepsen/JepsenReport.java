@@ -34,6 +34,7 @@ final class JepsenReport {
   private JepsenCheck.Findings findings;
   private Map<String, Long> outcomes = Map.of();
   private int unanswered;
+  private String stopped = "";
 
   JepsenReport(Options options, Schedule schedule, String loadBefore) {
     this.options = options;
@@ -50,6 +51,11 @@ final class JepsenReport {
     this.findings = findings;
     this.outcomes = Map.copyOf(outcomes);
     this.unanswered = unanswered;
+  }
+
+  /** The schedule stopped before its end: the nodes did not come back, or a process failed. */
+  void stopped(String why) {
+    this.stopped = why;
   }
 
   void loadAfter(String load) {
@@ -91,6 +97,9 @@ final class JepsenReport {
                     Verdict.Outcome.of(jobs.withinLimit()))
                 .because(jobs.summary())
             : Verdict.notMeasured("no job was served: jobs at once not judged"));
+    if (!stopped.isEmpty()) {
+      checks.add(Verdict.missed("the schedule stopped early: " + stopped));
+    }
     for (FaultKind kind : JepsenRun.kinds(options)) {
       checks.add(kind(kind));
     }
@@ -98,13 +107,14 @@ final class JepsenReport {
     long ran = happened.stream().filter(Injected::ran).count();
     verdicts.add(Verdict.overall(
         f(
-            "jepsen, seed %d: %d faults on two nodes and one Redis; the history %s",
+            "jepsen, seed %d: %d faults on two nodes and one Redis; the history %s%s",
             schedule.seed(),
             ran,
             findings.passed()
                 ? "holds the rule, the calm account and the limit within the allowances"
-                : "breaks an allowance (below)"),
-        checks.stream().limit(3).map(Verdict::outcome).toList()));
+                : "breaks an allowance (below)",
+            stopped.isEmpty() ? "" : "; the schedule stopped early (below)"),
+        checks.stream().limit(stopped.isEmpty() ? 3 : 4).map(Verdict::outcome).toList()));
     verdicts.addAll(checks);
     return verdicts;
   }
@@ -258,7 +268,8 @@ final class JepsenReport {
         .summary("machine", machine())
         .summary("loadAverageBefore", loadBefore)
         .summary("loadAverageAfter", loadAfter)
-        .summary("passed", findings.passed())
+        .summary("passed", findings.passed() && stopped.isEmpty())
+        .summary("stoppedEarly", stopped)
         .summary("verdicts", verdicts)
         .summary("decisions", findings.all().decisions())
         .summary("admitted", findings.all().admitted())

@@ -128,8 +128,14 @@ public final class JepsenRun implements Experiment {
         }
         load.start();
         Nemesis nemesis = new Nemesis(redis, proxy, nodes, properties, out);
-        List<Injected> happened = follow(schedule, nemesis, watch, origin, options.duration());
-        pauseUntil(origin + options.duration().toNanos());
+        List<Injected> happened = new ArrayList<>();
+        try {
+          follow(schedule, nemesis, watch, origin, options.duration(), happened);
+          pauseUntil(origin + options.duration().toNanos());
+        } catch (IOException e) {
+          // the history so far is still checked; the report says where and why it stopped
+          report.stopped(e.getMessage());
+        }
         load.stop();
         long drainUntil = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (load.open() > 0 && System.nanoTime() - drainUntil < 0) {
@@ -151,14 +157,21 @@ public final class JepsenRun implements Experiment {
   }
 
   /**
-   * Runs the schedule in order until the run's time leaves no room for the next fault; returns
-   * each fault as it happened (a clock fault without libfaketime, or one the time was up for, as
-   * not run, saying why).
+   * Runs the schedule in order until the run's time leaves no room for the next fault, adding
+   * each fault as it happened to {@code happened} (a clock fault without libfaketime, or one the
+   * time was up for, as not run, saying why).
+   *
+   * @throws IOException when the nodes are not back on Redis after a fault, or a process does not
+   *     do what the nemesis tells it
    */
-  private static List<Injected> follow(
-      Schedule schedule, Nemesis nemesis, NodeWatch watch, long origin, Duration duration)
+  private static void follow(
+      Schedule schedule,
+      Nemesis nemesis,
+      NodeWatch watch,
+      long origin,
+      Duration duration,
+      List<Injected> happened)
       throws IOException, InterruptedException {
-    List<Injected> happened = new ArrayList<>();
     long end = origin + duration.minus(Schedule.TAIL).toNanos();
     pauseUntil(origin + Schedule.WARM_UP.toNanos());
     int number = 0;
@@ -185,16 +198,16 @@ public final class JepsenRun implements Experiment {
       }
       nemesis.heal(fault);
       long healed = System.nanoTime();
-      if (!watch.awaitAllUp(BACK_WITHIN)) {
-        throw new IOException("the nodes were not back on Redis within " + BACK_WITHIN + " after "
-            + fault.describe() + " (seed " + schedule.seed() + ")");
-      }
+      boolean back = watch.awaitAllUp(BACK_WITHIN);
       long settled = System.nanoTime() + JepsenCheck.SETTLE.toNanos();
       happened.add(
           new Injected(number, fault, from - origin, healed - origin, settled - origin, ""));
+      if (!back) {
+        throw new IOException("the nodes were not back on Redis within " + BACK_WITHIN.toSeconds()
+            + " s after #" + number + " " + fault.describe() + " was healed");
+      }
       pauseUntil(settled + fault.quietAfter().toNanos());
     }
-    return happened;
   }
 
   /** Lets the load run until {@code nanos} (the schedule's own pace, not a wait for a condition). */

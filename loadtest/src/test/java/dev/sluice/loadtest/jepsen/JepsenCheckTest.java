@@ -217,6 +217,19 @@ class JepsenCheckTest {
   }
 
   @Test
+  void aScheduleThatStoppedEarlyFailsTheVerdictEvenWithACleanHistory() {
+    List<Answer> answers = new ArrayList<>(hotAtTheRate());
+    answers.addAll(calm());
+    JepsenReport report = new JepsenReport(options(), schedule(), "0 / 0 / 0");
+    report.result(List.of(BLACKHOLE), check(answers, twoJobsAtOnce()), Map.of(), 0);
+    report.stopped("the nodes were not back on Redis within 60 s after #1 blackhole was healed");
+
+    assertThat(report.verdicts().get(0).outcome()).isEqualTo(Verdict.Outcome.MISSED);
+    assertThat(report.verdicts())
+        .anySatisfy(v -> assertThat(v.text()).contains("not back on Redis within 60 s"));
+  }
+
+  @Test
   void aJobsSpanIsTheTimeItCertainlyRan() {
     com.fasterxml.jackson.databind.node.ObjectNode body =
         new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
