@@ -298,7 +298,7 @@ final class JepsenReport {
             findings.calmAnswers(),
             findings.jobs().jobs(),
             findings.jobs().mostAtOnce(),
-            findings.slowCallsOutsideFaults(),
+            findings.slowCallsOutsideFaults().size(),
             unanswered))
         .add(answers.build())
         .text("A refusal of the calm account marked \"beside a slow call\" was asked within the"

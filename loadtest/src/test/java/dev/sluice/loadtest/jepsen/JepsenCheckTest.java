@@ -230,6 +230,33 @@ class JepsenCheckTest {
   }
 
   @Test
+  void theReportShowsEachFaultsFindingsAndTheSeed() {
+    List<Answer> answers = new ArrayList<>(hotAtTheRate());
+    answers.addAll(calm());
+    answers.addAll(burst(40 * S, 5 + 1));
+    JepsenReport report = new JepsenReport(options(), schedule(), "0 / 0 / 0");
+    report.result(
+        List.of(BLACKHOLE),
+        CHECK.check(answers, twoJobsAtOnce(), List.of(BLACKHOLE), List.of(50 * S)),
+        Map.of("history 200", 10L),
+        0);
+
+    dev.sluice.loadtest.report.Report page = report.report();
+
+    assertThat(page.summary())
+        .containsEntry("seed", 42L)
+        .containsEntry("passed", false)
+        .containsEntry("slowCallsOutsideFaults", 1);
+    assertThat(page.blocks())
+        .filteredOn(b -> b instanceof dev.sluice.loadtest.report.Block.Table)
+        .map(b -> ((dev.sluice.loadtest.report.Block.Table) b).lines())
+        .anySatisfy(lines -> assertThat(lines)
+            .anySatisfy(line -> assertThat(line)
+                .startsWith("fault #1 blackhole")
+                .contains("over-admissions 1: hot-2 6 where 5.1 (40.0-40.0 s)")));
+  }
+
+  @Test
   void aJobsSpanIsTheTimeItCertainlyRan() {
     com.fasterxml.jackson.databind.node.ObjectNode body =
         new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
