@@ -12,6 +12,7 @@ import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.RateRequest;
 import dev.sluice.testing.ConcurrencyHistory;
 import dev.sluice.testing.ConcurrencyHistory.Job;
+import dev.sluice.testing.FaultProxy;
 import dev.sluice.testing.RateHistory;
 import dev.sluice.testing.RateHistory.Allowance;
 import dev.sluice.testing.RateHistory.Decision;

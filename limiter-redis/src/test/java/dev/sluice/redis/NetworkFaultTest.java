@@ -10,6 +10,7 @@ import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.PermitStore.PermitLease;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.StoreSettings;
+import dev.sluice.testing.FaultProxy;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import dev.sluice.time.VirtualTime;

@@ -8,6 +8,7 @@ import dev.sluice.rate.RateDecision;
 import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.RateRequest;
+import dev.sluice.testing.FaultProxy;
 import dev.sluice.testing.RateHistory;
 import java.time.Duration;
 import java.util.List;

@@ -8,6 +8,7 @@ import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.PermitStore;
 import dev.sluice.store.RateRequest;
+import dev.sluice.testing.FaultProxy;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

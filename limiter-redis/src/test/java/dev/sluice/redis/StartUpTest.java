@@ -8,6 +8,7 @@ import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.RateRequest;
 import dev.sluice.store.StoreSettings;
+import dev.sluice.testing.FaultProxy;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import java.time.Duration;

@@ -28,7 +28,8 @@ final class Experiments {
       new OverheadRun(),
       new dev.sluice.loadtest.soak.SoakRun(),
       new dev.sluice.loadtest.transitions.TransitionsRun(),
-      new HostileKeysRun());
+      new HostileKeysRun(),
+      new dev.sluice.loadtest.jepsen.JepsenRun());
 
   /** What runs without {@code --scenario}. */
   static final Experiment DEFAULT = Scenario.MONDAY_MAINTENANCE;

@@ -86,4 +86,17 @@ class ArchitectureTest {
         .because("the engine is not API: limiters are built through the contract's factories")
         .check(MODULE);
   }
+
+  @Test
+  void onlyTheJepsenScenarioUsesTheCoresTestKit() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.sluice.loadtest.jepsen..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.sluice.testing..")
+        .because("limiter-core's test-jar is on the class path for the jepsen scenario's history"
+            + " checkers and fault proxy, not for the load test at large")
+        .check(MODULE);
+  }
 }

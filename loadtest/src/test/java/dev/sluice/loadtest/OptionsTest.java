@@ -96,7 +96,7 @@ class OptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "--scenario must be one of monday-maintenance, steady, spike, greedy-host, "
-                + "priority, adaptive, overload, ingest, monday, overhead, soak, transitions, hostile-keys but was 'tuesday'");
+                + "priority, adaptive, overload, ingest, monday, overhead, soak, transitions, hostile-keys, jepsen but was 'tuesday'");
   }
 
   @Test

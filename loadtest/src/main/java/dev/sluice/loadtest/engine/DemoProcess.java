@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The demo service in a child JVM on a free port, for {@code --embedded}.
@@ -68,8 +69,33 @@ public final class DemoProcess implements AutoCloseable {
     return start(properties, args, log, System.getProperty("java.class.path"));
   }
 
+  /**
+   * With variables added to the child's environment, e.g. {@code LD_PRELOAD} and {@code FAKETIME}
+   * for a node whose clock is stepped (libfaketime preloaded into the JVM itself, so that {@link
+   * #pid()} stays the JVM's).
+   *
+   * @param properties {@code key=value} system properties for the service
+   * @param environment variables added to this process's environment
+   * @param log where the service's output goes
+   */
+  public static DemoProcess start(
+      List<String> properties, Map<String, String> environment, Path log)
+      throws IOException, InterruptedException {
+    return start(properties, List.of(), environment, log, System.getProperty("java.class.path"));
+  }
+
   private static DemoProcess start(
       List<String> properties, List<String> args, Path log, String classPath)
+      throws IOException, InterruptedException {
+    return start(properties, args, Map.of(), log, classPath);
+  }
+
+  private static DemoProcess start(
+      List<String> properties,
+      List<String> args,
+      Map<String, String> environment,
+      Path log,
+      String classPath)
       throws IOException, InterruptedException {
     int port = properties.stream()
         .filter(p -> p.startsWith("server.port="))
@@ -95,10 +121,10 @@ public final class DemoProcess implements AutoCloseable {
     command.add(MAIN_CLASS);
     command.addAll(args);
     Files.createDirectories(log.toAbsolutePath().getParent());
-    Process process = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(environment);
+    Process process =
+        builder.redirectErrorStream(true).redirectOutput(log.toFile()).start();
     DemoProcess demo = new DemoProcess(process, URI.create("http://127.0.0.1:" + port + "/"));
     try {
       demo.awaitHealthy(Duration.ofSeconds(60), log);

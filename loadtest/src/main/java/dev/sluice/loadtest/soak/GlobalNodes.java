@@ -13,19 +13,22 @@ import java.util.List;
  */
 public final class GlobalNodes {
 
-  /** The global per-account rule of the history lookups: 5/s, burst 5. */
+  /** The global per-account rule's permits per second, and its burst. */
+  public static final int RULE_PER_SECOND = 5;
+
+  /** The global per-account rule of the history lookups: {@value #RULE_PER_SECOND}/s, burst as many. */
   static final String RULES = """
       rules:
         - id: history-per-account
           resource: /api/history/*
           method: GET
           actor: account
-          limit: 5
+          limit: %d
           unit: second
-          burst: 5
+          burst: %d
           algorithm: token-bucket
           scope: global\
-      """;
+      """.formatted(RULE_PER_SECOND, RULE_PER_SECOND);
 
   private GlobalNodes() {}
 

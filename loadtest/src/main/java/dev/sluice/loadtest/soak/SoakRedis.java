@@ -31,14 +31,16 @@ import java.util.stream.Collectors;
  */
 public final class SoakRedis implements AutoCloseable {
 
-  private final Process process;
+  private volatile Process process;
   private final int port;
+  private final Path log;
   private final RedisClient client;
   private volatile StatefulRedisConnection<String, String> connection;
 
-  private SoakRedis(Process process, int port) {
+  private SoakRedis(Process process, int port, Path log) {
     this.process = process;
     this.port = port;
+    this.log = log;
     this.client = RedisClient.create(RedisURI.builder()
         .withHost("127.0.0.1")
         .withPort(port)
@@ -66,20 +68,8 @@ public final class SoakRedis implements AutoCloseable {
     try (ServerSocket socket = new ServerSocket(0)) {
       port = socket.getLocalPort();
     }
-    Process process = new ProcessBuilder(
-            "redis-server",
-            "--port",
-            Integer.toString(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no")
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
-    SoakRedis redis = new SoakRedis(process, port);
+    Process process = launch(port, log);
+    SoakRedis redis = new SoakRedis(process, port, log);
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (System.nanoTime() - deadline < 0) {
       if (!process.isAlive()) {
@@ -98,6 +88,45 @@ public final class SoakRedis implements AutoCloseable {
     }
     redis.close();
     throw new IOException("redis-server did not answer within 10 s; its log: " + log);
+  }
+
+  private static Process launch(int port, Path log) throws IOException {
+    return new ProcessBuilder(
+            "redis-server",
+            "--port",
+            Integer.toString(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no")
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .start();
+  }
+
+  /** The process id of the running {@code redis-server} (the jepsen scenario stops and resumes it). */
+  public long pid() {
+    return process.pid();
+  }
+
+  /** Kills it ({@code kill -9}): every key is gone, nothing was saved. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly().waitFor();
+  }
+
+  /**
+   * Starts it again, empty, on the same port, after {@link #kill()}; the watching connection
+   * reconnects by itself.
+   */
+  public void restart() throws IOException {
+    process = launch(port, log);
+  }
+
+  /** Its port on 127.0.0.1. */
+  public int port() {
+    return port;
   }
 
   /** The URI the nodes are given. */

@@ -529,7 +529,7 @@ public final class TransitionsRun implements Experiment {
     }
   }
 
-  static String loadAverage() {
+  public static String loadAverage() {
     try {
       String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
       return String.join(" / ", Arrays.asList(fields).subList(0, 3));

@@ -1,4 +1,4 @@
-package dev.sluice.redis;
+package dev.sluice.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>Plain sockets on purpose: the faulty network is the thing under test, and no Redis client can
  * hold, delay or reset a live connection. It relays bytes without reading or writing the protocol.
  */
-final class FaultProxy implements AutoCloseable {
+public final class FaultProxy implements AutoCloseable {
 
   private enum Mode {
     PASS,
@@ -42,7 +42,7 @@ final class FaultProxy implements AutoCloseable {
   private double loss;
   private final java.util.Random random = new java.util.Random(42);
 
-  FaultProxy(int targetPort) throws IOException {
+  public FaultProxy(int targetPort) throws IOException {
     this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.target = targetPort;
     Thread acceptor = new Thread(this::accept, "fault-proxy");
@@ -50,12 +50,12 @@ final class FaultProxy implements AutoCloseable {
     acceptor.start();
   }
 
-  URI uri() {
+  public URI uri() {
     return URI.create("redis://127.0.0.1:" + listener.getLocalPort());
   }
 
   /** Every round trip takes {@code roundTrip} longer: half of it each way. */
-  void delay(Duration roundTrip) {
+  public void delay(Duration roundTrip) {
     synchronized (lock) {
       delayNanos = roundTrip.toNanos() / 2;
       lock.notifyAll();
@@ -66,14 +66,14 @@ final class FaultProxy implements AutoCloseable {
    * A {@code fraction} of the chunks is lost once and retransmitted: it arrives a retransmission
    * timeout (200 ms, Linux's minimum) late, and so does everything behind it on its connection.
    */
-  void loss(double fraction) {
+  public void loss(double fraction) {
     synchronized (lock) {
       loss = fraction;
     }
   }
 
   /** Nothing gets through either way, and nothing is closed. */
-  void blackhole() {
+  public void blackhole() {
     synchronized (lock) {
       mode = Mode.BLACKHOLE;
     }
@@ -83,14 +83,14 @@ final class FaultProxy implements AutoCloseable {
    * The connections open now go silent for good (their peer froze, or died behind a firewall that
    * drops everything), nothing is closed; new connections pass.
    */
-  void freezeOpen() {
+  public void freezeOpen() {
     synchronized (lock) {
       frozen.addAll(open);
     }
   }
 
   /** Every open connection is reset; new ones are closed at once until {@link #heal()}. */
-  void cut() {
+  public void cut() {
     synchronized (lock) {
       mode = Mode.CUT;
     }
@@ -98,7 +98,7 @@ final class FaultProxy implements AutoCloseable {
   }
 
   /** Back to passing bytes (after the delay in force, no loss); held bytes flow on. */
-  void heal() {
+  public void heal() {
     synchronized (lock) {
       mode = Mode.PASS;
       loss = 0;
