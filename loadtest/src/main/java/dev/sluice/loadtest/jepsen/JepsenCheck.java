@@ -18,7 +18,9 @@ import java.util.List;
  * (concurrency: one share of the limit; a paused node may hold every permit it had, so the whole
  * limit); for a rule period after that a permit per node; a decision that ran out of the Redis
  * timeout outside a fault (a slow call) one permit. The calm account, which asks under the rule,
- * must never be refused outside those allowances.
+ * must never be refused outside a fault's window; a slow call is a fault of its own (its decision is
+ * made on the node's local share, as in an outage), so a calm refusal within a slow call's slack is
+ * allowed and listed apart ({@link Findings#calmRefusedAtSlowCalls}).
  *
  * @param permits the rule's permits per period
  * @param period the rule's period
@@ -55,19 +57,11 @@ record JepsenCheck(
   record Findings(
       RateHistory.Report all,
       RateHistory.Report calm,
+      List<RateHistory.UnderAdmission> calmRefusedAtSlowCalls,
       long calmAnswers,
       ConcurrencyHistory.Report jobs,
       List<Long> slowCallsOutsideFaults,
       List<Stretch> stretches) {
-
-    /**
-     * Whether a slow call outside a fault was seen near {@code atNanos} (within the slack its
-     * allowance has): a calm refusal there was decided on a node's local share.
-     */
-    boolean nearSlowCall(long atNanos) {
-      return slowCallsOutsideFaults.stream()
-          .anyMatch(at -> atNanos >= at - SLOW_BEFORE_NANOS && atNanos < at + SLOW_AFTER_NANOS);
-    }
 
     /** Every check passed: no over-admission, no owed refusal of the calm account, no overrun. */
     boolean passed() {
@@ -140,6 +134,7 @@ record JepsenCheck(
       running.add(new Allowance(f.name(), f.fromNanos(), f.settledNanos() + lingering, jobsBeyond));
     }
     List<Long> outside = new ArrayList<>();
+    List<Allowance> calmAllowed = new ArrayList<>(during);
     for (long at : slowCalls) {
       boolean inFault = during.stream().anyMatch(a -> at >= a.fromNanos() && at < a.toNanos());
       if (!inFault) {
@@ -147,6 +142,8 @@ record JepsenCheck(
         // Redis timeout before: half a second of slack before the reading that saw it
         rate.add(new Allowance("slow call", at - SLOW_BEFORE_NANOS, at + SLOW_AFTER_NANOS, 1));
         running.add(new Allowance("slow call", at - SLOW_BEFORE_NANOS, at + lingering, 1));
+        calmAllowed.add(
+            new Allowance("slow call", at - SLOW_BEFORE_NANOS, at + SLOW_AFTER_NANOS, 0));
         outside.add(at);
       }
     }
@@ -157,11 +154,16 @@ record JepsenCheck(
         history.stream().filter(d -> d.actor().equals(calm)).toList();
     RateHistory.Report all = RateHistory.checkBucket(history, permits, period, burst, rate, 1.0);
     RateHistory.Report calmReport =
-        RateHistory.checkBucket(calmHistory, permits, period, burst, during, 1.0);
+        RateHistory.checkBucket(calmHistory, permits, period, burst, calmAllowed, 1.0);
+    List<RateHistory.UnderAdmission> atSlowCalls =
+        new ArrayList<>(RateHistory.checkBucket(calmHistory, permits, period, burst, during, 1.0)
+            .underAdmissions());
+    atSlowCalls.removeAll(calmReport.underAdmissions());
     ConcurrencyHistory.Report jobReport = ConcurrencyHistory.check(jobs, jobLimit, running);
     return new Findings(
         all,
         calmReport,
+        List.copyOf(atSlowCalls),
         calmHistory.size(),
         jobReport,
         List.copyOf(outside),

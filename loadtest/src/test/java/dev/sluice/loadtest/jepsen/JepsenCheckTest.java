@@ -192,6 +192,30 @@ class JepsenCheckTest {
   }
 
   @Test
+  void aRefusalOfTheCalmAccountAtASlowCallIsDecidedOnTheShareAndAllowedButListed() {
+    List<Answer> answers = new ArrayList<>(hotAtTheRate());
+    calm()
+        .forEach(a -> answers.add(
+            a.askedNanos() / S == 40
+                ? new Answer("calm", 2, a.askedNanos(), a.answeredNanos(), false)
+                : a));
+
+    JepsenCheck.Findings atSlowCall =
+        CHECK.check(answers, twoJobsAtOnce(), List.of(BLACKHOLE), List.of(40 * S + 100 * MS));
+    assertThat(atSlowCall.passed()).isTrue();
+    assertThat(atSlowCall.calmRefusedAtSlowCalls())
+        .singleElement()
+        .extracting(RateHistory.UnderAdmission::askedNanos)
+        .isEqualTo(40 * S + 10 * MS);
+
+    // a slow call a second later is not beside it
+    JepsenCheck.Findings elsewhere =
+        CHECK.check(answers, twoJobsAtOnce(), List.of(BLACKHOLE), List.of(41 * S + 100 * MS));
+    assertThat(elsewhere.passed()).isFalse();
+    assertThat(elsewhere.calmRefusedAtSlowCalls()).isEmpty();
+  }
+
+  @Test
   void aKindThatDidNotRunIsNotMeasuredSayingWhy() {
     Injected noClock = Injected.skipped(
         2,
