@@ -228,11 +228,15 @@ public final class HostileKeysRun implements Experiment {
   private static void keys(
       HttpClient http, URI service, Map<String, Long> most, Map<String, Long> bound)
       throws IOException, InterruptedException {
-    JsonNode status = JSON.readTree(get(http, service, "sluice"));
+    keys(JSON.readTree(get(http, service, "sluice")), most, bound);
+  }
+
+  /** Each local rule's keys and bound in a {@code /sluice} answer, keeping the most seen. */
+  static void keys(JsonNode status, Map<String, Long> most, Map<String, Long> bound) {
     for (JsonNode rule : status.path("rules")) {
       String id = rule.path("id").asText();
       most.merge(id, rule.path("keys").asLong(-1), Math::max);
-      bound.put(id, rule.path("mostKeys").asLong(-1));
+      bound.put(id, rule.path("maxKeys").asLong(-1));
     }
   }
 

@@ -74,4 +74,24 @@ class HostileKeysReportTest {
     assertThat(KeyFlood.readAnswer(in)).isEqualTo(429);
     assertThat(KeyFlood.readAnswer(in)).isEqualTo(204);
   }
+
+  @Test
+  void theStatusPageGivesEachLocalRulesKeysAndBoundAndTheMostSeenIsKept() throws Exception {
+    Map<String, Long> most = new java.util.HashMap<>();
+    Map<String, Long> bound = new java.util.HashMap<>();
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+
+    HostileKeysRun.keys(
+        json.readTree("{\"rules\": [{\"id\": \"per-ip\", \"keys\": 7, \"maxKeys\": 100}]}"),
+        most,
+        bound);
+    HostileKeysRun.keys(
+        json.readTree("{\"rules\": [{\"id\": \"per-ip\", \"keys\": 5, \"maxKeys\": 100}]}"),
+        most,
+        bound);
+
+    assertThat(most).containsExactly(Map.entry("per-ip", 7L));
+    assertThat(bound).containsExactly(Map.entry("per-ip", 100L));
+  }
 }
