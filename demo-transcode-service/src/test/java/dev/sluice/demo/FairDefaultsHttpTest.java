@@ -57,6 +57,11 @@ class FairDefaultsHttpTest {
 
       CompletableFuture<HttpResponse<String>> politeWaiting =
           http.sendAsync("POST", "/api/transcode?cpuMillis=5", "X-Host-Id", "maintenance-host-02");
+      // the critical job arrives after the polite one: two requests sent at once may reach the
+      // server in either order, and the waits compared below count from each one's arrival
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> transcode(http).get("queued").asInt() == 2);
       CompletableFuture<HttpResponse<String>> rescue = http.sendAsync(
           "POST",
           "/api/transcode?cpuMillis=5",

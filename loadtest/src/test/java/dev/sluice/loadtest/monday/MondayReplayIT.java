@@ -8,6 +8,7 @@ import dev.sluice.loadtest.Options;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * written. The figures are not judged (seconds on a shared machine say nothing); that every kind
  * of traffic was served and counted, and that the declared cost is accepted, is.
  */
+@Tag("integration")
 class MondayReplayIT {
 
   @TempDir
