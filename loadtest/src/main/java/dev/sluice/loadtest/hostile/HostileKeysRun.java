@@ -26,9 +26,10 @@ import org.HdrHistogram.Histogram;
  * {@code --scenario hostile-keys}: one demo node (in memory, no Redis) with a rate rule by client
  * IP (the forwarded header trusted from loopback), one by account and one by an API key header,
  * each holding at most {@link #MAX_KEYS} keys. A probe of three known actors runs throughout
- * ({@link KnownProbe}); after a warm-up and a quiet phase, a flood of {@link #FLOOD} requests,
- * each with a new IP, account and key ({@link KeyFlood}), is sent as fast as the machine can,
- * capped by {@code --duration}. The node's heap is read after a forced GC before and after the
+ * ({@link KnownProbe}); after a warm-up and a quiet phase, the control: {@link #CONTROL} requests
+ * as fast over {@link #CONTROL_KEYS} keys of each kind, known after their first pass; then a flood
+ * of {@link #FLOOD} requests, each with a new IP, account and key ({@link KeyFlood}), as fast as
+ * the machine can send, capped by {@code --duration}. The node's heap is read after a forced GC before and after the
  * flood, and the rules' key tables every second from {@code /sluice}. {@link HostileKeysReport}
  * judges them.
  */
@@ -36,6 +37,10 @@ public final class HostileKeysRun implements Experiment {
 
   static final long FLOOD = 1_000_000;
   static final int MAX_KEYS = 100_000;
+  /** Keys of each kind in the control flood: room beside the warm-up's and the probe's. */
+  static final long CONTROL_KEYS = 90_000;
+
+  static final long CONTROL = 4 * CONTROL_KEYS;
   // one permit a minute after a burst of 50: a one-off key's state (one permit taken) is not full
   // again for a minute, so at any flood rate above MAX_KEYS a minute the tables reach their bound
   // and evict; a known actor, drained, is held at its allowance, and one whose state were evicted
@@ -118,6 +123,7 @@ public final class HostileKeysRun implements Experiment {
         properties(rules, options.serverProperties()), out.resolve("server-hostile-keys.log"))) {
       Histogram warmUp = KnownProbe.histogram();
       Histogram quiet = KnownProbe.histogram();
+      Histogram control = KnownProbe.histogram();
       Histogram flooded = KnownProbe.histogram();
       Map<String, Long> mostKeys = new LinkedHashMap<>();
       Map<String, Long> bound = new LinkedHashMap<>();
@@ -137,6 +143,7 @@ public final class HostileKeysRun implements Experiment {
             Locale.ROOT, "hostile-keys quiet heap after GC %.1f MiB%n", quietHeap / 1048576.0);
         probe.phase(quiet);
         Thread.sleep(QUIET.toMillis());
+        control(demo.uri(), threads, options.duration(), probe, control);
         probe.phase(flooded);
         long start = System.nanoTime();
         long deadline = start + options.duration().toNanos();
@@ -193,6 +200,7 @@ public final class HostileKeysRun implements Experiment {
           floodNanos,
           threads,
           KnownProbe.percentiles(quiet),
+          KnownProbe.percentiles(control),
           KnownProbe.percentiles(flooded),
           known,
           loadBefore,
@@ -200,6 +208,32 @@ public final class HostileKeysRun implements Experiment {
           Runtime.getRuntime().availableProcessors());
     }
     return new HostileKeysReport(figures).write(out);
+  }
+
+  /**
+   * The control flood: {@link #CONTROL} requests over {@link #CONTROL_KEYS} keys, as fast as the
+   * flood; the probe's latency goes to {@code into} once the first pass has made every key known.
+   */
+  private static void control(
+      URI service, int threads, Duration cap, KnownProbe probe, Histogram into)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + cap.toNanos();
+    try (KeyFlood known = KeyFlood.ofKnown(service, CONTROL, CONTROL_KEYS)) {
+      known.start(threads);
+      boolean counting = false;
+      while (!known.done() && System.nanoTime() - deadline < 0) {
+        known.await(Math.min(deadline, System.nanoTime() + 100_000_000L));
+        if (!counting && known.answered() >= CONTROL_KEYS) {
+          probe.phase(into);
+          counting = true;
+        }
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "hostile-keys control: %,d requests over %,d known keys answered%n",
+          known.answered(),
+          CONTROL_KEYS);
+    }
   }
 
   /**

@@ -20,7 +20,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * Requests as fast as this machine can send them, each from a client IP, an account and an API key
  * never seen before: request {@code k} carries {@code X-Forwarded-For: 10.a.b.c} (k in base 256),
- * {@code X-Account-Id: a<k>} and {@code X-Api-Key: k<k>}. Each sender thread pipelines batches of
+ * {@code X-Account-Id: a<k>} and {@code X-Api-Key: k<k>}. Or, for comparison, the same requests
+ * over a fixed set of keys ({@link #ofKnown}): request {@code k} then carries the keys of {@code k
+ * mod n} from their own range ({@code 11.a.b.c}, {@code c<k>}, {@code d<k>}), so after the first
+ * {@code n} requests every key is known. Each sender thread pipelines batches of
  * requests on one keep-alive connection and reads a batch's answers before writing the next, so
  * neither side's buffers fill; a connection the server closes is opened again.
  */
@@ -31,6 +34,10 @@ final class KeyFlood implements AutoCloseable {
 
   private final URI service;
   private final long total;
+  private final long distinct;
+  private final int firstOctet;
+  private final String accountPrefix;
+  private final String apiKeyPrefix;
   private final AtomicLong next = new AtomicLong();
   private final AtomicLong answered = new AtomicLong();
   private final AtomicLongArray statuses = new AtomicLongArray(600);
@@ -40,8 +47,27 @@ final class KeyFlood implements AutoCloseable {
 
   /** {@code total} requests, hence {@code total} new keys of each kind. */
   KeyFlood(URI service, long total) {
+    this(service, total, total, 10, "a", "k");
+  }
+
+  private KeyFlood(
+      URI service,
+      long total,
+      long distinct,
+      int firstOctet,
+      String accountPrefix,
+      String apiKeyPrefix) {
     this.service = service;
     this.total = total;
+    this.distinct = distinct;
+    this.firstOctet = firstOctet;
+    this.accountPrefix = accountPrefix;
+    this.apiKeyPrefix = apiKeyPrefix;
+  }
+
+  /** {@code total} requests over {@code distinct} keys of each kind, none of the hostile ones. */
+  static KeyFlood ofKnown(URI service, long total, long distinct) {
+    return new KeyFlood(service, total, distinct, 11, "c", "d");
   }
 
   void start(int threads) {
@@ -124,20 +150,25 @@ final class KeyFlood implements AutoCloseable {
     }
   }
 
-  private void request(StringBuilder b, long k) {
+  private void request(StringBuilder b, long request) {
+    long k = request % distinct;
     b.append("GET ")
         .append(PATH)
         .append(" HTTP/1.1\r\nHost: ")
         .append(service.getHost())
-        .append("\r\nX-Forwarded-For: 10.")
+        .append("\r\nX-Forwarded-For: ")
+        .append(firstOctet)
+        .append('.')
         .append((k >> 16) & 255)
         .append('.')
         .append((k >> 8) & 255)
         .append('.')
         .append(k & 255)
-        .append("\r\nX-Account-Id: a")
+        .append("\r\nX-Account-Id: ")
+        .append(accountPrefix)
         .append(k)
-        .append("\r\nX-Api-Key: k")
+        .append("\r\nX-Api-Key: ")
+        .append(apiKeyPrefix)
         .append(k)
         .append("\r\n\r\n");
   }
