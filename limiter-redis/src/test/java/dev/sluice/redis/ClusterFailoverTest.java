@@ -52,15 +52,7 @@ class ClusterFailoverTest {
   private void failover(String name, Consumer<RedisServer> fail) throws Exception {
     List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
     for (int i = 0; i < 6; i++) {
-      RedisServer server = RedisServer.start(
-          "--cluster-enabled",
-          "yes",
-          "--dir",
-          dir.toString(),
-          "--cluster-config-file",
-          "nodes-" + i + ".conf",
-          "--cluster-node-timeout",
-          "1000");
+      RedisServer server = RedisServer.startClusterNode(dir, i, Duration.ofSeconds(1));
       servers.add(server);
       create.add("127.0.0.1:" + server.port());
     }

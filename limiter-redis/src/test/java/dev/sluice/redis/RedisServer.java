@@ -44,6 +44,7 @@ public final class RedisServer implements AutoCloseable {
   private final int port;
   private final List<String> extraArgs;
   private Process process;
+  private Path output; // the server's own log: why it stopped, when it does
 
   private RedisServer(int port, List<String> extraArgs) {
     this.port = port;
@@ -58,15 +59,7 @@ public final class RedisServer implements AutoCloseable {
   static void startCluster(Path dir, List<RedisServer> masters) throws Exception {
     List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
     for (int i = 0; i < 3; i++) {
-      RedisServer master = start(
-          "--cluster-enabled",
-          "yes",
-          "--dir",
-          dir.toString(),
-          "--cluster-config-file",
-          "nodes-" + i + ".conf",
-          "--cluster-node-timeout",
-          "5000");
+      RedisServer master = startClusterNode(dir, i, Duration.ofSeconds(5));
       masters.add(master);
       create.add("127.0.0.1:" + master.port());
     }
@@ -83,6 +76,26 @@ public final class RedisServer implements AutoCloseable {
         .pollInterval(Duration.ofMillis(100))
         .until(() -> masters.stream()
             .allMatch(m -> m.command("CLUSTER", "INFO").contains("cluster_state:ok")));
+  }
+
+  /**
+   * One cluster-enabled server, its node file {@code nodes-<i>.conf} in {@code dir}. Its cluster bus
+   * gets a free port of its own ({@code --cluster-port}): by default the bus listens 10,000 above
+   * the client port, which may be taken (an ephemeral port of any connection on the machine), and
+   * then the server cannot start.
+   */
+  static RedisServer startClusterNode(Path dir, int i, Duration nodeTimeout) {
+    return start(
+        "--cluster-enabled",
+        "yes",
+        "--cluster-port",
+        Integer.toString(freePort()),
+        "--dir",
+        dir.toString(),
+        "--cluster-config-file",
+        "nodes-" + i + ".conf",
+        "--cluster-node-timeout",
+        Long.toString(nodeTimeout.toMillis()));
   }
 
   public static RedisServer start(String... extraArgs) {
@@ -337,13 +350,16 @@ public final class RedisServer implements AutoCloseable {
           "--appendonly",
           "no"));
       command.addAll(extraArgs);
+      output = Files.createTempFile("redis-server-" + port + "-", ".log");
+      output.toFile().deleteOnExit();
       process = new ProcessBuilder(command)
           .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
           .start();
     } catch (IOException e) {
       throw new IllegalStateException("cannot start redis-server on port " + port, e);
     }
+    Process started = process;
     // the client's threads start outside the wait; the first command of a test JVM still loads
     // Lettuce's and Netty's connection classes, which took over 10 s on a machine with both cores
     // busy, so the wait allows for it (a server that never starts costs the test 30 s, no more)
@@ -351,6 +367,13 @@ public final class RedisServer implements AutoCloseable {
     await("redis-server on port " + port + " answers PING")
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(20))
+        // a server that exits (a port taken, a bad argument) fails at once, saying why
+        .failFast("redis-server on port " + port + " exited", () -> {
+          if (!started.isAlive()) {
+            throw new AssertionError(
+                "exit " + started.exitValue() + ": " + Files.readString(output).strip());
+          }
+        })
         .ignoreExceptions()
         .until(() -> "PONG".equals(command("PING")));
   }
