@@ -43,9 +43,18 @@ public final class SluiceConfigException extends IllegalArgumentException {
     this.value = value;
     this.source = source;
     this.problem = problem;
-    if (!LimiterConfig.CODE.equals(source)) {
-      setStackTrace(new StackTraceElement[0]);
+    if (LimiterConfig.CODE.equals(source)) {
+      super.fillInStackTrace(); // the line of the application that set the value
     }
+  }
+
+  /**
+   * No trace unless the value came from code (the constructor fills that one): walking the stack
+   * for every bad value and every unknown key made a file of many such keys slow to check.
+   */
+  @Override
+  public synchronized Throwable fillInStackTrace() {
+    return this;
   }
 
   /** The property key whose value is wrong. */

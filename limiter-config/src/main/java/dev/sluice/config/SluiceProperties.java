@@ -291,7 +291,7 @@ public final class SluiceProperties {
     private URL defaults;
     private Path file;
     private Map<String, String> env = System.getenv();
-    private Map<String, String> system = systemProperties(System.getProperties());
+    private Map<String, String> system; // null: the JVM's, copied when built
     private List<String> applicationPrefixes = List.of();
     private final Map<String, String> envAliases = new LinkedHashMap<>();
     private Derivation derivation = (values, sources) -> {};
@@ -356,12 +356,14 @@ public final class SluiceProperties {
      *     {@link Derivation}
      */
     public SluiceProperties build() {
+      Map<String, String> systemLayer =
+          system != null ? system : systemProperties(System.getProperties());
       Layers layers = new Layers(
           Map.of(),
           null,
           file,
           env,
-          system,
+          systemLayer,
           applicationPrefixes,
           Map.copyOf(envAliases),
           derivation);
@@ -371,7 +373,7 @@ public final class SluiceProperties {
             "resource " + defaults,
             file,
             env,
-            system,
+            systemLayer,
             applicationPrefixes,
             Map.copyOf(envAliases),
             derivation);
