@@ -150,7 +150,15 @@ final class RateScripts {
     throw new IllegalStateException("unexpected script reply " + reply);
   }
 
-  private static long nanos(long micros) {
-    return micros <= 0 ? 0 : Math.multiplyExact(micros, 1_000L);
+  /**
+   * Saturated: a bucket of a long period and a large burst resets in more microseconds than a long
+   * holds in nanoseconds (2,000 years: a limit of 2 per 8,009 hours with a burst near the largest a
+   * rules file takes), and a decision of the script must never become an error.
+   */
+  static long nanos(long micros) {
+    if (micros <= 0) {
+      return 0;
+    }
+    return micros >= Long.MAX_VALUE / 1_000L ? Long.MAX_VALUE : micros * 1_000L;
   }
 }

@@ -24,7 +24,7 @@ class KeyLayoutFuzzTest {
    * The first byte picks the algorithm; the rest is the rule id and the actor, split at the first
    * NUL byte (none: the actor is empty).
    */
-  @FuzzTest(maxDuration = "5m")
+  @FuzzTest(maxDuration = "5m", maxExecutions = 1_000_000)
   void everyKeyOfARuleAndActorHasOneHashTagHoldingBothNames(byte[] data) {
     if (data.length == 0) {
       return;
@@ -48,7 +48,7 @@ class KeyLayoutFuzzTest {
     assertThat(hashTag(KeyLayout.charges(state))).isEqualTo(tag);
   }
 
-  @FuzzTest(maxDuration = "5m")
+  @FuzzTest(maxDuration = "5m", maxExecutions = 1_000_000)
   void everyKeyOfALimiterHasOneHashTagHoldingItsName(byte[] data) {
     String limiter = new String(data, StandardCharsets.UTF_8);
     if (limiter.isEmpty()) {

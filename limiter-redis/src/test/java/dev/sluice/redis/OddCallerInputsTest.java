@@ -9,6 +9,7 @@ import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.RateRequest;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -96,6 +97,36 @@ class OddCallerInputsTest {
       if (lc[1] > lc[0]) {
         assertThat(decision.allowed()).as("cost %d over limit %d", lc[1], lc[0]).isFalse();
       }
+    }
+    assertThat(node.degradedDecisions())
+        .as("decisions answered by the failure policy")
+        .isZero();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Algorithm.class)
+  void aBucketThatResetsInCenturiesIsDecidedNotAnError(Algorithm algorithm) {
+    // found by RateScriptsFuzzTest: the reset of 2,000 years overflowed on its way to nanoseconds
+    long burst = algorithm == Algorithm.SLIDING_LOG ? 100_000 : 9_223_371_188_404_056_936L;
+    RateRequest request = new RateRequest(
+        "centuries-" + UUID.randomUUID(),
+        "actor",
+        algorithm,
+        new RateLimit(2, Duration.ofHours(8_009), burst),
+        4_435);
+
+    RateDecision first = decide(node, request, BOUND);
+    RateDecision second = decide(node, request, BOUND);
+
+    if (EnumSet.of(
+            Algorithm.TOKEN_BUCKET,
+            Algorithm.GCRA,
+            Algorithm.LEAKY_BUCKET,
+            Algorithm.LEAKY_BUCKET_SHAPER)
+        .contains(algorithm)) {
+      // the bucket (its burst) holds the cost: admitted, full again in centuries (saturated)
+      assertThat(first.allowed()).as("%s then %s", first, second).isTrue();
+      assertThat(first.resetAfterNanos()).as("%s then %s", first, second).isPositive();
     }
     assertThat(node.degradedDecisions())
         .as("decisions answered by the failure policy")
