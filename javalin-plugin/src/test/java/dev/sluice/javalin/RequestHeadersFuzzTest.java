@@ -32,7 +32,7 @@ class RequestHeadersFuzzTest {
   private static final TrustedProxies EVERY_PROXY =
       TrustedProxies.parse("sluice.trusted-proxies", "0.0.0.0/0, ::/0");
 
-  @FuzzTest(maxDuration = "5m")
+  @FuzzTest(maxDuration = "5m", maxExecutions = 1_000_000)
   void deadlineAndPriorityAreReadOrAbsentNeverThrown(byte[] data) {
     String value = new String(data, StandardCharsets.UTF_8);
 
@@ -49,7 +49,7 @@ class RequestHeadersFuzzTest {
   }
 
   /** The first byte picks the cost-scale (1..256), the rest is the header's value. */
-  @FuzzTest(maxDuration = "5m")
+  @FuzzTest(maxDuration = "5m", maxExecutions = 1_000_000)
   void declaredCostIsAtLeastOneUnitOrTheDocumented400(byte[] data) {
     if (data.length == 0) {
       return;
@@ -78,7 +78,7 @@ class RequestHeadersFuzzTest {
    * The first byte picks the header the proxies write and the IPv6 prefix; the rest, split at
    * line breaks, are the header's values (one per header line).
    */
-  @FuzzTest(maxDuration = "10m")
+  @FuzzTest(maxDuration = "10m", maxExecutions = 1_000_000)
   void forwardedHopsResolveToAnAddressKeyNeverThrown(byte[] data) {
     if (data.length == 0) {
       return;

@@ -32,7 +32,7 @@ class ResponseHeadersFuzzTest {
 
   private static final RateLimitHeaders HEADERS = new RateLimitHeaders(WALL, Duration.ofSeconds(1));
 
-  @FuzzTest(maxDuration = "5m")
+  @FuzzTest(maxDuration = "5m", maxExecutions = 1_000_000)
   void retryAfterIsADelayUpToTheCapOrAbsent(byte[] data) {
     String value = new String(data, StandardCharsets.UTF_8);
 
@@ -49,7 +49,7 @@ class ResponseHeadersFuzzTest {
   }
 
   /** One header a line, {@code Name: value}; a line without a name is skipped. */
-  @FuzzTest(maxDuration = "10m")
+  @FuzzTest(maxDuration = "10m", maxExecutions = 1_000_000)
   void rateLimitFieldsAreAdviceOrNoneNeverThrown(byte[] data) {
     Map<String, List<String>> fields = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     for (String line : new String(data, StandardCharsets.UTF_8).split("\n", -1)) {

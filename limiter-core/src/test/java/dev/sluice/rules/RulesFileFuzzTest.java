@@ -20,7 +20,7 @@ class RulesFileFuzzTest {
 
   private static final String SOURCE = "fuzzed.yaml";
 
-  @FuzzTest(maxDuration = "10m")
+  @FuzzTest(maxDuration = "20m", maxExecutions = 1_000_000)
   void anyTextIsARuleSetOrAnErrorNamingLineAndField(byte[] data) {
     String yaml = new String(data, StandardCharsets.UTF_8);
     RuleSet rules;
@@ -45,7 +45,7 @@ class RulesFileFuzzTest {
     }
   }
 
-  @FuzzTest(maxDuration = "5m")
+  @FuzzTest(maxDuration = "5m", maxExecutions = 1_000_000)
   void anyDurationTextParsesToItsOwnIsoFormOrFailsWithIllegalArgument(byte[] data) {
     String text = new String(data, StandardCharsets.UTF_8);
     Duration parsed;
