@@ -59,7 +59,7 @@ public final class RateLimitServiceMain {
     LOG.log(
         System.Logger.Level.INFO,
         "ratelimit-service listening on port {0}: {1} domain(s) from {2}, counting {3}",
-        server.port(),
+        Integer.toString(server.port()),
         config.domains().size(),
         settings.config(),
         counters.describe());
