@@ -65,6 +65,21 @@ class RateLimitServiceMainTest {
   }
 
   @Test
+  void environmentVariablesSetThePortAndTheDescriptors() throws Exception {
+    Path yaml = Files.writeString(dir.resolve("env.yaml"), "domain: env\n");
+    ServiceSettings settings = ServiceSettings.load(
+        new String[0],
+        Map.of(
+            "SLUICE_RATELIMIT_SERVICE_PORT",
+            "9099",
+            "SLUICE_RATELIMIT_SERVICE_CONFIG",
+            yaml.toString()),
+        Map.of());
+    assertThat(settings.port()).isEqualTo(9099);
+    assertThat(settings.config()).isEqualTo(yaml);
+  }
+
+  @Test
   void anUnknownKeyFailsNamingKeyAndFileWithTheNearestKnownKey() throws Exception {
     Path file = properties("sluice.ratelimit-service.prot=9000\n");
     assertThatThrownBy(() -> start(file)).isInstanceOfSatisfying(SluiceConfigException.class, e -> {
