@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.demo.DemoSettings;
 import dev.sluice.javalin.SluicePlugin;
+import dev.sluice.ratelimit.DescriptorConfig;
+import dev.sluice.ratelimit.ServiceSettings;
 import dev.sluice.rules.RulesFile;
 import io.javalin.Javalin;
 import java.nio.file.Files;
@@ -60,6 +62,17 @@ class ConfigSnippetsTest {
           .allSatisfy(p -> assertThat(p).containsEntry("type", "file"));
       return;
     }
+    if (UserDocs.relative(block.page()).startsWith("ratelimit-service/")) {
+      if (block.before().contains("Envoy's configuration")) { // Envoy's file, not the service's
+        Map<String, Object> file = new Yaml().load(block.text());
+        assertThat(file).containsKey("http_filters");
+        return;
+      }
+      // envoy/ratelimit's descriptor YAML, read by the service's own loader
+      assertThat(DescriptorConfig.parse(block.where(), block.text()).domainNames())
+          .isNotEmpty();
+      return;
+    }
     assertThat(RulesFile.parse(block.where(), block.text()).rules()).isNotNull();
   }
 
@@ -92,6 +105,24 @@ class ConfigSnippetsTest {
       if (m.find() && !read.containsKey("sluice.limiters." + m.group(1) + ".path")) {
         around.put("sluice.limiters." + m.group(1) + ".path", "/snippet/" + m.group(1));
       }
+    }
+    if (UserDocs.relative(block.page()).startsWith("ratelimit-service/")) {
+      // the service's keys, read by its own loader, strict as at its start; the descriptors it
+      // names are a file of one domain
+      String descriptors = read.getProperty("sluice.ratelimit-service.config", "ratelimit.yaml");
+      Files.writeString(case_.resolve(descriptors.strip()), "domain: snippet\n");
+      Properties withPath = new Properties();
+      withPath.putAll(read);
+      withPath.setProperty(
+          "sluice.ratelimit-service.config", case_.resolve(descriptors.strip()).toString());
+      try (var out = Files.newBufferedWriter(file)) {
+        withPath.store(out, null);
+      }
+      assertThatCode(() ->
+              ServiceSettings.load(new String[] {"--config", file.toString()}, Map.of(), Map.of()))
+          .as("%s is read by the rate-limit service:\n%s", block.where(), block.text())
+          .doesNotThrowAnyException();
+      return;
     }
     SluiceProperties props;
     if (UserDocs.relative(block.page()).startsWith("demo-transcode-service/")) {

@@ -56,6 +56,14 @@ final class EnvironmentKeys {
     for (String key : fileKeys) {
       SluiceProperties.limiterKey(key).ifPresent(p -> knownLimiterNames.put(envForm(p[0]), p[0]));
     }
+    // a sluice.* key of an application's own (sluice.ratelimit-service.port) that the defaults or
+    // the file name: set by its env form, as the plugin's static keys are
+    Map<String, String> lowerByEnvForm = new LinkedHashMap<>();
+    for (String key : fileKeys) {
+      if (key.startsWith(SluiceProperties.PREFIX)) {
+        lowerByEnvForm.putIfAbsent(envForm(key), key);
+      }
+    }
     for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
       String var = e.getKey();
       if (!var.startsWith("SLUICE_")) {
@@ -65,6 +73,9 @@ final class EnvironmentKeys {
       String key = SluiceKeys.byEnvForm(var);
       if (key == null) {
         key = limiterKeyFromEnv(var, knownLimiterNames);
+      }
+      if (key == null) {
+        key = lowerByEnvForm.get(var);
       }
       if (key == null) {
         // an unrecognized SLUICE_ variable keeps a best-guess key so that the unknown-key check

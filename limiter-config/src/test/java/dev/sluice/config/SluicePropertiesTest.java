@@ -188,6 +188,21 @@ class SluicePropertiesTest {
   }
 
   @Test
+  void environmentSetsASluiceKeyTheFileNamesByItsEnvForm() throws IOException {
+    Path f = file("sluice.ratelimit-service.port=8081\n");
+    SluiceProperties p = SluiceProperties.builder()
+        .file(f)
+        .applicationKeys("sluice.ratelimit-service.")
+        .env(Map.of("SLUICE_RATELIMIT_SERVICE_PORT", "9099"))
+        .system(Map.of())
+        .build();
+
+    assertThat(p.get("sluice.ratelimit-service.port")).hasValue("9099");
+    assertThat(p.source("sluice.ratelimit-service.port"))
+        .hasValue("environment variable SLUICE_RATELIMIT_SERVICE_PORT");
+  }
+
+  @Test
   void durationsAcceptShortFormsAndIso() {
     ValueParser<Duration> duration = ValueParser.duration(false);
     assertThat(duration.parse("500ms")).isEqualTo(Duration.ofMillis(500));

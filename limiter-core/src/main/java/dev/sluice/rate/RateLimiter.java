@@ -117,6 +117,15 @@ public interface RateLimiter {
     Builder expireAfterIdle(Duration idle);
 
     /**
+     * Where the windows of {@link Algorithm#FIXED_WINDOW} and {@link Algorithm#SLIDING_WINDOW}
+     * start: at this clock reading plus whole periods. Default: the limiter's creation. With a
+     * clock that reads nanoseconds since the Unix epoch, {@code 0} aligns the windows to the epoch
+     * (a window of one minute starts at every full minute, as envoy/ratelimit counts); the other
+     * algorithms have no windows and ignore it.
+     */
+    Builder windowOrigin(long origin);
+
+    /**
      * Every key shares one state: the limit of a rule whose actor is {@code all}, where every
      * request counts against the same quota. No map is kept, so a decision costs no lookup and no
      * idle expiry; {@link #maxKeys} and {@link

@@ -12,6 +12,7 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
   private long maxKeys = RateLimiter.DEFAULT_MAX_KEYS;
   private Duration expireAfterIdle;
   private boolean unkeyed;
+  private Long windowOrigin;
 
   RateLimiterBuilder(Algorithm algorithm, RateLimit limit) {
     if (algorithm == null) {
@@ -53,6 +54,12 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
   }
 
   @Override
+  public RateLimiter.Builder windowOrigin(long origin) {
+    this.windowOrigin = origin;
+    return this;
+  }
+
+  @Override
   public RateLimiter.Builder unkeyed() {
     this.unkeyed = true;
     return this;
@@ -60,7 +67,8 @@ final class RateLimiterBuilder implements RateLimiter.Builder {
 
   @Override
   public RateLimiter build() {
-    RateAlgorithm<?> arithmetic = arithmetic(clock.nanoTime());
+    RateAlgorithm<?> arithmetic =
+        arithmetic(windowOrigin == null ? clock.nanoTime() : windowOrigin);
     return unkeyed ? unkeyed(arithmetic) : keyed(arithmetic);
   }
 

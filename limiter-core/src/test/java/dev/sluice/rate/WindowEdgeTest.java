@@ -55,6 +55,24 @@ class WindowEdgeTest {
     assertThat(rejected.resetAfterNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
   }
 
+  @Test
+  void fixedWindowStartsItsWindowsAtTheGivenOrigin() {
+    // the limiter is made 400 ms into a window that started at the origin: that window ends
+    // 600 ms later, not a full period after the limiter was made
+    long origin = time.nanoTime() - Duration.ofMillis(400).toNanos();
+    RateLimiter aligned = RateLimiter.builder(Algorithm.FIXED_WINDOW, TEN_PER_SECOND)
+        .clock(time)
+        .windowOrigin(origin)
+        .build();
+    assertThat(burst(aligned, 30)).isEqualTo(10);
+    RateDecision rejected = aligned.tryAcquire("k");
+    assertThat(rejected.resetAfterNanos()).isEqualTo(Duration.ofMillis(600).toNanos());
+    time.advance(Duration.ofMillis(599));
+    assertThat(burst(aligned, 30)).isZero();
+    time.advance(Duration.ofMillis(1));
+    assertThat(burst(aligned, 30)).isEqualTo(10);
+  }
+
   private static int burst(RateLimiter limiter, int attempts) {
     int allowed = 0;
     for (int i = 0; i < attempts; i++) {

@@ -1,0 +1,38 @@
+package dev.sluice.ratelimit;
+
+import dev.sluice.rate.RateDecision;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where the service counts: fixed windows of one {@link Unit}, aligned to the Unix epoch, one
+ * counter per key and window. In this process ({@link LocalCounters}) or in a shared store ({@link
+ * StoreCounters}, Redis through limiter-redis).
+ */
+interface Counters extends AutoCloseable {
+
+  /**
+   * One descriptor's share of a request.
+   *
+   * @param key the counter's key: the domain and the descriptor's entries
+   * @param requestsPerUnit the limit per window, at least 1
+   * @param unit the window
+   * @param hits how many the request counts, at least 1
+   */
+  record Hit(String key, long requestsPerUnit, Unit unit, long hits) {}
+
+  /**
+   * Counts every hit in the window of {@code epochSecond}; one decision per hit, in order. A hit
+   * that would pass the limit is refused and counts nothing. Never completes exceptionally.
+   */
+  CompletionStage<List<RateDecision>> take(List<Hit> hits, long epochSecond);
+
+  /** Gives back hits an earlier {@link #take} in the same window counted. Best effort. */
+  CompletionStage<Void> giveBack(List<Hit> hits, long epochSecond);
+
+  /** A short description for the start-up line, e.g. {@code local} or the store's. */
+  String describe();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,88 @@
+package dev.sluice.ratelimit;
+
+import static dev.sluice.ratelimit.RlsFixture.descriptor;
+import static dev.sluice.ratelimit.RlsFixture.request;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.redis.RedisServer;
+import dev.sluice.store.FailurePolicy;
+import dev.sluice.store.StoreSettings;
+import dev.sluice.time.NanoClock;
+import dev.sluice.time.VirtualTime;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Two replicas of the service, one real redis-server: one limit between them. */
+@Tag("integration")
+class SharedLimitOverRedisTest {
+
+  private static final String YAML = """
+      domain: api
+      descriptors:
+        - key: user
+          rate_limit:
+            unit: minute
+            requests_per_unit: 5
+      """;
+
+  private RedisServer redis;
+  private RlsFixture first;
+  private RlsFixture second;
+
+  @BeforeEach
+  void start() throws Exception {
+    redis = RedisServer.start();
+    // both replicas read one clock, as two hosts whose clocks agree (envoy/ratelimit's premise)
+    VirtualTime time = new VirtualTime(RlsFixture.epochNanos(RlsFixture.MIDNIGHT));
+    first = replica(time);
+    second = replica(time);
+  }
+
+  private RlsFixture replica(VirtualTime time) throws Exception {
+    Counters counters = RateLimitServiceMain.counters(
+        Optional.of(new StoreSettings(
+            redis.uri(), Duration.ofSeconds(2), 2, FailurePolicy.LOCAL, NanoClock.system())),
+        time);
+    assertThat(counters).isInstanceOf(StoreCounters.class);
+    return new RlsFixture(DescriptorConfig.parse("api.yaml", YAML), time, counters);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (first != null) {
+      first.close();
+    }
+    if (second != null) {
+      second.close();
+    }
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @Test
+  void twoReplicasShareOneLimit() {
+    RateLimitRequest alice = request("api", descriptor("user", "alice"));
+    assertThat(first.ask(alice, 3).getStatuses(0).getLimitRemaining()).isEqualTo(2);
+    assertThat(second.ask(alice, 2).getStatuses(0).getLimitRemaining()).isZero();
+    assertThat(first.ask(alice).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(second.ask(alice).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(second.ask(request("api", descriptor("user", "bob"))).getOverallCode())
+        .isEqualTo(Code.OK);
+  }
+
+  @Test
+  void theNextEpochWindowCountsOnAFreshKey() {
+    RateLimitRequest alice = request("api", descriptor("user", "alice"));
+    first.ask(alice, 5);
+    assertThat(second.ask(alice).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    first.time.advance(Duration.ofMinutes(1));
+    assertThat(second.ask(alice).getStatuses(0).getLimitRemaining()).isEqualTo(4);
+  }
+}
