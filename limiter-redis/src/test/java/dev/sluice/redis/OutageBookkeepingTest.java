@@ -220,10 +220,16 @@ class OutageBookkeepingTest {
     RedisStores node = node(FailurePolicy.ALLOW);
     assertThat(decide(node, request(Algorithm.TOKEN_BUCKET)).allowed()).isTrue();
     assertThat(node.health().lostStates()).isZero();
-    // what FLUSHALL does to the epoch, without touching the other tests' keys
-    REDIS.server().command("DEL", LossWatch.EPOCH_KEY);
+    // what FLUSHALL does to the epoch and the counts, without touching the other tests' keys
+    String state = KeyLayout.rate("rule", actor, Algorithm.TOKEN_BUCKET);
+    REDIS.server().command("DEL", LossWatch.EPOCH_KEY, state);
 
     int admitted = admitted(node, request(Algorithm.TOKEN_BUCKET), 8);
+    // the one admitted before is charged again
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> "1".equals(REDIS.server().command("EXISTS", state)));
 
     // the share of 5 holds the one admitted before: 4, not the 8 ALLOW would let through
     assertThat(admitted).isEqualTo(4);

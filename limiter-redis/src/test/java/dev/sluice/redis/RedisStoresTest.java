@@ -233,4 +233,71 @@ class RedisStoresTest {
       assertThat(node.replacedConnections()).isZero();
     }
   }
+
+  /** {@code master_repl_offset} in the INFO replication of whatever listens on {@code port}. */
+  private static long replicationOffset(int port) {
+    for (String line : RedisServer.command(port, "INFO", "replication").split("\\R")) {
+      if (line.startsWith("master_repl_offset:")) {
+        return Long.parseLong(line.substring("master_repl_offset:".length()).trim());
+      }
+    }
+    throw new AssertionError("no master_repl_offset from port " + port);
+  }
+
+  @Test
+  void aPromotedReplicaIsChargedWhatWasAdmittedAfterTheLastPollItCopied() {
+    // the first sync at once, without writing a file
+    try (RedisServer master =
+            RedisServer.start("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0");
+        RedisServer replica = RedisServer.start(
+            "--repl-diskless-load",
+            "on-empty-db",
+            "--replicaof",
+            "127.0.0.1",
+            Integer.toString(master.port()));
+        LoggedWarnings warnings = LoggedWarnings.of(RedisRateStore.class)) {
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(10))
+          .until(() -> master.command("INFO", "replication").contains("state=online"));
+      RedisStores node = node(master.uri());
+      RateRequest request = fresh();
+      // admitted after the check before the first decision: copied by the poll below
+      assertThat(Nodes.decide(node, request, WAIT).allowed()).isTrue();
+      long polls = calls(master, "info");
+      time.advance(LossWatch.POLL);
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> calls(master, "info") - polls == 1);
+      for (int i = 0; i < 3; i++) {
+        assertThat(Nodes.decide(node, request, WAIT).allowed()).isTrue();
+      }
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> replicationOffset(replica.port()) == replicationOffset(master.port()));
+
+      // the master dies; its replica is promoted and takes over its address
+      int port = master.port();
+      master.kill();
+      replica.command("REPLICAOF", "NO", "ONE");
+      replica.command("CONFIG", "SET", "port", Integer.toString(port));
+
+      await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+        time.advance(LossWatch.POLL);
+        return !warnings.messages().isEmpty();
+      });
+      assertThat(warnings.messages())
+          .singleElement()
+          .asString()
+          .contains("since its copy ended (1 rule and actor pair(s))");
+      // 4 copied and the 3 admitted after the last copied poll charged again: 3 of 10 left
+      int admitted = 0;
+      for (int i = 0; i < 5; i++) {
+        admitted += Nodes.decide(node, request, WAIT).allowed() ? 1 : 0;
+      }
+      assertThat(admitted).isEqualTo(3);
+    }
+  }
 }
