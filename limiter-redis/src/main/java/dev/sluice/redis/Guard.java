@@ -1,6 +1,7 @@
 package dev.sluice.redis;
 
 import dev.sluice.store.FailurePolicy;
+import dev.sluice.time.NanoClock;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.time.Duration;
@@ -45,10 +46,21 @@ final class Guard {
       new java.util.concurrent.CopyOnWriteArrayList<>();
 
   private final CallBound bound;
+  private final NanoClock ticker;
 
   Guard(String where, FailurePolicy policy, int expectedNodes, CallBound bound) {
+    this(where, policy, expectedNodes, bound, NanoClock.system());
+  }
+
+  /**
+   * {@code ticker}: the time {@link #OPEN_FOR} and {@link #QUIET_FOR} are measured on (a virtual one
+   * in tests). A monotonic clock, not the wall clock Resilience4j reads by default: a wall clock set
+   * back by NTP would keep Redis "down" for as long as it was set back.
+   */
+  Guard(String where, FailurePolicy policy, int expectedNodes, CallBound bound, NanoClock ticker) {
     this.where = where;
     this.bound = bound;
+    this.ticker = ticker;
     this.whileDown = switch (policy) {
       case LOCAL -> "enforced locally at 1/" + expectedNodes + " of each limit";
       case ALLOW -> "allowing every request";
@@ -66,12 +78,40 @@ final class Guard {
             // a Cluster moving a slot answers; a script it still refuses after the retries is
             // decided locally, but Redis does not count as down for it
             .ignoreException(LuaScript::refusedDuringSlotMove)
+            .clock(new Ticking(ticker))
             .build());
     breaker
         .getEventPublisher()
         .onStateTransition(event -> logTransition(
             event.getStateTransition().getFromState(),
             event.getStateTransition().getToState()));
+  }
+
+  /** A {@link java.time.Clock} on a {@link NanoClock}: the breaker reads only its instants. */
+  private static final class Ticking extends java.time.Clock {
+    private final NanoClock ticker;
+    private final long origin;
+
+    Ticking(NanoClock ticker) {
+      this.ticker = ticker;
+      this.origin = ticker.nanoTime();
+    }
+
+    @Override
+    public java.time.Instant instant() {
+      // a difference, not the raw value: a nano clock may start anywhere and wrap
+      return java.time.Instant.EPOCH.plusNanos(ticker.nanoTime() - origin);
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return java.time.ZoneOffset.UTC;
+    }
+
+    @Override
+    public java.time.Clock withZone(java.time.ZoneId zone) {
+      throw new UnsupportedOperationException("the breaker's clock has no zone to change");
+    }
   }
 
   /** Runs {@code action} each time Redis starts counting as down (not at each probe cycle). */
@@ -160,7 +200,7 @@ final class Guard {
    * "answers again" is logged at debug and counted, and the next warning says how often.
    */
   private synchronized void logTransition(CircuitBreaker.State from, CircuitBreaker.State to) {
-    long now = System.nanoTime();
+    long now = ticker.nanoTime();
     if (from == CircuitBreaker.State.CLOSED) {
       onDown.forEach(Runnable::run);
       if (backLogged && now - quietUntil < 0) {

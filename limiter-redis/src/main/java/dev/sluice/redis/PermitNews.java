@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
 final class PermitNews implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(PermitNews.class);
-  private static final Duration RETRY = Duration.ofSeconds(1);
+  /** How long after a failed attempt the pub/sub connection is tried again. */
+  static final Duration RETRY = Duration.ofSeconds(1);
   /** How often a subscribed connection is asked whether its peer still answers. */
   static final Duration CHECK_EVERY = Duration.ofSeconds(1);
 

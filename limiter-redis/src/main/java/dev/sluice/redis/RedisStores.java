@@ -5,6 +5,7 @@ import dev.sluice.store.RateStore;
 import dev.sluice.store.StoreHealth;
 import dev.sluice.store.StoreSettings;
 import dev.sluice.store.Stores;
+import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.concurrent.CompletableFuture;
@@ -52,10 +53,19 @@ public final class RedisStores implements Stores {
   private volatile boolean closed;
 
   RedisStores(StoreSettings settings, Scheduler scheduler) {
+    this(settings, scheduler, NanoClock.system());
+  }
+
+  /**
+   * {@code breakerTime}: the time the breaker waits {@link Guard#OPEN_FOR} on, for tests whose
+   * scheduler (the probes) and breaker move together on one virtual time.
+   */
+  RedisStores(StoreSettings settings, Scheduler scheduler, NanoClock breakerTime) {
     UriOptions options = UriOptions.parse(settings.uri());
     this.bound = new CallBound(settings);
     this.link = new Link(settings, options, bound);
-    this.guard = new Guard(link.where(), settings.onFailure(), settings.expectedNodes(), bound);
+    this.guard =
+        new Guard(link.where(), settings.onFailure(), settings.expectedNodes(), bound, breakerTime);
     this.stall = new StallCheck(link, settings.timeout());
     guard.onTimeout(stall::timedOut);
     guard.onAnswer(stall::answered);

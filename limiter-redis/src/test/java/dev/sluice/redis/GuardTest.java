@@ -9,6 +9,7 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -166,5 +167,77 @@ class GuardTest {
     }
 
     assertThat(bound.nanos()).isEqualTo(Duration.ofMillis(50).toNanos());
+  }
+
+  /** A guard whose breaker waits on the virtual time. */
+  private Guard onTime() {
+    return new Guard("redis://127.0.0.1:6379", FailurePolicy.LOCAL, 3, bound, time);
+  }
+
+  /** Down, then back after three answered probes. */
+  private void outage(Guard guard) {
+    guard.markDown(new IllegalStateException("refused"));
+    time.advance(Guard.OPEN_FOR.plusMillis(1));
+    for (int i = 0; i < 3; i++) {
+      assertThat(guard.tryEnter()).isTrue();
+      guard.succeeded(System.nanoTime());
+    }
+  }
+
+  @Test
+  void noCallGoesThroughUntilTheBreakerWasOpenForItsTime() {
+    Guard guard = onTime();
+    guard.markDown(new IllegalStateException("refused"));
+
+    time.advance(Guard.OPEN_FOR.minusMillis(1));
+
+    assertThat(guard.tryEnter()).isFalse();
+    assertThat(guard.state()).isEqualTo(RedisState.DOWN);
+  }
+
+  @Test
+  void afterItsTimeProbeCallsGoThroughAndThreeAnsweredCloseIt() {
+    Guard guard = onTime();
+    guard.markDown(new IllegalStateException("refused"));
+    time.advance(Guard.OPEN_FOR.plusMillis(1));
+
+    assertThat(guard.tryEnter()).isTrue();
+    assertThat(guard.state()).isEqualTo(RedisState.PROBING);
+    assertThat(guard.describe())
+        .isEqualTo("redis://127.0.0.1:6379 (probing, enforced locally at 1/3 of each limit; last "
+            + "error IllegalStateException: refused)");
+    guard.succeeded(System.nanoTime());
+    for (int i = 0; i < 2; i++) {
+      assertThat(guard.tryEnter()).isTrue();
+      guard.succeeded(System.nanoTime());
+    }
+
+    assertThat(guard.state()).isEqualTo(RedisState.UP);
+  }
+
+  @Test
+  void aRedisThatComesAndGoesIsWarnedAboutOncePerQuietPeriod() {
+    Guard guard = onTime();
+    AtomicInteger down = new AtomicInteger();
+    guard.onDown(down::incrementAndGet);
+    List<String> warnings;
+    try (LoggedWarnings logged = LoggedWarnings.of(RedisStores.class)) {
+      outage(guard);
+      outage(guard); // within the quiet period: counted, not warned about
+      time.advance(Guard.QUIET_FOR);
+      outage(guard);
+      warnings = logged.messages();
+    }
+
+    assertThat(warnings)
+        .containsExactly(
+            "Redis at redis://127.0.0.1:6379 counts as down (IllegalStateException: refused): "
+                + "global rules are enforced locally at 1/3 of each limit",
+            "Redis at redis://127.0.0.1:6379 answers again: global rules are enforced in Redis",
+            "Redis at redis://127.0.0.1:6379 counts as down (IllegalStateException: refused): "
+                + "global rules are enforced locally at 1/3 of each limit; it went down 1 more "
+                + "time(s) since the last warning",
+            "Redis at redis://127.0.0.1:6379 answers again: global rules are enforced in Redis");
+    assertThat(down).hasValue(3);
   }
 }

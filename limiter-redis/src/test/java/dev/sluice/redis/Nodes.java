@@ -6,6 +6,7 @@ import dev.sluice.store.RateRequest;
 import dev.sluice.store.StoreSettings;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
+import dev.sluice.time.VirtualTime;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +34,19 @@ final class Nodes implements AutoCloseable {
    */
   RedisStores open(StoreSettings settings, Scheduler scheduler) {
     RedisStores stores = openStarting(settings, scheduler);
+    stores.started();
+    return stores;
+  }
+
+  /**
+   * A node past its start-up whose scheduler and breaker both run on {@code time}: Redis, once down,
+   * stays down until the test moves time past {@link Guard#OPEN_FOR}, and the probes that find it
+   * back run when it does.
+   */
+  RedisStores openOn(StoreSettings settings, VirtualTime time) {
+    RedisStores stores = new RedisStores(settings, time, time);
+    stores.connect(settings);
+    open.add(stores);
     stores.started();
     return stores;
   }

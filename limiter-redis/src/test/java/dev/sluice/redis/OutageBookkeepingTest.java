@@ -30,6 +30,12 @@ class OutageBookkeepingTest {
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
 
+  /**
+   * The decision timeout: a broken call costs a test this long, not more (a local Redis answers
+   * in milliseconds).
+   */
+  private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
   private static final Duration WAIT = Duration.ofSeconds(5);
 
   private final VirtualTime time = new VirtualTime();
@@ -44,7 +50,7 @@ class OutageBookkeepingTest {
 
   private RedisStores node(FailurePolicy policy) {
     return nodes.open(
-        new StoreSettings(REDIS.server().uri(), WAIT, 2, policy, time, Duration.ofSeconds(1)),
+        new StoreSettings(REDIS.server().uri(), TIMEOUT, 2, policy, time, Duration.ofSeconds(1)),
         time);
   }
 
@@ -214,10 +220,16 @@ class OutageBookkeepingTest {
     RedisStores node = node(FailurePolicy.ALLOW);
     assertThat(decide(node, request(Algorithm.TOKEN_BUCKET)).allowed()).isTrue();
     assertThat(node.health().lostStates()).isZero();
-    // what FLUSHALL does to the epoch, without touching the other tests' keys
-    REDIS.server().command("DEL", LossWatch.EPOCH_KEY);
+    // what FLUSHALL does to the epoch and the counts, without touching the other tests' keys
+    String state = KeyLayout.rate("rule", actor, Algorithm.TOKEN_BUCKET);
+    REDIS.server().command("DEL", LossWatch.EPOCH_KEY, state);
 
     int admitted = admitted(node, request(Algorithm.TOKEN_BUCKET), 8);
+    // the one admitted before is charged again
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> "1".equals(REDIS.server().command("EXISTS", state)));
 
     // the share of 5 holds the one admitted before: 4, not the 8 ALLOW would let through
     assertThat(admitted).isEqualTo(4);
@@ -225,8 +237,59 @@ class OutageBookkeepingTest {
     assertThat(node.health().lostStates()).isEqualTo(1);
     assertThat(node.describe()).contains("[Redis lost its counts");
 
-    time.advance(LossWatch.POLL.multipliedBy(2).plus(WAIT.multipliedBy(2)));
+    time.advance(LossWatch.POLL.multipliedBy(2).plus(TIMEOUT.multipliedBy(2)));
 
     assertThat(node.health().state()).isEqualTo("up");
+  }
+
+  @Test
+  void aLossChargesWhatWasAdmittedLessWhatWasRefunded() {
+    RedisStores node = node(FailurePolicy.LOCAL);
+    RateRequest one = request(Algorithm.TOKEN_BUCKET);
+    assertThat(admitted(node, one, 4)).isEqualTo(4);
+    // 7 more do not fit: refused, and not counted as admitted
+    assertThat(decide(node, new RateRequest("rule", actor, Algorithm.TOKEN_BUCKET, limit, 7))
+            .allowed())
+        .isFalse();
+    node.rates().refund(List.of(one)).toCompletableFuture().join();
+    String state = KeyLayout.rate("rule", actor, Algorithm.TOKEN_BUCKET);
+    REDIS.server().command("DEL", state);
+
+    RedisRateStore rates = (RedisRateStore) node.rates();
+    rates.lostState(((RedisPermitStore) node.permits()).link().commands());
+
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> "1".equals(REDIS.server().command("EXISTS", state)));
+    // 4 admitted, 1 refunded: 3 charged again, 7 left for every node
+    assertThat(admitted(node(FailurePolicy.LOCAL), one, 10)).isEqualTo(7);
+  }
+
+  @Test
+  void aPromotedReplicaIsChargedWhatItLacks() {
+    RedisStores node = node(FailurePolicy.LOCAL);
+    String state = KeyLayout.rate("rule", actor, Algorithm.TOKEN_BUCKET);
+    RedisRateStore rates = (RedisRateStore) node.rates();
+
+    try (LoggedWarnings warnings = LoggedWarnings.of(RedisRateStore.class)) {
+      rates.unreplicated(
+          ((RedisPermitStore) node.permits()).link().commands(),
+          new Replication.Promotion(
+              false, List.of(new RateRequest("rule", actor, Algorithm.TOKEN_BUCKET, limit, 4))));
+
+      assertThat(warnings.messages())
+          .containsExactly("Redis at redis://127.0.0.1:" + REDIS.server().port()
+              + " is a promoted replica that may lack the old master's last writes: charging it "
+              + "again with what this node admitted since its copy ended (1 rule and actor "
+              + "pair(s))");
+    }
+
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> "1".equals(REDIS.server().command("EXISTS", state)));
+    assertThat(admitted(node(FailurePolicy.LOCAL), request(Algorithm.TOKEN_BUCKET), 10))
+        .isEqualTo(6);
   }
 }

@@ -32,6 +32,12 @@ class PermitStoreTest {
   static final RedisPerClass REDIS = new RedisPerClass();
 
   private static final Duration LEASE = Duration.ofSeconds(3);
+  /**
+   * The decision timeout: a broken call costs a test this long, not more (a local Redis answers
+   * in milliseconds).
+   */
+  private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
   private static final Duration WAIT = Duration.ofSeconds(5);
 
   private final VirtualTime time = new VirtualTime();
@@ -48,7 +54,8 @@ class PermitStoreTest {
   }
 
   private RedisStores node(URI uri, FailurePolicy policy) {
-    return nodes.open(new StoreSettings(uri, WAIT, 2, policy, time, Duration.ofSeconds(1)), time);
+    return nodes.open(
+        new StoreSettings(uri, TIMEOUT, 2, policy, time, Duration.ofSeconds(1)), time);
   }
 
   private static Optional<PermitLease> take(PermitStore store, String limiter, int max) {
@@ -364,11 +371,11 @@ class PermitStoreTest {
     assertThat(REDIS.server().command("ZCARD", KeyLayout.permitLine(limiter))).isEqualTo("1");
 
     node.permits().leave(limiter, "ticket-1");
+    // asked on the same connection after the leave, so answered after it: the line is read
+    // before the ticket could expire by itself
+    node.permits().held(limiter).toCompletableFuture().join();
 
-    await()
-        .atMost(WAIT)
-        .pollInterval(Duration.ofMillis(5))
-        .until(() -> "0".equals(REDIS.server().command("ZCARD", KeyLayout.permitLine(limiter))));
+    assertThat(REDIS.server().command("ZCARD", KeyLayout.permitLine(limiter))).isEqualTo("0");
     release(held);
   }
 
@@ -385,6 +392,9 @@ class PermitStoreTest {
     node.permits().leave(limiter, "ticket-1");
 
     assertThat(node.permits().held(limiter).toCompletableFuture().join()).isEqualTo(-1);
+    node.guard().markUp();
+    // a leave sent while down would have been answered before this count
+    node.permits().held(limiter).toCompletableFuture().join();
     assertThat(REDIS.server().command("ZCARD", KeyLayout.permitLine(limiter))).isEqualTo("1");
     release(held);
   }
@@ -469,5 +479,169 @@ class PermitStoreTest {
     assertThat(((RedisPermitStore) watching.permits()).replacedNewsConnections())
         .isZero();
     assertThat(watching.replacedConnections()).isZero();
+  }
+
+  @Test
+  void anAcquireThatReachesNoRedisIsDecidedByThePolicy() {
+    RedisStores node = node(FailurePolicy.ALLOW);
+    RedisPermitStore store = (RedisPermitStore) node.permits();
+    store.link().current().close();
+
+    assertThat(take(store, limiter, 1)).contains(LocalPermits.NOTHING_HELD);
+    assertThat(node.degradedDecisions()).isEqualTo(1);
+    assertThat(inRedis()).isZero();
+  }
+
+  @Test
+  void howManyAreHeldIsUnknownWhenRedisDoesNotAnswer() {
+    RedisStores node = node(FailurePolicy.DENY);
+    RedisPermitStore store = (RedisPermitStore) node.permits();
+    PermitLease lease = take(store, limiter, 2).orElseThrow();
+    assertThat(store.held(limiter).toCompletableFuture().join()).isEqualTo(1);
+
+    store.link().current().close();
+
+    assertThat(store.held(limiter).toCompletableFuture().join()).isEqualTo(-1);
+    release(lease);
+  }
+
+  @Test
+  void afterALossNoLeaseIsGrantedUntilTheNodeHasSettled() {
+    RedisStores node = node(FailurePolicy.DENY);
+    PermitLease held = take(node.permits(), limiter, 3).orElseThrow();
+    RedisRateStore rates = (RedisRateStore) node.rates();
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(rates::knowsEpoch);
+    // what FLUSHALL does to the epoch and the leases, without touching the other tests' keys
+    REDIS.server().command("DEL", LossWatch.EPOCH_KEY, KeyLayout.permits(limiter));
+
+    // the script finds another epoch and grants nothing; the node learns of the loss and writes
+    // the lease it holds again
+    assertThat(take(node.permits(), limiter, 3)).isEmpty();
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> node.health().lostStates() == 1);
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> inRedis() == 1);
+    assertThat(take(node.permits(), limiter, 3)).as("while settling").isEmpty();
+    assertThat(node.degradedDecisions()).isZero();
+
+    time.advance(LossWatch.POLL.multipliedBy(2).plus(TIMEOUT.multipliedBy(2)));
+
+    assertThat(take(node.permits(), limiter, 3)).isPresent();
+    release(held);
+  }
+
+  @Test
+  void aSubscriptionThatStopsAnsweringIsReplacedAndSubscribedAgain() {
+    try (RedisServer server = RedisServer.start()) {
+      // a PING may take the connect timeout, 200 ms, before the connection counts as dead
+      RedisStores watching = nodes.open(
+          new StoreSettings(
+              server.uri(),
+              Duration.ofMillis(100),
+              2,
+              FailurePolicy.DENY,
+              time,
+              Duration.ofMillis(200)),
+          time);
+      AtomicInteger told = new AtomicInteger();
+      watching.permits().watch(limiter, told::incrementAndGet);
+      String channel = KeyLayout.permitsFreed(limiter);
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> server.command("PUBSUB", "NUMSUB", channel).endsWith("\n1")
+              && time.pendingDelaysNanos().contains(PermitNews.CHECK_EVERY.toNanos()));
+
+      server.pause();
+      try {
+        time.advance(PermitNews.CHECK_EVERY);
+        await()
+            .atMost(WAIT)
+            .pollInterval(Duration.ofMillis(5))
+            .until(() -> watching.replacedConnections() == 1);
+      } finally {
+        server.resume();
+      }
+
+      // the new connection (opened again after a failed attempt, if the server was still
+      // frozen) subscribes to the channel again
+      await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
+        time.advance(PermitNews.CHECK_EVERY);
+        server.command("PUBLISH", channel, "freed");
+        return told.get() > 0;
+      });
+      assertThat(watching.replacedConnections()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aWatchMadeWithoutRedisSubscribesOnceRedisAnswers() {
+    int port = RedisServer.freePort();
+    RedisStores node = node(URI.create("redis://127.0.0.1:" + port), FailurePolicy.LOCAL);
+    node.permits().watch(limiter, () -> {});
+    // the pub/sub connection fails at once and is tried again after a while
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> time.pendingDelaysNanos().contains(PermitNews.RETRY.toNanos()));
+
+    try (RedisServer late = RedisServer.onPort(port)) {
+      time.advance(PermitNews.RETRY);
+
+      String channel = KeyLayout.permitsFreed(limiter);
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> late.command("PUBSUB", "NUMSUB", channel).endsWith("\n1"));
+    }
+  }
+
+  @Test
+  void aCallerWithoutATicketIsServedWithoutJoiningTheLine() {
+    RedisStores node = node(FailurePolicy.DENY);
+
+    PermitLease held = node.permits()
+        .tryAcquire(limiter, 1, LEASE, null)
+        .toCompletableFuture()
+        .join()
+        .orElseThrow();
+    assertThat(node.permits()
+            .tryAcquire(limiter, 1, LEASE, null)
+            .toCompletableFuture()
+            .join())
+        .isEmpty();
+
+    assertThat(REDIS.server().command("ZCARD", KeyLayout.permitLine(limiter))).isEqualTo("0");
+    assertThat(node.degradedDecisions()).isZero();
+    release(held);
+  }
+
+  @Test
+  void aRenewalThatFindsALeaseGoneWarnsThatItIsWrittenAgain() {
+    PermitStore store = node(FailurePolicy.DENY).permits();
+    PermitLease lease = take(store, limiter, 2).orElseThrow();
+    try (LoggedWarnings warnings = LoggedWarnings.of(LeaseRenewal.class)) {
+      time.advance(LEASE.dividedBy(3));
+      // renewed, nothing gone: the next renewal is scheduled once Redis answered
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> time.pendingDelaysNanos().contains(LEASE.toNanos() / 3));
+      assertThat(warnings.messages()).isEmpty();
+      REDIS.server().command("DEL", KeyLayout.permits(limiter));
+
+      time.advance(LEASE.dividedBy(3));
+
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> !warnings.messages().isEmpty());
+      assertThat(warnings.messages())
+          .singleElement()
+          .asString()
+          .startsWith("1 of the 1 leases this node holds on " + limiter + " had expired");
+    }
+    release(lease);
   }
 }

@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Tag("integration")
 class RedisRateStoreTest {
 
-  private static final Duration BOUND = Duration.ofSeconds(5);
+  /** The decision timeout, and the wait for a decision: a broken call costs a test this long. */
+  private static final Duration BOUND = Duration.ofSeconds(2);
 
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();

@@ -2,7 +2,10 @@ package dev.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.rate.Algorithm;
+import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
+import dev.sluice.store.RateRequest;
 import dev.sluice.store.StoreLoader;
 import dev.sluice.store.StoreSettings;
 import dev.sluice.store.Stores;
@@ -39,6 +42,12 @@ class RedisStoreProviderTest {
       try {
         assertThat(redis.state()).isEqualTo(RedisState.UP);
         assertThat(redis.describe()).isEqualTo(server.uri() + " (up)");
+        // connected when opened: the first decision is made in Redis
+        RateRequest request = new RateRequest(
+            "rule", "actor", Algorithm.TOKEN_BUCKET, RateLimit.of(10, Duration.ofHours(1)), 1);
+        assertThat(Nodes.decide(redis, request, Duration.ofSeconds(5)).allowed())
+            .isTrue();
+        assertThat(redis.degradedDecisions()).isZero();
       } finally {
         redis.close();
       }
