@@ -364,4 +364,17 @@ class RateRulesTest {
     assertThat(verdict.mostRestrictive().map(d -> d.rule().id())).isEqualTo(Optional.of("tight"));
     assertThat(verdict.delayNanos()).isZero();
   }
+
+  @Test
+  void eachLocalRuleTellsHowManyKeysItHoldsUpToItsBound() {
+    RateRules rules =
+        engine(rule("per-ip", "/api/**", "ip", 10).build()).maxKeysPerRule(2).build();
+    check(rules, TestRequest.of("GET", "/api/a").ip("10.0.0.1"));
+    check(rules, TestRequest.of("GET", "/api/a").ip("10.0.0.2"));
+    check(rules, TestRequest.of("GET", "/api/a").ip("10.0.0.3"));
+
+    assertThat(rules.maxKeysPerRule()).isEqualTo(2);
+    assertThat(rules.trackedKeys("per-ip")).hasValue(2);
+    assertThat(rules.trackedKeys("no-such-rule")).isEmpty();
+  }
 }
