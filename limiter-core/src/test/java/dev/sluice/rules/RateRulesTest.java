@@ -173,6 +173,8 @@ class RateRulesTest {
     assertThat(
             check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "odd")).decisions())
         .isEmpty();
+    // told at the first failure, and only then
+    assertThat(log.messages).filteredOn(m -> m.contains("custom:tenant")).hasSize(1);
     check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "odder"));
     assertThat(log.messages).filteredOn(m -> m.contains("custom:tenant")).hasSize(1);
   }
