@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** A global limiter: permits as leases shared by every node, queued on each node and in one line. */
@@ -359,5 +360,25 @@ class GlobalLimiterTest {
     running.release();
 
     assertThat(waiting).isCompleted();
+  }
+
+  @Test
+  void shutdownStopsListeningToTheStore() {
+    AtomicBoolean closed = new AtomicBoolean();
+    PermitStore watched = new HookedStore(store) {
+      @Override
+      public Watch watch(String limiter, Runnable listener) {
+        Watch watch = super.watch(limiter, listener);
+        return () -> {
+          closed.set(true);
+          watch.close();
+        };
+      }
+    };
+    ConcurrencyLimiter node = node(1, 4, watched);
+
+    node.shutdown();
+
+    assertThat(closed).isTrue();
   }
 }
