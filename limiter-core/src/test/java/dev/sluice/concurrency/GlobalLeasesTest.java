@@ -560,4 +560,53 @@ class GlobalLeasesTest {
     node.shutdown();
     assertThat(node.toString()).endsWith(", shut down]");
   }
+
+  @Test
+  void theListenerHearsACallerQueuedForALocalPermit() {
+    ConcurrencyLimiter node = listenedNode(1, 4);
+    node.acquire().join();
+
+    CompletableFuture<Permit> queued = node.acquire();
+
+    assertThat(queued).isNotDone();
+    assertThat(heard).containsExactly("admitted after 0", "queued");
+  }
+
+  @Test
+  void aWaitForALeaseThatTimesOutIsCountedAsAQueuedCallersWaitNotAsALateRefusal() {
+    ConcurrencyLimiter node = node(1, 4);
+    store.refuseAll(true);
+    CompletableFuture<Permit> waiting = node.acquire();
+
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(rejection(waiting).outcome()).isEqualTo(Outcome.QUEUE_TIMEOUT);
+    ConcurrencySnapshot snapshot = node.snapshot();
+    assertThat(snapshot.queuedTotal()).isEqualTo(1);
+    assertThat(snapshot.queueWaitCount()).isEqualTo(1);
+    assertThat(snapshot.queueWaitTotalNanos()).isEqualTo(Duration.ofSeconds(10).toNanos());
+    assertThat(snapshot.rejectedLate()).isZero();
+  }
+
+  @Test
+  void aTimedOutCallerIsToldToRetryAfterTheFallbackServiceTimeBeforeAnyJobWasTimed() {
+    ConcurrencyLimiter node = node(1, 4);
+    store.refuseAll(true);
+    CompletableFuture<Permit> waiting = node.acquire();
+
+    time.advance(Duration.ofSeconds(10));
+
+    // no service time known: the shorter of the queue timeout and a second, over a limit of 1
+    assertThat(rejection(waiting).retryAfterNanos())
+        .isEqualTo(Duration.ofSeconds(1).toNanos());
+  }
+
+  @Test
+  void clusterLeasesCountZeroWhenTheStoreSaysNoneIsHeld() {
+    ConcurrencyLimiter node = node(2, 4);
+
+    time.advance(POLL);
+
+    assertThat(node.clusterLeases()).hasValue(0);
+  }
 }

@@ -259,4 +259,23 @@ class StandingQueueTest {
     Collections.sort(sorted);
     return sorted.get((int) Math.ceil(sorted.size() * 0.99) - 1);
   }
+
+  @Test
+  void aTargetSetByReconfigurationShedsFromAStandingQueue() {
+    ConcurrencyLimiter limiter = limiter(LimiterSpec.custom()
+        .maxConcurrency(1)
+        .maxQueue(1000)
+        .queueTimeout(Duration.ofSeconds(2))
+        .build());
+    limiter.reconfigure(spec(TARGET).build());
+    limiter.acquire().join();
+    List<CompletableFuture<Permit>> waiters = new ArrayList<>();
+    for (int i = 0; i < 30; i++) { // a caller every 5 ms: the queue never drains
+      time.advance(Duration.ofMillis(5));
+      waiters.add(limiter.acquire());
+    }
+
+    assertThat(waiters.get(0)).isCompletedExceptionally();
+    assertThat(reason(waiters.get(0))).isEqualTo(RejectionReason.STANDING_QUEUE);
+  }
 }

@@ -173,6 +173,8 @@ class RateRulesTest {
     assertThat(
             check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "odd")).decisions())
         .isEmpty();
+    // told at the first failure, and only then
+    assertThat(log.messages).filteredOn(m -> m.contains("custom:tenant")).hasSize(1);
     check(rules, TestRequest.of("GET", "/x").header("X-Tenant", "odder"));
     assertThat(log.messages).filteredOn(m -> m.contains("custom:tenant")).hasSize(1);
   }
@@ -363,5 +365,18 @@ class RateRulesTest {
     RateVerdict verdict = check(rules, TestRequest.of("GET", "/a").account("x"));
     assertThat(verdict.mostRestrictive().map(d -> d.rule().id())).isEqualTo(Optional.of("tight"));
     assertThat(verdict.delayNanos()).isZero();
+  }
+
+  @Test
+  void eachLocalRuleTellsHowManyKeysItHoldsUpToItsBound() {
+    RateRules rules =
+        engine(rule("per-ip", "/api/**", "ip", 10).build()).maxKeysPerRule(2).build();
+    check(rules, TestRequest.of("GET", "/api/a").ip("10.0.0.1"));
+    check(rules, TestRequest.of("GET", "/api/a").ip("10.0.0.2"));
+    check(rules, TestRequest.of("GET", "/api/a").ip("10.0.0.3"));
+
+    assertThat(rules.maxKeysPerRule()).isEqualTo(2);
+    assertThat(rules.trackedKeys("per-ip")).hasValue(2);
+    assertThat(rules.trackedKeys("no-such-rule")).isEmpty();
   }
 }

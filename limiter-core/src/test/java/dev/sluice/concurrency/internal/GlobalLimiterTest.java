@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** A global limiter: permits as leases shared by every node, queued on each node and in one line. */
@@ -218,7 +219,7 @@ class GlobalLimiterTest {
   }
 
   /** Delegates to a store; runs a hook once just before the next ticketed question. */
-  private static final class HookedStore implements PermitStore {
+  private static class HookedStore implements PermitStore {
     private final PermitStore delegate;
     volatile Runnable beforeNextAsk;
 
@@ -326,5 +327,58 @@ class GlobalLimiterTest {
         .isEqualTo(Duration.ofMillis(100).toNanos());
     assertThat(a.snapshot().queueWaitTotalNanos())
         .isEqualTo(Duration.ofMillis(40).toNanos());
+  }
+
+  @Test
+  void jobsThatRanAndEndedLeaveTheWaitingPlacesAsTheyWere() {
+    ConcurrencyLimiter a = node(1, 1);
+    ConcurrencyLimiter b = node(1, 1);
+    b.acquire().join().release();
+    a.acquire().join(); // the only lease
+
+    CompletableFuture<Permit> waitsForALease = b.acquire(); // takes the only waiting place
+    CompletableFuture<Permit> overflow = b.acquire();
+
+    assertThat(waitsForALease).isNotDone();
+    assertThat(rejection(overflow)).isEqualTo(Outcome.QUEUE_FULL);
+  }
+
+  @Test
+  void aLeaseReleasedOnThisNodeGoesToItsWaiterAtOnceWithoutTheStoresNotice() {
+    PermitStore silent = new HookedStore(store) {
+      @Override
+      public Watch watch(String limiter, Runnable listener) {
+        return () -> {}; // tells nobody that a lease came free
+      }
+    };
+    ConcurrencyLimiter a = node(2, 4, silent);
+    ConcurrencyLimiter b = node(2, 4, silent);
+    a.acquire().join();
+    Permit running = b.acquire().join();
+    CompletableFuture<Permit> waiting = b.acquire(); // a local permit, no lease
+
+    running.release();
+
+    assertThat(waiting).isCompleted();
+  }
+
+  @Test
+  void shutdownStopsListeningToTheStore() {
+    AtomicBoolean closed = new AtomicBoolean();
+    PermitStore watched = new HookedStore(store) {
+      @Override
+      public Watch watch(String limiter, Runnable listener) {
+        Watch watch = super.watch(limiter, listener);
+        return () -> {
+          closed.set(true);
+          watch.close();
+        };
+      }
+    };
+    ConcurrencyLimiter node = node(1, 4, watched);
+
+    node.shutdown();
+
+    assertThat(closed).isTrue();
   }
 }

@@ -2,6 +2,7 @@ package dev.sluice.concurrency.limit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.Limiters;
@@ -168,5 +169,46 @@ class LatencyLimitTest {
         .hasMessage("tolerance must be > 1 and < 100 but was 1.0");
     assertThatThrownBy(() -> LatencyLimit.builder().maxLimit(0))
         .hasMessage("maxLimit must be >= 1 but was 0");
+  }
+
+  @Test
+  void aWindowsMeanServiceTimeIsShownInMilliseconds() {
+    LatencyLimit limit = started(10);
+
+    window(limit, BASE, true);
+
+    assertThat(limit.state().serviceMillis()).isEqualTo(100.0);
+  }
+
+  @Test
+  void samplesOfNoTimeAtAllAreSamples() {
+    LatencyLimit limit = started(10);
+
+    window(limit, 0, true);
+
+    assertThat(limit.state().serviceMillis()).isEqualTo(0.0);
+  }
+
+  @Test
+  void aFasterWindowPullsTheBaselineHalfwayToIt() {
+    LatencyLimit limit = started(10);
+    window(limit, BASE, true);
+
+    window(limit, TimeUnit.MILLISECONDS.toNanos(60), true);
+
+    // baseline 100 + (60 - 100) / 2 = 80 ms, times the tolerance 1.5
+    assertThat(limit.state().targetServiceMillis()).isCloseTo(120.0, within(1e-9));
+  }
+
+  @Test
+  void aSlowerWindowRaisesTheBaselineByTheShareOfTenMinutesSinceThePreviousWindow() {
+    LatencyLimit limit = started(10);
+    window(limit, BASE, true);
+
+    window(limit, 2 * BASE, true);
+
+    double rise = (double) TICK.toNanos() / Duration.ofMinutes(10).toNanos();
+    assertThat(limit.state().targetServiceMillis())
+        .isCloseTo(1.5 * (100 + 100 * rise), within(1e-9));
   }
 }
