@@ -149,13 +149,14 @@ final class ShouldRateLimit {
       throw new BadRequestException("descriptors[" + i + "].limit.unit: unknown unit "
           + limit.getUnit() + " (" + limit.getUnitValue() + "); allowed: " + Unit.allowed());
     }
-    StringBuilder key = new StringBuilder(domain).append('_');
-    for (RateLimitDescriptor.Entry entry : descriptor.getEntriesList()) {
-      key.append(entry.getKey()).append('_').append(entry.getValue()).append('_');
+    List<RateLimitDescriptor.Entry> entries = descriptor.getEntriesList();
+    String[] values = new String[entries.size()];
+    for (int e = 0; e < values.length; e++) {
+      values[e] = entries.get(e).getValue();
     }
     return new Match(
         DescriptorLimit.override(Integer.toUnsignedLong(limit.getRequestsPerUnit()), unit),
-        key.toString());
+        counterKey(domain, entries, values));
   }
 
   /**
@@ -197,11 +198,17 @@ final class ShouldRateLimit {
     if (found == null) {
       return null;
     }
+    return new Match(found, counterKey(domain, entries, counted));
+  }
+
+  /** envoy/ratelimit's counter key: the domain, then each entry's key and counted value. */
+  private static String counterKey(
+      String domain, List<RateLimitDescriptor.Entry> entries, String[] values) {
     StringBuilder key = new StringBuilder(domain).append('_');
     for (int i = 0; i < entries.size(); i++) {
-      key.append(entries.get(i).getKey()).append('_').append(counted[i]).append('_');
+      key.append(entries.get(i).getKey()).append('_').append(values[i]).append('_');
     }
-    return new Match(found, key.toString());
+    return key.toString();
   }
 
   private RateLimitResponse answer(
