@@ -3,6 +3,7 @@ package dev.sluice.benchmarks;
 import dev.sluice.rate.Algorithm;
 import dev.sluice.rate.RateLimit;
 import dev.sluice.rate.RateLimiter;
+import dev.sluice.rate.RateOutcome;
 import io.github.bucket4j.Bucket;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
@@ -81,10 +82,11 @@ public class RateLimiterBenchmark {
         .build();
   }
 
-  /** Each thread's position in the key space. */
+  /** Each thread's position in the key space, and its reused decision holder. */
   @State(Scope.Thread)
   public static class Cursor {
     int next = (int) (Thread.currentThread().getId() * 7919 % KEYS);
+    final RateOutcome outcome = new RateOutcome();
 
     String key(String[] keys) {
       int i = next;
@@ -97,6 +99,13 @@ public class RateLimiterBenchmark {
   @Threads(1)
   public boolean sluice() {
     return sluice.tryAcquire("key", 1).allowed();
+  }
+
+  /** The same decision written into a holder the thread reuses: no object per decision. */
+  @Benchmark
+  @Threads(1)
+  public boolean sluiceInPlace(Cursor cursor) {
+    return sluice.tryAcquire("key", 1, cursor.outcome);
   }
 
   /** One quota for every key (a rule with {@code actor: all}): no map. */
@@ -159,6 +168,13 @@ public class RateLimiterBenchmark {
   @Threads(1)
   public boolean sluiceKeyed(Cursor cursor) {
     return sluiceKeyed.tryAcquire(cursor.key(keys), 1).allowed();
+  }
+
+  /** {@link #sluiceKeyed} with the decision written into the thread's holder. */
+  @Benchmark
+  @Threads(1)
+  public boolean sluiceKeyedInPlace(Cursor cursor) {
+    return sluiceKeyed.tryAcquire(cursor.key(keys), 1, cursor.outcome);
   }
 
   /** Bucket4j has no keyed local limiter; this is the usual map of buckets, unbounded. */

@@ -6,6 +6,7 @@ import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
+import dev.sluice.rules.RuleOutcomes;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import io.javalin.http.Context;
@@ -92,23 +93,23 @@ final class Gate {
     // a path no rule guards (most, in many services) builds no request info and writes no header
     if (rules != null && rules.guards(ctx.method().name(), path)) {
       ContextRequestInfo request = new ContextRequestInfo(ctx, path, settings);
-      RateVerdict verdict = checkRulesNow(request);
-      if (verdict == null) { // a rule counted in the shared store
+      RuleOutcomes outcomes = OutcomeHolder.current();
+      if (!checkRulesNow(request, outcomes)) { // a rule counted in the shared store
         CompletableFuture<RateVerdict> pending = checkRules(request);
         if (!pending.isDone()) {
           // the store answers on its own I/O thread: hop to the executor before going on, or the
           // endpoint would run on the store's event loop
           ctx.future(() -> pending.thenComposeAsync(
               v -> {
-                long delay = apply(ctx, v);
+                long delay = apply(ctx, new RuleOutcomes().set(v));
                 return delay > 0 ? shaped(ctx, limiter, delay) : admitSuspended(ctx, limiter);
               },
               executor));
           return;
         }
-        verdict = pending.getNow(null);
+        outcomes.set(pending.getNow(RateVerdict.noRules()));
       }
-      long delay = apply(ctx, verdict);
+      long delay = apply(ctx, outcomes);
       if (delay > 0) {
         ctx.future(() -> shaped(ctx, limiter, delay));
         return;
@@ -447,14 +448,18 @@ final class Gate {
     });
   }
 
-  /** The verdict when every rule is local (null when the store must answer); fails open. */
-  private RateVerdict checkRulesNow(ContextRequestInfo request) {
+  /**
+   * Decides into {@code into} when every rule is local (false when the store must answer); fails
+   * open: a failure leaves {@code into} empty (allowed).
+   */
+  private boolean checkRulesNow(ContextRequestInfo request, RuleOutcomes into) {
     try {
-      return rules.checkNow(request);
+      return rules.checkNow(request, into);
     } catch (RuntimeException e) {
       // fail open: a broken rule must not turn every request into a 500
       ruleFailures.warn("rate rules failed; request let through", e);
-      return RateVerdict.noRules();
+      into.set(RateVerdict.noRules());
+      return true;
     }
   }
 
@@ -475,12 +480,12 @@ final class Gate {
    * Writes the rate headers and throws the rejection if a rule refused the request; answers how long
    * a shaper rule wants it held (0: go on now).
    */
-  private long apply(Context ctx, RateVerdict verdict) {
-    headers.write(ctx, verdict);
-    if (!verdict.allowed() && verdict.rejectedBy().isPresent()) {
-      throw rejected(ctx, answers.rateLimited(verdict.rejectedBy().get()));
+  private long apply(Context ctx, RuleOutcomes outcomes) {
+    headers.write(ctx, outcomes);
+    if (!outcomes.allowed()) {
+      throw rejected(ctx, answers.rateLimited(outcomes.decision(outcomes.rejectedIndex())));
     }
-    return verdict.delayNanos();
+    return outcomes.delayNanos();
   }
 
   private Rejection rejected(Context ctx, Rejection r) {

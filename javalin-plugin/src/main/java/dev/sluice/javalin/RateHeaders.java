@@ -1,9 +1,9 @@
 package dev.sluice.javalin;
 
 import dev.sluice.rate.RateLimit;
-import dev.sluice.rules.RateVerdict;
+import dev.sluice.rate.RateOutcome;
 import dev.sluice.rules.Rule;
-import dev.sluice.rules.RuleDecision;
+import dev.sluice.rules.RuleOutcomes;
 import io.javalin.http.Context;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,21 +59,19 @@ final class RateHeaders {
   }
 
   /** Headers for a request checked against rate rules (admitted or rejected). */
-  void write(Context ctx, RateVerdict verdict) {
-    if (verdict.decisions().isEmpty()) {
-      return;
-    }
-    RuleDecision shown = verdict.mostRestrictiveOrNull();
-    if (shown == null) {
+  void write(Context ctx, RuleOutcomes outcomes) {
+    int shownAt = outcomes.mostRestrictiveIndex();
+    if (shownAt < 0) {
       return; // no enforced rule decided: shadow rules are not advertised
     }
-    Formatted rule = formatted(shown.rule());
-    long remaining = shown.decision().remaining();
-    boolean rejected = !shown.decision().allowed();
-    long retryAfter = rejected ? retryAfterSeconds(shown.decision().retryAfterNanos()) : 0;
+    Formatted rule = formatted(outcomes.rule(shownAt));
+    RateOutcome shown = outcomes.outcome(shownAt);
+    long remaining = shown.remaining();
+    boolean rejected = !shown.allowed();
+    long retryAfter = rejected ? retryAfterSeconds(shown.retryAfterNanos()) : 0;
     if (draft) {
-      ctx.header(POLICY, policy(verdict, rule));
-      long t = rejected ? retryAfter : ceilSeconds(shown.decision().resetAfterNanos(), 0);
+      ctx.header(POLICY, policy(outcomes, rule));
+      long t = rejected ? retryAfter : ceilSeconds(shown.resetAfterNanos(), 0);
       ctx.header(RATELIMIT, rule.rateLimit(remaining, t));
     }
     if (x) {
@@ -142,16 +140,15 @@ final class RateHeaders {
   /** The policy items of every enforced rule; the cached item itself when there is one. */
   // identity on purpose: a formatting belongs to that very Rule object, and a reload makes new ones
   @SuppressWarnings("ReferenceEquality")
-  private String policy(RateVerdict verdict, Formatted shown) {
+  private String policy(RuleOutcomes outcomes, Formatted shown) {
     StringBuilder policy = null;
     String only = null;
-    java.util.List<RuleDecision> decisions = verdict.decisions();
-    for (int i = 0; i < decisions.size(); i++) { // indexed: no iterator per request
-      RuleDecision d = decisions.get(i);
-      if (d.rule().shadow()) {
+    for (int i = 0; i < outcomes.size(); i++) {
+      Rule r = outcomes.rule(i);
+      if (r.shadow()) {
         continue;
       }
-      String item = d.rule() == shown.rule ? shown.policyItem : formatted(d.rule()).policyItem;
+      String item = r == shown.rule ? shown.policyItem : formatted(r).policyItem;
       if (only == null) {
         only = item;
       } else {

@@ -1,9 +1,9 @@
 package dev.sluice.javalin;
 
+import dev.sluice.rate.RateOutcome;
 import dev.sluice.rules.RateListener;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
-import dev.sluice.rules.RuleDecision;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,9 +22,9 @@ final class RuleCounters implements RateListener {
   static RateListener both(RateListener a, RateListener b) {
     return new RateListener() {
       @Override
-      public void onDecision(RuleDecision decision) {
-        a.onDecision(decision);
-        b.onDecision(decision);
+      public void onDecision(Rule rule, RateOutcome outcome, String actorKey) {
+        a.onDecision(rule, outcome, actorKey);
+        b.onDecision(rule, outcome, actorKey);
       }
 
       @Override
@@ -36,11 +36,14 @@ final class RuleCounters implements RateListener {
   }
 
   @Override
-  public void onDecision(RuleDecision d) {
-    Counts c = byId.computeIfAbsent(d.rule().id(), id -> new Counts());
-    if (d.rejects()) {
+  public void onDecision(Rule rule, RateOutcome outcome, String actorKey) {
+    Counts c = byId.get(rule.id());
+    if (c == null) {
+      c = byId.computeIfAbsent(rule.id(), id -> new Counts());
+    }
+    if (!outcome.allowed() && !rule.shadow()) {
       c.rejected.increment();
-    } else if (d.shadowRejected()) {
+    } else if (!outcome.allowed()) {
       c.shadowRejected.increment();
     } else {
       c.allowed.increment();

@@ -6,8 +6,9 @@ import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.RejectionReason;
+import dev.sluice.rate.RateOutcome;
 import dev.sluice.rules.RateListener;
-import dev.sluice.rules.RuleDecision;
+import dev.sluice.rules.Rule;
 import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -277,13 +278,13 @@ public final class SluiceMeterBinder implements MeterBinder {
   RateListener rateListener() {
     return new RateListener() {
       @Override
-      public void onDecision(RuleDecision d) {
-        String id = d.rule().id();
+      public void onDecision(Rule rule, RateOutcome outcome, String actorKey) {
+        String id = rule.id();
         RuleMeters meters = rules.get(id); // the id's hash is cached: no key is built per decision
         if (meters == null) {
           meters = rules.computeIfAbsent(id, RuleMeters::new);
         }
-        meters.count(d.decision().allowed() ? 0 : d.rule().shadow() ? 2 : 1);
+        meters.count(outcome.allowed() ? 0 : rule.shadow() ? 2 : 1);
       }
     };
   }

@@ -35,7 +35,7 @@ final class FixedWindow implements RateAlgorithm<LongState> {
   }
 
   @Override
-  public RateDecision tryAcquire(LongState state, long now, long cost) {
+  public boolean decide(LongState state, long now, long cost, RateOutcome into) {
     long window = window(now);
     long untilNextWindow = periodNanos - Math.floorMod(now - origin, periodNanos);
     while (true) {
@@ -43,11 +43,11 @@ final class FixedWindow implements RateAlgorithm<LongState> {
       long count = (packed & WINDOW_MASK) == window ? packed >>> 32 : 0;
       if (cost > limit - count) {
         long retryAfter = cost > limit ? Long.MAX_VALUE : untilNextWindow;
-        return RateDecision.rejected(limit, retryAfter, count == 0 ? 0 : untilNextWindow);
+        return into.reject(limit, retryAfter, count == 0 ? 0 : untilNextWindow);
       }
       long newCount = count + cost;
       if (state.compareAndSet(packed, newCount << 32 | window)) {
-        return RateDecision.allowed(limit, limit - newCount, untilNextWindow);
+        return into.allow(limit, limit - newCount, untilNextWindow);
       }
     }
   }

@@ -29,9 +29,9 @@ final class Gcra implements RateAlgorithm<LongState> {
   }
 
   @Override
-  public RateDecision tryAcquire(LongState tat, long now, long cost) {
+  public boolean decide(LongState tat, long now, long cost, RateOutcome into) {
     if (cost > burst) {
-      return RateDecision.rejected(limit, Long.MAX_VALUE, Math.max(0, tat.get() - now));
+      return into.reject(limit, Long.MAX_VALUE, Math.max(0, tat.get() - now));
     }
     long increment = cost * interval;
     while (true) {
@@ -39,10 +39,10 @@ final class Gcra implements RateAlgorithm<LongState> {
       long ahead = Math.max(0, current - now);
       long newAhead = ahead + increment;
       if (newAhead > burstOffset) {
-        return RateDecision.rejected(limit, newAhead - burstOffset, ahead);
+        return into.reject(limit, newAhead - burstOffset, ahead);
       }
       if (tat.compareAndSet(current, now + newAhead)) {
-        return RateDecision.allowed(limit, (burstOffset - newAhead) / interval, newAhead);
+        return into.allow(limit, (burstOffset - newAhead) / interval, newAhead);
       }
     }
   }

@@ -34,29 +34,35 @@ final class KeyedRateLimiter<S extends KeyState> implements RateLimiter {
 
   @Override
   public RateDecision tryAcquire(String key, long cost) {
+    RateOutcome outcome = new RateOutcome();
+    tryAcquire(key, cost, outcome);
+    return outcome.toDecision();
+  }
+
+  @Override
+  public boolean tryAcquire(String key, long cost, RateOutcome into) {
     String stored = BoundedKey.of(key);
     checkCost(key, cost);
     long now = clock.nanoTime();
     states.maintain(now);
     S state = states.getOrCreate(stored, now);
-    RateDecision decision = arithmetic.tryAcquire(state, now, cost);
-    // the retry is out of line: this method stays small enough to inline into the caller, so the
-    // decision it returns need not be allocated
-    return state.live() ? decision : decideAgain(stored, now, cost, state);
+    boolean allowed = arithmetic.decide(state, now, cost, into);
+    // the retry is out of line: this method stays small enough to inline into the caller
+    return state.live() ? allowed : decideAgain(stored, now, cost, state, into);
   }
 
   /**
    * A sweep retired {@code retired} while a decision used it: whatever the decision took there is
    * gone with it, so decide again on the key's current state.
    */
-  private RateDecision decideAgain(String stored, long now, long cost, S retired) {
+  private boolean decideAgain(String stored, long now, long cost, S retired, RateOutcome into) {
     S state = retired;
     while (true) {
       states.forget(stored, state);
       state = states.getOrCreate(stored, now);
-      RateDecision decision = arithmetic.tryAcquire(state, now, cost);
+      boolean allowed = arithmetic.decide(state, now, cost, into);
       if (state.live()) {
-        return decision;
+        return allowed;
       }
     }
   }

@@ -31,16 +31,14 @@ final class LeakyBucket implements RateAlgorithm<LongState> {
   }
 
   @Override
-  public RateDecision tryAcquire(LongState emptyAt, long now, long cost) {
-    RateDecision decision = schedule.tryAcquire(emptyAt, now, cost);
-    if (!shaping || !decision.allowed()) {
-      return decision;
+  public boolean decide(LongState emptyAt, long now, long cost, RateOutcome into) {
+    if (!schedule.decide(emptyAt, now, cost, into) || !shaping) {
+      return into.allowed();
     }
     // the bucket held resetAfter - cost x T before this request: that much must leak before its
     // turn
-    long delay = decision.resetAfterNanos() - cost * schedule.interval();
-    return new RateDecision(
-        true, decision.limit(), decision.remaining(), 0, decision.resetAfterNanos(), delay);
+    into.delay(into.resetAfterNanos() - cost * schedule.interval());
+    return true;
   }
 
   @Override

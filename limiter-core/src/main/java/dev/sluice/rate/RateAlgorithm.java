@@ -17,8 +17,18 @@ interface RateAlgorithm<S extends KeyState> {
   /** The state of a key never seen before (full capacity) at time {@code now}. */
   S newState(long now);
 
-  /** Decides a request of {@code cost >= 1} permits, taking them from {@code state} when allowed. */
-  RateDecision tryAcquire(S state, long now, long cost);
+  /**
+   * Decides a request of {@code cost >= 1} permits, taking them from {@code state} when allowed, and
+   * writes the answer into {@code into}; answers {@code into.allowed()}.
+   */
+  boolean decide(S state, long now, long cost, RateOutcome into);
+
+  /** {@link #decide} as the immutable record. */
+  default RateDecision tryAcquire(S state, long now, long cost) {
+    RateOutcome outcome = new RateOutcome();
+    decide(state, now, cost, outcome);
+    return outcome.toDecision();
+  }
 
   /** Gives back up to {@code cost} permits taken earlier; never beyond the initial state. */
   void refund(S state, long now, long cost);

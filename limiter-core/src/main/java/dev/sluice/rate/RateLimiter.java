@@ -22,6 +22,9 @@ import java.time.Duration;
  * }
  * }</pre>
  *
+ * <p>On a hot path, {@link #tryAcquire(String, long, RateOutcome)} writes the same answer into a
+ * {@link RateOutcome} the caller reuses, so the decision allocates nothing.
+ *
  * <h2>Several limits on one request</h2>
  *
  * A request that several rules match must pass every rule, and a request rejected by one rule must
@@ -68,6 +71,20 @@ public interface RateLimiter {
   /** {@code tryAcquire(key, 1)}. */
   default RateDecision tryAcquire(String key) {
     return tryAcquire(key, 1);
+  }
+
+  /**
+   * Decides as {@link #tryAcquire(String, long)} does, but writes the answer into {@code into} (a
+   * holder the caller reuses) instead of a new {@link RateDecision}: a decision on a known key
+   * allocates nothing. The limiters this library builds decide in place; the default, for other
+   * implementations, copies the record.
+   *
+   * @return {@code into.allowed()}
+   * @throws IllegalArgumentException as {@link #tryAcquire(String, long)} does; {@code into} is then
+   *     left as it was
+   */
+  default boolean tryAcquire(String key, long cost, RateOutcome into) {
+    return into.set(tryAcquire(key, cost)).allowed();
   }
 
   /**

@@ -84,16 +84,16 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.Log> {
   }
 
   @Override
-  public RateDecision tryAcquire(Log log, long now, long cost) {
+  public boolean decide(Log log, long now, long cost, RateOutcome into) {
     synchronized (log) {
       log.expire(now, periodNanos);
       long resetAfter = log.size == 0 ? 0 : log.times[log.index(log.size - 1)] + periodNanos - now;
       if (cost > limit - log.total) {
-        return RateDecision.rejected(limit, retryAfter(log, now, cost), resetAfter);
+        return into.reject(limit, retryAfter(log, now, cost), resetAfter);
       }
       log.append(now, cost, limit);
       log.total += cost;
-      return RateDecision.allowed(limit, limit - log.total, periodNanos);
+      return into.allow(limit, limit - log.total, periodNanos);
     }
   }
 

@@ -46,7 +46,7 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.C
   }
 
   @Override
-  public RateDecision tryAcquire(Counts counts, long now, long cost) {
+  public boolean decide(Counts counts, long now, long cost, RateOutcome into) {
     long sinceOrigin = now - origin;
     long intoWindow = Math.floorMod(sinceOrigin, periodNanos);
     long untilNextWindow = periodNanos - intoWindow;
@@ -56,11 +56,11 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.C
           ? untilNextWindow + periodNanos
           : counts.previous > 0 ? untilNextWindow : 0;
       if (estimate + cost > limit) {
-        return RateDecision.rejected(limit, retryAfter(counts, cost, intoWindow), resetAfter);
+        return into.reject(limit, retryAfter(counts, cost, intoWindow), resetAfter);
       }
       counts.current += cost;
       long remaining = (long) Math.max(0, Math.floor(limit - estimate - cost));
-      return RateDecision.allowed(limit, remaining, untilNextWindow + periodNanos);
+      return into.allow(limit, remaining, untilNextWindow + periodNanos);
     }
   }
 

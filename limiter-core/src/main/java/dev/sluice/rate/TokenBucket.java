@@ -52,12 +52,11 @@ final class TokenBucket implements RateAlgorithm<LongState> {
   }
 
   @Override
-  public RateDecision tryAcquire(LongState state, long now, long cost) {
+  public boolean decide(LongState state, long now, long cost, RateOutcome into) {
     long nowUnits = now * unitsPerNano;
     if (cost > capacity) {
       long deficit = Math.max(0, state.get() - nowUnits);
-      return RateDecision.rejected(
-          limit, Long.MAX_VALUE, LimitArithmetic.ceilDiv(deficit, unitsPerNano));
+      return into.reject(limit, Long.MAX_VALUE, LimitArithmetic.ceilDiv(deficit, unitsPerNano));
     }
     long taken = cost * unitsPerToken;
     while (true) {
@@ -65,13 +64,13 @@ final class TokenBucket implements RateAlgorithm<LongState> {
       long deficit = Math.max(0, fullAt - nowUnits);
       long after = deficit + taken;
       if (after > capacityUnits) {
-        return RateDecision.rejected(
+        return into.reject(
             limit,
             LimitArithmetic.ceilDiv(after - capacityUnits, unitsPerNano),
             LimitArithmetic.ceilDiv(deficit, unitsPerNano));
       }
       if (state.compareAndSet(fullAt, nowUnits + after)) {
-        return RateDecision.allowed(
+        return into.allow(
             limit,
             (capacityUnits - after) / unitsPerToken,
             LimitArithmetic.ceilDiv(after, unitsPerNano));

@@ -28,10 +28,17 @@ final class UnkeyedRateLimiter<S extends KeyState> implements RateLimiter {
 
   @Override
   public RateDecision tryAcquire(String key, long cost) {
+    RateOutcome outcome = new RateOutcome();
+    tryAcquire(key, cost, outcome);
+    return outcome.toDecision();
+  }
+
+  @Override
+  public boolean tryAcquire(String key, long cost, RateOutcome into) {
     // the key selects nothing here, but bad input is refused exactly as by a keyed limiter
     BoundedKey.check(key);
     KeyedRateLimiter.checkCost(key, cost);
-    return arithmetic.tryAcquire(state, clock.nanoTime(), cost);
+    return arithmetic.decide(state, clock.nanoTime(), cost, into);
   }
 
   @Override

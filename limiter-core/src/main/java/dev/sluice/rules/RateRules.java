@@ -2,6 +2,7 @@ package dev.sluice.rules;
 
 import dev.sluice.rate.RateDecision;
 import dev.sluice.rate.RateLimiter;
+import dev.sluice.rate.RateOutcome;
 import dev.sluice.request.Actor;
 import dev.sluice.request.RequestInfo;
 import dev.sluice.request.Scope;
@@ -118,14 +119,15 @@ public final class RateRules {
    */
   public CompletionStage<RateVerdict> check(RequestInfo request) {
     ActiveRules rules = active;
+    RuleOutcomes outcomes = new RuleOutcomes();
     if (rules.allLocal) {
-      return CompletableFuture.completedFuture(decideLocally(rules, request));
+      decideLocally(rules, request, outcomes);
+      return CompletableFuture.completedFuture(outcomes.toVerdict());
     }
     int[] matches = rules.rules.match(request.method(), request.path());
     if (matches.length == 0) {
       return CompletableFuture.completedFuture(RateVerdict.noRules());
     }
-    List<RuleDecision> decisions = new ArrayList<>(matches.length);
     List<RateRequest> global = null;
     List<Rule> globalRules = null;
     for (int position : matches) {
@@ -144,20 +146,20 @@ public final class RateRules {
         globalRules.add(counted.rule);
         continue;
       }
-      RuleDecision rejected = decide(rules, counted, key, decisions);
-      if (rejected != null) {
-        return CompletableFuture.completedFuture(finish(decisions, Optional.of(rejected)));
+      if (!decide(rules, counted, key, outcomes)) {
+        return CompletableFuture.completedFuture(finish(outcomes).toVerdict());
       }
     }
     if (global == null) {
-      return CompletableFuture.completedFuture(finish(decisions, Optional.empty()));
+      return CompletableFuture.completedFuture(finish(outcomes).toVerdict());
     }
     List<RateRequest> requests = global;
     List<Rule> requestRules = globalRules;
     return store
         .tryAcquire(requests)
         .handle((answers, failure) -> decideGlobal(
-            rules, decisions, requests, requestRules, failure == null ? answers : null));
+                rules, outcomes, requests, requestRules, failure == null ? answers : null)
+            .toVerdict());
   }
 
   /**
@@ -175,57 +177,57 @@ public final class RateRules {
    * needs the store; then nothing was counted, and {@link #check} decides.
    */
   public RateVerdict checkNow(RequestInfo request) {
-    ActiveRules rules = active;
-    return rules.allLocal ? decideLocally(rules, request) : null;
-  }
-
-  private RateVerdict decideLocally(ActiveRules rules, RequestInfo request) {
-    int[] matches = rules.rules.match(request.method(), request.path());
-    if (matches.length == 0) {
-      return RateVerdict.noRules();
-    }
-    if (matches.length == 1) { // the usual case: no list to grow, nothing to refund
-      ActiveRules.Counted counted = rules.counted[matches[0]];
-      String key = counted.key.apply(request);
-      if (key == null) { // the request does not carry what the rule counts by
-        return RateVerdict.noRules();
-      }
-      RuleDecision decision = new RuleDecision(counted.rule, counted.local.tryAcquire(key, 1), key);
-      return finish(
-          List.of(decision), decision.rejects() ? Optional.of(decision) : Optional.empty());
-    }
-    List<RuleDecision> decisions = new ArrayList<>(matches.length);
-    for (int position : matches) {
-      ActiveRules.Counted counted = rules.counted[position];
-      String key = counted.key.apply(request);
-      if (key != null) { // null: the request does not carry what this rule counts by
-        RuleDecision rejected = decide(rules, counted, key, decisions);
-        if (rejected != null) {
-          return finish(decisions, Optional.of(rejected));
-        }
-      }
-    }
-    return finish(decisions, Optional.empty());
+    RuleOutcomes outcomes = new RuleOutcomes();
+    return checkNow(request, outcomes) ? outcomes.toVerdict() : null;
   }
 
   /**
-   * One local rule's decision, added to {@code decisions}; when it rejects, what the earlier rules
-   * granted is given back and the rejecting decision is answered (else null).
+   * {@link #checkNow(RequestInfo)} without an object per decision: the answer is written into
+   * {@code into}, a holder the caller reuses (one per thread), so a request decided by local rules
+   * allocates nothing here. Answers false when some rule needs the shared store; then nothing was
+   * counted, {@code into} holds no decision, and {@link #check} decides.
    */
-  private static RuleDecision decide(
-      ActiveRules rules, ActiveRules.Counted counted, String key, List<RuleDecision> decisions) {
-    RuleDecision decision = new RuleDecision(counted.rule, counted.local.tryAcquire(key, 1), key);
-    decisions.add(decision);
-    if (decision.rejects()) {
-      refundLocal(rules, decisions);
-      return decision;
+  public boolean checkNow(RequestInfo request, RuleOutcomes into) {
+    into.clear();
+    ActiveRules rules = active;
+    if (!rules.allLocal) {
+      return false;
     }
-    return null;
+    decideLocally(rules, request, into);
+    return true;
   }
 
-  private RateVerdict decideGlobal(
+  private void decideLocally(ActiveRules rules, RequestInfo request, RuleOutcomes into) {
+    int[] matches = rules.rules.match(request.method(), request.path());
+    for (int position : matches) {
+      ActiveRules.Counted counted = rules.counted[position];
+      String key = counted.key.apply(request);
+      // null: the request does not carry what this rule counts by
+      if (key != null && !decide(rules, counted, key, into)) {
+        break;
+      }
+    }
+    finish(into);
+  }
+
+  /**
+   * One local rule's decision, added to {@code into}; when it rejects, what the earlier rules granted
+   * is given back and false is answered.
+   */
+  private static boolean decide(
+      ActiveRules rules, ActiveRules.Counted counted, String key, RuleOutcomes into) {
+    RateOutcome outcome = into.add(counted.rule, key);
+    if (!counted.local.tryAcquire(key, 1, outcome) && !counted.rule.shadow()) {
+      into.rejectedAt(into.size() - 1);
+      refundLocal(rules, into);
+      return false;
+    }
+    return true;
+  }
+
+  private RuleOutcomes decideGlobal(
       ActiveRules rules,
-      List<RuleDecision> decisions,
+      RuleOutcomes outcomes,
       List<RateRequest> requests,
       List<Rule> requestRules,
       List<RateDecision> answers) {
@@ -238,53 +240,48 @@ public final class RateRules {
             "shared store " + store.describe() + " failed a request instead"
                 + " of degrading; global rules are skipped while it does");
       }
-      return finish(decisions, Optional.empty());
+      return finish(outcomes);
     }
-    Optional<RuleDecision> rejected = Optional.empty();
     List<RateRequest> granted = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
-      RuleDecision decision =
-          new RuleDecision(requestRules.get(i), answers.get(i), requests.get(i).key());
-      decisions.add(decision);
-      if (decision.decision().allowed()) {
+      RateDecision answer = answers.get(i);
+      outcomes.add(requestRules.get(i), requests.get(i).key()).set(answer);
+      if (answer.allowed()) {
         granted.add(requests.get(i));
-      } else if (rejected.isEmpty() && decision.rejects()) {
-        rejected = Optional.of(decision);
+      } else if (outcomes.allowed() && !requestRules.get(i).shadow()) {
+        outcomes.rejectedAt(outcomes.size() - 1);
       }
     }
-    if (rejected.isPresent()) {
-      refundLocal(rules, decisions);
+    if (!outcomes.allowed()) {
+      refundLocal(rules, outcomes);
       if (!granted.isEmpty()) {
         store.refund(granted); // best effort, not awaited: the store never fails it
       }
     }
-    return finish(decisions, rejected);
+    return finish(outcomes);
   }
 
   /** Gives back what the local rules granted to a request that was then rejected. */
-  private static void refundLocal(ActiveRules rules, List<RuleDecision> decisions) {
-    for (int i = 0; i < decisions.size(); i++) {
-      RuleDecision decision = decisions.get(i);
-      ActiveRules.Counted counted = rules.byId.get(decision.rule().id());
-      if (decision.decision().allowed() && counted != null && counted.local != null) {
-        counted.local.refund(decision.actorKey(), 1);
+  private static void refundLocal(ActiveRules rules, RuleOutcomes outcomes) {
+    for (int i = 0; i < outcomes.size(); i++) {
+      ActiveRules.Counted counted = rules.byId.get(outcomes.rule(i).id());
+      if (outcomes.outcome(i).allowed() && counted != null && counted.local != null) {
+        counted.local.refund(outcomes.actorKey(i), 1);
       }
     }
   }
 
-  private RateVerdict finish(List<RuleDecision> decisions, Optional<RuleDecision> rejectedBy) {
-    RateVerdict verdict = new RateVerdict(rejectedBy.isEmpty(), decisions, rejectedBy);
+  private RuleOutcomes finish(RuleOutcomes outcomes) {
     if (listener != null) {
-      List<RuleDecision> decided = verdict.decisions();
-      for (int i = 0; i < decided.size(); i++) { // indexed: no iterator per request
+      for (int i = 0; i < outcomes.size(); i++) {
         try {
-          listener.onDecision(decided.get(i));
+          listener.onDecision(outcomes.rule(i), outcomes.outcome(i), outcomes.actorKey(i));
         } catch (RuntimeException ignored) {
           // metrics must never fail a request
         }
       }
     }
-    return verdict;
+    return outcomes;
   }
 
   private Function<RequestInfo, String> keyOf(Rule rule) {

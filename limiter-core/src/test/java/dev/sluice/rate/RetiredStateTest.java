@@ -91,13 +91,13 @@ class RetiredStateTest {
     }
 
     @Override
-    public RateDecision tryAcquire(LongState state, long now, long cost) {
+    public boolean decide(LongState state, long now, long cost, RateOutcome into) {
       Runnable hook = beforeNextDecision;
       beforeNextDecision = null;
       if (hook != null) {
         hook.run();
       }
-      return bucket.tryAcquire(state, now, cost);
+      return bucket.decide(state, now, cost, into);
     }
 
     @Override
