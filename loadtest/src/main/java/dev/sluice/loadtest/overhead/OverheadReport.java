@@ -22,7 +22,13 @@ final class OverheadReport {
             "%s driven by %s, %d rounds of %.1f s per service, every service up at once and the"
                 + " first of each round rotated; figures are medians over the rounds. The judge is"
                 + " the server's CPU time per request, the bytes it allocates per request the"
-                + " explanation. Load average %.2f before, %.2f after.",
+                + " explanation. A paired ratio compares two services round by round (each round"
+                + " measures both within seconds, so a swing of the machine cancels): the geometric"
+                + " mean of the rounds' ratios and its 95%% bootstrap interval; rounds are added"
+                + " until every interval against no limiter is within ±2%% or 28 rounds have run."
+                + " Instructions per request are not counted: this machine's kernel exposes no"
+                + " hardware counters to perf (a VM without a virtual PMU). Load average %.2f"
+                + " before, %.2f after.",
             result.endpoint(),
             result.generator(),
             result.rounds(),
@@ -39,6 +45,7 @@ final class OverheadReport {
         "service",
         "CPU µs / request",
         "CPU ratio to no limiter",
+        "paired ratio, 95% interval",
         "rounds' range",
         "bytes / request",
         "bytes over no limiter",
@@ -52,6 +59,7 @@ final class OverheadReport {
           s.variant() + ": " + s.description(),
           f("%.1f", s.cpuMicrosPerRequest()),
           f("%.3f", s.cpuRatio()),
+          OverheadVerdict.interval(s.cpuPaired()),
           f("%.3f", s.cpuRatioLow()) + "-" + f("%.3f", s.cpuRatioHigh()),
           f("%,.0f", s.bytesPerRequest()),
           f("%+,.0f", s.bytesOverBaseline()),

@@ -38,8 +38,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class OverheadRun implements Experiment {
 
   static final int CONNECTIONS = 16;
-  /** Enough rounds that the medians' spread can be stated beside them. */
+  /** The rounds every run measures: enough that the medians' spread can be stated beside them. */
   static final int ROUNDS = 7;
+  /** The most rounds a run adds while an interval is still wider than {@link #PRECISION}. */
+  static final int MAX_ROUNDS = 28;
+  /** The aim for every ratio's 95% interval against no limiter: ±2%. */
+  static final double PRECISION = 0.02;
 
   static final int WARM_UP_MAX = 8;
   static final String RULES = "overhead-ping-rules.yaml";
@@ -64,6 +68,8 @@ public final class OverheadRun implements Experiment {
    *     over the rounds (NaN: not readable)
    * @param bytesOverBaseline bytesPerRequest minus the baseline's: what the limiter adds
    * @param bytesPerRound bytesPerRequest of each round, in round order
+   * @param cpuPaired CPU per request against the baseline's in the same rounds ({@link
+   *     PairedRatio}: the geometric mean of the rounds' ratios and its 95% interval)
    */
   record Side(
       String variant,
@@ -80,7 +86,13 @@ public final class OverheadRun implements Experiment {
       double cpuRatioHigh,
       double bytesPerRequest,
       double bytesOverBaseline,
-      List<Double> bytesPerRound) {}
+      List<Double> bytesPerRound,
+      PairedRatio cpuPaired) {
+
+    double[] cpuRounds() {
+      return cpuPerRound.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+  }
 
   /**
    * @param endpoint what was called
@@ -104,14 +116,22 @@ public final class OverheadRun implements Experiment {
    * One service under test: where it answers, its process (for CPU time) and how to read the bytes
    * it has allocated so far (-1: unknown).
    */
-  record Service(URI uri, long pid, java.util.function.LongUnaryOperator allocatedBytes) {
+  record Service(
+      URI uri,
+      long pid,
+      java.util.function.LongUnaryOperator allocatedBytes,
+      java.util.function.LongUnaryOperator cpuNanos) {
 
     Service(URI uri, long pid) {
-      this(uri, pid, p -> -1);
+      this(uri, pid, p -> -1, ProcessCpu::nanos);
     }
 
     long allocated() {
       return allocatedBytes.applyAsLong(pid);
+    }
+
+    long cpu() {
+      return cpuNanos.applyAsLong(pid);
     }
   }
 
@@ -175,10 +195,15 @@ public final class OverheadRun implements Experiment {
             variant.classPath().map(Path::toString).orElse(System.getProperty("java.class.path"))));
       }
       List<Service> services = started.stream()
-          .map(d -> new Service(d.uri(), d.pid(), allocation::bytes))
+          .map(d -> new Service(d.uri(), d.pid(), allocation::bytes, ProcessCpu::nanos))
           .toList();
-      Result result =
-          run(variants, services, generator(), ROUNDS, options.duration().dividedBy(ROUNDS));
+      Result result = run(
+          variants,
+          services,
+          generator(),
+          ROUNDS,
+          MAX_ROUNDS,
+          options.duration().dividedBy(ROUNDS));
       Reporter.writeJson(options.out().resolve("overhead.json"), result);
       OverheadReport.table(result).echo();
       OverheadVerdict.of(result).forEach(v -> System.out.println("verdict: " + v.text()));
@@ -191,12 +216,16 @@ public final class OverheadRun implements Experiment {
   /**
    * @param variants the set-ups, the baseline first
    * @param services where each runs, in the same order
+   * @param rounds the rounds always measured
+   * @param maxRounds the most rounds measured: rounds are added, one at a time, while some
+   *     service's CPU ratio to the baseline has a 95% interval wider than ±{@link #PRECISION}
    */
   static Result run(
       List<OverheadVariant> variants,
       List<Service> services,
       Generator generator,
       int rounds,
+      int maxRounds,
       Duration round)
       throws IOException, InterruptedException {
     if (variants.size() != services.size() || variants.isEmpty()) {
@@ -221,13 +250,14 @@ public final class OverheadRun implements Experiment {
     List<List<double[]>> measured = new ArrayList<>();
     services.forEach(s -> measured.add(new ArrayList<>()));
     long[] non2xx = new long[services.size()];
-    for (int r = 0; r < rounds; r++) {
+    int r = 0;
+    while (r < rounds || (r < maxRounds && !precise(measured))) {
       for (int v : order(r, services.size())) {
         Service service = services.get(v);
         long allocatedBefore = service.allocated();
-        long cpuBefore = ProcessCpu.nanos(service.pid());
+        long cpuBefore = service.cpu();
         Round done = generator.drive(service.uri(), round);
-        double cpuMicros = cpuMicros(done, cpuBefore, ProcessCpu.nanos(service.pid()));
+        double cpuMicros = cpuMicros(done, cpuBefore, service.cpu());
         double bytes =
             ServerAllocation.perRequest(allocatedBefore, service.allocated(), done.requests());
         measured.get(v).add(new double[] {
@@ -235,6 +265,7 @@ public final class OverheadRun implements Experiment {
         });
         non2xx[v] += done.non2xx();
       }
+      r++;
     }
     double baseCpu = median(measured.get(0), 0);
     double baseRate = median(measured.get(0), 1);
@@ -262,12 +293,13 @@ public final class OverheadRun implements Experiment {
           ratios.getMax(),
           bytes,
           bytes - baseBytes,
-          m.stream().map(x -> x[4]).toList()));
+          m.stream().map(x -> x[4]).toList(),
+          PairedRatio.of(column(m, 0), column(measured.get(0), 0))));
     }
     return new Result(
         "GET " + OverheadVariant.ENDPOINT,
         generator.describe(),
-        rounds,
+        r,
         round.toMillis() / 1000.0,
         loadBefore,
         loadAverage(),
@@ -276,9 +308,24 @@ public final class OverheadRun implements Experiment {
 
   private static double cpuPerRequest(Service service, Generator generator, Duration length)
       throws IOException, InterruptedException {
-    long before = ProcessCpu.nanos(service.pid());
+    long before = service.cpu();
     Round done = generator.drive(service.uri(), length);
-    return cpuMicros(done, before, ProcessCpu.nanos(service.pid()));
+    return cpuMicros(done, before, service.cpu());
+  }
+
+  /** Whether every service's CPU ratio to the baseline is known to ±{@link #PRECISION}. */
+  static boolean precise(List<List<double[]>> measured) {
+    double[] base = column(measured.get(0), 0);
+    for (int v = 1; v < measured.size(); v++) {
+      if (!(PairedRatio.of(column(measured.get(v), 0), base).halfWidth() <= PRECISION)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static double[] column(List<double[]> rows, int column) {
+    return rows.stream().mapToDouble(row -> row[column]).toArray();
   }
 
   private static double cpuMicros(Round done, long cpuBefore, long cpuAfter) {

@@ -28,7 +28,7 @@ final class OverheadVerdict {
     Optional<Side> peer = result.sides().stream()
         .filter(OverheadVerdict::isPeer)
         .filter(s -> Double.isFinite(s.cpuRatio()))
-        .min(Comparator.comparingDouble(Side::cpuRatio));
+        .min(Comparator.comparingDouble(OverheadVerdict::cheapness));
     List<Side> sluice =
         result.sides().stream().filter(OverheadVerdict::isSluice).toList();
     if (sluice.isEmpty()) {
@@ -47,23 +47,46 @@ final class OverheadVerdict {
     }
     Headline h = Headline.of(s.variant())
         .fact(f(
-            "%.3fx the CPU per request of no limiter (rounds %.3f-%.3f), %s",
-            s.cpuRatio(), s.cpuRatioLow(), s.cpuRatioHigh(), bytes(s)));
+            "%.3fx the CPU per request of no limiter (%s; rounds %.3f-%.3f), %s",
+            s.cpuRatio(), interval(s.cpuPaired()), s.cpuRatioLow(), s.cpuRatioHigh(), bytes(s)));
     if (peer.isEmpty()) {
       return h.fact("no peer measured to judge it against").verdict();
     }
     Side p = peer.get();
-    h.check(
-        f("%.3fx", s.cpuRatio()),
-        f("≤ %.3fx", p.cpuRatio()),
-        s.cpuRatio() <= p.cpuRatio(),
-        f(
-            " against the cheapest peer, %s: %.3fx (rounds %.3f-%.3f), %s",
-            p.variant(), p.cpuRatio(), p.cpuRatioLow(), p.cpuRatioHigh(), bytes(p)));
+    PairedRatio against = PairedRatio.of(s.cpuRounds(), p.cpuRounds());
+    if (against.rounds() < 2) { // no paired rounds to judge by: the medians
+      h.check(
+          f("%.3fx", s.cpuRatio()),
+          f("≤ %.3fx", p.cpuRatio()),
+          s.cpuRatio() <= p.cpuRatio(),
+          f(
+              " against the cheapest peer, %s: %.3fx (rounds %.3f-%.3f), %s",
+              p.variant(), p.cpuRatio(), p.cpuRatioLow(), p.cpuRatioHigh(), bytes(p)));
+    } else {
+      h.check(
+          f("%.3fx the cheapest peer's CPU per request", against.ratio()),
+          "≤ 1.000x",
+          against.ratio() <= 1,
+          f(
+              " (%s%s); %s: %.3fx of no limiter (%s), %s",
+              interval(against),
+              against.excludes(1) ? "" : ", the two cannot be told apart",
+              p.variant(),
+              p.cpuRatio(),
+              interval(p.cpuPaired()),
+              bytes(p)));
+    }
     if (s.non2xx() > 0) {
       h.check(s.non2xx() + " answers not 2xx", "0", false, "");
     }
     return h.verdict();
+  }
+
+  /** A paired ratio's 95% interval, as the verdicts and the table print it. */
+  static String interval(PairedRatio r) {
+    return r == null || Double.isNaN(r.low())
+        ? "no interval"
+        : f("paired %.3fx, 95%% %.3f-%.3f", r.ratio(), r.low(), r.high());
   }
 
   private static String bytes(Side s) {
@@ -72,6 +95,13 @@ final class OverheadVerdict {
         : f(
             "%,.0f B per request (%+,.0f B over no limiter)",
             s.bytesPerRequest(), s.bytesOverBaseline());
+  }
+
+  /** The paired ratio to no limiter where there is one, else the medians' ratio. */
+  private static double cheapness(Side s) {
+    return s.cpuPaired() != null && Double.isFinite(s.cpuPaired().ratio())
+        ? s.cpuPaired().ratio()
+        : s.cpuRatio();
   }
 
   static boolean isSluice(Side s) {

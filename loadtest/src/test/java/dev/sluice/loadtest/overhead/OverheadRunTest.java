@@ -57,6 +57,84 @@ class OverheadRunTest {
             .anyMatch(p -> p.startsWith("demo.overhead-peer=")));
   }
 
+  /**
+   * Services whose CPU per request is scripted: each drive of service {@code v} serves 1,000
+   * requests, and its process's CPU grows by the machine's swing of that round times its own cost.
+   */
+  private static final class Scripted implements OverheadRun.Generator {
+    final double[] costs;
+    final double noise;
+    final java.util.Random random = new java.util.Random(11);
+    final long[] cpu;
+    int drives;
+    double swing = 1;
+
+    Scripted(double noise, double... costs) {
+      this.costs = costs;
+      this.noise = noise;
+      this.cpu = new long[costs.length];
+    }
+
+    List<OverheadRun.Service> services() {
+      List<OverheadRun.Service> services = new java.util.ArrayList<>();
+      for (int v = 0; v < costs.length; v++) {
+        services.add(new OverheadRun.Service(
+            URI.create("http://127.0.0.1:" + (1000 + v) + "/"), v, p -> -1, p -> cpu[(int) p]));
+      }
+      return services;
+    }
+
+    @Override
+    public String describe() {
+      return "scripted";
+    }
+
+    @Override
+    public OverheadRun.Round drive(URI base, Duration length) {
+      int v = base.getPort() - 1000;
+      if (drives++ % costs.length == 0) {
+        swing = 0.7 + 0.6 * random.nextDouble(); // the machine changes between rounds
+      }
+      double own = 1 + noise * random.nextGaussian();
+      cpu[v] += (long) (1_000 * 40_000 * costs[v] * swing * own); // 40 µs per request at 1.0
+      return new OverheadRun.Round(1_000, 0, 1, 1, 2);
+    }
+  }
+
+  private static List<OverheadVariant> variants(int count) {
+    return OverheadVariant.all(Path.of("rules.yaml")).subList(0, count);
+  }
+
+  @Test
+  void pairedRoundsTellThreePercentThroughASwingingMachineInTheFirstRounds() throws Exception {
+    Scripted services = new Scripted(0.005, 1.0, 1.03, 0.97);
+
+    OverheadRun.Result result =
+        OverheadRun.run(variants(3), services.services(), services, 7, 28, Duration.ofMillis(1));
+
+    assertThat(result.rounds()).as("precise enough after the rounds always run").isEqualTo(7);
+    OverheadRun.Side dearer = result.sides().get(1);
+    assertThat(dearer.cpuPaired().ratio())
+        .isCloseTo(1.03, org.assertj.core.api.Assertions.within(0.01));
+    assertThat(dearer.cpuPaired().excludes(1.0)).isTrue();
+    assertThat(dearer.cpuPaired().halfWidth()).isLessThanOrEqualTo(OverheadRun.PRECISION);
+    assertThat(dearer.cpuRatioHigh() - dearer.cpuRatioLow())
+        .as("the rounds' own range, against the baseline's median, is many times wider")
+        .isGreaterThan(0.2);
+  }
+
+  @Test
+  void roundsAreAddedWhileAnIntervalIsWiderThanTwoPercentUpToTheMost() throws Exception {
+    Scripted noisy = new Scripted(0.08, 1.0, 1.03);
+
+    OverheadRun.Result result =
+        OverheadRun.run(variants(2), noisy.services(), noisy, 7, 12, Duration.ofMillis(1));
+
+    assertThat(result.rounds()).isEqualTo(12);
+    assertThat(result.sides().get(1).cpuPerRound()).hasSize(12);
+    assertThat(result.sides().get(1).cpuPaired().rounds()).isEqualTo(12);
+  }
+
   @Test
   void aServiceListThatDoesNotMatchTheVariantsIsRefused() {
     List<OverheadVariant> variants = OverheadVariant.all(dir.resolve("rules.yaml"));
@@ -64,6 +142,7 @@ class OverheadRunTest {
             variants,
             List.of(new OverheadRun.Service(URI.create("http://127.0.0.1:1/"), 1)),
             OverheadRun.generator(),
+            1,
             1,
             Duration.ofMillis(10)))
         .isInstanceOf(IllegalArgumentException.class)

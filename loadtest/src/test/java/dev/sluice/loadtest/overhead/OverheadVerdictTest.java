@@ -29,7 +29,8 @@ class OverheadVerdictTest {
         cpuRatio + 0.05,
         bytes,
         bytesOver,
-        List.of());
+        List.of(),
+        PairedRatio.NONE);
   }
 
   private static Result result(Side... sides) {
@@ -48,7 +49,8 @@ class OverheadVerdictTest {
     assertThat(verdicts).hasSize(1);
     assertThat(verdicts.get(0).outcome()).isEqualTo(Outcome.MET);
     assertThat(verdicts.get(0).text())
-        .isEqualTo("sluice-limiter: 0.950x the CPU per request of no limiter (rounds 0.900-1.000),"
+        .isEqualTo("sluice-limiter: 0.950x the CPU per request of no limiter (no interval; rounds"
+            + " 0.900-1.000),"
             + " 4,891 B per request (+891 B over no limiter); 0.950x (aim ≤ 0.958x) against the"
             + " cheapest peer, qos: 0.958x (rounds 0.908-1.008), 4,539 B per request (+539 B over"
             + " no limiter)");
@@ -77,8 +79,9 @@ class OverheadVerdictTest {
 
     assertThat(v.outcome()).isEqualTo(Outcome.NOT_MEASURED);
     assertThat(v.text())
-        .isEqualTo("sluice-limiter: 1.020x the CPU per request of no limiter (rounds 0.970-1.070),"
-            + " bytes per request not readable; no peer measured to judge it against");
+        .isEqualTo(
+            "sluice-limiter: 1.020x the CPU per request of no limiter (no interval; rounds 0.970-1.070),"
+                + " bytes per request not readable; no peer measured to judge it against");
   }
 
   @Test
@@ -91,5 +94,53 @@ class OverheadVerdictTest {
     assertThat(html)
         .contains("<p class=\"verdict miss\">sluice-limiter: 1.200x the CPU per request");
     assertThat(html.indexOf("class=\"verdicts\"")).isLessThan(html.indexOf("<table>"));
+  }
+
+  private static Side measured(String variant, double... cpuPerRound) {
+    double[] base = {40, 44, 38, 41, 39, 43, 40};
+    List<Double> rounds = java.util.Arrays.stream(cpuPerRound).boxed().toList();
+    return new Side(
+        variant,
+        variant,
+        cpuPerRound[0],
+        cpuPerRound[0] / 40,
+        5000,
+        1,
+        1,
+        2,
+        0,
+        rounds,
+        0.9,
+        1.1,
+        4000,
+        100,
+        List.of(),
+        PairedRatio.of(cpuPerRound, base));
+  }
+
+  @Test
+  void pairedRoundsThatStraddleThePeerAreSaidNotToBeToldApart() {
+    List<Verdict> verdicts = OverheadVerdict.of(result(
+        measured("none", 40, 44, 38, 41, 39, 43, 40),
+        measured("sluice-rate", 40.5, 44.2, 38.8, 41.1, 39.2, 43.9, 40.6),
+        measured("qos", 40.1, 44.9, 38.2, 41.9, 39.1, 43.0, 40.2)));
+
+    assertThat(verdicts.get(0).text())
+        .contains("the cheapest peer's CPU per request")
+        .contains("the two cannot be told apart")
+        .contains("qos:");
+  }
+
+  @Test
+  void pairedRoundsThatPutSluiceClearlyAboveThePeerMissTheAim() {
+    List<Verdict> verdicts = OverheadVerdict.of(result(
+        measured("none", 40, 44, 38, 41, 39, 43, 40),
+        measured("sluice-rate", 44, 48.4, 41.8, 45.1, 42.9, 47.3, 44),
+        measured("qos", 40, 44, 38, 41, 39, 43, 40)));
+
+    assertThat(verdicts.get(0).outcome()).isNotEqualTo(Outcome.MET);
+    assertThat(verdicts.get(0).text())
+        .contains("1.100x the cheapest peer's CPU per request")
+        .doesNotContain("cannot be told apart");
   }
 }
