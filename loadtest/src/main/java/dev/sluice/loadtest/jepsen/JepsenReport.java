@@ -155,13 +155,7 @@ final class JepsenReport {
 
   /** The command that replays this run. */
   String command() {
-    StringBuilder c = new StringBuilder(
-        "java -jar loadtest/target/loadtest.jar --embedded --scenario jepsen --duration ");
-    c.append(options.duration().toSeconds()).append("s");
-    options.variantList().ifPresent(v -> c.append(" --variants ").append(v));
-    options.serverProperties().forEach(p -> c.append(" --server-property ").append(p));
-    c.append(" --seed ").append(options.seed()).append(" --out ").append(options.out());
-    return c.toString();
+    return options.replay("jepsen", "");
   }
 
   private static String seconds(long nanos) {

@@ -144,9 +144,6 @@ public final class MondayReplay implements Experiment {
   }
 
   private static String command(Options options) {
-    return "java -jar loadtest/target/loadtest.jar --embedded --scenario monday --duration "
-        + options.duration().toSeconds() + "s --drain " + options.drain().toSeconds() + "s"
-        + options.variantList().map(v -> " --variants " + v).orElse("")
-        + " --out " + options.out();
+    return options.replay("monday", " --drain " + options.drain().toSeconds() + "s");
   }
 }

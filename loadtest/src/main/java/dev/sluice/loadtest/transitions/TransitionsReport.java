@@ -26,7 +26,6 @@ import java.util.stream.Collectors;
 final class TransitionsReport {
 
   private final Options options;
-  private final List<String> parts;
   private final String loadBefore;
   private String loadAfter = "unknown";
   private final Map<String, List<Verdict>> verdicts = new LinkedHashMap<>();
@@ -37,9 +36,8 @@ final class TransitionsReport {
   private Map<String, Double> redisCommands = Map.of();
   private final List<String> inFlight = new ArrayList<>();
 
-  TransitionsReport(Options options, List<String> parts, String loadBefore) {
+  TransitionsReport(Options options, String loadBefore) {
     this.options = options;
-    this.parts = List.copyOf(parts);
     this.loadBefore = loadBefore;
   }
 
@@ -126,15 +124,7 @@ final class TransitionsReport {
 
   /** The command that reproduces this run. */
   String command() {
-    StringBuilder c = new StringBuilder(
-        "java -jar loadtest/target/loadtest.jar --embedded --scenario transitions --duration ");
-    c.append(options.duration().toSeconds()).append("s");
-    if (!parts.equals(TransitionsRun.PARTS)) {
-      c.append(" --variants ").append(String.join(",", parts));
-    }
-    options.serverProperties().forEach(p -> c.append(" --server-property ").append(p));
-    c.append(" --seed ").append(options.seed()).append(" --out ").append(options.out());
-    return c.toString();
+    return options.replay("transitions", "");
   }
 
   List<Verdict> all() {

@@ -101,7 +101,7 @@ public final class TransitionsRun implements Experiment {
   public Path run(Options options) throws Exception {
     Path out = options.out();
     List<String> parts = parts(options);
-    TransitionsReport report = new TransitionsReport(options, parts, LoadAverage.read());
+    TransitionsReport report = new TransitionsReport(options, LoadAverage.read());
     if (parts.contains("cold-start")) {
       report.part("cold-start", safely(() -> coldStart(options, report)));
     }
