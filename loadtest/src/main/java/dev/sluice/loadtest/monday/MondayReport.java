@@ -103,7 +103,7 @@ final class MondayReport {
       return new Block.Text("no readings");
     }
     if (cpuLines) {
-      Charts.line(chart, "70 % target", List.of(new double[] {0, 70}, new double[] {end, 70}));
+      Charts.cpuTarget(chart, List.of(0.0, end));
       Charts.line(chart, "90 %", List.of(new double[] {0, 90}, new double[] {end, 90}));
       chart.getStyler().setYAxisMin(0.0).setYAxisMax(100.0);
     }
