@@ -274,6 +274,24 @@ public record Options(
     return options;
   }
 
+  /**
+   * The command line that runs {@code scenario} again on a demo it starts: its {@code --duration},
+   * then {@code more} (the scenario's own options), {@code --variants} as given, every {@code
+   * --server-property}, the seed and {@code --out}.
+   */
+  public String replay(String scenario, String more) {
+    StringBuilder c = new StringBuilder("java -jar loadtest/target/loadtest.jar --embedded")
+        .append(" --scenario ")
+        .append(scenario)
+        .append(" --duration ")
+        .append(duration.toSeconds())
+        .append('s')
+        .append(more);
+    variantList.ifPresent(v -> c.append(" --variants ").append(v));
+    serverProperties.forEach(p -> c.append(" --server-property ").append(p));
+    return c.append(" --seed ").append(seed).append(" --out ").append(out).toString();
+  }
+
   /** The variants of {@code --scenario adaptive}: {@code --variants}, or its default list. */
   public String adaptiveVariants() {
     return variantList.orElse(AdaptiveVariant.DEFAULT_NAMES);

@@ -11,6 +11,35 @@ import org.junit.jupiter.api.Test;
 class OptionsTest {
 
   @Test
+  void theReplayCommandRunsTheScenarioAgainWithWhatWasGiven() {
+    Options o = Options.parse(
+        "--embedded",
+        "--scenario",
+        "jepsen",
+        "--duration",
+        "2m",
+        "--variants",
+        "reset,clock",
+        "--server-property",
+        "a=1",
+        "--server-property",
+        "b=2",
+        "--seed",
+        "9",
+        "--out",
+        "x");
+
+    assertThat(o.replay("jepsen", " --drain 5s"))
+        .isEqualTo("java -jar loadtest/target/loadtest.jar --embedded --scenario jepsen"
+            + " --duration 120s --drain 5s --variants reset,clock --server-property a=1"
+            + " --server-property b=2 --seed 9 --out x");
+    assertThat(Options.parse("--embedded", "--scenario", "jepsen", "--duration", "30s")
+            .replay("jepsen", ""))
+        .isEqualTo("java -jar loadtest/target/loadtest.jar --embedded --scenario jepsen"
+            + " --duration 30s --seed 42 --out " + Options.parse("--embedded").out());
+  }
+
+  @Test
   void parsesAFullCommandLine() {
     Options o = Options.parse(
         "--embedded",

@@ -75,7 +75,7 @@ public final class AdaptiveRun implements Experiment {
 
   private static AdaptiveResult runOne(
       Options options, JobMix mix, AdaptiveVariant variant, double overload) {
-    String before = loadAverage();
+    String before = LoadAverage.read();
     List<String> properties = new ArrayList<>(variant.serverProperties());
     properties.addAll(options.serverProperties()); // the command line's -D come last and win
     Path log = options
@@ -99,7 +99,7 @@ public final class AdaptiveRun implements Experiment {
         return AdaptiveResult.failed(mix, variant, overload, before, wrong.get());
       }
       RunSummary run = new LoadRun(options, mix.workload(overload)).run(demo.uri(), label);
-      return AdaptiveResult.of(mix, variant, overload, run, before, loadAverage());
+      return AdaptiveResult.of(mix, variant, overload, run, before, LoadAverage.read());
     } catch (Exception e) {
       return AdaptiveResult.failed(mix, variant, overload, before, e.toString());
     }
@@ -148,10 +148,6 @@ public final class AdaptiveRun implements Experiment {
                 .build(),
             HttpResponse.BodyHandlers.ofString())
         .body();
-  }
-
-  private static String loadAverage() {
-    return LoadAverage.read();
   }
 
   private static void print(AdaptiveResult r) {

@@ -4,12 +4,11 @@ import static dev.sluice.loadtest.report.Numbers.f;
 
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Report;
-import dev.sluice.loadtest.report.Reporter;
+import dev.sluice.loadtest.report.RunReport;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.sampling.Percentiles;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -185,28 +184,10 @@ final class HostileKeysReport {
             f("%,d", bound),
             f("%,d", r.mostKeys().getOrDefault(rule, -1L)),
             f("%,d", r.keysAfter().getOrDefault(rule, -1L))));
-    Block.Table.Builder probe = Block.Table.of("phase", "requests", "p50", "p99", "p99.9", "max");
-    probe.row(
-        "quiet",
-        r.quietProbe().count(),
-        ms(r.quietProbe().p50()),
-        ms(r.quietProbe().p99()),
-        ms(r.quietProbe().p999()),
-        ms(r.quietProbe().max()));
-    probe.row(
-        "flood of known keys",
-        r.controlProbe().count(),
-        ms(r.controlProbe().p50()),
-        ms(r.controlProbe().p99()),
-        ms(r.controlProbe().p999()),
-        ms(r.controlProbe().max()));
-    probe.row(
-        "flood of new keys",
-        r.floodProbe().count(),
-        ms(r.floodProbe().p50()),
-        ms(r.floodProbe().p99()),
-        ms(r.floodProbe().p999()),
-        ms(r.floodProbe().max()));
+    Map<String, Percentiles> probe = new LinkedHashMap<>();
+    probe.put("quiet", r.quietProbe());
+    probe.put("flood of known keys", r.controlProbe());
+    probe.put("flood of new keys", r.floodProbe());
     Block.Table.Builder answers = Block.Table.of("status", "answers");
     r.statuses().forEach((status, n) -> answers.row(status, f("%,d", n)));
     answers.row("connection lost (batch unanswered)", r.connectionErrors());
@@ -245,21 +226,8 @@ final class HostileKeysReport {
                 r.cores(),
                 r.busy() ? ": a busy machine, the latencies are not a quiet machine's" : ""))))
         .add(Block.Section.of("Key tables", tables.build()))
-        .add(Block.Section.of("Known actors' latency", probe.build()))
+        .add(Block.Section.of("Known actors' latency", RunReport.latencyTable("phase (ms)", probe)))
         .add(Block.Section.of("Flood answers", answers.build()))
         .build();
-  }
-
-  private static String ms(double millis) {
-    return f("%.2f ms", millis);
-  }
-
-  /** Writes {@code summary.json} and {@code report.html}; prints the verdicts. */
-  Path write(Path out) throws IOException {
-    Report report = report();
-    for (Verdict v : verdicts()) {
-      System.out.println("hostile-keys " + v.outcome().label() + ": " + v.text());
-    }
-    return Reporter.write(report, out);
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.report.Reporter;
 import dev.sluice.loadtest.sampling.LoadAverage;
 import dev.sluice.loadtest.sampling.PrometheusText;
 import java.io.IOException;
@@ -207,7 +208,7 @@ public final class HostileKeysRun implements Experiment {
           LoadAverage.read(),
           Runtime.getRuntime().availableProcessors());
     }
-    return new HostileKeysReport(figures).write(out);
+    return Reporter.write(new HostileKeysReport(figures).report(), out);
   }
 
   /**

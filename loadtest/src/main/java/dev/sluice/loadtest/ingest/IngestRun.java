@@ -105,7 +105,6 @@ public final class IngestRun implements Experiment {
             c.seconds(),
             result.idealSeconds(),
             result.load()));
-    IngestVerdict.of(result).forEach(v -> System.out.println("verdict: " + v.text()));
     return report;
   }
 

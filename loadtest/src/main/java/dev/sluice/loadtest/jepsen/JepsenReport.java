@@ -155,18 +155,7 @@ final class JepsenReport {
 
   /** The command that replays this run. */
   String command() {
-    StringBuilder c = new StringBuilder(
-        "java -jar loadtest/target/loadtest.jar --embedded --scenario jepsen --duration ");
-    c.append(options.duration().toSeconds()).append("s");
-    options.variantList().ifPresent(v -> c.append(" --variants ").append(v));
-    options.serverProperties().forEach(p -> c.append(" --server-property ").append(p));
-    c.append(" --seed ").append(options.seed()).append(" --out ").append(options.out());
-    return c.toString();
-  }
-
-  private static String machine() {
-    return Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name")
-        + " " + System.getProperty("os.arch") + ", JDK " + Runtime.version();
+    return options.replay("jepsen", "");
   }
 
   private static String seconds(long nanos) {
@@ -247,8 +236,6 @@ final class JepsenReport {
         .filter(i -> !i.ran())
         .map(i -> i.name() + " (" + i.planned().describe() + "): " + i.notRun())
         .toList();
-    Block.Table.Builder answers = Block.Table.of("answer", "count");
-    outcomes.forEach((k, v) -> answers.row(k, v));
     String jobsNote = "Jobs at once are counted from the client's view: the demo reports each"
         + " job's queue and service time but not when it started, so a job counts as running"
         + " only over the span it certainly ran in (from the answer less its service time to the"
@@ -264,7 +251,7 @@ final class JepsenReport {
         .summary(
             "schedule",
             schedule.faults().stream().map(Schedule.Planned::describe).toList())
-        .summary("machine", machine())
+        .summary("machine", Report.machine())
         .summary("loadAverageBefore", loadBefore)
         .summary("loadAverageAfter", loadAfter)
         .summary("passed", findings.passed() && stopped.isEmpty())
@@ -299,7 +286,7 @@ final class JepsenReport {
             findings.jobs().mostAtOnce(),
             findings.slowCallsOutsideFaults().size(),
             unanswered))
-        .add(answers.build())
+        .add(Block.Table.of("answer", "count").rows(outcomes).build())
         .text(f(
             "The calm account was refused %d times within the slack of a decision a node made"
                 + " without Redis outside a fault (the Redis timeout ran out first): such a call is"
@@ -314,16 +301,17 @@ final class JepsenReport {
                         .collect(Collectors.joining(", "))))
         .text(jobsNote)
         .text(clockNote)
-        .text("Machine: " + machine() + ". Load average (1 / 5 / 15 min) before " + loadBefore
-            + ", after " + loadAfter + ". The load, the nodes, Redis and the proxy share the"
-            + " machine; on a busy one more decisions run out of the Redis timeout (slow calls).")
+        .machine(
+            loadBefore,
+            loadAfter,
+            "The load, the nodes, Redis and the proxy share the machine; on a busy one more"
+                + " decisions run out of the Redis timeout (slow calls).")
         .build();
   }
 
   Path write(Path out) throws IOException {
     Report report = report();
     report.blocks().forEach(Block::echo);
-    verdicts().forEach(v -> System.out.println("jepsen [" + v.outcome().css() + "] " + v.text()));
     Path page = Reporter.write(report, out);
     System.out.println("jepsen: " + command());
     return page;

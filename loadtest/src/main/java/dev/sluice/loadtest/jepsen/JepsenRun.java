@@ -3,9 +3,9 @@ package dev.sluice.loadtest.jepsen;
 import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
+import dev.sluice.loadtest.sampling.LoadAverage;
 import dev.sluice.loadtest.soak.GlobalNodes;
 import dev.sluice.loadtest.soak.SoakRedis;
-import dev.sluice.loadtest.transitions.TransitionsRun;
 import dev.sluice.testing.FaultProxy;
 import java.io.IOException;
 import java.net.URI;
@@ -94,7 +94,7 @@ public final class JepsenRun implements Experiment {
     Path out = options.out();
     Schedule schedule = schedule(options);
     System.out.println("jepsen: seed " + schedule.seed() + ", schedule: " + schedule.describe());
-    JepsenReport report = new JepsenReport(options, schedule, TransitionsRun.loadAverage());
+    JepsenReport report = new JepsenReport(options, schedule, LoadAverage.read());
     Path rules = GlobalNodes.writeRules(out.resolve("jepsen-rules.yaml"));
     HttpClient http =
         HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -152,7 +152,7 @@ public final class JepsenRun implements Experiment {
         }
       }
     }
-    report.loadAfter(TransitionsRun.loadAverage());
+    report.loadAfter(LoadAverage.read());
     return report.write(out);
   }
 

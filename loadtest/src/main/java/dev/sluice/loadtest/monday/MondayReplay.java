@@ -4,6 +4,7 @@ import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.report.Reporter;
+import dev.sluice.loadtest.sampling.LoadAverage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -86,8 +87,6 @@ public final class MondayReplay implements Experiment {
             .summary("results", results)
             .build(),
         options.out());
-    System.out.println("verdicts:");
-    verdicts.forEach(v -> System.out.println("  " + v.line()));
     return report;
   }
 
@@ -95,7 +94,7 @@ public final class MondayReplay implements Experiment {
   @SuppressWarnings("try")
   private MondayResult runOne(Options options, MondayVariant variant, List<Path> files) {
     double window = options.duration().toMillis() / 1000.0;
-    String before = loadAverage();
+    String before = LoadAverage.read();
     List<String> properties = new ArrayList<>(variant.serverProperties());
     properties.addAll(options.serverProperties()); // the command line's -D come last and win
     Path log = options.out().resolve("server-monday-" + variant.name().replace('+', '-') + ".log");
@@ -127,7 +126,7 @@ public final class MondayReplay implements Experiment {
             windowOnly(sampler.trace(), window),
             sampler.limits(),
             before,
-            loadAverage());
+            LoadAverage.read());
       }
     } catch (IOException | RuntimeException e) {
       return MondayResult.failed(variant, window, e.toString(), before);
@@ -145,18 +144,6 @@ public final class MondayReplay implements Experiment {
   }
 
   private static String command(Options options) {
-    return "java -jar loadtest/target/loadtest.jar --embedded --scenario monday --duration "
-        + options.duration().toSeconds() + "s --drain " + options.drain().toSeconds() + "s"
-        + options.variantList().map(v -> " --variants " + v).orElse("")
-        + " --out " + options.out();
-  }
-
-  private static String loadAverage() {
-    try {
-      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-      return fields[0] + " / " + fields[1] + " / " + fields[2];
-    } catch (IOException | RuntimeException e) {
-      return "unknown";
-    }
+    return options.replay("monday", " --drain " + options.drain().toSeconds() + "s");
   }
 }

@@ -3,7 +3,6 @@ package dev.sluice.loadtest.monday;
 import static dev.sluice.loadtest.report.Numbers.num;
 
 import dev.sluice.loadtest.report.Block;
-import dev.sluice.loadtest.report.Block.Cell;
 import dev.sluice.loadtest.report.Charts;
 import dev.sluice.loadtest.report.Report;
 import dev.sluice.loadtest.report.Verdict;
@@ -44,20 +43,10 @@ final class MondayReport {
   }
 
   private static List<Block> targets(List<MondayVerdict> verdicts) {
-    Block.Table.Builder t = Block.Table.of("variant", "target", "verdict", "figure");
-    for (MondayVerdict v : verdicts) {
-      for (Verdict c : v.checks()) {
-        Cell outcome = Cell.of(c.outcome().label());
-        t.row(
-            c.name(),
-            c.target(),
-            c.outcome() == Verdict.Outcome.MET || c.outcome() == Verdict.Outcome.MISSED
-                ? Cell.judged(c.outcome().label(), c.outcome() == Verdict.Outcome.MET)
-                : outcome,
-            c.measured());
-      }
-    }
-    return t.isEmpty() ? List.of() : List.of(Block.Section.of("Targets", t.build()));
+    List<Verdict> checks = verdicts.stream().flatMap(v -> v.checks().stream()).toList();
+    return checks.isEmpty()
+        ? List.of()
+        : List.of(Block.Section.of("Targets", Block.Table.checks("variant", checks)));
   }
 
   private static Block.Table figures(List<MondayResult> results) {
@@ -114,7 +103,7 @@ final class MondayReport {
       return new Block.Text("no readings");
     }
     if (cpuLines) {
-      Charts.line(chart, "70 % target", List.of(new double[] {0, 70}, new double[] {end, 70}));
+      Charts.cpuTarget(chart, List.of(0.0, end));
       Charts.line(chart, "90 %", List.of(new double[] {0, 90}, new double[] {end, 90}));
       chart.getStyler().setYAxisMin(0.0).setYAxisMax(100.0);
     }

@@ -206,7 +206,6 @@ public final class OverheadRun implements Experiment {
           options.duration().dividedBy(ROUNDS));
       Reporter.writeJson(options.out().resolve("overhead.json"), result);
       OverheadReport.table(result).echo();
-      OverheadVerdict.of(result).forEach(v -> System.out.println("verdict: " + v.text()));
       return Reporter.write(OverheadReport.of(result), options.out());
     } finally {
       started.forEach(DemoProcess::close);

@@ -66,7 +66,7 @@ public final class OverloadRun implements Experiment {
   @Override
   public Path run(Options options) throws Exception {
     OverloadOptions chosen = options.overload();
-    String loadBefore = loadAverage();
+    String loadBefore = LoadAverage.read();
     Map<String, Capacity> capacities = new LinkedHashMap<>();
     for (JobKind kind : chosen.jobs()) {
       capacities.put(kind.id(), capacity(options, kind));
@@ -92,7 +92,7 @@ public final class OverloadRun implements Experiment {
         }
       }
     }
-    String loadAfter = loadAverage();
+    String loadAfter = LoadAverage.read();
     List<Verdict> verdicts = OverloadVerdict.of(capacities.keySet(), sweep, step);
     Path report = Reporter.write(
         OverloadReport.of(
@@ -107,7 +107,6 @@ public final class OverloadRun implements Experiment {
             .summary("step", step)
             .build(),
         options.out());
-    verdicts.forEach(v -> System.out.println("verdict: " + v.text()));
     return report;
   }
 
@@ -146,7 +145,7 @@ public final class OverloadRun implements Experiment {
     Outcome o =
         runOnDemo(options, variant.onMachine(kind, capacity.cores()), capacity, workload, name);
     if (o.error != null) {
-      return SweepResult.failed(kind, variant, point, loadAverage(), o.error);
+      return SweepResult.failed(kind, variant, point, LoadAverage.read(), o.error);
     }
     long seconds = o.run.durationSeconds();
     RunFigures figures = RunFigures.of(
@@ -164,7 +163,7 @@ public final class OverloadRun implements Experiment {
         point,
         rate,
         figures,
-        loadAverage(),
+        LoadAverage.read(),
         null,
         o.run);
   }
@@ -181,7 +180,7 @@ public final class OverloadRun implements Experiment {
         workload,
         kind.id() + "-" + variant.name() + "-step");
     if (o.error != null) {
-      return StepResult.failed(kind, variant, load, loadAverage(), o.error);
+      return StepResult.failed(kind, variant, load, LoadAverage.read(), o.error);
     }
     return StepResult.of(
         kind,
@@ -191,7 +190,7 @@ public final class OverloadRun implements Experiment {
         o.run.accounting().totalSent(),
         o.run,
         capacity,
-        loadAverage());
+        LoadAverage.read());
   }
 
   private static Workload workload(
@@ -239,10 +238,6 @@ public final class OverloadRun implements Experiment {
     try (HttpTransport http = new HttpTransport(demo.uri(), Duration.ofSeconds(10))) {
       return http.get("/sluice").body();
     }
-  }
-
-  private static String loadAverage() {
-    return LoadAverage.read();
   }
 
   static String num(double point) {

@@ -3,6 +3,7 @@ package dev.sluice.loadtest.report;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -17,6 +18,17 @@ public sealed interface Block {
       t.lines().forEach(System.out::println);
     } else if (this instanceof Section s) {
       s.blocks().forEach(Block::echo);
+    }
+  }
+
+  /** Adds the verdicts of this block (inside sections and grids too) to {@code into}. */
+  default void collectVerdicts(List<Verdict> into) {
+    if (this instanceof Verdicts v) {
+      into.addAll(v.verdicts());
+    } else if (this instanceof Section s) {
+      s.blocks().forEach(b -> b.collectVerdicts(into));
+    } else if (this instanceof Grid g) {
+      g.cells().forEach(b -> b.collectVerdicts(into));
     }
   }
 
@@ -107,6 +119,12 @@ public sealed interface Block {
         return cells(Arrays.stream(cells).map(Cell::of).toList());
       }
 
+      /** A row per entry, in the map's order: the key, then the value. */
+      public Builder rows(Map<?, ?> entries) {
+        entries.forEach((k, v) -> row(k, v));
+        return this;
+      }
+
       public Builder cells(List<Cell> cells) {
         rows.add(cells);
         return this;
@@ -119,6 +137,16 @@ public sealed interface Block {
       public Table build() {
         return new Table(header, rows);
       }
+    }
+
+    /**
+     * A row per judged figure: what is judged (under {@code name}), the aim, the outcome (green
+     * met, red missed) and the figure.
+     */
+    public static Table checks(String name, List<Verdict> checks) {
+      Builder t = of(name, "target", "verdict", "figure");
+      checks.forEach(c -> t.row(c.name(), c.target(), Cell.of(c.outcome()), c.measured()));
+      return t.build();
     }
 
     /** A table with a row per item and a cell per column. */
@@ -231,6 +259,16 @@ public sealed interface Block {
     /** The cell itself, or a plain cell of the value's text. */
     public static Cell of(Object value) {
       return value instanceof Cell cell ? cell : of(String.valueOf(value));
+    }
+
+    /** An outcome as a reader says it: green where met, red where missed, plain otherwise. */
+    public static Cell of(Verdict.Outcome outcome) {
+      Mark mark = switch (outcome) {
+        case MET -> Mark.MET;
+        case MISSED -> Mark.MISSED;
+        case NOT_MEASURED, INFO -> Mark.PLAIN;
+      };
+      return new Cell(outcome.label(), null, mark, 1);
     }
 
     /** A column's name with its aim beneath. */

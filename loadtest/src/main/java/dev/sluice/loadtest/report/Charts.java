@@ -55,7 +55,7 @@ public final class Charts {
   }
 
   /** The 70 % CPU target as a dashed red line across the seconds {@code t} covers. */
-  static void cpuTarget(XYChart chart, List<Double> t) {
+  public static void cpuTarget(XYChart chart, List<Double> t) {
     XYSeries target = line(
         chart,
         "target 70%",

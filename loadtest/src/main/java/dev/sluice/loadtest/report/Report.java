@@ -21,6 +21,19 @@ public record Report(String title, List<Block> blocks, Map<String, Object> summa
     summary = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(summary));
   }
 
+  /** Every verdict on the page, top to bottom, those inside sections and grids included. */
+  public List<Verdict> verdicts() {
+    List<Verdict> all = new ArrayList<>();
+    blocks.forEach(b -> b.collectVerdicts(all));
+    return all;
+  }
+
+  /** The machine a run shared with its load: cores, system and JDK. */
+  public static String machine() {
+    return Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name")
+        + " " + System.getProperty("os.arch") + ", JDK " + Runtime.version();
+  }
+
   /** A report built block by block. */
   public static Builder titled(String title) {
     return new Builder(title);
@@ -48,6 +61,15 @@ public record Report(String title, List<Block> blocks, Map<String, Object> summa
 
     public Builder text(String text) {
       return add(new Block.Text(text));
+    }
+
+    /**
+     * A paragraph naming the {@link Report#machine()} and its load average before and after the run,
+     * then {@code note} (what shares the machine, and what that does to the figures).
+     */
+    public Builder machine(String loadBefore, String loadAfter, String note) {
+      return text("Machine: " + Report.machine() + ". Load average (1 / 5 / 15 min) before "
+          + loadBefore + ", after " + loadAfter + ". " + note);
     }
 
     /** A field of {@code summary.json}; its value is written as Jackson writes it. */

@@ -18,14 +18,23 @@ public final class Reporter {
 
   private Reporter() {}
 
-  /** Writes both files into {@code out} (which exists) and returns the page's path. */
+  /**
+   * Writes both files into {@code out} (which exists), prints the page's verdicts on the console
+   * ({@link #line}) and returns the page's path.
+   */
   public static Path write(Report report, Path out) throws IOException {
     if (!report.summary().isEmpty()) {
       writeJson(out.resolve("summary.json"), report.summary());
     }
     Path page = out.resolve("report.html");
     Files.writeString(page, HtmlRenderer.render(report), StandardCharsets.UTF_8);
+    report.verdicts().forEach(v -> System.out.println(line(v)));
     return page;
+  }
+
+  /** A verdict on the console, where no colour tells its outcome: {@code verdict [missed] text}. */
+  public static String line(Verdict verdict) {
+    return "verdict [" + verdict.outcome().label() + "] " + verdict.text();
   }
 
   /** Any figures as indented JSON, the way {@code summary.json} is written. */

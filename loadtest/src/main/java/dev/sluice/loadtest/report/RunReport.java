@@ -53,8 +53,9 @@ public final class RunReport {
     row(grid, runs, "Latency percentiles per endpoint", Charts::latency);
     runs.forEach(r -> grid.add(Block.Section.of(
         "Outcome of every request", outcomes(r), new Block.Text(attempts(r.accounting())))));
-    runs.forEach(
-        r -> grid.add(Block.Section.of("Latency by endpoint and outcome", latencyTable(r))));
+    runs.forEach(r -> grid.add(Block.Section.of(
+        "Latency by endpoint and outcome",
+        latencyTable("latency ms (stream outcome)", r.latencyMillis()))));
     return report.add(new Block.Grid(runs.size(), grid));
   }
 
@@ -116,18 +117,17 @@ public final class RunReport {
         a.attempts(), a.retries(), a.gaveUp(), a.attemptStatuses(), a.abandonedAttempts());
   }
 
-  private static Block.Table latencyTable(RunSummary run) {
-    Block.Table.Builder t =
-        Block.Table.of("latency ms (stream outcome)", "n", "p50", "p90", "p99", "p99.9", "max");
-    run.latencyMillis()
-        .forEach((key, p) -> t.row(
-            key,
-            p.count(),
-            num(p.p50(), 2),
-            num(p.p90(), 2),
-            num(p.p99(), 2),
-            num(p.p999(), 2),
-            num(p.max(), 2)));
+  /** A row per named distribution: its count and its percentiles in milliseconds. */
+  public static Block.Table latencyTable(String heading, Map<String, Percentiles> millis) {
+    Block.Table.Builder t = Block.Table.of(heading, "n", "p50", "p90", "p99", "p99.9", "max");
+    millis.forEach((key, p) -> t.row(
+        key,
+        p.count(),
+        num(p.p50(), 2),
+        num(p.p90(), 2),
+        num(p.p99(), 2),
+        num(p.p999(), 2),
+        num(p.max(), 2)));
     return t.build();
   }
 

@@ -42,7 +42,6 @@ final class ScenarioRun {
           run.cpu().processMean(),
           run.cpu().processMax());
     }
-    verdicts.forEach(v -> System.out.println("verdict: " + v.text()));
     return report;
   }
 

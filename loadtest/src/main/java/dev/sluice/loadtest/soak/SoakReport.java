@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
@@ -121,10 +122,6 @@ final class SoakReport {
 
   /** The report: the verdict, the trends, the state after the load, the answers, the samples. */
   Report report() {
-    Block.Table.Builder counts = Block.Table.of();
-    answers.entrySet().stream()
-        .sorted(Map.Entry.comparingByKey())
-        .forEach(e -> counts.row(e.getKey(), e.getValue()));
     String verdict = verdict();
     return Report.titled("soak, two nodes on one Redis, " + duration.toMinutes() + " min")
         .summary("scenario", "soak")
@@ -139,7 +136,8 @@ final class SoakReport {
         .add(Block.Section.of("Trends", trendTable()))
         .add(Block.Section.of(
             "After the load", new Block.Text(end == null ? "no sample" : line(end))))
-        .add(Block.Section.of("Answers", counts.build()))
+        .add(Block.Section.of(
+            "Answers", Block.Table.of().rows(new TreeMap<>(answers)).build()))
         .add(Block.Section.of(
             "Samples",
             new Block.Preformatted(
@@ -167,7 +165,6 @@ final class SoakReport {
     Path report = Reporter.write(report(), out);
     trendTable().echo();
     System.out.println("soak after the load: " + (end == null ? "no sample" : line(end)));
-    System.out.println("soak verdict: " + verdict());
     return report;
   }
 }

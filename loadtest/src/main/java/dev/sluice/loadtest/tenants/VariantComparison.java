@@ -67,7 +67,6 @@ final class VariantComparison {
             .build(),
         options.out());
     section.forEach(Block::echo);
-    verdicts.forEach(v -> System.out.println("verdict: " + v.text()));
     return report;
   }
 

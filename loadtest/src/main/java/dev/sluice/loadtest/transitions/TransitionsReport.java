@@ -26,7 +26,6 @@ import java.util.stream.Collectors;
 final class TransitionsReport {
 
   private final Options options;
-  private final List<String> parts;
   private final String loadBefore;
   private String loadAfter = "unknown";
   private final Map<String, List<Verdict>> verdicts = new LinkedHashMap<>();
@@ -37,15 +36,14 @@ final class TransitionsReport {
   private Map<String, Double> redisCommands = Map.of();
   private final List<String> inFlight = new ArrayList<>();
 
-  TransitionsReport(Options options, List<String> parts, String loadBefore) {
+  TransitionsReport(Options options, String loadBefore) {
     this.options = options;
-    this.parts = List.copyOf(parts);
     this.loadBefore = loadBefore;
   }
 
   void part(String name, List<Verdict> found) {
     verdicts.put(name, List.copyOf(found));
-    found.forEach(v -> System.out.println("transitions [" + v.outcome().css() + "] " + v.text()));
+    found.forEach(v -> System.out.println(Reporter.line(v)));
   }
 
   void figure(String part, String name, double value) {
@@ -126,20 +124,7 @@ final class TransitionsReport {
 
   /** The command that reproduces this run. */
   String command() {
-    StringBuilder c = new StringBuilder(
-        "java -jar loadtest/target/loadtest.jar --embedded --scenario transitions --duration ");
-    c.append(options.duration().toSeconds()).append("s");
-    if (!parts.equals(TransitionsRun.PARTS)) {
-      c.append(" --variants ").append(String.join(",", parts));
-    }
-    options.serverProperties().forEach(p -> c.append(" --server-property ").append(p));
-    c.append(" --seed ").append(options.seed()).append(" --out ").append(options.out());
-    return c.toString();
-  }
-
-  String machine() {
-    return Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name")
-        + " " + System.getProperty("os.arch") + ", JDK " + Runtime.version();
+    return options.replay("transitions", "");
   }
 
   List<Verdict> all() {
@@ -157,7 +142,7 @@ final class TransitionsReport {
     Report.Builder report = Report.titled("transitions")
         .summary("scenario", "transitions")
         .summary("command", command())
-        .summary("machine", machine())
+        .summary("machine", Report.machine())
         .summary("loadAverageBefore", loadBefore)
         .summary("loadAverageAfter", loadAfter)
         .summary("partSeconds", options.duration().toSeconds())
@@ -168,26 +153,24 @@ final class TransitionsReport {
         .summary("redisCommandsPerNodePerSecond", redisCommands)
         .summary("coldStartCpu", cpuOf("cold-start"))
         .summary("coldFfmpegMachineCpu", cpuOf("cold-ffmpeg"))
-        .text("Machine: " + machine() + ". Load average (1 / 5 / 15 min) before " + loadBefore
-            + ", after " + loadAfter + ". The load generator, the services and Redis share the"
-            + " machine; on a busy one the figures are indicative only.")
+        .machine(
+            loadBefore,
+            loadAfter,
+            "The load generator, the services and Redis share the machine; on a busy one the"
+                + " figures are indicative only.")
         .text("Command: " + command());
     verdicts.forEach((part, list) -> {
       report.add(new Block.Verdicts(part, list));
       Map<String, Object> f = figures.get(part);
       if (f != null) {
-        Block.Table.Builder table = Block.Table.of();
-        f.forEach((k, v) -> table.row(k, v));
-        report.add(table.build());
+        report.add(Block.Table.of().rows(f).build());
       }
       if (events.containsKey(part)) {
         report.add(new Block.Preformatted(String.join("\n", events.get(part))));
       }
       Map<String, Long> answers = statuses.get(part);
       if (answers != null) {
-        Block.Table.Builder table = Block.Table.of("final answer", "requests");
-        answers.forEach((k, v) -> table.row(k, v));
-        report.add(table.build());
+        report.add(Block.Table.of("final answer", "requests").rows(answers).build());
       }
       if (!cpuOf(part).isEmpty()) {
         report.text(cpu.get(part).getKey() + ": "

@@ -8,6 +8,7 @@ import dev.sluice.loadtest.monday.ClipLibrary;
 import dev.sluice.loadtest.monday.MachineSampler;
 import dev.sluice.loadtest.monday.MondayLoad;
 import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.sampling.LoadAverage;
 import dev.sluice.loadtest.soak.GlobalNodes;
 import dev.sluice.loadtest.soak.SoakRedis;
 import java.io.IOException;
@@ -16,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -101,7 +101,7 @@ public final class TransitionsRun implements Experiment {
   public Path run(Options options) throws Exception {
     Path out = options.out();
     List<String> parts = parts(options);
-    TransitionsReport report = new TransitionsReport(options, parts, loadAverage());
+    TransitionsReport report = new TransitionsReport(options, LoadAverage.read());
     if (parts.contains("cold-start")) {
       report.part("cold-start", safely(() -> coldStart(options, report)));
     }
@@ -117,7 +117,7 @@ public final class TransitionsRun implements Experiment {
     if (parts.contains("reload")) {
       report.part("reload", safely(() -> reload(options, report)));
     }
-    report.loadAfter(loadAverage());
+    report.loadAfter(LoadAverage.read());
     return report.write(out);
   }
 
@@ -526,15 +526,6 @@ public final class TransitionsRun implements Experiment {
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
-    }
-  }
-
-  public static String loadAverage() {
-    try {
-      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-      return String.join(" / ", Arrays.asList(fields).subList(0, 3));
-    } catch (IOException | RuntimeException e) {
-      return "unknown";
     }
   }
 }
