@@ -46,6 +46,7 @@ final class Gate {
   private final WarnOnce ruleFailures;
   private final DisconnectWatch disconnects;
   private final NanoClock clock; // request deadlines
+  private final PeerAddresses peers = new PeerAddresses();
   private volatile boolean stopping;
 
   Gate(
@@ -92,7 +93,7 @@ final class Gate {
     LimiterEntry limiter = limiters.forPath(path);
     // a path no rule guards (most, in many services) builds no request info and writes no header
     if (rules != null && rules.guards(ctx.method().name(), path)) {
-      ContextRequestInfo request = new ContextRequestInfo(ctx, path, settings);
+      ContextRequestInfo request = new ContextRequestInfo(ctx, path, settings, peers);
       RuleOutcomes outcomes = OutcomeHolder.current();
       if (!checkRulesNow(request, outcomes)) { // a rule counted in the shared store
         CompletableFuture<RateVerdict> pending = checkRules(request);
