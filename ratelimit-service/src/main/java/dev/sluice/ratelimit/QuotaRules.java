@@ -2,6 +2,7 @@ package dev.sluice.ratelimit;
 
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
+import dev.sluice.time.DurationText;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -90,7 +91,7 @@ record QuotaRules(List<QuotaRule> rules, QuotaRate fallback, Optional<Duration> 
         .orElse(QuotaRate.UNLIMITED);
     Optional<Duration> ttl = p.get(ASSIGNMENT_TTL).filter(s -> !s.isBlank()).map(raw -> {
       try {
-        Duration d = dev.sluice.time.DurationText.parse(raw);
+        Duration d = DurationText.parse(raw);
         if (d.isZero()) {
           throw new IllegalArgumentException("must be more than 0 (0 expires at once)");
         }

@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,7 +48,7 @@ public final class ServiceSettings {
   private final QuotaRules quota;
 
   private ServiceSettings(SluiceProperties p) {
-    List<String> known = new java.util.ArrayList<>(KEYS);
+    List<String> known = new ArrayList<>(KEYS);
     known.addAll(QuotaRules.keysIn(p));
     p.checkApplicationKeys(SluiceProperties.PREFIX, known);
     this.port = port(p);

@@ -1,6 +1,7 @@
 package dev.sluice.ratelimit;
 
 import dev.sluice.config.SluiceProperties;
+import dev.sluice.rules.RulesFileException;
 import dev.sluice.time.VirtualTime;
 import io.envoyproxy.envoy.type.v3.RateLimitStrategy;
 import io.envoyproxy.envoy.type.v3.RateLimitStrategy.BlanketRule;
@@ -34,7 +35,7 @@ final class QuotaFixture implements AutoCloseable {
           new LocalCounters(time),
           new QuotaDivision(rules(properties), demands),
           time);
-    } catch (dev.sluice.rules.RulesFileException e) {
+    } catch (RulesFileException e) {
       throw new IllegalStateException(e);
     }
   }
