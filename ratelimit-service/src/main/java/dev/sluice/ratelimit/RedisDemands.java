@@ -144,7 +144,8 @@ final class RedisDemands implements Demands {
 
   @Override
   public String describe() {
-    return "redis " + uri.getHost() + ":" + uri.getPort();
+    RedisConnection connection = redis;
+    return connection == null ? "redis (connecting)" : "redis " + connection;
   }
 
   @Override
