@@ -49,20 +49,28 @@ public final class RateLimitServiceMain {
     ServiceSettings settings = ServiceSettings.load(args, env, system);
     DescriptorConfig config = DescriptorConfig.load(settings.config());
     Counters counters = counters(settings.store(NanoClock.system()), epochClock);
+    QuotaDivision division = new QuotaDivision(
+        settings.quota(),
+        settings.redisUri().isPresent()
+            ? RedisDemands.open(settings.redisUri().get(), settings.redisTimeout())
+            : new LocalDemands(epochClock));
     RateLimitServer server;
     try {
-      server = RateLimitServer.start(settings.port(), config, counters, epochClock);
+      server = RateLimitServer.start(settings.port(), config, counters, division, epochClock);
     } catch (IOException | RuntimeException e) {
       counters.close();
+      division.close();
       throw e;
     }
     LOG.log(
         System.Logger.Level.INFO,
-        "ratelimit-service listening on port {0}: {1} domain(s) from {2}, counting {3}",
+        "ratelimit-service listening on port {0}: {1} domain(s) from {2}, counting {3}, "
+            + "RLQS demands {4}",
         Integer.toString(server.port()),
         config.domains().size(),
         settings.config(),
-        counters.describe());
+        counters.describe(),
+        division.describe());
     return server;
   }
 

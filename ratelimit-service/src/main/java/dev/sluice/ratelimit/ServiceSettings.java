@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,9 +45,14 @@ public final class ServiceSettings {
   private final int redisExpectedNodes;
   private final FailurePolicy redisOnFailure;
 
+  private final QuotaRules quota;
+
   private ServiceSettings(SluiceProperties p) {
-    p.checkApplicationKeys(SluiceProperties.PREFIX, KEYS);
+    List<String> known = new ArrayList<>(KEYS);
+    known.addAll(QuotaRules.keysIn(p));
+    p.checkApplicationKeys(SluiceProperties.PREFIX, known);
     this.port = port(p);
+    this.quota = QuotaRules.from(p);
     this.config = config(p);
     this.redisUri = value(p, SluiceKeys.REDIS_URI);
     this.redisTimeout = value(p, SluiceKeys.REDIS_TIMEOUT);
@@ -138,6 +144,20 @@ public final class ServiceSettings {
 
   Path config() {
     return config;
+  }
+
+  /** The RLQS quotas, from {@code sluice.ratelimit-service.quota.*}. */
+  QuotaRules quota() {
+    return quota;
+  }
+
+  /** Where the RLQS demands are kept: Redis when {@code sluice.redis.uri} is set. */
+  Optional<URI> redisUri() {
+    return Optional.ofNullable(redisUri);
+  }
+
+  Duration redisTimeout() {
+    return redisTimeout;
   }
 
   /** The store's settings when {@code sluice.redis.uri} is set. */
