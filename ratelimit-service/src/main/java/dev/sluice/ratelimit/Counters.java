@@ -1,12 +1,13 @@
 package dev.sluice.ratelimit;
 
+import dev.sluice.rate.Algorithm;
 import dev.sluice.rate.RateDecision;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
  * Where the service counts: fixed windows of one {@link Unit}, aligned to the Unix epoch, one
- * counter per key and window. In this process ({@link LocalCounters}) or in a shared store ({@link
+ * counter per key and window (or another of Sluice's algorithms, one state per key). In this process ({@link LocalCounters}) or in a shared store ({@link
  * StoreCounters}, Redis through limiter-redis).
  */
 interface Counters extends AutoCloseable {
@@ -18,8 +19,15 @@ interface Counters extends AutoCloseable {
    * @param requestsPerUnit the limit per window, at least 1
    * @param unit the window
    * @param hits how many the request counts, at least 1
+   * @param algorithm how the limit is counted ({@link Algorithm#FIXED_WINDOW}: envoy/ratelimit's
+   *     windows of one unit aligned to the epoch)
    */
-  record Hit(String key, long requestsPerUnit, Unit unit, long hits) {}
+  record Hit(String key, long requestsPerUnit, Unit unit, long hits, Algorithm algorithm) {
+
+    Hit(String key, long requestsPerUnit, Unit unit, long hits) {
+      this(key, requestsPerUnit, unit, hits, Algorithm.FIXED_WINDOW);
+    }
+  }
 
   /**
    * Counts every hit in the window of {@code epochSecond}; one decision per hit, in order. A hit

@@ -1,5 +1,6 @@
 package dev.sluice.ratelimit;
 
+import dev.sluice.rate.Algorithm;
 import dev.sluice.rules.RulesFileException;
 import java.io.IOException;
 import java.io.Reader;
@@ -47,7 +48,7 @@ public final class DescriptorConfig {
       "share_threshold",
       "metadata");
   static final List<String> RATE_LIMIT_FIELDS =
-      List.of("unit", "requests_per_unit", "unlimited", "name", "replaces");
+      List.of("unit", "requests_per_unit", "unlimited", "name", "replaces", "algorithm");
 
   private final Map<String, DescriptorNode> domains;
 
@@ -282,7 +283,33 @@ public final class DescriptorConfig {
           replaces.add(replaced);
         }
       }
-      return new DescriptorLimit(requests, unit, unlimited, shadow, name, replaces);
+      Algorithm algorithm = Algorithm.FIXED_WINDOW;
+      if (fields.containsKey(
+          "algorithm")) { // Sluice's extension: envoy/ratelimit knows no such field
+        String text = scalar(fields.get("algorithm"), path + ".algorithm");
+        try {
+          algorithm = Algorithm.fromId(text.trim());
+        } catch (IllegalArgumentException e) {
+          throw error(
+              fields.get("algorithm"),
+              path + ".algorithm",
+              "unknown algorithm '" + text + "'; allowed: " + algorithms());
+        }
+        if (algorithm == Algorithm.LEAKY_BUCKET_SHAPER) {
+          throw error(
+              fields.get("algorithm"),
+              path + ".algorithm",
+              "'" + text + "' delays requests, which Envoy cannot do; allowed: " + algorithms());
+        }
+      }
+      return new DescriptorLimit(requests, unit, unlimited, shadow, name, replaces, algorithm);
+    }
+
+    private static String algorithms() {
+      return java.util.Arrays.stream(Algorithm.values())
+          .filter(a -> a != Algorithm.LEAKY_BUCKET_SHAPER)
+          .map(Algorithm::id)
+          .collect(java.util.stream.Collectors.joining(", "));
     }
 
     private boolean bool(Map<String, Node> fields, String field, String path)

@@ -20,7 +20,10 @@ import java.util.concurrent.ConcurrentHashMap;
 final class LocalCounters implements Counters {
 
   private final NanoClock epochClock;
-  private final Map<RateLimit, RateLimiter> limiters = new ConcurrentHashMap<>();
+  private final Map<Kind, RateLimiter> limiters = new ConcurrentHashMap<>();
+
+  /** One limiter per limit and algorithm. */
+  private record Kind(RateLimit limit, Algorithm algorithm) {}
 
   /** @param epochClock nanoseconds since the Unix epoch */
   LocalCounters(NanoClock epochClock) {
@@ -46,11 +49,16 @@ final class LocalCounters implements Counters {
 
   private RateLimiter limiter(Hit hit) {
     return limiters.computeIfAbsent(
-        RateLimit.of(hit.requestsPerUnit(), hit.unit().period()),
-        limit -> RateLimiter.builder(Algorithm.FIXED_WINDOW, limit)
-            .clock(epochClock)
-            .windowOrigin(0)
-            .build());
+        new Kind(RateLimit.of(hit.requestsPerUnit(), hit.unit().period()), hit.algorithm()),
+        kind -> {
+          RateLimiter.Builder limiter =
+              RateLimiter.builder(kind.algorithm(), kind.limit()).clock(epochClock);
+          if (kind.algorithm() == Algorithm.FIXED_WINDOW
+              || kind.algorithm() == Algorithm.SLIDING_WINDOW) {
+            limiter.windowOrigin(0);
+          }
+          return limiter.build();
+        });
   }
 
   @Override

@@ -115,7 +115,11 @@ final class ShouldRateLimit {
       if (limit != null && !limit.unlimited() && limit.requestsPerUnit() > 0) {
         // hits_addend 0 on a descriptor checks without counting: one hit, given back below
         counted.add(new Counters.Hit(
-            matches[i].counterKey(), limit.requestsPerUnit(), limit.unit(), Math.max(1, hits[i])));
+            matches[i].counterKey(),
+            limit.requestsPerUnit(),
+            limit.unit(),
+            Math.max(1, hits[i]),
+            limit.algorithm()));
         countedAt.add(i);
       }
     }
@@ -253,7 +257,7 @@ final class ShouldRateLimit {
                 .setName(limit.name()))
             .setLimitRemaining((int) remaining)
             .setDurationUntilReset(com.google.protobuf.Duration.newBuilder()
-                .setSeconds(limit.unit().secondsUntilReset(epochSecond)))
+                .setSeconds(untilReset(limit, decision, epochSecond)))
             .build();
         // envoy/ratelimit's choice: the least remaining, and a rejecting descriptor above all
         if (remaining < leastRemaining) {
@@ -281,6 +285,18 @@ final class ShouldRateLimit {
               Long.toString(constrained.getDurationUntilReset().getSeconds())));
     }
     return response.build();
+  }
+
+  /**
+   * Seconds until the descriptor's limit is whole again: the end of the unit for envoy/ratelimit's
+   * windows; for another algorithm, when its state for the key is full again (rounded up).
+   */
+  private static long untilReset(DescriptorLimit limit, RateDecision decision, long epochSecond) {
+    if (limit.epochWindows() || decision == null) {
+      return limit.unit().secondsUntilReset(epochSecond);
+    }
+    long nanos = decision.resetAfterNanos();
+    return nanos <= 0 ? 0 : (nanos - 1) / 1_000_000_000L + 1;
   }
 
   private static HeaderValue header(String name, String value) {

@@ -49,8 +49,12 @@ final class StoreCounters implements Counters {
     return hits.stream()
         .map(hit -> new RateRequest(
             RULE_ID,
-            bounded(hit.key()) + "_" + windowStart(epochSecond, hit.unit()),
-            Algorithm.FIXED_WINDOW,
+            // envoy/ratelimit's key names the window; another algorithm keeps one state per key,
+            // named by the algorithm so that a changed file never reads another's state
+            hit.algorithm() == Algorithm.FIXED_WINDOW
+                ? bounded(hit.key()) + "_" + windowStart(epochSecond, hit.unit())
+                : bounded(hit.key()) + "_" + hit.algorithm().id(),
+            hit.algorithm(),
             RateLimit.of(hit.requestsPerUnit(), hit.unit().period()),
             hit.hits()))
         .toList();

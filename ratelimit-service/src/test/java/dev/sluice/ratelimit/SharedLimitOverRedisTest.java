@@ -29,6 +29,11 @@ class SharedLimitOverRedisTest {
           rate_limit:
             unit: minute
             requests_per_unit: 5
+        - key: burst
+          rate_limit:
+            unit: hour
+            requests_per_unit: 5
+            algorithm: token-bucket
       """;
 
   private RedisServer redis;
@@ -84,5 +89,18 @@ class SharedLimitOverRedisTest {
     assertThat(second.ask(alice).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
     first.time.advance(Duration.ofMinutes(1));
     assertThat(second.ask(alice).getStatuses(0).getLimitRemaining()).isEqualTo(4);
+  }
+
+  @Test
+  void aTokenBucketDescriptorIsOneBucketBetweenTheReplicas() {
+    // 5 an hour: a token comes back every 12 minutes of the store's clock, none within this test
+    RateLimitRequest burst = request("api", descriptor("burst", "alice"));
+    assertThat(first.ask(burst, 3).getStatuses(0).getLimitRemaining()).isEqualTo(2);
+    assertThat(second.ask(burst, 2).getStatuses(0).getLimitRemaining()).isZero();
+    assertThat(first.ask(burst).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(second.ask(burst).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(first.ask(request("api", descriptor("user", "alice"))).getOverallCode())
+        .as("the fixed-window descriptor of the same value counts apart")
+        .isEqualTo(Code.OK);
   }
 }
