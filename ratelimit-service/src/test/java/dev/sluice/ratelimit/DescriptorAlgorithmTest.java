@@ -5,7 +5,6 @@ import static dev.sluice.ratelimit.RlsFixture.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.rate.Algorithm;
-import dev.sluice.rules.RulesFileException;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
@@ -16,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A descriptor's {@code algorithm} (Sluice's extension of envoy/ratelimit's file) counts its limit
- * with another of Sluice's algorithms; without it the windows stay envoy/ratelimit's.
+ * with another of Sluice's algorithms; without it the windows stay envoy/ratelimit's. What a bad
+ * name is told is in {@link DescriptorConfigTest}.
  */
 class DescriptorAlgorithmTest {
 
@@ -93,51 +93,7 @@ class DescriptorAlgorithmTest {
     assertThat(limitOf(config, "sliding").algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
   }
 
-  @Test
-  void anUnknownAlgorithmNamesFileLineFieldAndTheAllowedOnes() {
-    RulesFileException e = refused("""
-        domain: d
-        descriptors:
-          - key: k
-            rate_limit:
-              unit: second
-              requests_per_unit: 5
-              algorithm: token-buckets
-        """);
-    assertThat(e.source()).isEqualTo("limits.yaml");
-    assertThat(e.line()).isEqualTo(7);
-    assertThat(e.field()).isEqualTo("descriptors[0].rate_limit.algorithm");
-    assertThat(e.problem())
-        .contains("token-buckets")
-        .contains("token-bucket, ")
-        .contains("gcra")
-        .doesNotContain("leaky-bucket-shaper");
-  }
-
-  @Test
-  void theShaperIsRefusedSinceEnvoyCannotDelayARequest() {
-    RulesFileException e = refused("""
-        domain: d
-        descriptors:
-          - key: k
-            rate_limit:
-              unit: second
-              requests_per_unit: 5
-              algorithm: leaky-bucket-shaper
-        """);
-    assertThat(e.problem()).contains("delays requests");
-  }
-
   private static DescriptorLimit limitOf(DescriptorConfig config, String key) {
     return config.domain("api").child(key).limit();
-  }
-
-  private static RulesFileException refused(String yaml) {
-    try {
-      DescriptorConfig.parse("limits.yaml", yaml);
-    } catch (RulesFileException e) {
-      return e;
-    }
-    throw new AssertionError("accepted: " + yaml);
   }
 }

@@ -141,4 +141,39 @@ class DescriptorConfigTest {
         .hasMessageContaining("duplicate domain 'same'")
         .hasMessageContaining("a.yaml");
   }
+
+  @Test
+  void anUnknownAlgorithmNamesFileLineFieldAndTheAllowedOnes() {
+    RulesFileException e = refused("""
+        domain: d
+        descriptors:
+          - key: k
+            rate_limit:
+              unit: second
+              requests_per_unit: 5
+              algorithm: token-buckets
+        """);
+    assertThat(e.source()).isEqualTo("limits.yaml");
+    assertThat(e.line()).isEqualTo(7);
+    assertThat(e.field()).isEqualTo("descriptors[0].rate_limit.algorithm");
+    assertThat(e.problem())
+        .contains("token-buckets")
+        .contains("token-bucket, ")
+        .contains("gcra")
+        .doesNotContain("leaky-bucket-shaper");
+  }
+
+  @Test
+  void theShaperIsRefusedSinceEnvoyCannotDelayARequest() {
+    RulesFileException e = refused("""
+        domain: d
+        descriptors:
+          - key: k
+            rate_limit:
+              unit: second
+              requests_per_unit: 5
+              algorithm: leaky-bucket-shaper
+        """);
+    assertThat(e.problem()).contains("delays requests");
+  }
 }
