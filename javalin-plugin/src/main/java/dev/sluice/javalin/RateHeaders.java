@@ -81,7 +81,7 @@ final class RateHeaders {
     }
     if (x) {
       add(ctx, X_LIMIT, rule.quota);
-      add(ctx, X_REMAINING, number(remaining));
+      add(ctx, X_REMAINING, rule.remaining(remaining));
       if (rejected) {
         add(ctx, X_RETRY_AFTER, number(retryAfter));
       }
@@ -237,6 +237,8 @@ final class RateHeaders {
     // the last RateLimit value: reused while remaining and t repeat (racy by design: a holder is
     // immutable, so a reader sees a consistent one or a miss)
     private volatile Last last;
+    // the last X-RateLimit-Remaining value past the small numbers, likewise
+    private volatile Last lastRemaining;
 
     Formatted(Rule rule) {
       this.rule = rule;
@@ -244,6 +246,19 @@ final class RateHeaders {
       this.quota = Long.toString(quota(rule));
       this.policyItem = id + ";q=" + quota + ";w=" + window(rule);
       this.ratePrefix = id + ";r=";
+    }
+
+    /** The text of {@code remaining}: cached below 1,024, else reused while it repeats. */
+    String remaining(long remaining) {
+      if (remaining >= 0 && remaining < SMALL_NUMBERS.length) {
+        return SMALL_NUMBERS[(int) remaining];
+      }
+      Last l = lastRemaining;
+      if (l == null || l.remaining != remaining) {
+        l = new Last(remaining, 0, Long.toString(remaining));
+        lastRemaining = l;
+      }
+      return l.value;
     }
 
     String rateLimit(long remaining, long t) {
