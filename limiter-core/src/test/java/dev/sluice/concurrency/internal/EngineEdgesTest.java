@@ -233,6 +233,29 @@ class EngineEdgesTest {
   }
 
   @Test
+  void aReCheckCountsOnlyTheCallersThatLeftSinceTheWaiterJoined() {
+    ConcurrencyLimiter limiter = limiters
+        .builder(Limiters.spec(1, 10, Duration.ofSeconds(10)).rejectEarly(true).build())
+        .build();
+    limiter.acquire().join(); // runs on: the prediction learns from how long it has run
+    for (int i = 0; i < 5; i++) {
+      limiter.acquire().cancel(false); // they left before the two below joined
+    }
+    CompletableFuture<Permit> ahead = limiter.acquire();
+    CompletableFuture<Permit> shortTimeout =
+        limiter.acquire(Caller.DEFAULT.withTimeout(Duration.ofSeconds(5)));
+
+    limiters.time.advance(Duration.ofSeconds(5));
+    limiters.executor.runAll();
+
+    // one caller still ahead of it and a service time of at least a second by now: refused
+    // before its deadline, not timed out at it
+    assertThat(outcomeOf(shortTimeout)).isEqualTo(Outcome.QUEUE_FULL);
+    assertThat(reasonOf(shortTimeout)).isEqualTo(RejectionReason.PREDICTED_WAIT);
+    assertThat(ahead).isNotDone();
+  }
+
+  @Test
   void theStringShowsTheLimitWhatRunsWhatWaitsAndShutdown() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 5);
     limiter.acquire().join();
@@ -306,6 +329,15 @@ class EngineEdgesTest {
       future.join();
     } catch (CompletionException e) {
       return ((ConcurrencyRejectedException) e.getCause()).outcome();
+    }
+    throw new AssertionError("not rejected: " + future);
+  }
+
+  private static RejectionReason reasonOf(CompletableFuture<Permit> future) {
+    try {
+      future.join();
+    } catch (CompletionException e) {
+      return ((ConcurrencyRejectedException) e.getCause()).reason();
     }
     throw new AssertionError("not rejected: " + future);
   }
