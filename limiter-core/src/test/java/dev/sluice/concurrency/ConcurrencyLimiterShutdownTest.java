@@ -2,10 +2,10 @@ package dev.sluice.concurrency;
 
 import static dev.sluice.concurrency.ConcurrencyLimiterAdmissionTest.outcomeOf;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -90,10 +90,8 @@ class ConcurrencyLimiterShutdownTest {
     Permit first = limiter.acquire().join();
     Permit second = limiter.acquire().join();
     limiter.shutdown();
-    CountDownLatch waiting = new CountDownLatch(1);
     AtomicBoolean drained = new AtomicBoolean();
     Thread awaiter = new Thread(() -> {
-      waiting.countDown();
       try {
         drained.set(limiter.awaitDrained(Duration.ofMinutes(1)));
       } catch (InterruptedException e) {
@@ -101,12 +99,17 @@ class ConcurrencyLimiterShutdownTest {
       }
     });
     awaiter.start();
-    waiting.await();
+    // released only once it waits inside awaitDrained: released earlier, it would find nothing in
+    // flight and return at once, and the wake-up would go untested
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> awaiter.getState() == Thread.State.TIMED_WAITING);
 
     first.release();
     second.release();
-    awaiter.join();
+    awaiter.join(Duration.ofSeconds(10).toMillis());
 
+    assertThat(awaiter.isAlive()).as("woken by the last release").isFalse();
     assertThat(drained).isTrue();
   }
 

@@ -151,7 +151,11 @@ class ReconfigureTest {
     Reconfiguration r = limiter.reconfigure(
         LimiterSpec.from(s).queue(QueueSpec.fair(FairQueueConfig.DEFAULT)).build());
 
-    assertThat(r.applied()).singleElement().asString().startsWith("queue fifo -> fair");
+    assertThat(r.applied())
+        .singleElement()
+        .asString()
+        .startsWith("queue fifo -> fair")
+        .endsWith(", 4 waiting moved");
     assertThat(limiter.snapshot().queued()).isEqualTo(4);
     running.release();
     // round robin: b is served second, not last as FIFO would have it

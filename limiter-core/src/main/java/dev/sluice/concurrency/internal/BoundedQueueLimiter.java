@@ -492,10 +492,7 @@ final class BoundedQueueLimiter extends PaddedState implements ConcurrencyLimite
     Waiter rejected;
     lock.lock();
     try {
-      long s;
-      do {
-        s = state;
-      } while (s >= 0 && !STATE.compareAndSet(this, s, s | SHUT_DOWN));
+      STATE.getAndBitwiseOr(this, SHUT_DOWN); // the counts stay; a second shutdown changes nothing
       rejected = line.shutDown();
     } finally {
       lock.unlock();

@@ -274,16 +274,12 @@ final class GlobalLimiter implements ConcurrencyLimiter {
     }
   }
 
-  /** Takes a caller out of this node's line of lease waiters; false if it was not in it. */
-  private boolean leaveLine(GlobalAcquire acquire) {
+  /** Takes a caller out of this node's line of lease waiters, if it is in it. */
+  private void leaveLine(GlobalAcquire acquire) {
     synchronized (lineLock) {
-      if (!line.remove(acquire)) {
-        return false;
-      }
-      if (acquire.countedQueued) {
+      if (line.remove(acquire) && acquire.countedQueued) {
         waitingInLine--;
       }
-      return true;
     }
   }
 
