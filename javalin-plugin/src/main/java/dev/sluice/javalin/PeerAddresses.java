@@ -42,8 +42,4 @@ final class PeerAddresses {
     }
     return text;
   }
-
-  int size() {
-    return texts.size();
-  }
 }
