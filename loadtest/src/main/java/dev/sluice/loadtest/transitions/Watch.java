@@ -121,7 +121,10 @@ final class Watch implements AutoCloseable {
         return limiter;
       }
     }
-    throw new IOException("no limiter " + LIMITER + " in " + node.resolve("sluice"));
+    String body = response.body();
+    throw new IOException("no limiter " + LIMITER + " in " + node.resolve("sluice") + " (HTTP "
+        + response.statusCode() + ": " + (body.length() > 200 ? body.substring(0, 200) + "…" : body)
+        + ")");
   }
 
   @Override
