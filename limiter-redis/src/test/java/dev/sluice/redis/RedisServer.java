@@ -106,7 +106,7 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /** A free port with nothing listening on it, for tests of a Redis that is not there (yet). */
-  static int freePort() {
+  public static int freePort() {
     try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     } catch (IOException e) {
@@ -140,7 +140,8 @@ public final class RedisServer implements AutoCloseable {
     return false;
   }
 
-  static RedisServer onPort(int port) {
+  /** A server on a port chosen beforehand (see {@link #freePort()}), for a client started first. */
+  public static RedisServer onPort(int port) {
     requireBinary();
     RedisServer server = new RedisServer(port, List.of());
     server.launch();
