@@ -76,6 +76,16 @@ public final class DescriptorConfig {
    * @throws RulesFileException naming the file, the line and the field at fault
    */
   public static DescriptorConfig load(Path path) throws RulesFileException {
+    return parse(texts(path));
+  }
+
+  /**
+   * The texts {@link #load} reads: the file, or each {@code .yaml} and {@code .yml} file of the
+   * folder in name order, by file name as errors name it.
+   *
+   * @throws RulesFileException naming the file or folder that cannot be read
+   */
+  static Map<String, String> texts(Path path) throws RulesFileException {
     List<Path> files = new ArrayList<>();
     if (Files.isDirectory(path)) {
       try (Stream<Path> listed = Files.list(path)) {
@@ -96,12 +106,10 @@ public final class DescriptorConfig {
     } else {
       files.add(path);
     }
-    Map<String, DescriptorNode> domains = new LinkedHashMap<>();
-    Map<String, String> domainFiles = new LinkedHashMap<>();
+    Map<String, String> texts = new LinkedHashMap<>();
     for (Path file : files) {
-      String text;
       try {
-        text = Files.readString(file, StandardCharsets.UTF_8);
+        texts.put(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
       } catch (IOException e) {
         throw new RulesFileException(
             file.toString(),
@@ -111,7 +119,20 @@ public final class DescriptorConfig {
                 ? "does not exist"
                 : "cannot be read: " + e.getMessage());
       }
-      new FileReader(file.toString()).read(text, domains, domainFiles);
+    }
+    return texts;
+  }
+
+  /**
+   * Parses the texts of {@link #texts}, in their order.
+   *
+   * @throws RulesFileException naming the file, the line and the field at fault
+   */
+  static DescriptorConfig parse(Map<String, String> texts) throws RulesFileException {
+    Map<String, DescriptorNode> domains = new LinkedHashMap<>();
+    Map<String, String> domainFiles = new LinkedHashMap<>();
+    for (Map.Entry<String, String> file : texts.entrySet()) {
+      new FileReader(file.getKey()).read(file.getValue(), domains, domainFiles);
     }
     return new DescriptorConfig(domains);
   }

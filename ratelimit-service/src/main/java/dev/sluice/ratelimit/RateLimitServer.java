@@ -10,9 +10,13 @@ import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * The gRPC server: {@code envoy.service.ratelimit.v3.RateLimitService}, {@code
@@ -21,6 +25,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * one port.
  */
 final class RateLimitServer implements AutoCloseable {
+
+  private static final System.Logger LOG = System.getLogger(RateLimitServer.class.getName());
 
   /** Nanoseconds since the Unix epoch: envoy/ratelimit's windows are aligned to it. */
   static final NanoClock EPOCH_CLOCK = () -> {
@@ -35,6 +41,7 @@ final class RateLimitServer implements AutoCloseable {
   private final RateLimitQuotaGrpcService quotas;
   private final QuotaDivision division;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private ScheduledExecutorService reloads; // guarded by this
 
   private RateLimitServer(
       Server server,
@@ -84,8 +91,25 @@ final class RateLimitServer implements AutoCloseable {
       QuotaDivision division,
       NanoClock epochClock)
       throws IOException {
+    return start(port, () -> config, counters, division, epochClock);
+  }
+
+  /**
+   * Starts serving the descriptors {@code config} gives at each decision (a {@link
+   * DescriptorReload}) and RLQS on {@code port}, as {@link #start(int, DescriptorConfig, Counters,
+   * QuotaDivision, NanoClock)} does.
+   *
+   * @throws IOException when the port cannot be bound
+   */
+  static RateLimitServer start(
+      int port,
+      Supplier<DescriptorConfig> config,
+      Counters counters,
+      QuotaDivision division,
+      NanoClock epochClock)
+      throws IOException {
     RateLimitQuotaGrpcService quotas = new RateLimitQuotaGrpcService(division, epochClock);
-    ShouldRateLimit decisions = new ShouldRateLimit(() -> config, counters, epochClock);
+    ShouldRateLimit decisions = new ShouldRateLimit(config, counters, epochClock);
     HealthStatusManager health = new HealthStatusManager();
     Server server = Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
         .addService(new RateLimitGrpcService(decisions))
@@ -117,6 +141,42 @@ final class RateLimitServer implements AutoCloseable {
     return quotas;
   }
 
+  /**
+   * Polls {@code reload} every {@code every} on a daemon thread of its own until the server
+   * closes, logging each version put in force (INFO) and each refused one (WARNING, once per
+   * version: the descriptors in force stay).
+   */
+  synchronized void reloadEvery(DescriptorReload reload, Duration every) {
+    if (reloads != null || closed.get()) {
+      throw new IllegalStateException("already reloading, or closed");
+    }
+    reloads = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "ratelimit-service-reload");
+      t.setDaemon(true);
+      return t;
+    });
+    long nanos = every.toNanos();
+    // a poll never throws; were one to, the schedule would stop: the future is kept for nobody
+    var unused =
+        reloads.scheduleWithFixedDelay(() -> log(reload), nanos, nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private static void log(DescriptorReload reload) {
+    DescriptorReload.Outcome outcome = reload.poll();
+    if (outcome instanceof DescriptorReload.Applied applied) {
+      LOG.log(
+          System.Logger.Level.INFO,
+          "descriptors reloaded from {0}: {1} domain(s)",
+          reload.path(),
+          applied.config().domains().size());
+    } else if (outcome instanceof DescriptorReload.Refused refused) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "descriptors not reloaded, those in force stay: {0}",
+          refused.reason().getMessage());
+    }
+  }
+
   /** Blocks until the server is shut down. */
   void awaitTermination() throws InterruptedException {
     server.awaitTermination();
@@ -130,6 +190,11 @@ final class RateLimitServer implements AutoCloseable {
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
+    }
+    synchronized (this) {
+      if (reloads != null) {
+        reloads.shutdownNow();
+      }
     }
     health.enterTerminalState();
     // RLQS streams never end by themselves: end them so that shutdown need not wait them out

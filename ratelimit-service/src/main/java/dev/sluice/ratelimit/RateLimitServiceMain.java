@@ -47,7 +47,7 @@ public final class RateLimitServiceMain {
       String[] args, Map<String, String> env, Map<String, String> system, NanoClock epochClock)
       throws RulesFileException, IOException {
     ServiceSettings settings = ServiceSettings.load(args, env, system);
-    DescriptorConfig config = DescriptorConfig.load(settings.config());
+    DescriptorReload descriptors = DescriptorReload.load(settings.config());
     Counters counters = counters(settings.store(NanoClock.system()), epochClock);
     QuotaDivision division = new QuotaDivision(
         settings.quota(),
@@ -56,19 +56,25 @@ public final class RateLimitServiceMain {
             : new LocalDemands(epochClock));
     RateLimitServer server;
     try {
-      server = RateLimitServer.start(settings.port(), config, counters, division, epochClock);
+      server = RateLimitServer.start(settings.port(), descriptors, counters, division, epochClock);
     } catch (IOException | RuntimeException e) {
       counters.close();
       division.close();
       throw e;
     }
+    if (!settings.reloadInterval().isZero()) {
+      server.reloadEvery(descriptors, settings.reloadInterval());
+    }
     LOG.log(
         System.Logger.Level.INFO,
-        "ratelimit-service listening on port {0}: {1} domain(s) from {2}, counting {3}, "
-            + "RLQS demands {4}",
+        "ratelimit-service listening on port {0}: {1} domain(s) from {2} (read again {3}), "
+            + "counting {4}, RLQS demands {5}",
         Integer.toString(server.port()),
-        config.domains().size(),
+        descriptors.get().domains().size(),
         settings.config(),
+        settings.reloadInterval().isZero()
+            ? "never"
+            : "every " + settings.reloadInterval().toMillis() + " ms",
         counters.describe(),
         division.describe());
     return server;

@@ -5,6 +5,7 @@ import dev.sluice.config.SluiceKeys;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.StoreSettings;
+import dev.sluice.time.DurationText;
 import dev.sluice.time.NanoClock;
 import java.net.URI;
 import java.nio.file.Files;
@@ -25,11 +26,13 @@ public final class ServiceSettings {
 
   static final String PORT = "sluice.ratelimit-service.port";
   static final String CONFIG = "sluice.ratelimit-service.config";
+  static final String RELOAD_INTERVAL = "sluice.ratelimit-service.reload-interval";
 
   /** Every {@code sluice.*} key the service reads. */
   static final List<String> KEYS = List.of(
       PORT,
       CONFIG,
+      RELOAD_INTERVAL,
       SluiceKeys.STRICT.name(),
       SluiceKeys.REDIS_URI.name(),
       SluiceKeys.REDIS_TIMEOUT.name(),
@@ -39,6 +42,7 @@ public final class ServiceSettings {
 
   private final int port;
   private final Path config;
+  private final Duration reloadInterval;
   private final URI redisUri;
   private final Duration redisTimeout;
   private final Duration redisConnectTimeout;
@@ -54,6 +58,7 @@ public final class ServiceSettings {
     this.port = port(p);
     this.quota = QuotaRules.from(p);
     this.config = config(p);
+    this.reloadInterval = reloadInterval(p);
     this.redisUri = value(p, SluiceKeys.REDIS_URI);
     this.redisTimeout = value(p, SluiceKeys.REDIS_TIMEOUT);
     this.redisConnectTimeout = value(p, SluiceKeys.REDIS_CONNECT_TIMEOUT);
@@ -131,6 +136,19 @@ public final class ServiceSettings {
     return path;
   }
 
+  private static Duration reloadInterval(SluiceProperties p) {
+    String raw = p.get(RELOAD_INTERVAL).orElse("5s").trim();
+    try {
+      return DurationText.parse(raw);
+    } catch (IllegalArgumentException e) {
+      throw new SluiceConfigException(
+          RELOAD_INTERVAL,
+          raw,
+          p.source(RELOAD_INTERVAL).orElse(null),
+          e.getMessage() + "; 0s turns the reload off");
+    }
+  }
+
   private static <T> T value(SluiceProperties p, dev.sluice.config.Key<T> key) {
     Optional<String> raw = p.get(key.name());
     return raw.isPresent()
@@ -144,6 +162,11 @@ public final class ServiceSettings {
 
   Path config() {
     return config;
+  }
+
+  /** How often the descriptors are read again; zero: never. */
+  Duration reloadInterval() {
+    return reloadInterval;
   }
 
   /** The RLQS quotas, from {@code sluice.ratelimit-service.quota.*}. */
