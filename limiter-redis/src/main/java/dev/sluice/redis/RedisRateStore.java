@@ -298,11 +298,12 @@ final class RedisRateStore implements RateStore {
 
   /**
    * Compensate: what this node admitted on its own while Redis was down is charged to Redis now,
-   * ahead of this request, so the nodes together do not admit it a second time; a charge not
+   * ahead of this request (or, on a node that decides nothing, on the probe that finds Redis
+   * answering again), so the nodes together do not admit it a second time; a charge not
    * answered before goes again, with the same id and the time of its admissions (see {@link
    * Debts}).
    */
-  private void payDebts(RedisScriptingAsyncCommands<String, String> redis) {
+  void payDebts(RedisScriptingAsyncCommands<String, String> redis) {
     for (Debts.Charge owed : local.takeDebts()) {
       charge(redis, owed);
     }

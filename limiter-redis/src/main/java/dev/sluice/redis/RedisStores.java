@@ -149,6 +149,7 @@ public final class RedisStores implements Stores {
       }
       guard.succeeded(start);
       permits.retryOwed();
+      rates.payDebts(redis); // what the shares admitted meanwhile, before others trust Redis
       probe(); // the breaker closes after a few answered calls in a row
     });
   }

@@ -114,6 +114,21 @@ class OutageBookkeepingTest {
   }
 
   @Test
+  void anIdleNodeChargesWhatItsShareAdmittedOnceItsProbeFindsRedisAnswering() {
+    RedisStores node = node(FailurePolicy.LOCAL);
+    RedisStores other = node(FailurePolicy.LOCAL);
+    node.guard().markDown(new IllegalStateException("test"));
+    assertThat(admitted(node, request(Algorithm.FIXED_WINDOW), 3)).isEqualTo(3);
+
+    // the node decides nothing more: its own probe finds Redis and pays what it owes
+    await().atMost(WAIT).until(() -> {
+      time.advance(Guard.OPEN_FOR); // the probe's schedule and the breaker run on this clock
+      return node.guard().state() == RedisState.UP;
+    });
+    assertThat(admitted(other, request(Algorithm.FIXED_WINDOW), 10)).isEqualTo(7);
+  }
+
+  @Test
   void aShareStartsWithWhatTheNodeAdmittedThroughRedis() {
     RedisStores node = node(FailurePolicy.LOCAL);
     assertThat(admitted(node, request(Algorithm.TOKEN_BUCKET), 4)).isEqualTo(4);
