@@ -248,8 +248,13 @@ final class LossWatch {
     onLoss.accept(redis);
   }
 
-  /** Starts the idle poll: a node that decides nothing still charges its counts after a loss. */
-  void startPolling(java.util.function.BooleanSupplier up) {
+  /**
+   * Starts the idle poll: a node that decides nothing still charges its counts after a loss, and
+   * {@code answered} runs on the connection after each poll Redis answered.
+   */
+  void startPolling(
+      java.util.function.BooleanSupplier up,
+      java.util.function.Consumer<RedisScriptingAsyncCommands<String, String>> answered) {
     poll = scheduler.schedule(
         () -> {
           if (closed) {
@@ -259,7 +264,7 @@ final class LossWatch {
             RedisScriptingAsyncCommands<String, String> redis =
                 up.getAsBoolean() ? link.commands() : null;
             if (redis != null) {
-              ask(redis).exceptionally(error -> {
+              ask(redis).thenRun(() -> answered.accept(redis)).exceptionally(error -> {
                 LOG.debug("epoch poll failed", error);
                 return null;
               });
@@ -267,7 +272,7 @@ final class LossWatch {
           } catch (RuntimeException e) {
             LOG.debug("epoch poll failed", e);
           } finally {
-            startPolling(up);
+            startPolling(up, answered);
           }
         },
         POLL.toNanos());

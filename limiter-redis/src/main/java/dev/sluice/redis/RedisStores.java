@@ -86,7 +86,9 @@ public final class RedisStores implements Stores {
     guard.onDown(rates::outageStarted);
     this.permits = new RedisPermitStore(
         link, guard, settings.onFailure(), settings.expectedNodes(), scheduler, loss, bound);
-    loss.startPolling(() -> guard.state() == RedisState.UP);
+    // a call that failed while Redis counted as up was decided on the share: an idle node pays
+    // that debt on the poll, not at its next request, which may never come
+    loss.startPolling(() -> guard.state() == RedisState.UP, rates::payDebts);
     scheduleProbe();
     if (replication != null) {
       rates.checkReplicationWith(this::askReplication);

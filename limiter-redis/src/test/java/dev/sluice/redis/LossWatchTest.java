@@ -152,21 +152,24 @@ class LossWatchTest {
   @Test
   void theIdlePollAsksWhileUp() {
     AtomicBoolean up = new AtomicBoolean(false);
-    loss.startPolling(up::get);
+    AtomicInteger answered = new AtomicInteger();
+    loss.startPolling(up::get, redis -> answered.incrementAndGet());
     time.advance(LossWatch.POLL);
     assertThat(loss.learnt()).isFalse();
+    assertThat(answered).hasValue(0);
 
     up.set(true);
     time.advance(LossWatch.POLL);
 
     await().atMost(WAIT).pollInterval(Duration.ofMillis(2)).until(loss::learnt);
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(2)).until(() -> answered.get() == 1);
     loss.close();
     assertThat(time.pendingTasks()).isZero();
   }
 
   @Test
   void aClosedWatchStopsPolling() {
-    loss.startPolling(() -> true);
+    loss.startPolling(() -> true, redis -> {});
     loss.close();
 
     time.advance(LossWatch.POLL);

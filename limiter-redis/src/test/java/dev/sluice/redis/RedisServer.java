@@ -170,18 +170,18 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /** Starts a fresh, empty server on the same port. */
-  void restart() {
+  public void restart() {
     kill();
     launch();
   }
 
   /** Stops the process (SIGSTOP): it answers nothing and closes nothing, as a frozen host. */
-  void pause() {
+  public void pause() {
     signal("STOP");
   }
 
   /** Lets a paused process run on (SIGCONT). */
-  void resume() {
+  public void resume() {
     signal("CONT");
   }
 
