@@ -104,16 +104,7 @@ class RlsRedisFailureTest {
         .isEqualTo(Code.OK);
 
     redis.restart(); // empty, on the same port
-    AtomicInteger round = new AtomicInteger();
-    await("one limit between the replicas again")
-        .atMost(Duration.ofSeconds(15))
-        .pollInterval(Duration.ofMillis(200))
-        .until(() -> {
-          RateLimitRequest fresh =
-              request("api", descriptor("user", "carol-" + round.incrementAndGet()));
-          admitted(first, fresh, 7);
-          return admitted(second, fresh, 5) == 3;
-        });
+    awaitOneLimitBetweenTheReplicas("carol");
   }
 
   @Test
@@ -191,13 +182,21 @@ class RlsRedisFailureTest {
     assertThat(admitted(first, request("api", descriptor("user", "ivan")), 8)).isEqualTo(5);
     redis = RedisServer.onPort(port);
     second = replica(time, FailurePolicy.LOCAL);
+    awaitOneLimitBetweenTheReplicas("judy");
+  }
+
+  /**
+   * Waits until the replicas share one limit again: on a fresh user each time, the first admits 7
+   * of 10 and the second then 3 (deciding alone, either would admit its share of 5).
+   */
+  private void awaitOneLimitBetweenTheReplicas(String user) {
     AtomicInteger round = new AtomicInteger();
-    await("one limit between the replicas once Redis answers")
+    await("one limit between the replicas")
         .atMost(Duration.ofSeconds(15))
         .pollInterval(Duration.ofMillis(200))
         .until(() -> {
           RateLimitRequest fresh =
-              request("api", descriptor("user", "judy-" + round.incrementAndGet()));
+              request("api", descriptor("user", user + "-" + round.incrementAndGet()));
           admitted(first, fresh, 7);
           return admitted(second, fresh, 5) == 3;
         });
