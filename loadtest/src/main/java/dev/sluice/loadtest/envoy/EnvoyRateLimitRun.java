@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -53,11 +52,6 @@ public final class EnvoyRateLimitRun implements Experiment {
   @Override
   public Duration defaultDuration() {
     return Duration.ofSeconds(20);
-  }
-
-  @Override
-  public Set<String> ownOptions() {
-    return Set.of();
   }
 
   @Override
