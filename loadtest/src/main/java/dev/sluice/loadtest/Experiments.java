@@ -29,7 +29,8 @@ final class Experiments {
       new dev.sluice.loadtest.soak.SoakRun(),
       new dev.sluice.loadtest.transitions.TransitionsRun(),
       new HostileKeysRun(),
-      new dev.sluice.loadtest.jepsen.JepsenRun());
+      new dev.sluice.loadtest.jepsen.JepsenRun(),
+      new dev.sluice.loadtest.envoy.EnvoyRateLimitRun());
 
   /** What runs without {@code --scenario}. */
   static final Experiment DEFAULT = Scenario.MONDAY_MAINTENANCE;

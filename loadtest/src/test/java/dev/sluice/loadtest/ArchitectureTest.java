@@ -36,6 +36,8 @@ class ArchitectureTest {
             "dev.sluice.demo..",
             "dev.sluice.config..",
             "dev.sluice.javalin..",
+            // the rate-limit service's own code; its test-jar's simulated proxy is a client
+            "dev.sluice.ratelimit",
             "dev.sluice.redis..",
             "dev.sluice.benchmarks..")
         .because("modules depend one way (docs/ARCHITECTURE.md)")
@@ -75,6 +77,19 @@ class ArchitectureTest {
   /** A class of the load test outside the given packages. */
   private static DescribedPredicate<JavaClass> loadtestOutside(String... packages) {
     return resideInAPackage("dev.sluice.loadtest..").and(not(resideInAnyPackage(packages)));
+  }
+
+  @Test
+  void onlyTheEnvoyScenarioUsesTheSimulatedProxy() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.sluice.loadtest.envoy..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.sluice.ratelimit..")
+        .because("the rate-limit service's test-jar is on the class path for the envoy-ratelimit"
+            + " scenario's simulated Envoy proxies")
+        .check(MODULE);
   }
 
   @Test

@@ -11,6 +11,17 @@ import org.junit.jupiter.api.Test;
 class OptionsTest {
 
   @Test
+  void theEnvoyScenarioStartsItsOwnServicesAndRunsTwentySecondsByDefault() {
+    Options o = Options.parse("--embedded", "--scenario", "envoy-ratelimit", "--rate", "800");
+    assertThat(o.duration()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(o.rate()).contains(800.0);
+    assertThatThrownBy(() ->
+            Options.parse("--target", "http://localhost:7070", "--scenario", "envoy-ratelimit"))
+        .hasMessageContaining("--scenario envoy-ratelimit starts its own redis-server")
+        .hasMessageContaining("needs --embedded");
+  }
+
+  @Test
   void theReplayCommandRunsTheScenarioAgainWithWhatWasGiven() {
     Options o = Options.parse(
         "--embedded",
@@ -125,7 +136,7 @@ class OptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "--scenario must be one of monday-maintenance, steady, spike, greedy-host, "
-                + "priority, adaptive, overload, ingest, monday, overhead, soak, transitions, hostile-keys, jepsen but was 'tuesday'");
+                + "priority, adaptive, overload, ingest, monday, overhead, soak, transitions, hostile-keys, jepsen, envoy-ratelimit but was 'tuesday'");
   }
 
   @Test

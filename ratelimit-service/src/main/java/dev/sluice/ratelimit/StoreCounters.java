@@ -9,6 +9,7 @@ import dev.sluice.store.Stores;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -55,9 +56,22 @@ final class StoreCounters implements Counters {
                 ? bounded(hit.key()) + "_" + windowStart(epochSecond, hit.unit())
                 : bounded(hit.key()) + "_" + hit.algorithm().id(),
             hit.algorithm(),
-            RateLimit.of(hit.requestsPerUnit(), hit.unit().period()),
+            RateLimit.of(hit.requestsPerUnit(), period(hit)),
             hit.hits()))
         .toList();
+  }
+
+  /**
+   * How long the store keeps a counter. A window's counter lives two units: a decision reads its
+   * window from the replica's clock and then runs in Redis, so one made at the end of a window may
+   * reach Redis after Redis's clock has passed that end; it must still find the window's count there,
+   * not a new counter (which would admit the whole limit again in that window). The key names the
+   * window, so the longer life never carries a count into the next one.
+   */
+  static Duration period(Hit hit) {
+    return hit.algorithm() == Algorithm.FIXED_WINDOW
+        ? hit.unit().period().multipliedBy(2)
+        : hit.unit().period();
   }
 
   /** A key of at most {@link #MAX_KEY_LENGTH} characters: a longer one by its SHA-256 digest. */

@@ -1,8 +1,9 @@
 package dev.sluice.ratelimit;
 
-import static dev.sluice.ratelimit.QuotaProxy.bucket;
+import static dev.sluice.ratelimit.simulated.QuotaProxy.bucket;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.ratelimit.simulated.QuotaProxy;
 import dev.sluice.time.VirtualTime;
 import io.envoyproxy.envoy.service.rate_limit_quota.v3.BucketId;
 import io.envoyproxy.envoy.service.rate_limit_quota.v3.RateLimitQuotaResponse;

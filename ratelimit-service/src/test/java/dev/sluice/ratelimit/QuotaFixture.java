@@ -1,6 +1,7 @@
 package dev.sluice.ratelimit;
 
 import dev.sluice.config.SluiceProperties;
+import dev.sluice.ratelimit.simulated.QuotaProxy;
 import dev.sluice.rules.RulesFileException;
 import dev.sluice.time.VirtualTime;
 import io.envoyproxy.envoy.type.v3.RateLimitStrategy;

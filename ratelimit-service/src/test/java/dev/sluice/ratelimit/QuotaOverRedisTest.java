@@ -1,14 +1,16 @@
 package dev.sluice.ratelimit;
 
-import static dev.sluice.ratelimit.QuotaProxy.bucket;
+import static dev.sluice.ratelimit.simulated.QuotaProxy.bucket;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.ratelimit.simulated.QuotaProxy;
 import dev.sluice.redis.RedisServer;
 import dev.sluice.time.VirtualTime;
 import io.envoyproxy.envoy.service.rate_limit_quota.v3.BucketId;
 import io.envoyproxy.envoy.type.v3.RateLimitStrategy;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -126,5 +128,32 @@ class QuotaOverRedisTest {
     }
     assertThat(perSecond(light.enforcing(API))).isEqualTo(10);
     assertThat(perSecond(heavy.enforcing(API))).isEqualTo(90);
+  }
+
+  @Test
+  void aProxyWhoseReplicaStopsKeepsItsAssignmentAndReportsToTheOtherReplica() {
+    try (QuotaProxy proxy = new QuotaProxy(
+        List.of(first.server.port(), second.server.port()),
+        0,
+        time,
+        "envoy",
+        QuotaFixture.ALLOW_ALL)) {
+      proxy.requests(API, 200);
+      time.advance(Duration.ofSeconds(1));
+      proxy.report();
+      assertThat(perSecond(proxy.enforcing(API))).isEqualTo(100);
+
+      first.close(); // completes its streams, as a replica that stops does
+      await().until(proxy::streamEnded);
+      assertThat(perSecond(proxy.enforcing(API)))
+          .as("the assignment holds until its TTL")
+          .isEqualTo(100);
+
+      proxy.requests(API, 200);
+      time.advance(Duration.ofSeconds(1));
+      proxy.report();
+      assertThat(proxy.port()).isEqualTo(second.server.port());
+      assertThat(perSecond(proxy.enforcing(API))).isEqualTo(100);
+    }
   }
 }

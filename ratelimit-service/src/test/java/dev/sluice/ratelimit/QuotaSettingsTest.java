@@ -1,10 +1,11 @@
 package dev.sluice.ratelimit;
 
-import static dev.sluice.ratelimit.QuotaProxy.bucket;
+import static dev.sluice.ratelimit.simulated.QuotaProxy.bucket;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.config.SluiceConfigException;
+import dev.sluice.ratelimit.simulated.QuotaProxy;
 import dev.sluice.time.VirtualTime;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,10 @@
 package dev.sluice.ratelimit;
 
-import static dev.sluice.ratelimit.QuotaProxy.bucket;
+import static dev.sluice.ratelimit.simulated.QuotaProxy.bucket;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.ratelimit.simulated.QuotaProxy;
 import io.envoyproxy.envoy.service.rate_limit_quota.v3.BucketId;
 import io.envoyproxy.envoy.service.rate_limit_quota.v3.RateLimitQuotaResponse;
 import io.envoyproxy.envoy.service.rate_limit_quota.v3.RateLimitQuotaServiceGrpc;

@@ -3,6 +3,7 @@ package dev.sluice.ratelimit;
 import static dev.sluice.ratelimit.RlsFixture.descriptor;
 import static dev.sluice.ratelimit.RlsFixture.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.redis.RedisServer;
 import dev.sluice.store.FailurePolicy;
@@ -34,6 +35,10 @@ class SharedLimitOverRedisTest {
             unit: hour
             requests_per_unit: 5
             algorithm: token-bucket
+        - key: tick
+          rate_limit:
+            unit: second
+            requests_per_unit: 3
       """;
 
   private RedisServer redis;
@@ -89,6 +94,28 @@ class SharedLimitOverRedisTest {
     assertThat(second.ask(alice).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
     first.time.advance(Duration.ofMinutes(1));
     assertThat(second.ask(alice).getStatuses(0).getLimitRemaining()).isEqualTo(4);
+  }
+
+  @Test
+  void aDecisionThatReachesRedisAfterItsWindowEndedStillCountsOnThatWindow() {
+    // the replicas' clock stays in the window; Redis's own clock runs on past its end, as it does
+    // for a decision read at the end of a window whose script runs in Redis a moment later
+    RateLimitRequest tick = request("api", descriptor("tick", "alice"));
+    assertThat(first.ask(tick, 3).getStatuses(0).getLimitRemaining()).isZero();
+    long filled = redisMillis();
+    await("Redis's clock one second past the window's last admission")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> redisMillis() - filled > 1000);
+    assertThat(second.ask(tick).getOverallCode())
+        .as("the window's 3 were admitted; a late decision must not open a new count")
+        .isEqualTo(Code.OVER_LIMIT);
+  }
+
+  /** Redis's own clock ({@code TIME}), in milliseconds. */
+  private long redisMillis() {
+    String[] time = redis.command("TIME").split("\n");
+    return Long.parseLong(time[0].trim()) * 1000 + Long.parseLong(time[1].trim()) / 1000;
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.sluice.ratelimit;
+package dev.sluice.ratelimit.simulated;
 
 import io.envoyproxy.envoy.type.v3.RateLimitStrategy;
 import io.envoyproxy.envoy.type.v3.RateLimitUnit;
@@ -9,7 +9,7 @@ import java.time.Duration;
  * rule, requests per time unit (here: a window of one unit from when the strategy was applied) or
  * a token bucket that starts full and adds {@code tokens_per_fill} every {@code fill_interval}.
  */
-final class QuotaEnforcer {
+public final class QuotaEnforcer {
 
   private final RateLimitStrategy strategy;
   private final long startNanos;
@@ -18,7 +18,7 @@ final class QuotaEnforcer {
   private long tokens;
   private long lastFill;
 
-  QuotaEnforcer(RateLimitStrategy strategy, long nowNanos) {
+  public QuotaEnforcer(RateLimitStrategy strategy, long nowNanos) {
     this.strategy = strategy;
     this.startNanos = nowNanos;
     this.windowStart = nowNanos;
@@ -26,11 +26,12 @@ final class QuotaEnforcer {
     this.tokens = strategy.getTokenBucket().getMaxTokens();
   }
 
-  RateLimitStrategy strategy() {
+  public RateLimitStrategy strategy() {
     return strategy;
   }
 
-  boolean tryAcquire(long now) {
+  /** Whether one request at {@code now} passes; counts it when it does. */
+  public boolean tryAcquire(long now) {
     return switch (strategy.getStrategyCase()) {
       case BLANKET_RULE -> strategy.getBlanketRule() == RateLimitStrategy.BlanketRule.ALLOW_ALL;
       case REQUESTS_PER_TIME_UNIT -> perTimeUnit(now);
@@ -56,7 +57,7 @@ final class QuotaEnforcer {
 
   private boolean fromBucket(long now) {
     var bucket = strategy.getTokenBucket();
-    long interval = Protos.duration(bucket.getFillInterval()).toNanos();
+    long interval = nanos(bucket.getFillInterval());
     long fills = (now - lastFill) / interval;
     if (fills > 0) {
       long perFill = bucket.hasTokensPerFill() ? bucket.getTokensPerFill().getValue() : 1;
@@ -70,7 +71,13 @@ final class QuotaEnforcer {
     return false;
   }
 
-  static long unitNanos(RateLimitUnit unit) {
+  /** A protobuf duration in nanoseconds. */
+  static long nanos(com.google.protobuf.Duration d) {
+    return Duration.ofSeconds(d.getSeconds(), d.getNanos()).toNanos();
+  }
+
+  /** The length of {@code unit} in nanoseconds. */
+  public static long unitNanos(RateLimitUnit unit) {
     return switch (unit) {
       case SECOND -> Duration.ofSeconds(1).toNanos();
       case MINUTE -> Duration.ofMinutes(1).toNanos();

@@ -1,0 +1,374 @@
+package dev.sluice.loadtest.envoy;
+
+import static dev.sluice.loadtest.report.Numbers.f;
+import static dev.sluice.loadtest.report.Numbers.num;
+import static dev.sluice.loadtest.report.Numbers.pct;
+
+import dev.sluice.loadtest.Options;
+import dev.sluice.loadtest.report.Block;
+import dev.sluice.loadtest.report.Report;
+import dev.sluice.loadtest.report.Reporter;
+import dev.sluice.loadtest.report.Verdict;
+import dev.sluice.loadtest.report.Verdict.Outcome;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.HdrHistogram.Histogram;
+
+/**
+ * What {@code --scenario envoy-ratelimit} found: a verdict per target (met or missed), the figures
+ * behind each, the machine and its load average before and after; {@code report.html} and {@code
+ * summary.json} through the shared {@link Report} model.
+ */
+final class EnvoyReport {
+
+  static final double LATENCY_AIM_MILLIS = 2;
+  static final double CEILING_AIM = 0.70;
+
+  private final Options options;
+  private final EnvoyRateLimitRun.Durations durations;
+  private final double rate;
+  private final String loadBefore;
+  private String loadAfter = "unknown";
+  private final Map<String, List<Verdict>> verdicts = new LinkedHashMap<>();
+  private final Map<String, Map<String, Object>> figures = new LinkedHashMap<>();
+  private final Map<String, List<Block>> blocks = new LinkedHashMap<>();
+  private final Map<String, Object> extra = new LinkedHashMap<>();
+
+  EnvoyReport(
+      Options options, EnvoyRateLimitRun.Durations durations, double rate, String loadBefore) {
+    this.options = options;
+    this.durations = durations;
+    this.rate = rate;
+    this.loadBefore = loadBefore;
+  }
+
+  @FunctionalInterface
+  interface PartBody {
+    void run() throws Exception;
+  }
+
+  /** Runs a part; one that throws is reported as not measured and the next part still runs. */
+  void part(String name, PartBody body) {
+    System.out.println("envoy-ratelimit: " + name);
+    try {
+      body.run();
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      verdict(name, Verdict.notMeasured(name + ": the part did not run to its end: " + e));
+    }
+  }
+
+  private void verdict(String part, Verdict v) {
+    verdicts.computeIfAbsent(part, p -> new ArrayList<>()).add(v);
+    System.out.println(Reporter.line(v));
+  }
+
+  private void figure(String part, String name, Object value) {
+    figures.computeIfAbsent(part, p -> new LinkedHashMap<>()).put(name, value);
+  }
+
+  private void block(String part, Block b) {
+    blocks.computeIfAbsent(part, p -> new ArrayList<>()).add(b);
+  }
+
+  void loadAfter(String load) {
+    this.loadAfter = load;
+  }
+
+  // ---- RLS latency
+
+  void latency(RlsLoad.OpenLoop run) {
+    Histogram h = run.latencyMicros();
+    double p99 = h.getValueAtPercentile(99) / 1000.0;
+    boolean clean = run.errors() == 0 && run.unanswered() == 0;
+    Verdict v = Verdict.judged(
+        f(
+            "RLS p99 latency at %s decisions/s with Redis (open loop, from the intended send time)",
+            num(run.rate(), 0)),
+        "< " + num(LATENCY_AIM_MILLIS, 0) + " ms",
+        f("%.2f ms", p99),
+        Outcome.of(p99 < LATENCY_AIM_MILLIS && clean));
+    if (!clean) {
+      v = v.because(run.errors() + " calls failed and " + run.unanswered()
+          + " were unanswered (counted with the time they waited)");
+    } else if (run.rate() != EnvoyRateLimitRun.TARGET_RATE) {
+      v = v.because("the target is set at " + num(EnvoyRateLimitRun.TARGET_RATE, 0)
+          + " decisions/s; this run's --rate was " + num(run.rate(), 0));
+    }
+    verdict("latency", v);
+    Map<String, Object> p = new LinkedHashMap<>();
+    for (double q : new double[] {50, 90, 99, 99.9}) {
+      p.put("p" + num(q, 1).replace(".0", ""), h.getValueAtPercentile(q) / 1000.0);
+    }
+    p.put("max", h.getMaxValue() / 1000.0);
+    figure("latency", "rate (decisions/s)", run.rate());
+    figure("latency", "measured (s)", run.measured().toMillis() / 1000.0);
+    figure("latency", "latency (ms)", p);
+    figure("latency", "sent", run.sent());
+    figure("latency", "answered OK", run.ok());
+    figure("latency", "answered OVER_LIMIT", run.overLimit());
+    figure("latency", "errors", run.errors());
+    figure("latency", "unanswered after 10 s", run.unanswered());
+    figure("latency", "largest send lag (ms)", run.maxSendLagMicros() / 1000.0);
+  }
+
+  // ---- RLS throughput against Redis's own
+
+  void throughput(RlsLoad.ClosedLoop service, RlsLoad.ClosedLoop direct) {
+    double share = service.perSecond() / direct.perSecond();
+    boolean clean = service.errors() == 0 && direct.errors() == 0;
+    Verdict v = Verdict.judged(
+        f(
+            "RLS decisions/s at %d calls in flight, share of what redis-server answers to the same"
+                + " script at %d in flight",
+            service.inFlight(), direct.inFlight()),
+        "≥ " + pct(CEILING_AIM),
+        f("%s of %s/s = %s", num(service.perSecond(), 0), num(direct.perSecond(), 0), pct(share)),
+        Outcome.of(share >= CEILING_AIM && clean));
+    if (!clean) {
+      v = v.because(
+          service.errors() + " service calls and " + direct.errors() + " script calls failed");
+    }
+    verdict("throughput", v);
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("service decisions/s", service.perSecond());
+    row.put("redis-server script calls/s", direct.perSecond());
+    row.put("share", share);
+    row.put("service errors", service.errors());
+    row.put("script errors", direct.errors());
+    figure("throughput", service.inFlight() + " in flight", row);
+  }
+
+  // ---- exact limit across two replicas
+
+  void window(WindowCheck.Result result, int decisions, long errors) {
+    Verdict v = Verdict.judged(
+        f(
+            "admitted per one-second window by two replicas on one Redis, %d callers on each",
+            EnvoyRateLimitRun.CALLERS_PER_REPLICA),
+        "exactly " + result.limit() + " in every window",
+        f("%d of %d windows exact", result.exact(), result.judged().size()),
+        result.judged().isEmpty() ? Outcome.NOT_MEASURED : Outcome.of(result.met() && errors == 0));
+    if (result.judged().isEmpty()) {
+      v = v.because("no whole window was refused in: the callers never reached the limit");
+    } else if (errors > 0) {
+      v = v.because(errors + " calls failed");
+    } else if (!result.met()) {
+      v = v.because(result.judged().stream()
+          .filter(w -> !w.exact(result.limit()))
+          .map(w -> f(
+              "second %d: %d admitted, %d counter values repeated",
+              w.epochSecond(), w.admitted(), w.duplicates()))
+          .collect(Collectors.joining("; ")));
+    }
+    verdict("exactLimit", v);
+    figure("exactLimit", "limit per window", result.limit());
+    figure("exactLimit", "answers", decisions);
+    figure("exactLimit", "errors", errors);
+    figure("exactLimit", "windows judged", result.judged().size());
+    figure("exactLimit", "windows exact", result.exact());
+    figure("exactLimit", "whole windows never refused in (not judged)", result.unreached());
+    Block.Table.Builder t =
+        Block.Table.of("window (epoch second)", "admitted", "repeated counter values", "refused");
+    result
+        .judged()
+        .forEach(w -> t.cells(List.of(
+            Block.Cell.of(Long.toString(w.epochSecond())),
+            Block.Cell.judged(Integer.toString(w.admitted()), w.exact(result.limit())),
+            Block.Cell.of(Integer.toString(w.duplicates())),
+            Block.Cell.of(Integer.toString(w.refused())))));
+    block("exactLimit", t.build());
+    extra.put("windows", result.judged());
+  }
+
+  // ---- RLQS
+
+  void quota(QuotaRun.Result r) {
+    long quota = r.settings().quota();
+    long judged = r.judged().size();
+    verdict(
+        "rlqs",
+        Verdict.judged(
+            f("RLQS: admitted per second by three proxies of uneven demand sharing %d/s", quota),
+            "within 5% of the quota in every judged second",
+            f("%d of %d seconds", r.within5(), judged),
+            judged == 0 ? Outcome.NOT_MEASURED : Outcome.of(r.within5() == judged)));
+    verdict(
+        "rlqs",
+        Verdict.judged(
+            "RLQS: seconds a proxy was refused while another left over 5% of the quota unused",
+            "0",
+            Long.toString(r.starved()),
+            judged == 0 ? Outcome.NOT_MEASURED : Outcome.of(r.starved() == 0)));
+    boolean reassigned = !Double.isNaN(r.reassignedAt()) && !Double.isNaN(r.demandsSeenAt());
+    Verdict reassignment = Verdict.judged(
+        "RLQS: every proxy enforcing its new fair share, after the service had a whole report"
+            + " interval of each proxy's new demand",
+        "≤ " + num(r.settings().interval().toMillis() / 1000.0, 1) + " s (one report interval)",
+        reassigned
+            ? f(
+                "%.2f s (%.2f s after the demands moved)",
+                r.reassignmentSeconds(), r.reassignedAt() - r.movedAt())
+            : "never within the phase",
+        Outcome.of(reassigned
+            && r.reassignmentSeconds() <= r.settings().interval().toNanos() / 1e9 + 1e-9));
+    verdict("rlqs", reassignment);
+    long held = r.reconnects().stream().filter(QuotaRun.Reconnect::met).count();
+    verdict(
+        "rlqs",
+        Verdict.judged(
+            "RLQS: proxies of a replica killed with kill -9 keep their last assignment and are"
+                + " answered by the other replica before its TTL runs out",
+            "all",
+            f(
+                "%d of %d (%s)",
+                held,
+                r.reconnects().size(),
+                r.reconnects().stream()
+                    .map(c -> f(
+                        "proxy %d answered again after %s s with %s s of TTL left, %d ticks off"
+                            + " its assignment",
+                        c.proxy() + 1,
+                        num(c.answeredAfterSeconds(), 2),
+                        num(c.ttlLeftSeconds(), 2),
+                        c.ticksOffItsAssignment()))
+                    .collect(Collectors.joining("; "))),
+            r.reconnects().isEmpty()
+                ? Outcome.NOT_MEASURED
+                : Outcome.of(held == r.reconnects().size())));
+    figure("rlqs", "quota per second", quota);
+    figure("rlqs", "demands before (per second)", r.settings().before());
+    figure("rlqs", "demands after (per second)", r.settings().after());
+    figure("rlqs", "fair shares before", r.fairBefore());
+    figure("rlqs", "fair shares after", r.fairAfter());
+    figure("rlqs", "demands moved at (s)", r.movedAt());
+    figure("rlqs", "new demands reported by all at (s)", r.demandsSeenAt());
+    figure("rlqs", "all on their new fair share at (s)", r.reassignedAt());
+    figure("rlqs", "replica 1 killed at (s)", r.killedAt());
+    figure("rlqs", "reports unanswered (the killed replica's)", r.reportFailures());
+    figure("rlqs", "sum within 5% again after the kill (s)", r.recoveredAfter());
+    figure(
+        "rlqs",
+        "most admitted in one second after the kill",
+        r.periods().stream()
+            .filter(p -> p.second() >= r.killedAt())
+            .mapToLong(QuotaRun.Period::sum)
+            .max()
+            .orElse(0));
+    Block.Table.Builder t = Block.Table.of(
+        "second",
+        "phase",
+        "admitted (proxy 1 / 2 / 3)",
+        "refused",
+        "share at its end",
+        "sum",
+        "judged");
+    for (QuotaRun.Period p : r.periods()) {
+      t.cells(List.of(
+          Block.Cell.of(Integer.toString(p.second())),
+          Block.Cell.of(p.phase()),
+          Block.Cell.of(joined(p.admitted())),
+          Block.Cell.of(joined(p.denied())),
+          Block.Cell.of(joined(p.share())),
+          p.judged()
+              ? Block.Cell.judged(Long.toString(p.sum()), QuotaRun.withinShare(p.sum(), quota))
+              : Block.Cell.of(Long.toString(p.sum())),
+          Block.Cell.of(p.judged() ? "yes" : "no")));
+    }
+    block("rlqs", t.build());
+    extra.put("rlqsSeconds", r.periods());
+    extra.put("rlqsReconnects", r.reconnects());
+  }
+
+  private static String joined(List<?> values) {
+    return values.stream()
+        .map(v -> v instanceof Double d ? num(d, 0) : String.valueOf(v))
+        .collect(Collectors.joining(" / "));
+  }
+
+  /** The command that runs it again. */
+  String command() {
+    return options.replay(
+        "envoy-ratelimit", options.rate().map(r -> " --rate " + num(r, 0)).orElse(""));
+  }
+
+  Report report() {
+    Report.Builder report = Report.titled("envoy-ratelimit")
+        .summary("scenario", "envoy-ratelimit")
+        .summary("command", command())
+        .summary("machine", Report.machine())
+        .summary("loadAverageBefore", loadBefore)
+        .summary("loadAverageAfter", loadAfter)
+        .summary(
+            "durations",
+            Map.of(
+                "latencySeconds", durations.latency().toMillis() / 1000.0,
+                "closedLoopSeconds", durations.closedLoop().toMillis() / 1000.0,
+                "windowSeconds", durations.window().toMillis() / 1000.0,
+                "rlqsPhaseSeconds", durations.quotaPhase().toMillis() / 1000.0))
+        .summary("rate", rate)
+        .summary("verdicts", verdicts)
+        .summary("figures", figures);
+    extra.forEach(report::summary);
+    report
+        .machine(
+            loadBefore,
+            loadAfter,
+            "The load generator, both replicas and redis-server share the machine; the timing"
+                + " figures are worth something only on a quiet one.")
+        .text("Command: " + command());
+    List<Verdict> all = verdicts.values().stream().flatMap(List::stream).toList();
+    report.add(new Block.Verdicts("Targets", all));
+    for (String part : List.of("latency", "throughput", "exactLimit", "rlqs")) {
+      List<Block> inside = new ArrayList<>();
+      Map<String, Object> f = figures.get(part);
+      if (f != null) {
+        Block.Table.Builder t = Block.Table.of("figure", "value");
+        f.forEach((k, v) -> t.row(k, shown(v)));
+        inside.add(t.build());
+      }
+      inside.addAll(blocks.getOrDefault(part, List.of()));
+      if (!inside.isEmpty()) {
+        report.add(new Block.Section(heading(part), inside));
+      }
+    }
+    return report.build();
+  }
+
+  private static String heading(String part) {
+    return switch (part) {
+      case "latency" -> "RLS latency, open loop";
+      case "throughput" -> "RLS decisions per second against redis-server's own";
+      case "exactLimit" -> "RLS: exactly the limit across two replicas";
+      default -> "RLQS: three proxies, one quota, a replica killed";
+    };
+  }
+
+  private static String shown(Object v) {
+    if (v instanceof Double d) {
+      return num(d, 2);
+    }
+    if (v instanceof List<?> list) {
+      return joined(list);
+    }
+    if (v instanceof Map<?, ?> m) {
+      return m.entrySet().stream()
+          .map(e -> e.getKey() + " " + shown(e.getValue()))
+          .collect(Collectors.joining(", "));
+    }
+    return String.valueOf(v);
+  }
+
+  Path write(Path out) throws IOException {
+    Path page = Reporter.write(report(), out);
+    System.out.println("envoy-ratelimit: " + command());
+    return page;
+  }
+}

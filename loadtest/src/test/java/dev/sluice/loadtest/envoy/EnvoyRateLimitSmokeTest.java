@@ -1,0 +1,80 @@
+package dev.sluice.loadtest.envoy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.loadtest.LoadTest;
+import dev.sluice.loadtest.Options;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole scenario with tiny durations, on a real redis-server and two service replicas in child
+ * JVMs: the report's shape, and the correctness targets (the exact limit across the replicas, the
+ * RLQS sum within 5% of the quota, no starvation, the killed replica's proxies answered by the
+ * other before their TTL). The timing targets are only checked to be judged, never to be met.
+ */
+@Tag("integration")
+class EnvoyRateLimitSmokeTest {
+
+  @TempDir
+  Path out;
+
+  @Test
+  void aShortRunReportsEveryTargetAndTheCorrectnessTargetsHold() throws Exception {
+    Options options = Options.parse(
+        "--embedded",
+        "--scenario",
+        "envoy-ratelimit",
+        "--duration",
+        "2s",
+        "--rate",
+        "300",
+        "--out",
+        out.toString());
+
+    Path report = LoadTest.run(options);
+
+    String html = Files.readString(report);
+    assertThat(html)
+        .startsWith("<!DOCTYPE html>")
+        .contains("Load average")
+        .contains("--scenario envoy-ratelimit --duration 2s --rate 300")
+        .contains("RLS latency, open loop")
+        .contains("RLQS: three proxies, one quota, a replica killed");
+    JsonNode summary = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
+    assertThat(summary.path("machine").asText()).contains("cores");
+    assertThat(summary.path("loadAverageBefore").asText()).isNotEmpty();
+    JsonNode verdicts = summary.path("verdicts");
+    assertThat(verdicts.path("latency").get(0).path("outcome").asText())
+        .as(verdicts.toString())
+        .isIn("MET", "MISSED");
+    assertThat(verdicts.path("throughput")).hasSize(2);
+    verdicts
+        .path("throughput")
+        .forEach(
+            v -> assertThat(v.path("outcome").asText()).as(v.toString()).isIn("MET", "MISSED"));
+    assertThat(verdicts.path("exactLimit").get(0).path("outcome").asText())
+        .as(verdicts.path("exactLimit").toString())
+        .isEqualTo("MET");
+    JsonNode rlqs = verdicts.path("rlqs");
+    assertThat(rlqs).as(rlqs.toString()).hasSize(4);
+    assertThat(rlqs.get(0).path("outcome").asText())
+        .as("sum within 5%: " + rlqs)
+        .isEqualTo("MET");
+    assertThat(rlqs.get(1).path("outcome").asText())
+        .as("no starvation: " + rlqs)
+        .isEqualTo("MET");
+    assertThat(rlqs.get(2).path("outcome").asText()).as(rlqs.toString()).isIn("MET", "MISSED");
+    assertThat(rlqs.get(3).path("outcome").asText())
+        .as("reconnect after kill -9: " + rlqs)
+        .isEqualTo("MET");
+    assertThat(summary.path("figures").path("latency").path("sent").asLong()).isPositive();
+    assertThat(summary.path("windows")).isNotEmpty();
+    assertThat(summary.path("rlqsReconnects")).hasSize(2);
+  }
+}
