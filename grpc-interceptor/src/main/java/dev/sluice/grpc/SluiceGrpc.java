@@ -1,12 +1,14 @@
 package dev.sluice.grpc;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.config.ConfigWarnings;
 import dev.sluice.config.CpuSignals;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.LimiterKeys;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.SluiceSettings;
+import dev.sluice.config.UnknownKeys;
 import dev.sluice.request.ResourcePattern;
 import dev.sluice.request.Scope;
 import dev.sluice.time.NanoClock;
@@ -201,6 +203,9 @@ public final class SluiceGrpc implements AutoCloseable {
     public SluiceGrpc build() {
       SluiceProperties p = properties != null ? properties : SluiceProperties.fromEnvironment();
       SluiceSettings settings = SluiceSettings.resolve(p, code, cpu);
+      // then unknown keys, as the plugin checks them: a bad value is reported first
+      UnknownKeys.check(
+          p, settings.limiters().keySet(), settings.strict(), ConfigWarnings.systemLogger());
       ExecutorService own = executor == null ? Executors.newCachedThreadPool(daemons()) : null;
       Executor runOn = own != null ? own : executor;
       List<MethodLimiter> built = new ArrayList<>();

@@ -41,6 +41,17 @@ class ConfigurationTest {
   }
 
   @Test
+  void anUnknownKeyIsRefusedWithTheNearestKnownOne() {
+    assertThatThrownBy(() -> TestServer.sluice(Map.of(
+                "sluice.limiters.work.path", "/test.Work/*",
+                "sluice.limiters.work.max-concurency", "3"))
+            .build())
+        .isInstanceOf(SluiceConfigException.class)
+        .hasMessageContaining("sluice.limiters.work.max-concurency")
+        .hasMessageContaining("did you mean 'sluice.limiters.work.max-concurrency'");
+  }
+
+  @Test
   void aLimiterWithoutAPathIsRefusedByName() {
     assertThatThrownBy(() ->
             TestServer.sluice(Map.of("sluice.limiters.work.max-queue", "3")).build())
