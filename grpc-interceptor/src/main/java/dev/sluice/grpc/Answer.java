@@ -5,6 +5,7 @@ import dev.sluice.answer.RetryAfter;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.RejectionReason;
+import dev.sluice.rules.RuleDecision;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
@@ -65,6 +66,14 @@ record Answer(Status status, long pushbackMillis) {
         Status.DEADLINE_EXCEEDED.withDescription(
             "deadline_exceeded: " + RefusalText.deadlinePassed("limiter '" + limiter.name() + "'")),
         0);
+  }
+
+  /** A rate rule refused the call: its name and what it allows, and when to come back. */
+  static Answer rateLimited(RuleDecision rejectedBy) {
+    return new Answer(
+        Status.RESOURCE_EXHAUSTED.withDescription(
+            RefusalText.RATE_LIMITED + ": " + RefusalText.rateLimited(rejectedBy)),
+        RetryAfter.seconds(rejectedBy.decision().retryAfterNanos()) * 1000);
   }
 
   static Answer shuttingDown(long retryAfterSeconds) {

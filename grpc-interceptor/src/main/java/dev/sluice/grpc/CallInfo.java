@@ -38,7 +38,7 @@ final class CallInfo implements RequestInfo {
 
   @Override
   public String method() {
-    return "POST";
+    return LimitingInterceptor.METHOD;
   }
 
   @Override

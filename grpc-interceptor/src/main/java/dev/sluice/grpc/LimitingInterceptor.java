@@ -5,6 +5,9 @@ import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.config.SluiceSettings;
+import dev.sluice.rules.RateRules;
+import dev.sluice.rules.RuleDecision;
+import dev.sluice.rules.RuleOutcomes;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.Metadata;
@@ -29,12 +32,20 @@ import java.util.concurrent.TimeUnit;
  */
 final class LimitingInterceptor implements ServerInterceptor {
 
+  /** Every gRPC call is a POST on the wire: what a rule's {@code method} is compared with. */
+  static final String METHOD = "POST";
+
+  private static final System.Logger log = System.getLogger(LimitingInterceptor.class.getName());
+
   private final List<MethodLimiter> limiters;
+  private final RateRules rules; // null: no rate rules
   private final SluiceSettings settings;
   private volatile boolean stopping;
+  private volatile boolean ruleFailureLogged;
 
-  LimitingInterceptor(List<MethodLimiter> limiters, SluiceSettings settings) {
+  LimitingInterceptor(List<MethodLimiter> limiters, RateRules rules, SluiceSettings settings) {
     this.limiters = List.copyOf(limiters);
+    this.rules = rules;
     this.settings = settings;
   }
 
@@ -49,11 +60,24 @@ final class LimitingInterceptor implements ServerInterceptor {
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
     String path = "/" + call.getMethodDescriptor().getFullMethodName();
     MethodLimiter limiter = forPath(path);
-    if (limiter == null) {
+    boolean ruled = rules != null && rules.guards(METHOD, path);
+    if (limiter == null && !ruled) {
       return next.startCall(call, headers);
     }
     if (stopping) {
       return refuse(call, Answer.shuttingDown(RetryAfter.SHUTDOWN_SECONDS));
+    }
+    CallInfo info = null;
+    if (ruled) {
+      // rules first: a call a rule refuses never takes a place in a queue
+      info = info(path, headers, call);
+      RuleDecision refusal = ruleRefusal(info);
+      if (refusal != null) {
+        return refuse(call, Answer.rateLimited(refusal));
+      }
+      if (limiter == null) {
+        return next.startCall(call, headers);
+      }
     }
     Context context = Context.current();
     long budget = budgetNanos(context.getDeadline());
@@ -94,6 +118,30 @@ final class LimitingInterceptor implements ServerInterceptor {
       }
     });
     return queued;
+  }
+
+  private CallInfo info(String path, Metadata headers, ServerCall<?, ?> call) {
+    return new CallInfo(path, headers, call, settings.accountHeader(), settings.deviceHeader());
+  }
+
+  /**
+   * The decision of the rule that refuses the call, or null when every rule admits it. Fails open,
+   * as the plugin does: a broken rule must not refuse every call.
+   */
+  private RuleDecision ruleRefusal(CallInfo info) {
+    try {
+      RuleOutcomes outcomes = new RuleOutcomes();
+      if (!rules.checkNow(info, outcomes) || outcomes.allowed()) {
+        return null; // local rules always decide now (global ones are refused at build)
+      }
+      return outcomes.decision(outcomes.rejectedIndex());
+    } catch (RuntimeException e) {
+      if (!ruleFailureLogged) {
+        ruleFailureLogged = true;
+        log.log(System.Logger.Level.WARNING, "rate rules failed; call let through", e);
+      }
+      return null;
+    }
   }
 
   /**

@@ -5,18 +5,25 @@ import dev.sluice.config.ConfigWarnings;
 import dev.sluice.config.CpuSignals;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.RulesSource;
 import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceKeys;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.config.UnknownKeys;
+import dev.sluice.rate.Algorithm;
 import dev.sluice.request.ResourcePattern;
 import dev.sluice.request.Scope;
+import dev.sluice.rules.RateRules;
+import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleSet;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,9 +38,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * Sluice's concurrency limiters in front of gRPC methods, configured by the same {@code sluice.*}
- * properties as the Javalin plugin; a limiter's {@code path} names methods by their HTTP/2 path,
- * {@code /package.Service/Method} or {@code /package.Service/*}.
+ * Sluice's concurrency limiters (and local rate rules) in front of gRPC methods, configured by the
+ * same {@code sluice.*} properties as the Javalin plugin; a limiter's {@code path} and a rule's
+ * {@code resource} name methods by their HTTP/2 path, {@code /package.Service/Method} or {@code
+ * /package.Service/*}.
  *
  * <pre>{@code
  * SluiceGrpc sluice = SluiceGrpc.builder()
@@ -141,6 +149,7 @@ public final class SluiceGrpc implements AutoCloseable {
     private NanoClock clock = NanoClock.system();
     private Scheduler scheduler = Scheduler.system();
     private CpuSignals cpu = CpuSignals.JVM;
+    private RuleSet rules; // null: sluice.rules.file, if set
 
     private Builder() {}
 
@@ -188,6 +197,15 @@ public final class SluiceGrpc implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Rate rules declared in code (a {@code sluice.rules.file} wins). A rule's {@code resource} is
+     * a method path ({@code /package.Service/*}); every gRPC call is a {@code POST}.
+     */
+    public Builder rules(RuleSet rules) {
+      this.rules = Objects.requireNonNull(rules, "rules");
+      return this;
+    }
+
     /** The CPU signals behind {@code limit=cpu} (default: the JVM's). */
     public Builder cpuSignals(CpuSignals cpu) {
       this.cpu = Objects.requireNonNull(cpu, "cpu");
@@ -214,7 +232,46 @@ public final class SluiceGrpc implements AutoCloseable {
           built.add(new MethodLimiter(c, pattern(c), limiter(c, runOn)));
         }
       }
-      return new SluiceGrpc(built, new LimitingInterceptor(built, settings), own);
+      RateRules rateRules = settings.enabled() ? rateRules(settings, p) : null;
+      return new SluiceGrpc(built, new LimitingInterceptor(built, rateRules, settings), own);
+    }
+
+    /** The rate rules in force (local ones only), or null when none is declared. */
+    private RateRules rateRules(SluiceSettings settings, SluiceProperties p) {
+      String key = SluiceKeys.RULES_FILE.name();
+      String source = p.source(key).orElse(null);
+      RuleSet ruleSet = settings
+          .rulesFile()
+          .map(file -> RulesSource.load(file, p.file(), source))
+          .orElse(rules);
+      if (ruleSet == null) {
+        return null;
+      }
+      String where = settings.rulesFile().map(Path::toString).orElse("rules(..)");
+      String from = settings.rulesFile().isPresent() ? source : LimiterConfig.CODE;
+      for (Rule rule : ruleSet.rules()) {
+        if (rule.scope() == Scope.GLOBAL) {
+          throw new SluiceConfigException(
+              key,
+              where,
+              from,
+              "rule '" + rule.id() + "' has scope global; the gRPC interceptor counts rules"
+                  + " locally only");
+        }
+        if (rule.algorithm() == Algorithm.LEAKY_BUCKET_SHAPER) {
+          throw new SluiceConfigException(
+              key,
+              where,
+              from,
+              "rule '" + rule.id() + "' is a shaper (leaky-bucket-shaper); the gRPC interceptor"
+                  + " rejects or admits, it does not hold calls back: use leaky-bucket");
+        }
+      }
+      return RateRules.builder()
+          .rules(ruleSet)
+          .clock(clock)
+          .maxKeysPerRule(settings.get(SluiceKeys.RULES_MAX_KEYS))
+          .build();
     }
 
     private ConcurrencyLimiter limiter(LimiterConfig c, Executor runOn) {

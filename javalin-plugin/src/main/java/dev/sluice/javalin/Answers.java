@@ -9,7 +9,6 @@ import dev.sluice.rules.RuleDecision;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Turns a refusal into the HTTP answer of the contract (the plugin README, "HTTP answers"): the configured
@@ -144,13 +143,10 @@ final class Answers {
     ext.put("rule", rejectedBy.rule().id());
     ext.put("limit", rejectedBy.decision().limit());
     ext.put("retryAfterSeconds", retry);
-    long periodSeconds = Math.max(
-        1, TimeUnit.NANOSECONDS.toSeconds(rejectedBy.rule().limit().period().toNanos()));
     return new Rejection(
         Rejection.Reason.RATE_LIMITED,
         statuses.rateLimited(),
-        "Rate rule '" + rejectedBy.rule().id() + "' allows "
-            + rejectedBy.decision().limit() + " requests per " + periodSeconds + "s.",
+        RefusalText.rateLimited(rejectedBy),
         ext,
         retry);
   }

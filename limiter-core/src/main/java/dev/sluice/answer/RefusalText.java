@@ -3,12 +3,15 @@ package dev.sluice.answer;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.RejectionReason;
+import dev.sluice.rules.RuleDecision;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The words of a limiter's refusal, the same in every door: the reason's tag ({@code queue_full},
  * {@code key_cap}, {@code predicted_wait}...), which HTTP writes in the problem body and the
- * metrics and gRPC in the status description, and the sentence that says why.
+ * metrics and gRPC in the status description, and the sentence that says why; the same for a rate
+ * rule's refusal.
  */
 public final class RefusalText {
 
@@ -67,6 +70,17 @@ public final class RefusalText {
   /** The caller's own deadline had passed when it reached {@code limiterName}. */
   public static String deadlinePassed(String limiterName) {
     return "The request's deadline had passed when it reached " + limiterName + ".";
+  }
+
+  /** The tag of a refusal by a rate rule. */
+  public static final String RATE_LIMITED = "rate_limited";
+
+  /** Which rate rule refused the caller, and what it allows. */
+  public static String rateLimited(RuleDecision rejectedBy) {
+    long periodSeconds = Math.max(
+        1, TimeUnit.NANOSECONDS.toSeconds(rejectedBy.rule().limit().period().toNanos()));
+    return "Rate rule '" + rejectedBy.rule().id() + "' allows "
+        + rejectedBy.decision().limit() + " requests per " + periodSeconds + "s.";
   }
 
   /** Why a caller was refused because the server is stopping. */
