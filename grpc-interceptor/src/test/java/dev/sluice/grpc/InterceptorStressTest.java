@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * some with a short deadline: the running handlers never outnumber the permits, every call is
  * answered exactly once, and every permit and queue place is back at the end.
  */
+@Tag("stress")
 class InterceptorStressTest {
 
   private static final int CALLS = 400;

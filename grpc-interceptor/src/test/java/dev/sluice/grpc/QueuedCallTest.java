@@ -22,9 +22,11 @@ import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A queued call is not started and holds nothing; it leaves the queue when its client does. */
+@Tag("integration")
 class QueuedCallTest {
 
   private TestServer server;

@@ -14,10 +14,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Future;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Local rate rules from sluice.rules.file, checked before the limiter, keyed from metadata. */
+@Tag("integration")
 class RateRulesTest {
 
   @TempDir

@@ -11,12 +11,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A grpc-java client with a retry policy on RESOURCE_EXHAUSTED waits the pushback Sluice sends,
  * not its own short backoff: its retry reaches the server no earlier than the pushback.
  */
+@Tag("integration")
 class RetryPushbackTest {
 
   /** Retries RESOURCE_EXHAUSTED once, after 10 ms of backoff unless the server says otherwise. */

@@ -18,9 +18,11 @@ import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Each row of the status table that applies to limiters, over a real server and channel. */
+@Tag("integration")
 class StatusTableTest {
 
   private static final String P = "sluice.limiters.work.";
