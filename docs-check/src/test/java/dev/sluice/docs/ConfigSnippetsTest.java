@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.demo.DemoSettings;
+import dev.sluice.grpc.SluiceGrpc;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.ratelimit.DescriptorConfig;
 import dev.sluice.ratelimit.ServiceSettings;
@@ -121,6 +122,15 @@ class ConfigSnippetsTest {
       assertThatCode(() ->
               ServiceSettings.load(new String[] {"--config", file.toString()}, Map.of(), Map.of()))
           .as("%s is read by the rate-limit service:\n%s", block.where(), block.text())
+          .doesNotThrowAnyException();
+      return;
+    }
+    if (UserDocs.relative(block.page()).startsWith("grpc-interceptor/")) {
+      // the interceptor's page: its keys build the interceptor, strict as at its start
+      SluiceProperties grpc =
+          SluiceProperties.builder().file(file).env(Map.of()).system(around).build();
+      assertThatCode(() -> SluiceGrpc.fromProperties(grpc).close())
+          .as("%s builds the gRPC interceptor:\n%s", block.where(), block.text())
           .doesNotThrowAnyException();
       return;
     }

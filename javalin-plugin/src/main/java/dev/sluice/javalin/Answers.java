@@ -1,14 +1,14 @@
 package dev.sluice.javalin;
 
+import dev.sluice.answer.RefusalText;
+import dev.sluice.answer.RetryAfter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.rules.RuleDecision;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Turns a refusal into the HTTP answer of the contract (the plugin README, "HTTP answers"): the configured
@@ -22,7 +22,7 @@ final class Answers {
   static final String CONNECTION = "Connection";
 
   // when the limiter has no estimate yet (nothing served), a client still must not retry at once
-  private static final long SHUTDOWN_RETRY_SECONDS = 5;
+  private static final long SHUTDOWN_RETRY_SECONDS = RetryAfter.SHUTDOWN_SECONDS;
 
   private final SluiceSettings.Statuses statuses;
 
@@ -36,12 +36,17 @@ final class Answers {
     String why = reasonId(e.reason());
     ext.put("reason", why);
     // the limiter's estimate of the work ahead: queued x observed service time / limit
-    long retry = RateHeaders.retryAfterSeconds(e.retryAfterNanos());
+    long retry = RetryAfter.seconds(e.retryAfterNanos());
     return switch (e.outcome()) {
       case QUEUE_FULL -> {
         ext.put("retryAfterSeconds", retry);
         yield new Rejection(
-            Rejection.Reason.QUEUE_FULL, why, statuses.queueFull(), queueFullDetail(e), ext, retry);
+            Rejection.Reason.QUEUE_FULL,
+            why,
+            statuses.queueFull(),
+            RefusalText.queueFull(e),
+            ext,
+            retry);
       }
       case QUEUE_TIMEOUT -> {
         ext.put("retryAfterSeconds", retry);
@@ -49,8 +54,7 @@ final class Answers {
             Rejection.Reason.QUEUE_TIMEOUT,
             why,
             statuses.queueTimeout(),
-            "The request waited for limiter '" + e.limiterName()
-                + "' longer than its queue timeout.",
+            RefusalText.queueTimeout(e.limiterName()),
             ext,
             retry);
       }
@@ -66,38 +70,18 @@ final class Answers {
     Rejection plain = fromLimiter(e);
     Map<String, Object> ext = new LinkedHashMap<>(plain.extensions);
     ext.put("key", key);
-    String detail = "Requests queued under key '" + key + "' (" + queueKey + ") already hold the"
-        + " most places in limiter '" + e.limiterName() + "' that one key may hold.";
-    if (dev.sluice.concurrency.Caller.UNKNOWN_KEY.equals(key)) {
-      detail += " The request carries no " + queueKey + ": every request without one queues under"
-          + " the one shared key '" + key + "'.";
-    }
     return new Rejection(
-        plain.reason, plain.why, plain.status, detail, ext, plain.retryAfterSeconds);
-  }
-
-  private static String queueFullDetail(ConcurrencyRejectedException e) {
-    String limiter = "limiter '" + e.limiterName() + "'";
-    return switch (e.reason()) {
-      case KEY_CAP ->
-        "This caller already has the most requests queued that " + limiter + " allows one caller.";
-      case DISPLACED ->
-        "The request was queued for " + limiter
-            + " and gave its place to a request of a higher priority.";
-      case STANDING_QUEUE ->
-        "The queue of " + limiter + " has stood above its delay target; the"
-            + " request waited the target and was shed so that newer requests are served first.";
-      case PREDICTED_WAIT ->
-        "The predicted wait for " + limiter + " is longer than the request may wait.";
-      default -> "Every permit of " + limiter + " is taken and its queue is full.";
-    };
+        plain.reason,
+        plain.why,
+        plain.status,
+        RefusalText.keyCap(e, key, queueKey),
+        ext,
+        plain.retryAfterSeconds);
   }
 
   /** {@code KEY_CAP} -> {@code key_cap}; shutdown keeps the answer's own tag. */
   static String reasonId(RejectionReason reason) {
-    return reason == RejectionReason.SHUTDOWN
-        ? Rejection.Reason.SHUTTING_DOWN.tag
-        : reason.name().toLowerCase(Locale.ROOT);
+    return RefusalText.reasonId(reason);
   }
 
   Rejection parkedTooLong() {
@@ -124,7 +108,7 @@ final class Answers {
     return new Rejection(
         Rejection.Reason.DEADLINE_EXCEEDED,
         statuses.queueTimeout(),
-        "The request's deadline had passed when it reached " + limiter + ".",
+        RefusalText.deadlinePassed(limiter),
         Map.of("reason", Rejection.Reason.DEADLINE_EXCEEDED.tag),
         0);
   }
@@ -143,7 +127,7 @@ final class Answers {
     return new Rejection(
         Rejection.Reason.SHUTTING_DOWN,
         statuses.shuttingDown(),
-        "The server is shutting down; retry on another instance or later.",
+        RefusalText.shuttingDown(),
         Map.of("reason", Rejection.Reason.SHUTTING_DOWN.tag),
         Math.max(1, retryAfterSeconds));
   }
@@ -153,19 +137,16 @@ final class Answers {
   }
 
   Rejection rateLimited(RuleDecision rejectedBy) {
-    long retry = RateHeaders.retryAfterSeconds(rejectedBy.decision().retryAfterNanos());
+    long retry = RetryAfter.seconds(rejectedBy.decision().retryAfterNanos());
     Map<String, Object> ext = new LinkedHashMap<>();
     ext.put("reason", Rejection.Reason.RATE_LIMITED.tag);
     ext.put("rule", rejectedBy.rule().id());
     ext.put("limit", rejectedBy.decision().limit());
     ext.put("retryAfterSeconds", retry);
-    long periodSeconds = Math.max(
-        1, TimeUnit.NANOSECONDS.toSeconds(rejectedBy.rule().limit().period().toNanos()));
     return new Rejection(
         Rejection.Reason.RATE_LIMITED,
         statuses.rateLimited(),
-        "Rate rule '" + rejectedBy.rule().id() + "' allows "
-            + rejectedBy.decision().limit() + " requests per " + periodSeconds + "s.",
+        RefusalText.rateLimited(rejectedBy),
         ext,
         retry);
   }

@@ -4,6 +4,7 @@ import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.Permit;
+import dev.sluice.config.QueueCallers;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
 import dev.sluice.rules.RuleOutcomes;

@@ -2,6 +2,7 @@ package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.QueueCallers;
 import dev.sluice.request.ResourcePattern;
 import java.util.Optional;
 

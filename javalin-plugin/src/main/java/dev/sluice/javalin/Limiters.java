@@ -5,6 +5,7 @@ import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.concurrency.Reconfiguration;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.QueueCallers;
 import dev.sluice.config.QueueSettings;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceKeys;

@@ -1,5 +1,6 @@
 package dev.sluice.javalin;
 
+import dev.sluice.answer.RetryAfter;
 import dev.sluice.rate.RateLimit;
 import dev.sluice.rate.RateOutcome;
 import dev.sluice.rules.Rule;
@@ -204,12 +205,11 @@ final class RateHeaders {
 
   /** Whole seconds for Retry-After: rounded up and at least 1, so a client never retries at once. */
   static long retryAfterSeconds(long nanos) {
-    return ceilSeconds(nanos, 1);
+    return RetryAfter.seconds(nanos);
   }
 
   static long ceilSeconds(long nanos, long min) {
-    long seconds = nanos <= 0 ? 0 : (nanos - 1) / 1_000_000_000L + 1;
-    return Math.max(min, seconds);
+    return RetryAfter.ceilSeconds(nanos, min);
   }
 
   /** A Structured Fields sf-string: printable ASCII only, with {@code "} and {@code \} escaped. */

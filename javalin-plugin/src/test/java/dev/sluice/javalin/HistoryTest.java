@@ -11,6 +11,7 @@ import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.limit.CpuSignal;
 import dev.sluice.config.CpuSignals;
 import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.QueueCallers;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
 import java.net.http.HttpResponse;

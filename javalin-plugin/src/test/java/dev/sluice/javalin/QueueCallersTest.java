@@ -9,6 +9,7 @@ import dev.sluice.concurrency.Priority;
 import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.QueueCallers;
 import dev.sluice.config.QueueSettings;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

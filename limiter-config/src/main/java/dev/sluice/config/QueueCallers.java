@@ -1,8 +1,7 @@
-package dev.sluice.javalin;
+package dev.sluice.config;
 
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.Priority;
-import dev.sluice.config.QueueSettings;
 import dev.sluice.request.Actor;
 import dev.sluice.request.RequestInfo;
 import java.util.function.Function;
@@ -11,19 +10,21 @@ import java.util.function.Function;
  * One limiter's queue discipline as the request path sees it: builds the {@link Caller} a request
  * queues as, its key (the fair queue's {@code queue-key}, resolved as a rule's actor; none: {@link
  * Caller#UNKNOWN_KEY}) and its class (the {@code priority-header}'s value; missing or unknown:
- * normal, never an error). For plain FIFO nothing is built: {@link #needed()} is false.
+ * normal, never an error). For plain FIFO nothing is built: {@link #needed()} is false. Every door
+ * builds its callers here, from the request info it has (HTTP headers, gRPC metadata).
  *
  * <p>A reload may change the discipline ({@link #change}): the limiter's waiters move to the new
  * queue and later requests are built the new way.
  */
-final class QueueCallers {
+public final class QueueCallers {
 
   /** How requests are keyed and classed; null for plain FIFO. Swapped whole on reload. */
   private volatile Resolver resolver;
 
   private volatile QueueSettings settings;
 
-  QueueCallers(QueueSettings settings) {
+  /** The callers of a limiter queueing as {@code settings} say. */
+  public QueueCallers(QueueSettings settings) {
     use(settings);
   }
 
@@ -33,17 +34,18 @@ final class QueueCallers {
   }
 
   /** Whether requests need a {@link Caller} of their own (fair, or classes). */
-  boolean needed() {
+  public boolean needed() {
     return resolver != null;
   }
 
   /** The caller {@code request} queues as. */
-  Caller of(RequestInfo request) {
+  public Caller of(RequestInfo request) {
     Resolver r = resolver;
     return r == null ? Caller.DEFAULT : r.of(request);
   }
 
-  QueueSettings settings() {
+  /** The queue settings in force. */
+  public QueueSettings settings() {
     return settings;
   }
 
@@ -51,7 +53,7 @@ final class QueueCallers {
    * Later requests are keyed and classed the new way; the core limiter moves the queued ones to
    * the new queue when it is reconfigured with the new discipline.
    */
-  void change(QueueSettings next) {
+  public void change(QueueSettings next) {
     use(next);
   }
 

@@ -1,0 +1,321 @@
+package dev.sluice.grpc;
+
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.config.ConfigWarnings;
+import dev.sluice.config.CpuSignals;
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.RulesSource;
+import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceKeys;
+import dev.sluice.config.SluiceProperties;
+import dev.sluice.config.SluiceSettings;
+import dev.sluice.config.UnknownKeys;
+import dev.sluice.rate.Algorithm;
+import dev.sluice.request.ResourcePattern;
+import dev.sluice.request.Scope;
+import dev.sluice.rules.RateRules;
+import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleSet;
+import dev.sluice.time.NanoClock;
+import dev.sluice.time.Scheduler;
+import io.grpc.BindableService;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * Sluice's concurrency limiters (and local rate rules) in front of gRPC methods, configured by the
+ * same {@code sluice.*} properties as the Javalin plugin; a limiter's {@code path} and a rule's
+ * {@code resource} name methods by their HTTP/2 path, {@code /package.Service/Method} or {@code
+ * /package.Service/*}.
+ *
+ * <pre>{@code
+ * SluiceGrpc sluice = SluiceGrpc.builder()
+ *     .properties(SluiceProperties.load(Path.of("sluice.properties")))
+ *     .limiter("transcode", l -> l.path("/sluice.demo.v1.Transcoder/*").maxConcurrency(4))
+ *     .build();
+ * Server server = ServerBuilder.forPort(9090).addService(sluice.wrap(new TranscoderService())).build();
+ * }</pre>
+ *
+ * <p>A call that must wait holds no thread and is not started (no handler, no message read) until
+ * its permit comes; it then starts on the {@linkplain Builder#executor executor}. A call holds its
+ * permit until it is over, so a streaming call holds it for all its messages. {@link #close()} stops
+ * admitting (queued and new calls get {@code UNAVAILABLE}).
+ */
+public final class SluiceGrpc implements AutoCloseable {
+
+  private final List<MethodLimiter> limiters;
+  private final LimitingInterceptor interceptor;
+  private final ExecutorService ownExecutor; // null when the application gave one
+
+  private SluiceGrpc(
+      List<MethodLimiter> limiters, LimitingInterceptor interceptor, ExecutorService ownExecutor) {
+    this.limiters = limiters;
+    this.interceptor = interceptor;
+    this.ownExecutor = ownExecutor;
+  }
+
+  /** A builder: properties, limiters declared in code, executor, clock. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The limiters {@code properties} declare.
+   *
+   * @throws SluiceConfigException naming key, value and source, at the first bad value
+   */
+  public static SluiceGrpc fromProperties(SluiceProperties properties) {
+    return builder().properties(properties).build();
+  }
+
+  /** The interceptor, for {@code ServerInterceptors.intercept} or a server-wide interceptor. */
+  public ServerInterceptor interceptor() {
+    return interceptor;
+  }
+
+  /** {@code service} with its calls limited. */
+  public ServerServiceDefinition wrap(ServerServiceDefinition service) {
+    return ServerInterceptors.intercept(service, interceptor);
+  }
+
+  /** {@code service} with its calls limited. */
+  public ServerServiceDefinition wrap(BindableService service) {
+    return ServerInterceptors.intercept(service, interceptor);
+  }
+
+  /** The limiter named {@code name}, for its snapshot and runtime changes. */
+  public Optional<ConcurrencyLimiter> limiter(String name) {
+    return limiters.stream()
+        .filter(m -> m.name().equals(name))
+        .map(MethodLimiter::limiter)
+        .findFirst();
+  }
+
+  /** The settings of every limiter, in declaration order (the first whose path matches guards a call). */
+  public List<LimiterConfig> limiters() {
+    return limiters.stream().map(MethodLimiter::config).toList();
+  }
+
+  /**
+   * Stops admitting: new calls and queued ones are answered {@code UNAVAILABLE} with {@code
+   * grpc-retry-pushback-ms}; running calls go on (see {@link #awaitDrained}).
+   */
+  public void shutdown() {
+    interceptor.stopAdmitting();
+    limiters.forEach(m -> m.limiter().shutdown());
+  }
+
+  /** Waits for the running calls of every limiter, up to one shared deadline. */
+  public boolean awaitDrained(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    boolean drained = true;
+    for (MethodLimiter m : limiters) {
+      long left = Math.max(0, deadline - System.nanoTime());
+      drained &= m.limiter().awaitDrained(Duration.ofNanos(left));
+    }
+    return drained;
+  }
+
+  /** {@link #shutdown()}, and stops the executor this instance made (never one it was given). */
+  @Override
+  public void close() {
+    shutdown();
+    if (ownExecutor != null) {
+      ownExecutor.shutdown();
+    }
+  }
+
+  /** Builds a {@link SluiceGrpc}; properties win over code for the same limiter, as in the plugin. */
+  public static final class Builder {
+
+    private SluiceProperties properties;
+    private final Map<String, LimiterConfig.Builder> code = new LinkedHashMap<>();
+    private Executor executor;
+    private NanoClock clock = NanoClock.system();
+    private Scheduler scheduler = Scheduler.system();
+    private CpuSignals cpu = CpuSignals.JVM;
+    private RuleSet rules; // null: sluice.rules.file, if set
+
+    private Builder() {}
+
+    /** The properties to read (default: {@link SluiceProperties#fromEnvironment()}). */
+    public Builder properties(SluiceProperties properties) {
+      this.properties = Objects.requireNonNull(properties, "properties");
+      return this;
+    }
+
+    /**
+     * Declares (or refines) a named limiter: {@code l -> l.path("/pkg.Service/*").maxConcurrency(2)}.
+     * Properties {@code sluice.limiters.<name>.*} are parsed onto the same builder afterwards and
+     * win.
+     */
+    public Builder limiter(String name, Consumer<LimiterConfig.Builder> limiter) {
+      limiter.accept(code.computeIfAbsent(name, LimiterConfig::custom));
+      return this;
+    }
+
+    /** Declares a limiter from a finished config (replacing one of the same name). */
+    public Builder limiter(LimiterConfig limiter) {
+      code.put(limiter.name(), LimiterConfig.from(limiter));
+      return this;
+    }
+
+    /**
+     * Where a call that waited starts its handler and where the limiter completes its waiters
+     * (default: a cached pool of daemon threads that {@link SluiceGrpc#close()} stops). Give it the
+     * server's own executor to run every handler on one pool.
+     */
+    public Builder executor(Executor executor) {
+      this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /** The limiters' clock (tests: a virtual one). */
+    public Builder clock(NanoClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Runs the limiters' timeouts (tests: a virtual one). */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * Rate rules declared in code (a {@code sluice.rules.file} wins). A rule's {@code resource} is
+     * a method path ({@code /package.Service/*}); every gRPC call is a {@code POST}.
+     */
+    public Builder rules(RuleSet rules) {
+      this.rules = Objects.requireNonNull(rules, "rules");
+      return this;
+    }
+
+    /** The CPU signals behind {@code limit=cpu} (default: the JVM's). */
+    public Builder cpuSignals(CpuSignals cpu) {
+      this.cpu = Objects.requireNonNull(cpu, "cpu");
+      return this;
+    }
+
+    /**
+     * Parses and checks every setting and builds the limiters.
+     *
+     * @throws SluiceConfigException naming key, value and source, at the first bad value or at a
+     *     setting this door does not support
+     */
+    public SluiceGrpc build() {
+      SluiceProperties p = properties != null ? properties : SluiceProperties.fromEnvironment();
+      SluiceSettings settings = SluiceSettings.resolve(p, code, cpu);
+      // then unknown keys, as the plugin checks them: a bad value is reported first
+      UnknownKeys.check(
+          p, settings.limiters().keySet(), settings.strict(), ConfigWarnings.systemLogger());
+      ExecutorService own = executor == null ? Executors.newCachedThreadPool(daemons()) : null;
+      Executor runOn = own != null ? own : executor;
+      List<MethodLimiter> built = new ArrayList<>();
+      if (settings.enabled()) {
+        for (LimiterConfig c : settings.limiters().values()) {
+          built.add(new MethodLimiter(c, pattern(c), limiter(c, runOn)));
+        }
+      }
+      RateRules rateRules = settings.enabled() ? rateRules(settings, p) : null;
+      return new SluiceGrpc(built, new LimitingInterceptor(built, rateRules, settings), own);
+    }
+
+    /** The rate rules in force (local ones only), or null when none is declared. */
+    private RateRules rateRules(SluiceSettings settings, SluiceProperties p) {
+      String key = SluiceKeys.RULES_FILE.name();
+      String source = p.source(key).orElse(null);
+      RuleSet ruleSet = settings
+          .rulesFile()
+          .map(file -> RulesSource.load(file, p.file(), source))
+          .orElse(rules);
+      if (ruleSet == null) {
+        return null;
+      }
+      String where = settings.rulesFile().map(Path::toString).orElse("rules(..)");
+      String from = settings.rulesFile().isPresent() ? source : LimiterConfig.CODE;
+      for (Rule rule : ruleSet.rules()) {
+        if (rule.scope() == Scope.GLOBAL) {
+          throw new SluiceConfigException(
+              key,
+              where,
+              from,
+              "rule '" + rule.id() + "' has scope global; the gRPC interceptor counts rules"
+                  + " locally only");
+        }
+        if (rule.algorithm() == Algorithm.LEAKY_BUCKET_SHAPER) {
+          throw new SluiceConfigException(
+              key,
+              where,
+              from,
+              "rule '" + rule.id() + "' is a shaper (leaky-bucket-shaper); the gRPC interceptor"
+                  + " rejects or admits, it does not hold calls back: use leaky-bucket");
+        }
+      }
+      return RateRules.builder()
+          .rules(ruleSet)
+          .clock(clock)
+          .maxKeysPerRule(settings.get(SluiceKeys.RULES_MAX_KEYS))
+          .build();
+    }
+
+    private ConcurrencyLimiter limiter(LimiterConfig c, Executor runOn) {
+      if (c.scope() == Scope.GLOBAL) {
+        throw new SluiceConfigException(
+            c.property(LimiterKeys.SCOPE),
+            "global",
+            c.source(LimiterKeys.SCOPE),
+            "the gRPC interceptor runs local limiters only; use scope=local");
+      }
+      if (!"1".equals(c.cost().trim())) {
+        throw new SluiceConfigException(
+            c.property(LimiterKeys.COST),
+            c.cost(),
+            c.source(LimiterKeys.COST),
+            "the gRPC interceptor counts every call as 1; use cost=1");
+      }
+      return ConcurrencyLimiter.builder(c.name())
+          .spec(c.spec())
+          .clock(clock)
+          .scheduler(scheduler)
+          .executor(runOn)
+          .build();
+    }
+
+    private static ResourcePattern pattern(LimiterConfig c) {
+      // the path was checked when parsed or set
+      return c.path()
+          .map(ResourcePattern::parse)
+          .orElseThrow(() -> new SluiceConfigException(
+              c.property(LimiterKeys.PATH),
+              null,
+              c.source(LimiterKeys.PATH),
+              "a limiter of the gRPC interceptor needs the methods it guards:"
+                  + " /package.Service/Method or /package.Service/*"));
+    }
+
+    private static java.util.concurrent.ThreadFactory daemons() {
+      AtomicInteger n = new AtomicInteger();
+      return task -> {
+        Thread t = new Thread(task, "sluice-grpc-" + n.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      };
+    }
+  }
+}
