@@ -3,7 +3,6 @@ package dev.sluice.javalin;
 import dev.sluice.answer.RefusalText;
 import dev.sluice.answer.RetryAfter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
-import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.rules.RuleDecision;
 import io.javalin.http.Context;
@@ -21,9 +20,6 @@ final class Answers {
 
   static final String CONNECTION = "Connection";
 
-  // when the limiter has no estimate yet (nothing served), a client still must not retry at once
-  private static final long SHUTDOWN_RETRY_SECONDS = RetryAfter.SHUTDOWN_SECONDS;
-
   private final SluiceSettings.Statuses statuses;
 
   Answers(SluiceSettings.Statuses statuses) {
@@ -33,7 +29,7 @@ final class Answers {
   Rejection fromLimiter(ConcurrencyRejectedException e) {
     Map<String, Object> ext = new LinkedHashMap<>();
     ext.put("limiter", e.limiterName());
-    String why = reasonId(e.reason());
+    String why = RefusalText.reasonId(e.reason());
     ext.put("reason", why);
     // the limiter's estimate of the work ahead: queued x observed service time / limit
     long retry = RetryAfter.seconds(e.retryAfterNanos());
@@ -58,7 +54,7 @@ final class Answers {
             ext,
             retry);
       }
-      default -> shuttingDown(e.retryAfterNanos() > 0 ? retry : SHUTDOWN_RETRY_SECONDS);
+      default -> shuttingDown(e.retryAfterNanos() > 0 ? retry : RetryAfter.SHUTDOWN_SECONDS);
     };
   }
 
@@ -77,11 +73,6 @@ final class Answers {
         RefusalText.keyCap(e, key, queueKey),
         ext,
         plain.retryAfterSeconds);
-  }
-
-  /** {@code KEY_CAP} -> {@code key_cap}; shutdown keeps the answer's own tag. */
-  static String reasonId(RejectionReason reason) {
-    return RefusalText.reasonId(reason);
   }
 
   Rejection parkedTooLong() {
@@ -133,7 +124,7 @@ final class Answers {
   }
 
   Rejection shuttingDown() {
-    return shuttingDown(SHUTDOWN_RETRY_SECONDS);
+    return shuttingDown(RetryAfter.SHUTDOWN_SECONDS);
   }
 
   Rejection rateLimited(RuleDecision rejectedBy) {

@@ -74,10 +74,10 @@ final class RateHeaders {
     RateOutcome shown = outcomes.outcome(shownAt);
     long remaining = shown.remaining();
     boolean rejected = !shown.allowed();
-    long retryAfter = rejected ? retryAfterSeconds(shown.retryAfterNanos()) : 0;
+    long retryAfter = rejected ? RetryAfter.seconds(shown.retryAfterNanos()) : 0;
     if (draft) {
       add(ctx, POLICY, policy(outcomes, rule));
-      long t = rejected ? retryAfter : ceilSeconds(shown.resetAfterNanos(), 0);
+      long t = rejected ? retryAfter : RetryAfter.ceilSeconds(shown.resetAfterNanos(), 0);
       add(ctx, RATELIMIT, rule.rateLimit(remaining, t));
     }
     if (x) {
@@ -201,15 +201,6 @@ final class RateHeaders {
 
   private static String number(long n) {
     return n >= 0 && n < SMALL_NUMBERS.length ? SMALL_NUMBERS[(int) n] : Long.toString(n);
-  }
-
-  /** Whole seconds for Retry-After: rounded up and at least 1, so a client never retries at once. */
-  static long retryAfterSeconds(long nanos) {
-    return RetryAfter.seconds(nanos);
-  }
-
-  static long ceilSeconds(long nanos, long min) {
-    return RetryAfter.ceilSeconds(nanos, min);
   }
 
   /** A Structured Fields sf-string: printable ASCII only, with {@code "} and {@code \} escaped. */

@@ -10,8 +10,6 @@ import org.junit.jupiter.api.Test;
 /** The numbers and strings of the rate-limit headers, at their edges. */
 class RateHeadersTest {
 
-  private static final long SECOND = 1_000_000_000L;
-
   private static Rule rule(long limit, Duration period, long burst, Algorithm algorithm) {
     return Rule.builder()
         .id("r")
@@ -21,27 +19,6 @@ class RateHeadersTest {
         .burst(burst)
         .algorithm(algorithm)
         .build();
-  }
-
-  @Test
-  void retryAfterIsAtLeastOneSecondEvenWhenNothingIsLeftToWait() {
-    assertThat(RateHeaders.retryAfterSeconds(0)).isEqualTo(1);
-    assertThat(RateHeaders.retryAfterSeconds(-5)).isEqualTo(1);
-    assertThat(RateHeaders.retryAfterSeconds(1)).isEqualTo(1);
-  }
-
-  @Test
-  void retryAfterRoundsUpToTheNextWholeSecond() {
-    assertThat(RateHeaders.retryAfterSeconds(SECOND)).isEqualTo(1);
-    assertThat(RateHeaders.retryAfterSeconds(SECOND + 1)).isEqualTo(2);
-    assertThat(RateHeaders.retryAfterSeconds(3 * SECOND - 1)).isEqualTo(3);
-  }
-
-  @Test
-  void aResetThatIsDueNowIsZeroSeconds() {
-    assertThat(RateHeaders.ceilSeconds(0, 0)).isZero();
-    assertThat(RateHeaders.ceilSeconds(1, 0)).isEqualTo(1);
-    assertThat(RateHeaders.ceilSeconds(2 * SECOND, 0)).isEqualTo(2);
   }
 
   @Test
