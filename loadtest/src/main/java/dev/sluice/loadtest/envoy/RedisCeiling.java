@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What {@code redis-server} itself answers to the script the service runs for each decision, called
@@ -93,7 +92,6 @@ final class RedisCeiling implements AutoCloseable {
     RlsLoad.Window window = new RlsLoad.Window(warmup, measured);
     AtomicInteger next = new AtomicInteger();
     AtomicInteger open = new AtomicInteger(inFlight);
-    AtomicLong errors = new AtomicLong();
     String[] args = args(epoch);
     for (int c = 0; c < inFlight; c++) {
       new Runnable() {
@@ -106,26 +104,15 @@ final class RedisCeiling implements AutoCloseable {
               .toCompletableFuture()
               .orTimeout(10, TimeUnit.SECONDS)
               .whenComplete((reply, error) -> {
-                long now = System.nanoTime();
-                window.count(now);
-                if (error != null && window.inside(now)) {
-                  errors.incrementAndGet();
-                }
-                if (window.sending(now)) {
+                if (window.answered(System.nanoTime(), error != null, open)) {
                   run();
-                } else {
-                  open.decrementAndGet();
                 }
               });
         }
       }.run();
     }
     window.await(open);
-    return new RlsLoad.ClosedLoop(
-        inFlight,
-        window.counted() / Math.max(1e-9, measured.toNanos() / 1e9),
-        window.counted(),
-        errors.get());
+    return window.result(inFlight, measured);
   }
 
   @Override

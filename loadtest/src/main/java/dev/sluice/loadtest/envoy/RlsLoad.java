@@ -142,7 +142,6 @@ final class RlsLoad {
     Window window = new Window(warmup, measured);
     AtomicInteger next = new AtomicInteger();
     AtomicInteger open = new AtomicInteger(inFlight);
-    AtomicLong errors = new AtomicLong();
     for (int c = 0; c < inFlight; c++) {
       new Runnable() {
         @Override
@@ -150,15 +149,8 @@ final class RlsLoad {
           send(stub, call.apply(next.getAndIncrement()), new Answer() {
             @Override
             void answered(RateLimitResponse response, Throwable error) {
-              long now = System.nanoTime();
-              window.count(now);
-              if (error != null && window.inside(now)) {
-                errors.incrementAndGet();
-              }
-              if (window.sending(now)) {
+              if (window.answered(System.nanoTime(), error != null, open)) {
                 run();
-              } else {
-                open.decrementAndGet();
               }
             }
           });
@@ -166,11 +158,7 @@ final class RlsLoad {
       }.run();
     }
     window.await(open);
-    return new ClosedLoop(
-        inFlight,
-        window.counted() / Math.max(1e-9, measured.toNanos() / 1e9),
-        window.counted(),
-        errors.get());
+    return window.result(inFlight, measured);
   }
 
   /** One decision of the exact-limit part, on the wall clock (nanoseconds since the epoch). */
@@ -266,6 +254,7 @@ final class RlsLoad {
     private final long measureFrom;
     private final long end;
     private final AtomicLong counted = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
 
     Window(Duration warmup, Duration measured) {
       long now = System.nanoTime();
@@ -285,6 +274,28 @@ final class RlsLoad {
       if (inside(now)) {
         counted.incrementAndGet();
       }
+    }
+
+    /**
+     * One answer at {@code now} in a closed loop: counted (with its error) when it falls in the
+     * measured time; true while the caller should send again, else the caller is done.
+     */
+    boolean answered(long now, boolean failed, AtomicInteger open) {
+      count(now);
+      if (failed && inside(now)) {
+        errors.incrementAndGet();
+      }
+      if (sending(now)) {
+        return true;
+      }
+      open.decrementAndGet();
+      return false;
+    }
+
+    /** The closed loop's figures: the answers of the measured time, per second. */
+    ClosedLoop result(int inFlight, Duration measured) {
+      return new ClosedLoop(
+          inFlight, counted() / Math.max(1e-9, measured.toNanos() / 1e9), counted(), errors.get());
     }
 
     long counted() {
