@@ -19,13 +19,15 @@ final class OverheadReport {
     return Report.titled("overhead")
         .add(new Block.Verdicts("Verdict", OverheadVerdict.of(result)))
         .text(f(
-            "%s driven by %s, %d rounds of %.1f s per service, every service up at once and the"
-                + " first of each round rotated; figures are medians over the rounds. The judge is"
+            "%s driven by %s, %d rounds of %.1f s per service, every service up at once; a round"
+                + " drives the services in turn and then in the reverse order (two slices each,"
+                + " centred on the same moment), the first of each round rotated; figures are"
+                + " medians over the rounds. The judge is"
                 + " the server's CPU time per request, the bytes it allocates per request the"
                 + " explanation. A paired ratio compares two services round by round (each round"
                 + " measures both within seconds, so a swing of the machine cancels): the geometric"
                 + " mean of the rounds' ratios and its 95%% bootstrap interval; rounds are added"
-                + " until every interval against no limiter is within ±2%% or 28 rounds have run."
+                + " until every interval against no limiter is within ±2%% or %d rounds have run."
                 + " Instructions per request are not counted: this machine's kernel exposes no"
                 + " hardware counters to perf (a VM without a virtual PMU). Load average %.2f"
                 + " before, %.2f after.",
@@ -33,6 +35,7 @@ final class OverheadReport {
             result.generator(),
             result.rounds(),
             result.secondsPerRound(),
+            OverheadRun.MAX_ROUNDS,
             result.loadAverageBefore(),
             result.loadAverageAfter()))
         .add(table(result))

@@ -29,9 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The load comes from {@code wrk} when it is on the PATH (an external generator, as a user
  * comparing limiters would use: {@code wrk -t1 -c16}), else from a built-in closed loop of
- * {@link #CONNECTIONS} workers. The services take turns in rounds, after a warm-up each, and each
- * round starts with a different one, so a neighbour's build on a shared machine slows all alike;
- * every figure is the median over the rounds.
+ * {@link #CONNECTIONS} workers. The services take turns in rounds, after a warm-up each: a round runs
+ * them one after the other and then back in the reverse order ({@link #palindrome}), each round
+ * starting with a different one, so a neighbour's build on a shared machine, or a load that rises
+ * through the round, slows all alike; every figure is the median over the rounds.
  *
  * <p>{@code --scenario overhead}, or {@code --overhead} as older commands spell it.
  */
@@ -40,8 +41,8 @@ public final class OverheadRun implements Experiment {
   static final int CONNECTIONS = 16;
   /** The rounds every run measures: enough that the medians' spread can be stated beside them. */
   static final int ROUNDS = 7;
-  /** The most rounds a run adds while an interval is still wider than {@link #PRECISION}. */
-  static final int MAX_ROUNDS = 28;
+  /** The most rounds a run measures while an interval is still wider than {@link #PRECISION}. */
+  static final int MAX_ROUNDS = 60;
   /** The aim for every ratio's 95% interval against no limiter: ±2%. */
   static final double PRECISION = 0.02;
 
@@ -98,7 +99,7 @@ public final class OverheadRun implements Experiment {
    * @param endpoint what was called
    * @param generator {@code wrk -t1 -c16} or the built-in one
    * @param rounds measured rounds per service
-   * @param secondsPerRound length of a round
+   * @param secondsPerRound the time each service was driven in a round (its two slices)
    * @param loadAverageBefore the machine's 1-minute load average before the run (-1: unknown)
    * @param loadAverageAfter and after it
    * @param sides one per service, the baseline first
@@ -135,10 +136,10 @@ public final class OverheadRun implements Experiment {
     }
   }
 
-  /** What one round of load on one service gave. */
+  /** What one slice of load on one service gave (a round has two per service). */
   record Round(long requests, long non2xx, double seconds, double p50Millis, double p99Millis) {}
 
-  /** Drives one round of load. */
+  /** Drives one slice of load. */
   interface Generator {
     String describe();
 
@@ -203,7 +204,7 @@ public final class OverheadRun implements Experiment {
           generator(),
           ROUNDS,
           MAX_ROUNDS,
-          options.duration().dividedBy(ROUNDS));
+          options.duration().dividedBy(2L * ROUNDS));
       Reporter.writeJson(options.out().resolve("overhead.json"), result);
       OverheadReport.table(result).echo();
       return Reporter.write(OverheadReport.of(result), options.out());
@@ -215,7 +216,8 @@ public final class OverheadRun implements Experiment {
   /**
    * @param variants the set-ups, the baseline first
    * @param services where each runs, in the same order
-   * @param rounds the rounds always measured
+   * @param rounds the rounds always measured; each round runs every service twice, in a {@link
+   *     #palindrome}
    * @param maxRounds the most rounds measured: rounds are added, one at a time, while some
    *     service's CPU ratio to the baseline has a 95% interval wider than ±{@link #PRECISION}
    */
@@ -225,7 +227,7 @@ public final class OverheadRun implements Experiment {
       Generator generator,
       int rounds,
       int maxRounds,
-      Duration round)
+      Duration slice)
       throws IOException, InterruptedException {
     if (variants.size() != services.size() || variants.isEmpty()) {
       throw new IllegalArgumentException("one service per variant: " + variants.size()
@@ -235,7 +237,7 @@ public final class OverheadRun implements Experiment {
     // warm-up, discarded: until the service's CPU per request settles (the JIT of five JVMs on a
     // loaded 2-core machine takes minutes, and an interpreted round costs several times a
     // compiled one), at least twice and at most WARM_UP_MAX rounds each
-    Duration warmUp = round.compareTo(Duration.ofSeconds(10)) > 0 ? round : Duration.ofSeconds(10);
+    Duration warmUp = slice.compareTo(Duration.ofSeconds(10)) > 0 ? slice : Duration.ofSeconds(10);
     for (Service service : services) {
       double previous = Double.NaN;
       for (int w = 0; w < WARM_UP_MAX; w++) {
@@ -251,18 +253,20 @@ public final class OverheadRun implements Experiment {
     long[] non2xx = new long[services.size()];
     int r = 0;
     while (r < rounds || (r < maxRounds && !precise(measured))) {
-      for (int v : order(r, services.size())) {
+      Slices[] slices = new Slices[services.size()];
+      for (int v : palindrome(r, services.size())) {
         Service service = services.get(v);
         long allocatedBefore = service.allocated();
         long cpuBefore = service.cpu();
-        Round done = generator.drive(service.uri(), round);
-        double cpuMicros = cpuMicros(done, cpuBefore, service.cpu());
-        double bytes =
-            ServerAllocation.perRequest(allocatedBefore, service.allocated(), done.requests());
-        measured.get(v).add(new double[] {
-          cpuMicros, done.requests() / done.seconds(), done.p50Millis(), done.p99Millis(), bytes
-        });
+        Round done = generator.drive(service.uri(), slice);
+        long cpuAfter = service.cpu();
+        long allocatedAfter = service.allocated();
+        slices[v] = (slices[v] == null ? new Slices() : slices[v])
+            .add(done, cpuBefore, cpuAfter, allocatedBefore, allocatedAfter);
         non2xx[v] += done.non2xx();
+      }
+      for (int v = 0; v < services.size(); v++) {
+        measured.get(v).add(slices[v].figures());
       }
       r++;
     }
@@ -299,7 +303,7 @@ public final class OverheadRun implements Experiment {
         "GET " + OverheadVariant.ENDPOINT,
         generator.describe(),
         r,
-        round.toMillis() / 1000.0,
+        2 * slice.toMillis() / 1000.0,
         loadBefore,
         loadAverage(),
         sides);
@@ -350,6 +354,64 @@ public final class OverheadRun implements Experiment {
       order.add((round + i) % count);
     }
     return order;
+  }
+
+  /**
+   * The slices of round {@code round}: its {@link #order} and then the same backwards (A B C C B
+   * A), so every service's two slices are centred on the same moment of the round, and a load that
+   * rises or falls steadily through the round charges each service alike.
+   */
+  static List<Integer> palindrome(int round, int count) {
+    List<Integer> forward = order(round, count);
+    List<Integer> slices = new ArrayList<>(forward);
+    for (int i = count - 1; i >= 0; i--) {
+      slices.add(forward.get(i));
+    }
+    return slices;
+  }
+
+  /** One service's slices of a round, summed: its figures are ratios of the sums. */
+  private static final class Slices {
+    private long requests;
+    private double seconds;
+    private long cpuNanos;
+    private boolean cpuKnown = true;
+    private long allocated;
+    private boolean allocatedKnown = true;
+    private double p50Sum;
+    private double p99Sum;
+    private int count;
+
+    Slices add(
+        Round done, long cpuBefore, long cpuAfter, long allocatedBefore, long allocatedAfter) {
+      requests += done.requests();
+      seconds += done.seconds();
+      if (cpuBefore < 0 || cpuAfter < 0) {
+        cpuKnown = false;
+      } else {
+        cpuNanos += cpuAfter - cpuBefore;
+      }
+      if (allocatedBefore < 0 || allocatedAfter < allocatedBefore) {
+        allocatedKnown = false;
+      } else {
+        allocated += allocatedAfter - allocatedBefore;
+      }
+      p50Sum += done.p50Millis();
+      p99Sum += done.p99Millis();
+      count++;
+      return this;
+    }
+
+    /** CPU µs per request, requests per second, p50, p99 (means of the slices'), bytes per request. */
+    double[] figures() {
+      return new double[] {
+        cpuKnown && requests > 0 ? cpuNanos / 1000.0 / requests : Double.NaN,
+        seconds > 0 ? requests / seconds : Double.NaN,
+        p50Sum / count,
+        p99Sum / count,
+        allocatedKnown ? ServerAllocation.perRequest(0, allocated, requests) : Double.NaN
+      };
+    }
   }
 
   static double median(List<double[]> rows, int column) {

@@ -34,6 +34,12 @@ class OverheadRunTest {
   }
 
   @Test
+  void aRoundRunsItsOrderAndThenTheSameBackwards() {
+    assertThat(OverheadRun.palindrome(1, 3)).containsExactly(1, 2, 0, 0, 2, 1);
+    assertThat(OverheadRun.palindrome(0, 1)).containsExactly(0, 0);
+  }
+
+  @Test
   void theVariantsStartWithTheBaselineAndTheRateVariantReadsTheRuleWrittenForIt()
       throws IOException {
     Path rules = dir.resolve("rules.yaml");
@@ -68,6 +74,7 @@ class OverheadRunTest {
     final long[] cpu;
     int drives;
     double swing = 1;
+    double drift = 1;
 
     Scripted(double noise, double... costs) {
       this.costs = costs;
@@ -92,9 +99,10 @@ class OverheadRunTest {
     @Override
     public OverheadRun.Round drive(URI base, Duration length) {
       int v = base.getPort() - 1000;
-      if (drives++ % costs.length == 0) {
+      if (drives++ % (2 * costs.length) == 0) {
         swing = 0.7 + 0.6 * random.nextDouble(); // the machine changes between rounds
       }
+      swing *= drift; // and, on a drifting machine, from one slice to the next
       double own = 1 + noise * random.nextGaussian();
       cpu[v] += (long) (1_000 * 40_000 * costs[v] * swing * own); // 40 µs per request at 1.0
       return new OverheadRun.Round(1_000, 0, 1, 1, 2);
@@ -121,6 +129,23 @@ class OverheadRunTest {
     assertThat(dearer.cpuRatioHigh() - dearer.cpuRatioLow())
         .as("the rounds' own range, against the baseline's median, is many times wider")
         .isGreaterThan(0.2);
+  }
+
+  @Test
+  void aLoadRisingThroughEveryRoundChargesEveryServiceAlike() throws Exception {
+    // no noise, but the machine gets 4% slower with every slice: run one after the other, the
+    // service measured last in a round would pay for it
+    Scripted drifting = new Scripted(0, 1.0, 1.0, 1.0, 1.0);
+    drifting.drift = 1.04;
+
+    OverheadRun.Result result =
+        OverheadRun.run(variants(4), drifting.services(), drifting, 7, 7, Duration.ofMillis(1));
+
+    for (OverheadRun.Side side : result.sides().subList(1, 4)) {
+      assertThat(side.cpuPaired().ratio())
+          .as(side.variant())
+          .isCloseTo(1.0, org.assertj.core.api.Assertions.within(0.005));
+    }
   }
 
   @Test
