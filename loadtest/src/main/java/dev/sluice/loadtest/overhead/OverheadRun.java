@@ -303,7 +303,7 @@ public final class OverheadRun implements Experiment {
         "GET " + OverheadVariant.ENDPOINT,
         generator.describe(),
         r,
-        2 * slice.toMillis() / 1000.0,
+        median(measured.get(0), 5),
         loadBefore,
         loadAverage(),
         sides);
@@ -402,14 +402,18 @@ public final class OverheadRun implements Experiment {
       return this;
     }
 
-    /** CPU µs per request, requests per second, p50, p99 (means of the slices'), bytes per request. */
+    /**
+     * CPU µs per request, requests per second, p50, p99 (means of the slices'), bytes per request,
+     * seconds driven (the generator's own count: wrk runs whole seconds).
+     */
     double[] figures() {
       return new double[] {
         cpuKnown && requests > 0 ? cpuNanos / 1000.0 / requests : Double.NaN,
         seconds > 0 ? requests / seconds : Double.NaN,
         p50Sum / count,
         p99Sum / count,
-        allocatedKnown ? ServerAllocation.perRequest(0, allocated, requests) : Double.NaN
+        allocatedKnown ? ServerAllocation.perRequest(0, allocated, requests) : Double.NaN,
+        seconds
       };
     }
   }

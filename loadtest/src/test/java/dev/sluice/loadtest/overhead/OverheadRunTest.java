@@ -141,6 +141,10 @@ class OverheadRunTest {
     OverheadRun.Result result =
         OverheadRun.run(variants(4), drifting.services(), drifting, 7, 7, Duration.ofMillis(1));
 
+    assertThat(result.secondsPerRound())
+        .as("what the generator drove (two slices of 1 s each), not what was asked")
+        .isEqualTo(2.0);
+
     for (OverheadRun.Side side : result.sides().subList(1, 4)) {
       assertThat(side.cpuPaired().ratio())
           .as(side.variant())
