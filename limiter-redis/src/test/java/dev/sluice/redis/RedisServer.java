@@ -361,6 +361,7 @@ public final class RedisServer implements AutoCloseable {
       throw new IllegalStateException("cannot start redis-server on port " + port, e);
     }
     Process started = process;
+    reapWhenThisJvmDies(started);
     // the client's threads start outside the wait; the first command of a test JVM still loads
     // Lettuce's and Netty's connection classes, which took over 10 s on a machine with both cores
     // busy, so the wait allows for it (a server that never starts costs the test 30 s, no more)
@@ -377,6 +378,38 @@ public final class RedisServer implements AutoCloseable {
         })
         .ignoreExceptions()
         .until(() -> "PONG".equals(command("PING")));
+  }
+
+  /** The running server's process id (it changes with {@link #restart()}). */
+  long pid() {
+    return process.pid();
+  }
+
+  /**
+   * Makes sure {@code server} does not outlive this JVM. A test that closes its servers stops them
+   * itself, but a JVM that is killed runs no shutdown hook (PIT kills a minion JVM that runs past
+   * its timeout, and the servers its tests started were left running, hundreds after a run). A
+   * small shell process watches both: when this JVM is gone it kills the server, and when the
+   * server is gone it ends.
+   */
+  static void reapWhenThisJvmDies(Process server) {
+    String watch = "while kill -0 $1 2>/dev/null; do kill -0 $2 2>/dev/null || exit 0; sleep 1;"
+        + " done; kill -9 $2 2>/dev/null";
+    try {
+      new ProcessBuilder(
+              "sh",
+              "-c",
+              watch,
+              "sluice-redis-reaper",
+              Long.toString(ProcessHandle.current().pid()),
+              Long.toString(server.pid()))
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start();
+    } catch (IOException e) {
+      // no sh: the server is still stopped by close(), as before; only a killed JVM leaves it
+      System.err.println("cannot watch redis-server " + server.pid() + ": " + e);
+    }
   }
 
   @Override

@@ -54,6 +54,7 @@ class SentinelTest {
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .start();
+    RedisServer.reapWhenThisJvmDies(process);
     await("the sentinel answers")
         .atMost(Duration.ofSeconds(10))
         .ignoreExceptions()
@@ -315,6 +316,7 @@ class SentinelTest {
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.DISCARD)
           .start();
+      RedisServer.reapWhenThisJvmDies(sentinel);
       try (Nodes nodes = new Nodes()) {
         URI uri = URI.create("redis-sentinel://127.0.0.1:" + port + "#sluice");
         assertThat(new RedisStoreProvider().supports(uri)).isTrue();
