@@ -118,10 +118,10 @@ final class Gate {
       }
     }
     if (limiter != null) {
-      Admission admission = admission(ctx);
-      CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
+      // no admission record yet: a permit granted at once is kept as the request's record itself
+      CompletableFuture<Void> waiting = admit(ctx, null, limiter);
       if (waiting != null) {
-        suspend(ctx, admission, waiting);
+        suspend(ctx, admission(ctx), waiting);
       }
     }
   }
@@ -153,8 +153,8 @@ final class Gate {
    * queue; this answers it as a queue timeout instead, and the waiter is then cancelled.
    */
   void guard(Context ctx) {
-    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
-    if (admission != null && admission.isParked()) {
+    // a bare Permit (granted at once) never parked
+    if (ctx.attribute(Admission.ATTRIBUTE) instanceof Admission admission && admission.isParked()) {
       // a client that hung up is a cancel, never a 504: an alert on the 504 rate must not fire
       // on disconnects (the limiter counts it as cancelled too)
       throw rejected(
@@ -164,8 +164,11 @@ final class Gate {
 
   /** The after-handler: gives back every permit the request holds. */
   void after(Context ctx) {
-    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
-    if (admission != null) {
+    Object held = ctx.attribute(Admission.ATTRIBUTE);
+    if (held instanceof Permit permit) {
+      // the one permit of the path's limiter, granted at once at cost 1: no cost sample to teach
+      permit.release();
+    } else if (held instanceof Admission admission) {
       CostSample sample = ctx.attribute(CostSample.ATTRIBUTE);
       if (sample != null && sample.admittedNanos != 0) {
         sample.cost.served(sample.group, clock.nanoTime() - sample.admittedNanos);
@@ -197,13 +200,21 @@ final class Gate {
     }
   }
 
-  /** The request's permits, created on first need. */
-  private static Admission admission(Context ctx) {
-    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
-    if (admission == null) {
-      admission = new Admission();
-      ctx.attribute(Admission.ATTRIBUTE, admission);
+  /**
+   * The request's permits, created on first need. The attribute holds either this record or, for
+   * a request whose path's limiter granted its permit at once in the before-handler (most
+   * requests), that bare {@link Permit}: it then becomes the record's first permit.
+   */
+  private Admission admission(Context ctx) {
+    Object held = ctx.attribute(Admission.ATTRIBUTE);
+    if (held instanceof Admission admission) {
+      return admission;
     }
+    Admission admission = new Admission();
+    if (held instanceof Permit permit) {
+      admission.hold(limiters.forPath(path(ctx)).name(), permit);
+    }
+    ctx.attribute(Admission.ATTRIBUTE, admission);
     return admission;
   }
 
@@ -212,9 +223,11 @@ final class Gate {
    * handler): asks {@code limiter} for a permit for this request. Returns null when the permit is
    * held already; a future that completes once it is held (the request is parked: the caller
    * waits on it with {@link #suspend}, or, already suspended, {@link #admitSuspended}); throws a
-   * {@link Rejection} when refused at once.
+   * {@link Rejection} when refused at once. With {@code admission} null (the before-handler, the
+   * request's first permit), a permit granted at once is stored as the request's record itself,
+   * and an {@link Admission} is made only when the request must wait.
    */
-  private CompletableFuture<Void> admit(Context ctx, Admission admission, LimiterEntry limiter) {
+  private CompletableFuture<Void> admit(Context ctx, Admission held, LimiterEntry limiter) {
     long budget = budgetNanos(ctx, limiter);
     RequestCost cost = limiter.cost();
     if (cost.one()) {
@@ -222,11 +235,16 @@ final class Gate {
       // limiter has no such shortcut: it always asks the store, and answers null here)
       Permit now = limiter.limiter().acquireIfFree();
       if (now != null) {
-        admission.hold(limiter.name(), now);
+        if (held == null) {
+          ctx.attribute(Admission.ATTRIBUTE, now);
+        } else {
+          held.hold(limiter.name(), now);
+        }
         limiterPolicy(ctx, limiter);
         return null;
       }
     }
+    Admission admission = held == null ? admission(ctx) : held;
     QueueCallers callers = limiter.callers();
     // who asks, for the queue discipline (key, class) and the cost: built at most once, and not at
     // all for a plain FIFO limiter at cost 1
@@ -414,7 +432,7 @@ final class Gate {
       // nothing waits any more, so nothing to watch; the after-handler releases the permit
       return;
     }
-    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
+    Admission admission = ctx.attribute(Admission.ATTRIBUTE) instanceof Admission a ? a : null;
     Runnable clientLeft = () -> {
       if (admission != null) {
         admission.clientGone();
