@@ -48,6 +48,9 @@ final class Gate {
   private final DisconnectWatch disconnects;
   private final NanoClock clock; // request deadlines
   private final PeerAddresses peers = new PeerAddresses();
+  // the request info of the rules' decisions made on the spot, one per platform thread (as the
+  // outcome holder): read only while the rules decide, so a thread's requests can share it
+  private final ThreadLocal<ContextRequestInfo> infos;
   private volatile boolean stopping;
 
   Gate(
@@ -72,6 +75,7 @@ final class Gate {
     this.ruleFailures = ruleFailures;
     this.disconnects = disconnects;
     this.clock = clock;
+    this.infos = ThreadLocal.withInitial(() -> new ContextRequestInfo(null, null, settings, peers));
   }
 
   void stopAdmitting() {
@@ -94,10 +98,11 @@ final class Gate {
     LimiterEntry limiter = limiters.forPath(path);
     // a path no rule guards (most, in many services) builds no request info and writes no header
     if (rules != null && rules.guards(ctx.method().name(), path)) {
-      ContextRequestInfo request = new ContextRequestInfo(ctx, path, settings, peers);
       RuleOutcomes outcomes = OutcomeHolder.current();
-      if (!checkRulesNow(request, outcomes)) { // a rule counted in the shared store
-        CompletableFuture<RateVerdict> pending = checkRules(request);
+      if (!checkRulesNow(ctx, path, outcomes)) { // a rule counted in the shared store
+        // the store's answer may come on another thread: this request's own info
+        CompletableFuture<RateVerdict> pending =
+            checkRules(new ContextRequestInfo(ctx, path, settings, peers));
         if (!pending.isDone()) {
           // the store answers on its own I/O thread: hop to the executor before going on, or the
           // endpoint would run on the store's event loop
@@ -472,7 +477,11 @@ final class Gate {
    * Decides into {@code into} when every rule is local (false when the store must answer); fails
    * open: a failure leaves {@code into} empty (allowed).
    */
-  private boolean checkRulesNow(ContextRequestInfo request, RuleOutcomes into) {
+  private boolean checkRulesNow(Context ctx, String path, RuleOutcomes into) {
+    boolean shared = !OutcomeHolder.isVirtual(Thread.currentThread());
+    ContextRequestInfo request = shared
+        ? infos.get().of(ctx, path)
+        : new ContextRequestInfo(ctx, path, settings, peers); // a virtual thread serves one request
     try {
       return rules.checkNow(request, into);
     } catch (RuntimeException e) {
@@ -480,6 +489,10 @@ final class Gate {
       ruleFailures.warn("rate rules failed; request let through", e);
       into.set(RateVerdict.noRules());
       return true;
+    } finally {
+      if (shared) {
+        request.clear();
+      }
     }
   }
 
