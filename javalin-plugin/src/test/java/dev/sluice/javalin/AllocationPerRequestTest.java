@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Test;
  * bytes, which hardly moves with the machine's load. Measured on JDK 17: the limiter -141 to +92
  * bytes, the rule -172 to +75, while the rule's four headers were each a new Jetty field and its
  * request info a new object. With the repeating header fields reused the rule measured -97, with
- * the request info one per thread as well -2 (the spread is wider than either change); the
- * limiter, which keeps a permit granted at once as the request's record instead of wrapping it in
- * one (40 bytes, inside the spread), +46 and +53. Before the rule's decisions were written into a
+ * the request info one per thread as well -2 and -74 (the spread is wider than either change);
+ * the limiter, which keeps a permit granted at once as the request's record instead of wrapping it
+ * in one (40 bytes, inside the spread), -27 to +53. Before the rule's decisions were written into a
  * reused holder and its headers added rather than set, the rule took +201 to +255. What the JIT
  * keeps off the heap differs from run to run, so the budgets leave room; a change that puts the
  * decision objects back (about 150 bytes) or an iterator per header (about 200) crosses them. The
