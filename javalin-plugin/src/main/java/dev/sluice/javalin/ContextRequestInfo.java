@@ -7,11 +7,15 @@ import java.util.Optional;
 /**
  * What the rules engine may know of a Javalin request. Header values are handed over as they are
  * (the engine bounds long keys); nothing here throws on a strange header.
+ *
+ * <p>The before-handler keeps one per platform thread for the rules' decision made on the spot
+ * (see {@link #of}), which reads it only while it decides; one that is handed to a decision of the
+ * shared store, which ends on another thread, is a new one of its own.
  */
 final class ContextRequestInfo implements RequestInfo {
 
-  private final Context ctx;
-  private final String path;
+  private Context ctx;
+  private String path;
   private final Settings settings;
   private final PeerAddresses peers; // null: ask Jetty each time
   // resolved on first use: most requests match no per-IP rule, and parsing the peer address and
@@ -27,6 +31,22 @@ final class ContextRequestInfo implements RequestInfo {
     this.path = path;
     this.settings = settings;
     this.peers = peers;
+  }
+
+  /**
+   * This info, pointed at another request: for the per-thread one, which a thread's requests take
+   * in turn. Forgets the previous request's client address.
+   */
+  ContextRequestInfo of(Context request, String requestPath) {
+    this.ctx = request;
+    this.path = requestPath;
+    this.clientIp = null;
+    return this;
+  }
+
+  /** Lets go of the request, so a thread's idle info keeps no finished request reachable. */
+  void clear() {
+    of(null, null);
   }
 
   @Override

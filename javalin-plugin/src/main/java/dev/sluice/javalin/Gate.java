@@ -48,6 +48,9 @@ final class Gate {
   private final DisconnectWatch disconnects;
   private final NanoClock clock; // request deadlines
   private final PeerAddresses peers = new PeerAddresses();
+  // the request info of the rules' decisions made on the spot, one per platform thread (as the
+  // outcome holder): read only while the rules decide, so a thread's requests can share it
+  private final ThreadLocal<ContextRequestInfo> infos;
   private volatile boolean stopping;
 
   Gate(
@@ -72,6 +75,7 @@ final class Gate {
     this.ruleFailures = ruleFailures;
     this.disconnects = disconnects;
     this.clock = clock;
+    this.infos = ThreadLocal.withInitial(() -> new ContextRequestInfo(null, null, settings, peers));
   }
 
   void stopAdmitting() {
@@ -94,10 +98,11 @@ final class Gate {
     LimiterEntry limiter = limiters.forPath(path);
     // a path no rule guards (most, in many services) builds no request info and writes no header
     if (rules != null && rules.guards(ctx.method().name(), path)) {
-      ContextRequestInfo request = new ContextRequestInfo(ctx, path, settings, peers);
       RuleOutcomes outcomes = OutcomeHolder.current();
-      if (!checkRulesNow(request, outcomes)) { // a rule counted in the shared store
-        CompletableFuture<RateVerdict> pending = checkRules(request);
+      if (!checkRulesNow(ctx, path, outcomes)) { // a rule counted in the shared store
+        // the store's answer may come on another thread: this request's own info
+        CompletableFuture<RateVerdict> pending =
+            checkRules(new ContextRequestInfo(ctx, path, settings, peers));
         if (!pending.isDone()) {
           // the store answers on its own I/O thread: hop to the executor before going on, or the
           // endpoint would run on the store's event loop
@@ -118,10 +123,10 @@ final class Gate {
       }
     }
     if (limiter != null) {
-      Admission admission = admission(ctx);
-      CompletableFuture<Void> waiting = admit(ctx, admission, limiter);
+      // no admission record yet: a permit granted at once is kept as the request's record itself
+      CompletableFuture<Void> waiting = admit(ctx, null, limiter);
       if (waiting != null) {
-        suspend(ctx, admission, waiting);
+        suspend(ctx, admission(ctx), waiting);
       }
     }
   }
@@ -153,8 +158,8 @@ final class Gate {
    * queue; this answers it as a queue timeout instead, and the waiter is then cancelled.
    */
   void guard(Context ctx) {
-    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
-    if (admission != null && admission.isParked()) {
+    // a bare Permit (granted at once) never parked
+    if (ctx.attribute(Admission.ATTRIBUTE) instanceof Admission admission && admission.isParked()) {
       // a client that hung up is a cancel, never a 504: an alert on the 504 rate must not fire
       // on disconnects (the limiter counts it as cancelled too)
       throw rejected(
@@ -164,8 +169,11 @@ final class Gate {
 
   /** The after-handler: gives back every permit the request holds. */
   void after(Context ctx) {
-    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
-    if (admission != null) {
+    Object held = ctx.attribute(Admission.ATTRIBUTE);
+    if (held instanceof Permit permit) {
+      // the one permit of the path's limiter, granted at once at cost 1: no cost sample to teach
+      permit.release();
+    } else if (held instanceof Admission admission) {
       CostSample sample = ctx.attribute(CostSample.ATTRIBUTE);
       if (sample != null && sample.admittedNanos != 0) {
         sample.cost.served(sample.group, clock.nanoTime() - sample.admittedNanos);
@@ -197,13 +205,21 @@ final class Gate {
     }
   }
 
-  /** The request's permits, created on first need. */
-  private static Admission admission(Context ctx) {
-    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
-    if (admission == null) {
-      admission = new Admission();
-      ctx.attribute(Admission.ATTRIBUTE, admission);
+  /**
+   * The request's permits, created on first need. The attribute holds either this record or, for
+   * a request whose path's limiter granted its permit at once in the before-handler (most
+   * requests), that bare {@link Permit}: it then becomes the record's first permit.
+   */
+  private Admission admission(Context ctx) {
+    Object held = ctx.attribute(Admission.ATTRIBUTE);
+    if (held instanceof Admission admission) {
+      return admission;
     }
+    Admission admission = new Admission();
+    if (held instanceof Permit permit) {
+      admission.hold(limiters.forPath(path(ctx)).name(), permit);
+    }
+    ctx.attribute(Admission.ATTRIBUTE, admission);
     return admission;
   }
 
@@ -212,9 +228,11 @@ final class Gate {
    * handler): asks {@code limiter} for a permit for this request. Returns null when the permit is
    * held already; a future that completes once it is held (the request is parked: the caller
    * waits on it with {@link #suspend}, or, already suspended, {@link #admitSuspended}); throws a
-   * {@link Rejection} when refused at once.
+   * {@link Rejection} when refused at once. With {@code admission} null (the before-handler, the
+   * request's first permit), a permit granted at once is stored as the request's record itself,
+   * and an {@link Admission} is made only when the request must wait.
    */
-  private CompletableFuture<Void> admit(Context ctx, Admission admission, LimiterEntry limiter) {
+  private CompletableFuture<Void> admit(Context ctx, Admission held, LimiterEntry limiter) {
     long budget = budgetNanos(ctx, limiter);
     RequestCost cost = limiter.cost();
     if (cost.one()) {
@@ -222,11 +240,16 @@ final class Gate {
       // limiter has no such shortcut: it always asks the store, and answers null here)
       Permit now = limiter.limiter().acquireIfFree();
       if (now != null) {
-        admission.hold(limiter.name(), now);
+        if (held == null) {
+          ctx.attribute(Admission.ATTRIBUTE, now);
+        } else {
+          held.hold(limiter.name(), now);
+        }
         limiterPolicy(ctx, limiter);
         return null;
       }
     }
+    Admission admission = held == null ? admission(ctx) : held;
     QueueCallers callers = limiter.callers();
     // who asks, for the queue discipline (key, class) and the cost: built at most once, and not at
     // all for a plain FIFO limiter at cost 1
@@ -414,7 +437,7 @@ final class Gate {
       // nothing waits any more, so nothing to watch; the after-handler releases the permit
       return;
     }
-    Admission admission = ctx.attribute(Admission.ATTRIBUTE);
+    Admission admission = ctx.attribute(Admission.ATTRIBUTE) instanceof Admission a ? a : null;
     Runnable clientLeft = () -> {
       if (admission != null) {
         admission.clientGone();
@@ -454,7 +477,11 @@ final class Gate {
    * Decides into {@code into} when every rule is local (false when the store must answer); fails
    * open: a failure leaves {@code into} empty (allowed).
    */
-  private boolean checkRulesNow(ContextRequestInfo request, RuleOutcomes into) {
+  private boolean checkRulesNow(Context ctx, String path, RuleOutcomes into) {
+    boolean shared = !OutcomeHolder.isVirtual(Thread.currentThread());
+    ContextRequestInfo request = shared
+        ? infos.get().of(ctx, path)
+        : new ContextRequestInfo(ctx, path, settings, peers); // a virtual thread serves one request
     try {
       return rules.checkNow(request, into);
     } catch (RuntimeException e) {
@@ -462,6 +489,10 @@ final class Gate {
       ruleFailures.warn("rate rules failed; request let through", e);
       into.set(RateVerdict.noRules());
       return true;
+    } finally {
+      if (shared) {
+        request.clear();
+      }
     }
   }
 

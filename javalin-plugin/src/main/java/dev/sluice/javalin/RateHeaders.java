@@ -6,8 +6,11 @@ import dev.sluice.rate.RateOutcome;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleOutcomes;
 import io.javalin.http.Context;
+import jakarta.servlet.http.HttpServletResponse;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.jetty.ee10.servlet.ServletApiResponse;
+import org.eclipse.jetty.http.HttpField;
 
 /**
  * Writes the rate-limit header families: the IETF draft's {@code RateLimit-Policy} / {@code RateLimit}
@@ -22,7 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>What does not change between requests (a rule's policy item, the prefix of its {@code RateLimit}
  * value, its limit) is formatted once per rule; a {@code RateLimit} value is reused while its
- * numbers repeat.
+ * numbers repeat. On Jetty the repeating values are kept as whole header fields, which are
+ * immutable: adding one to an answer allocates nothing, where adding a name and a value builds a
+ * new field and looks the name up in Jetty's table of known headers.
  */
 final class RateHeaders {
 
@@ -37,6 +42,12 @@ final class RateHeaders {
   static final String[] ALL = {POLICY, RATELIMIT, X_LIMIT, X_REMAINING, X_RETRY_AFTER};
 
   private static final String[] SMALL_NUMBERS = new String[1024];
+
+  /**
+   * {@code X-RateLimit-Remaining} fields of the small numbers, made on first use (racy by design:
+   * two threads may each make one, equal and immutable).
+   */
+  private static final HttpField[] SMALL_REMAINING = new HttpField[SMALL_NUMBERS.length];
 
   static {
     for (int i = 0; i < SMALL_NUMBERS.length; i++) {
@@ -76,13 +87,13 @@ final class RateHeaders {
     boolean rejected = !shown.allowed();
     long retryAfter = rejected ? RetryAfter.seconds(shown.retryAfterNanos()) : 0;
     if (draft) {
-      add(ctx, POLICY, policy(outcomes, rule));
+      add(ctx, policyField(outcomes, rule));
       long t = rejected ? retryAfter : RetryAfter.ceilSeconds(shown.resetAfterNanos(), 0);
-      add(ctx, RATELIMIT, rule.rateLimit(remaining, t));
+      add(ctx, rule.rateLimit(remaining, t));
     }
     if (x) {
-      add(ctx, X_LIMIT, rule.quota);
-      add(ctx, X_REMAINING, rule.remaining(remaining));
+      add(ctx, rule.quotaField);
+      add(ctx, rule.remaining(remaining));
       if (rejected) {
         add(ctx, X_RETRY_AFTER, number(retryAfter));
       }
@@ -94,6 +105,20 @@ final class RateHeaders {
 
   private static void add(Context ctx, String name, String value) {
     ctx.res().addHeader(name, value);
+  }
+
+  /**
+   * Adds {@code field} as Jetty's {@code addHeader} would add its name and value (which it does by
+   * building this very field), without building it: on another servlet container, by name and
+   * value.
+   */
+  static void add(Context ctx, HttpField field) {
+    HttpServletResponse res = ctx.res();
+    if (res instanceof ServletApiResponse jetty) {
+      jetty.getResponse().getHeaders().add(field);
+    } else {
+      res.addHeader(field.getName(), field.getValue());
+    }
   }
 
   /**
@@ -145,6 +170,16 @@ final class RateHeaders {
       }
       return pair;
     }
+  }
+
+  /**
+   * The {@code RateLimit-Policy} field: the shown rule's own, made once, when it is the only
+   * enforced rule (most requests); else a field of every enforced rule's item.
+   */
+  @SuppressWarnings("ReferenceEquality") // policy() answers the cached item itself when alone
+  private HttpField policyField(RuleOutcomes outcomes, Formatted shown) {
+    String policy = policy(outcomes, shown);
+    return policy == shown.policyItem ? shown.policyField : new HttpField(POLICY, policy);
   }
 
   /** The policy items of every enforced rule; the cached item itself when there is one. */
@@ -225,7 +260,9 @@ final class RateHeaders {
     final String policyItem;
     final String quota;
     final String ratePrefix;
-    // the last RateLimit value: reused while remaining and t repeat (racy by design: a holder is
+    final HttpField policyField;
+    final HttpField quotaField;
+    // the last RateLimit field: reused while remaining and t repeat (racy by design: a holder is
     // immutable, so a reader sees a consistent one or a miss)
     private volatile Last last;
     // the last X-RateLimit-Remaining value past the small numbers, likewise
@@ -237,30 +274,41 @@ final class RateHeaders {
       this.quota = Long.toString(quota(rule));
       this.policyItem = id + ";q=" + quota + ";w=" + window(rule);
       this.ratePrefix = id + ";r=";
+      this.policyField = new HttpField(POLICY, policyItem);
+      this.quotaField = new HttpField(X_LIMIT, quota);
     }
 
-    /** The text of {@code remaining}: cached below 1,024, else reused while it repeats. */
-    String remaining(long remaining) {
+    /**
+     * The {@code X-RateLimit-Remaining} field of {@code remaining}: cached below 1,024, else
+     * reused while the number repeats.
+     */
+    HttpField remaining(long remaining) {
       if (remaining >= 0 && remaining < SMALL_NUMBERS.length) {
-        return SMALL_NUMBERS[(int) remaining];
+        HttpField small = SMALL_REMAINING[(int) remaining];
+        if (small == null) {
+          small = new HttpField(X_REMAINING, SMALL_NUMBERS[(int) remaining]);
+          SMALL_REMAINING[(int) remaining] = small;
+        }
+        return small;
       }
       Last l = lastRemaining;
       if (l == null || l.remaining != remaining) {
-        l = new Last(remaining, 0, Long.toString(remaining));
+        l = new Last(remaining, 0, new HttpField(X_REMAINING, Long.toString(remaining)));
         lastRemaining = l;
       }
-      return l.value;
+      return l.field;
     }
 
-    String rateLimit(long remaining, long t) {
+    /** The {@code RateLimit} field, reused while {@code remaining} and {@code t} repeat. */
+    HttpField rateLimit(long remaining, long t) {
       Last l = last;
       if (l == null || l.remaining != remaining || l.t != t) {
-        l = new Last(remaining, t, ratePrefix + remaining + ";t=" + t);
+        l = new Last(remaining, t, new HttpField(RATELIMIT, ratePrefix + remaining + ";t=" + t));
         last = l;
       }
-      return l.value;
+      return l.field;
     }
   }
 
-  private record Last(long remaining, long t, String value) {}
+  private record Last(long remaining, long t, HttpField field) {}
 }

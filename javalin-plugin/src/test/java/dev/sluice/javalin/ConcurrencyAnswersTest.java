@@ -217,6 +217,38 @@ class ConcurrencyAnswersTest {
   }
 
   @Test
+  void aPermitGrantedAtOnceOnThePathCountsForItsWrappedHandlerAndBesideASecondLimiter() {
+    server = TestServer.start(
+        cfg -> cfg.properties(noEnv())
+            .limiter("same", l -> l.path("/api/same").maxConcurrency(1).maxQueue(0))
+            .limiter("outer", l -> l.path("/api/both").maxConcurrency(1).maxQueue(0))
+            .limiter("inner", l -> l.maxConcurrency(1).maxQueue(0)),
+        (app, plugin) -> {
+          app.routes.get("/api/same", plugin.limited("same", ctx -> ctx.result("same")));
+          app.routes.get("/api/both", plugin.limited("inner", ctx -> ctx.result(block())));
+        });
+    // the path's permit is the wrapper's too: a second ask of a full limiter would be a 429
+    assertThat(server.get("/api/same").body()).isEqualTo("same");
+    assertThat(snapshot("same").inFlight()).isZero();
+
+    CompletableFuture<HttpResponse<String>> both = server.getAsync("/api/both");
+    await().until(() -> snapshot("outer").inFlight() == 1 && snapshot("inner").inFlight() == 1);
+    assertThat(server.get("/api/both").statusCode()).isEqualTo(429);
+    release.countDown();
+    assertThat(both.join().body()).isEqualTo("done");
+    // both permits came back, once each
+    await().until(() -> snapshot("outer").inFlight() == 0 && snapshot("inner").inFlight() == 0);
+    assertThat(snapshot("outer").admitted()).isEqualTo(1);
+    assertThat(snapshot("inner").admitted()).isEqualTo(1);
+    assertThat(server.get("/api/same").body()).isEqualTo("same");
+    assertThat(snapshot("same").admitted()).isEqualTo(2);
+  }
+
+  private ConcurrencySnapshot snapshot(String limiter) {
+    return server.plugin.limiter(limiter).orElseThrow().snapshot();
+  }
+
+  @Test
   void http11ClientThatDisconnectsWhileQueuedLeavesTheQueue() throws Exception {
     startWork(1, 4);
     CompletableFuture<HttpResponse<String>> first = server.getAsync("/api/work");
