@@ -2,7 +2,13 @@ package dev.sluice.request;
 
 import java.util.Optional;
 
-/** What the HTTP layer knows of a request; the Javalin plugin implements it over its context. */
+/**
+ * What the HTTP layer knows of a request; the Javalin plugin implements it over its context.
+ *
+ * <p>An info is valid for the call it is handed to (a custom actor's extractor, a rule's key):
+ * read what you need and keep the values, not the info. The plugin points one info per thread at
+ * each request in turn, so a kept info would later describe another request, or none.
+ */
 public interface RequestInfo {
 
   /** The HTTP method, e.g. {@code GET}. */
