@@ -258,6 +258,7 @@ class EngineEdgesTest {
   @Test
   void theStringShowsTheLimitWhatRunsWhatWaitsAndShutdown() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 5);
+    assertThat(limiter).hasToString("ConcurrencyLimiter[test, limit=2, inFlight=0, queued=0]");
     limiter.acquire().join();
     limiter.acquire().join();
     CompletableFuture<Permit> waiting = limiter.acquire();
