@@ -82,4 +82,28 @@ class KeyBoundTest {
     assertThat(limiter.tryAcquire("drained", 2).allowed()).isFalse();
     assertThat(limiter.tryAcquire("newcomer").allowed()).isFalse();
   }
+
+  @Test
+  void underGcraEvictionAlsoDropsTheStatesClosestToFull() {
+    RateLimiter limiter = RateLimiter.builder(
+            Algorithm.GCRA, RateLimit.of(10, Duration.ofMinutes(1)))
+        .clock(time)
+        .maxKeys(64)
+        .build();
+    for (int i = 0; i < 48; i++) {
+      limiter.tryAcquire("drained-" + i, 10);
+    }
+    for (int i = 0; i < 16; i++) {
+      limiter.tryAcquire("light-" + i);
+    }
+
+    limiter.tryAcquire("newcomer"); // evicts down to 60 of 64: four light keys go
+
+    assertThat(limiter.trackedKeys()).isEqualTo(61);
+    for (int i = 0; i < 48; i++) {
+      assertThat(limiter.tryAcquire("drained-" + i).allowed())
+          .as("drained-" + i)
+          .isFalse();
+    }
+  }
 }
