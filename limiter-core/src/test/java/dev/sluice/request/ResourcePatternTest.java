@@ -89,4 +89,15 @@ class ResourcePatternTest {
     assertThat(ResourcePattern.parse("/a//b/")).isEqualTo(ResourcePattern.parse("/a/b"));
     assertThat(ResourcePattern.parse("/a/*")).isNotEqualTo(ResourcePattern.parse("/a/**"));
   }
+
+  @Test
+  void aRequestWithoutAPathMatchesNoPatternAndEqualPatternsHashAlike() {
+    ResourcePattern any = ResourcePattern.parse("/**");
+
+    assertThat(any.matches(null)).isFalse();
+    assertThat(ResourcePattern.parse("/api/*")).hasSameHashCodeAs(ResourcePattern.parse("/api/*"));
+    assertThat(ResourcePattern.parse("/api/*").hashCode())
+        .as("different patterns spread over hash buckets")
+        .isNotEqualTo(ResourcePattern.parse("/api/**").hashCode());
+  }
 }

@@ -94,5 +94,7 @@ class RuleTest {
     assertThat(Rule.compact(Duration.ofDays(7))).isEqualTo("7d");
     assertThat(Rule.compact(Duration.ofMinutes(15))).isEqualTo("15m");
     assertThat(Rule.compact(Duration.ofMillis(1500))).isEqualTo("1500ms");
+    assertThat(Rule.compact(Duration.ofNanos(3_000))).isEqualTo("3us");
+    assertThat(Rule.compact(Duration.ofNanos(1_500))).isEqualTo("1500ns");
   }
 }

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
@@ -253,6 +254,23 @@ class EngineEdgesTest {
     assertThat(outcomeOf(shortTimeout)).isEqualTo(Outcome.QUEUE_FULL);
     assertThat(reasonOf(shortTimeout)).isEqualTo(RejectionReason.PREDICTED_WAIT);
     assertThat(ahead).isNotDone();
+  }
+
+  @Test
+  void anExecutorThatRefusesTheCompletionLeavesItToTheReleasingThread() {
+    ConcurrencyLimiter limiter = limiters
+        .builder(1, 5, Duration.ofSeconds(10))
+        .executor(task -> {
+          throw new RejectedExecutionException("shut down");
+        })
+        .build();
+    Permit running = limiter.acquire().join();
+    CompletableFuture<Permit> waiting = limiter.acquire();
+
+    running.release();
+
+    assertThat(waiting).as("completed on the releasing thread, not stranded").isCompleted();
+    assertThat(limiter.snapshot().inFlight()).isEqualTo(1);
   }
 
   @Test
