@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -105,5 +107,21 @@ class KeyBoundTest {
           .as("drained-" + i)
           .isFalse();
     }
+  }
+
+  @Test
+  void aSweepAndACountOfKeysGiveTheMaintenanceLockBack() throws Exception {
+    RateLimiter limiter = limiter(1);
+    limiter.tryAcquire("a");
+    time.advance(Duration.ofMinutes(5)); // a sweep is due
+    limiter.tryAcquire("a"); // runs it on this thread
+    assertThat(limiter.trackedKeys()).isEqualTo(1); // sweeps under the lock too
+
+    // another thread must take the lock to evict "a" for its new key
+    CompletableFuture<Boolean> other =
+        CompletableFuture.supplyAsync(() -> limiter.tryAcquire("b").allowed());
+
+    assertThat(other.get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(limiter.trackedKeys()).isEqualTo(1);
   }
 }
