@@ -100,4 +100,16 @@ class ResourcePatternTest {
         .as("different patterns spread over hash buckets")
         .isNotEqualTo(ResourcePattern.parse("/api/**").hashCode());
   }
+
+  @Test
+  void aPatternIsAtMost2048CharactersAndAStarStandsAloneInItsSegment() {
+    String longest = "/" + "a".repeat(2047);
+
+    assertThat(ResourcePattern.parse(longest).matches(longest)).isTrue();
+    assertThatThrownBy(() -> ResourcePattern.parse(longest + "a"))
+        .hasMessage("resource must be at most 2048 characters but was 2049");
+    assertThatThrownBy(() -> ResourcePattern.parse("/api/*x"))
+        .hasMessage("resource '/api/*x': segment '*x' mixes '*' with other characters;"
+            + " use '*' or '**' as a whole segment");
+  }
 }
