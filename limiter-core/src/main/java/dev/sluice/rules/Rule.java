@@ -103,21 +103,15 @@ public record Rule(
   static String compact(Duration period) {
     long nanos = period.toNanos();
     long[] sizes = {
-      86_400_000_000_000L,
-      3_600_000_000_000L,
-      60_000_000_000L,
-      1_000_000_000L,
-      1_000_000L,
-      1_000L,
-      1L
+      86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L
     };
-    String[] names = {"d", "h", "m", "s", "ms", "us", "ns"};
+    String[] names = {"d", "h", "m", "s", "ms", "us"};
     for (int i = 0; i < sizes.length; i++) {
       if (nanos % sizes[i] == 0) {
         return nanos / sizes[i] + names[i];
       }
     }
-    return nanos + "ns";
+    return nanos + "ns"; // a whole number of nanoseconds, and of no larger unit
   }
 
   /** Builds a {@link Rule}; setters validate at once. */

@@ -124,6 +124,23 @@ class ConcurrencyLimiterCancellationTest {
   }
 
   @Test
+  void aWaiterTheCallerCompletesWithAValueLeavesTheQueueAsCancelled() {
+    ConcurrencyLimiter limiter = limiters.limiter(1, 5);
+    Permit running = limiter.acquire().join();
+    CompletableFuture<Permit> waiter = limiter.acquire();
+
+    assertThat(waiter.complete(null)).isTrue(); // e.g. a fallback value supplied by the caller
+
+    assertThat(limiter.snapshot().queued()).isZero();
+    assertThat(limiter.snapshot().cancelled()).isEqualTo(1);
+    running.release();
+    limiters.executor.runAll();
+    assertThat(limiter.snapshot().inFlight())
+        .as("nobody was granted the freed permit")
+        .isZero();
+  }
+
+  @Test
   void cancellingADerivedStageDoesNotTouchTheQueue() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
     limiter.acquire().join();

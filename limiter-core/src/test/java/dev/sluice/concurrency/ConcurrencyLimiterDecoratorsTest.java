@@ -113,6 +113,43 @@ class ConcurrencyLimiterDecoratorsTest {
   }
 
   @Test
+  // the first job's result is not needed: it only holds the permit
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void aCompletionStageTheCallerCompletedWhileQueuedGivesItsPermitBackUnused() {
+    ConcurrencyLimiter limiter = limiters.limiter(1, 5);
+    CompletableFuture<String> first = new CompletableFuture<>();
+    limiter.executeCompletionStage(() -> first);
+    boolean[] ran = {false};
+    CompletableFuture<String> queued = limiter.executeCompletionStage(() -> {
+      ran[0] = true;
+      return CompletableFuture.completedFuture("x");
+    });
+
+    queued.complete("given up"); // not a cancel: the caller stays in the queue
+    first.complete("a");
+    limiters.executor.runAll(); // the permit reaches a caller that no longer wants it
+
+    assertThat(ran[0]).isFalse();
+    assertThat(queued).isCompletedWithValue("given up");
+    assertThat(limiter.snapshot().inFlight()).isZero();
+    assertThat(limiter.snapshot().admitted()).isEqualTo(2);
+  }
+
+  @Test
+  void aLimiterOfASpecOnTheSystemClockHasTheSpecAndName() {
+    LimiterSpec spec = Limiters.spec(3, 2, Duration.ofSeconds(1)).build();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.of("plain", spec);
+    try {
+      assertThat(limiter.name()).isEqualTo("plain");
+      assertThat(limiter.spec()).isEqualTo(spec);
+      assertThat(limiter.tryAcquire()).isPresent();
+      assertThat(limiter.snapshot().inFlight()).isEqualTo(1);
+    } finally {
+      limiter.shutdown();
+    }
+  }
+
+  @Test
   void decoratedSupplierAndCallableReleaseOnReturnAndOnThrow() throws Exception {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
     Supplier<Integer> inFlightInside =

@@ -52,6 +52,31 @@ class ConcurrencyLimiterShutdownTest {
   }
 
   @Test
+  void awaitDrainedWakesWhenTheOnlyPermitIsReleasedWithoutShutdown() throws InterruptedException {
+    ConcurrencyLimiter limiter = limiters.limiter(1, 5);
+    Permit only = limiter.acquire().join();
+    AtomicBoolean drained = new AtomicBoolean();
+    Thread awaiter = new Thread(() -> {
+      try {
+        drained.set(limiter.awaitDrained(Duration.ofMinutes(1)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    awaiter.start();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> awaiter.getState() == Thread.State.TIMED_WAITING);
+
+    only.release(); // the lock-free release: nobody queued
+    awaiter.join(Duration.ofSeconds(10).toMillis());
+
+    assertThat(awaiter.isAlive()).as("woken by the release of the last permit").isFalse();
+    assertThat(drained).isTrue();
+    assertThat(limiter.isShutdown()).isFalse();
+  }
+
+  @Test
   // pending acquires fill the queue or hold permits; their callbacks record what the test asserts
   @SuppressWarnings("FutureReturnValueIgnored")
   void releaseAfterShutdownGrantsNobody() {

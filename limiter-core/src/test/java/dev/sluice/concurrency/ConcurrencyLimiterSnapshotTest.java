@@ -171,4 +171,15 @@ class ConcurrencyLimiterSnapshotTest {
     }
     throw new AssertionError("not rejected");
   }
+
+  @Test
+  void theSnapshotsStringShowsWhatRunsWhatWaitsAndTheSpec() {
+    ConcurrencyLimiter limiter = limiters.limiter(2, 5);
+    limiter.acquire().join().release();
+    limiter.acquire().join();
+
+    assertThat(limiter.snapshot())
+        .hasToString("ConcurrencySnapshot[test, limit=2, inFlight=1, queued=0, admitted=2, spec="
+            + limiter.spec() + "]");
+  }
 }

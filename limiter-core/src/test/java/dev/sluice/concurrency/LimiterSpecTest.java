@@ -74,4 +74,32 @@ class LimiterSpecTest {
             false, FairQueueConfig.builder().maxQueuePerKey(3).build(), false))
         .isEqualTo(QueueSpec.fifo());
   }
+
+  @Test
+  void theStringNamesTheOptionalTargetsOnlyWhenSet() {
+    LimiterSpec plain = LimiterSpec.custom()
+        .maxConcurrency(4)
+        .maxQueue(10)
+        .queueTimeout(Duration.ofSeconds(1))
+        .build();
+    LimiterSpec targeted = LimiterSpec.from(plain)
+        .queueDelayTarget(Duration.ofMillis(50))
+        .expectedServiceTime(Duration.ofMillis(20))
+        .build();
+
+    assertThat(plain.toString())
+        .startsWith("LimiterSpec[maxConcurrency=4, maxQueue=10, queueTimeout=PT1S, limit=")
+        .contains(", queue=fifo, rejectEarly=false, leaseTime=")
+        .doesNotContain("queueDelayTarget")
+        .doesNotContain("expectedServiceTime")
+        .endsWith("]");
+    assertThat(targeted.toString())
+        .endsWith(", queueDelayTarget=PT0.05S, expectedServiceTime=PT0.02S]");
+    assertThat(LimiterSpec.from(plain)
+            .expectedServiceTime(Duration.ofMillis(20))
+            .build()
+            .toString())
+        .doesNotContain("queueDelayTarget")
+        .endsWith(", expectedServiceTime=PT0.02S]");
+  }
 }

@@ -74,6 +74,33 @@ class ServiceTimeSamplingTest {
   }
 
   @Test
+  void samplingStartsRightAfterTheSixtyFourthPermit() {
+    int limiterCount = 20;
+    int sixtyFifthTimed = 0;
+    for (int n = 0; n < limiterCount; n++) {
+      AtomicLong clockReads = new AtomicLong();
+      ConcurrencyLimiter limiter = limiters
+          .builder(2, 0, Duration.ofSeconds(1))
+          .clock(() -> {
+            clockReads.incrementAndGet();
+            return limiters.time.nanoTime();
+          })
+          .build();
+      for (int i = 0; i < 64; i++) {
+        limiter.tryAcquire().orElseThrow().release();
+      }
+      long warm = clockReads.get();
+      limiter.tryAcquire().orElseThrow().release();
+      if (clockReads.get() > warm) {
+        sixtyFifthTimed++;
+      }
+    }
+
+    // each 65th permit is timed with a chance of 1 in 16: all 20 of them with 16^-20
+    assertThat(sixtyFifthTimed).isLessThan(limiterCount);
+  }
+
+  @Test
   void aListenerHearsEveryPermitsServiceTime() {
     AtomicLong released = new AtomicLong();
     AtomicLong totalNanos = new AtomicLong();

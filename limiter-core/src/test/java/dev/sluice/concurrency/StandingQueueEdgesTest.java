@@ -21,12 +21,17 @@ class StandingQueueEdgesTest {
   private final VirtualTime time = new VirtualTime();
 
   private ConcurrencyLimiter limiter(Duration target) {
+    return limiter(target, QueueSpec.fifo());
+  }
+
+  private ConcurrencyLimiter limiter(Duration target, QueueSpec queue) {
     return ConcurrencyLimiter.builder("standing")
         .spec(LimiterSpec.custom()
             .maxConcurrency(1)
             .maxQueue(100)
             .queueTimeout(Duration.ofSeconds(10))
             .queueDelayTarget(target)
+            .queue(queue)
             .build())
         .clock(time)
         .scheduler(time)
@@ -114,6 +119,24 @@ class StandingQueueEdgesTest {
     Permit running = limiter.acquire().join();
     List<CompletableFuture<Permit>> waiters = arrive(limiter, 2);
     time.advanceNanos(140 * MS); // standing; the two are the rounds kept, nobody shed
+    List<CompletableFuture<Permit>> burst = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      burst.add(limiter.acquire());
+    }
+
+    running.release();
+
+    assertThat(burst.get(2)).isCompleted();
+    assertThat(burst.get(0)).isNotDone();
+    assertThat(waiters).allSatisfy(w -> assertThat(w).isNotDone());
+  }
+
+  @Test
+  void withPriorityClassesAStandingQueueAlsoServesTheNewestOfTheClassFirst() {
+    ConcurrencyLimiter limiter = limiter(Duration.ofMillis(20), QueueSpec.prioritized());
+    Permit running = limiter.acquire().join();
+    List<CompletableFuture<Permit>> waiters = arrive(limiter, 2);
+    time.advanceNanos(140 * MS);
     List<CompletableFuture<Permit>> burst = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       burst.add(limiter.acquire());

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,5 +83,45 @@ class KeyBoundTest {
 
     assertThat(limiter.tryAcquire("drained", 2).allowed()).isFalse();
     assertThat(limiter.tryAcquire("newcomer").allowed()).isFalse();
+  }
+
+  @Test
+  void underGcraEvictionAlsoDropsTheStatesClosestToFull() {
+    RateLimiter limiter = RateLimiter.builder(
+            Algorithm.GCRA, RateLimit.of(10, Duration.ofMinutes(1)))
+        .clock(time)
+        .maxKeys(64)
+        .build();
+    for (int i = 0; i < 48; i++) {
+      limiter.tryAcquire("drained-" + i, 10);
+    }
+    for (int i = 0; i < 16; i++) {
+      limiter.tryAcquire("light-" + i);
+    }
+
+    limiter.tryAcquire("newcomer"); // evicts down to 60 of 64: four light keys go
+
+    assertThat(limiter.trackedKeys()).isEqualTo(61);
+    for (int i = 0; i < 48; i++) {
+      assertThat(limiter.tryAcquire("drained-" + i).allowed())
+          .as("drained-" + i)
+          .isFalse();
+    }
+  }
+
+  @Test
+  void aSweepAndACountOfKeysGiveTheMaintenanceLockBack() throws Exception {
+    RateLimiter limiter = limiter(1);
+    limiter.tryAcquire("a");
+    time.advance(Duration.ofMinutes(5)); // a sweep is due
+    limiter.tryAcquire("a"); // runs it on this thread
+    assertThat(limiter.trackedKeys()).isEqualTo(1); // sweeps under the lock too
+
+    // another thread must take the lock to evict "a" for its new key
+    CompletableFuture<Boolean> other =
+        CompletableFuture.supplyAsync(() -> limiter.tryAcquire("b").allowed());
+
+    assertThat(other.get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(limiter.trackedKeys()).isEqualTo(1);
   }
 }

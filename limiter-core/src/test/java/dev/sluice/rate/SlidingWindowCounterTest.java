@@ -275,4 +275,18 @@ class SlidingWindowCounterTest {
     assertThat(counter.nanosUntilFull(counts, lastWindowTold + SECOND))
         .isEqualTo(RateAlgorithm.ALWAYS_FULL);
   }
+
+  @Test
+  void aKeyFirstSeenLongAfterTheLimiterWasBuiltStillRollsOverItsWindows() {
+    VirtualTime clock = new VirtualTime(Duration.ofDays(30).toNanos());
+    RateLimiter built =
+        RateLimiter.of(Algorithm.SLIDING_WINDOW, RateLimit.of(10, Duration.ofSeconds(1)), clock);
+    clock.advance(Duration.ofDays(1));
+
+    assertThat(built.tryAcquire("k", 10).allowed()).isTrue();
+    assertThat(built.tryAcquire("k").allowed()).isFalse();
+    clock.advance(Duration.ofSeconds(2)); // both windows it counted in are over
+
+    assertThat(built.tryAcquire("k", 10).allowed()).isTrue();
+  }
 }

@@ -69,4 +69,13 @@ class UnkeyedRateLimiterTest {
     assertThatThrownBy(() -> all.refund("k", -1)).hasMessageContaining("but was -1");
     assertThat(all.tryAcquire("k").allowed()).as("the state is intact").isTrue();
   }
+
+  @Test
+  void aKeyedLimiterTellsItsLimitAndAlgorithm() {
+    RateLimit limit = RateLimit.of(2, Duration.ofSeconds(1));
+    RateLimiter keyed = RateLimiter.builder(Algorithm.GCRA, limit).clock(time).build();
+
+    assertThat(keyed.limit()).isEqualTo(limit);
+    assertThat(keyed).hasToString("RateLimiter[gcra, " + limit + "]");
+  }
 }

@@ -3,6 +3,7 @@ package dev.sluice.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Actors' names (HTTP tokens of 1 to 128 characters) and how a key is bounded. */
@@ -53,5 +54,45 @@ class ActorTest {
     assertThat(ActorKeys.bound("a b")).startsWith("~");
     assertThat(ActorKeys.bound("a\u007fb")).startsWith("~");
     assertThat(ActorKeys.bound("~plain")).startsWith("~").isNotEqualTo("~plain");
+  }
+
+  @Test
+  void theKeyOfAnActorIsReadFromTheRequest() {
+    RequestInfo request = new RequestInfo() {
+      @Override
+      public String method() {
+        return "GET";
+      }
+
+      @Override
+      public String path() {
+        return "/a";
+      }
+
+      @Override
+      public String clientIp() {
+        return "10.0.0.7";
+      }
+
+      @Override
+      public Optional<String> account() {
+        return Optional.of("alice");
+      }
+
+      @Override
+      public Optional<String> device() {
+        return Optional.empty();
+      }
+
+      @Override
+      public Optional<String> header(String name) {
+        return name.equalsIgnoreCase("x-tenant") ? Optional.of("acme") : Optional.empty();
+      }
+    };
+
+    assertThat(Actor.keyOf(Actor.parse("ip")).apply(request)).isEqualTo("10.0.0.7");
+    assertThat(Actor.keyOf(Actor.parse("account")).apply(request)).isEqualTo("alice");
+    assertThat(Actor.keyOf(Actor.parse("device")).apply(request)).as("none").isNull();
+    assertThat(Actor.keyOf(Actor.parse("header:x-tenant")).apply(request)).isEqualTo("acme");
   }
 }

@@ -89,4 +89,27 @@ class ResourcePatternTest {
     assertThat(ResourcePattern.parse("/a//b/")).isEqualTo(ResourcePattern.parse("/a/b"));
     assertThat(ResourcePattern.parse("/a/*")).isNotEqualTo(ResourcePattern.parse("/a/**"));
   }
+
+  @Test
+  void aRequestWithoutAPathMatchesNoPatternAndEqualPatternsHashAlike() {
+    ResourcePattern any = ResourcePattern.parse("/**");
+
+    assertThat(any.matches(null)).isFalse();
+    assertThat(ResourcePattern.parse("/api/*")).hasSameHashCodeAs(ResourcePattern.parse("/api/*"));
+    assertThat(ResourcePattern.parse("/api/*").hashCode())
+        .as("different patterns spread over hash buckets")
+        .isNotEqualTo(ResourcePattern.parse("/api/**").hashCode());
+  }
+
+  @Test
+  void aPatternIsAtMost2048CharactersAndAStarStandsAloneInItsSegment() {
+    String longest = "/" + "a".repeat(2047);
+
+    assertThat(ResourcePattern.parse(longest).matches(longest)).isTrue();
+    assertThatThrownBy(() -> ResourcePattern.parse(longest + "a"))
+        .hasMessage("resource must be at most 2048 characters but was 2049");
+    assertThatThrownBy(() -> ResourcePattern.parse("/api/*x"))
+        .hasMessage("resource '/api/*x': segment '*x' mixes '*' with other characters;"
+            + " use '*' or '**' as a whole segment");
+  }
 }

@@ -210,4 +210,18 @@ class LyftDescriptorsTest {
         """))
         .hasMessageStartingWith("lyft.yaml:5: descriptors[1].id: duplicate rule id");
   }
+
+  @Test
+  void aNameThatIsNoRuleIdIsAnErrorOnTheNamesLine() {
+    assertThat(error("""
+        domain: sluice
+        descriptors:
+          - key: account
+            rate_limit:
+              unit: minute
+              requests_per_unit: 5
+              name: has space
+        """))
+        .hasMessageStartingWith("lyft.yaml:7: descriptors[0].rate_limit.name: id must have");
+  }
 }

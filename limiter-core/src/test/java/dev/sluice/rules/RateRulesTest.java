@@ -4,15 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.rate.Algorithm;
+import dev.sluice.rate.RateDecision;
 import dev.sluice.request.RequestInfo;
 import dev.sluice.request.Scope;
 import dev.sluice.store.RateRequest;
+import dev.sluice.store.RateStore;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
@@ -378,5 +381,71 @@ class RateRulesTest {
     assertThat(rules.maxKeysPerRule()).isEqualTo(2);
     assertThat(rules.trackedKeys("per-ip")).hasValue(2);
     assertThat(rules.trackedKeys("no-such-rule")).isEmpty();
+  }
+
+  @Test
+  void theEngineTellsWhichSharedStoreItUses() {
+    InMemoryRateStore store = new InMemoryRateStore(time);
+
+    assertThat(engine(rule("local", "/x", "all", 1).build()).build().store()).isEmpty();
+    assertThat(
+            engine(rule("local", "/x", "all", 1).build()).store(store).build().store())
+        .containsSame(store);
+  }
+
+  @Test
+  void aRequestNoRuleGuardsIsNotSentToTheStore() {
+    InMemoryRateStore store = new InMemoryRateStore(time);
+    RateRules rules = engine(rule("global", "/x", "ip", 10).scope(Scope.GLOBAL).build())
+        .store(store)
+        .build();
+
+    assertThat(check(rules, TestRequest.of("GET", "/other"))).isSameAs(RateVerdict.noRules());
+    assertThat(store.calls).isEmpty();
+  }
+
+  @Test
+  void aStoreThatAnswersTheWrongNumberOfDecisionsLeavesTheLocalRulesToDecideAndIsLoggedOnce() {
+    RateStore broken = new RateStore() {
+      @Override
+      public CompletionStage<List<RateDecision>> tryAcquire(List<RateRequest> requests) {
+        return CompletableFuture.completedFuture(List.of()); // one decision per request promised
+      }
+
+      @Override
+      public CompletionStage<Void> refund(List<RateRequest> requests) {
+        return CompletableFuture.completedFuture(null);
+      }
+
+      @Override
+      public String describe() {
+        return "broken-store";
+      }
+
+      @Override
+      public void close() {}
+    };
+    RateRules rules = engine(
+            rule("local", "/x", "all", 3).build(),
+            rule("global", "/x", "ip", 1).scope(Scope.GLOBAL).build())
+        .store(broken)
+        .build();
+
+    List<RateVerdict> verdicts = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      verdicts.add(check(rules, TestRequest.of("GET", "/x")));
+    }
+
+    assertThat(verdicts)
+        .as("the global rule's one permit is not counted; the local rule's three are")
+        .extracting(RateVerdict::allowed)
+        .containsExactly(true, true, true, false);
+    assertThat(verdicts.get(0).decisions()).extracting(d -> d.rule().id()).containsExactly("local");
+    assertThat(verdicts.get(3).rejectedBy().orElseThrow().rule().id()).isEqualTo("local");
+    assertThat(log.messages)
+        .filteredOn(
+            m -> m.contains("shared store broken-store failed a request instead of degrading"))
+        .singleElement()
+        .satisfies(m -> assertThat(m).startsWith("WARNING"));
   }
 }

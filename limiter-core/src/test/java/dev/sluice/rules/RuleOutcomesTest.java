@@ -144,6 +144,7 @@ class RuleOutcomesTest {
       RuleOutcomes copy = new RuleOutcomes().set(verdict);
 
       assertThat(copy.toVerdict()).isEqualTo(verdict);
+      assertThat(copy).as("described as its verdict").hasToString(verdict.toString());
       assertThat(copy.rejectedIndex())
           .isEqualTo(verdict.rejectedBy().map(verdict.decisions()::indexOf).orElse(-1));
     }

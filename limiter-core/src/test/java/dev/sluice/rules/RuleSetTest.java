@@ -170,4 +170,29 @@ class RuleSetTest {
         .containsExactly(0)
         .isSameAs(set.match("GET", "/elsewhere/deeper"));
   }
+
+  @Test
+  void setsOfEqualRulesAreEqualAndTheStringListsTheIdsBroadestFirst() {
+    RuleSet set = RuleSet.of(List.of(rule("deep", "/a/b", null), rule("top", "/a", null)));
+    RuleSet same = RuleSet.of(List.of(rule("deep", "/a/b", null), rule("top", "/a", null)));
+    RuleSet fewer = RuleSet.of(List.of(rule("top", "/a", null)));
+
+    assertThat(set).isEqualTo(same).hasSameHashCodeAs(same);
+    assertThat(set).isNotEqualTo(fewer).isNotEqualTo("RuleSet[top, deep]");
+    assertThat(set.hashCode())
+        .as("different sets spread over hash buckets")
+        .isNotEqualTo(fewer.hashCode());
+    assertThat(set).hasToString("RuleSet[top, deep]");
+    assertThat(RuleSet.empty()).hasToString("RuleSet[]");
+  }
+
+  @Test
+  void anEmptySetOrARequestWithoutAPathMatchesNothing() {
+    RuleSet set = RuleSet.of(List.of(rule("all", "/**", null)));
+
+    assertThat(RuleSet.empty().matching("GET", "/a")).isEmpty();
+    assertThat(RuleSet.of(List.of())).isSameAs(RuleSet.empty());
+    assertThat(set.matching("GET", null)).isEmpty();
+    assertThat(set.matching("GET", "/a")).extracting(Rule::id).containsExactly("all");
+  }
 }

@@ -94,5 +94,34 @@ class RuleTest {
     assertThat(Rule.compact(Duration.ofDays(7))).isEqualTo("7d");
     assertThat(Rule.compact(Duration.ofMinutes(15))).isEqualTo("15m");
     assertThat(Rule.compact(Duration.ofMillis(1500))).isEqualTo("1500ms");
+    assertThat(Rule.compact(Duration.ofNanos(3_000))).isEqualTo("3us");
+    assertThat(Rule.compact(Duration.ofNanos(1_500))).isEqualTo("1500ns");
+  }
+
+  @Test
+  void aMethodIsUpToThirtyTwoLettersDashesOrUnderscores() {
+    assertThat(Rule.normalizeMethod(" az-_ ")).isEqualTo("AZ-_");
+    assertThat(Rule.normalizeMethod("A".repeat(32))).hasSize(32);
+    assertThatThrownBy(() -> Rule.normalizeMethod("A".repeat(33)))
+        .hasMessage(
+            "method must be an HTTP method such as GET or POST but was '" + "A".repeat(33) + "'");
+    for (String outside : new String[] {"@", "[", "GET1"}) {
+      assertThatThrownBy(() -> Rule.normalizeMethod(outside))
+          .as(outside)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void anIdIsUpTo200VisibleCharacters() {
+    assertThat(rule("!".repeat(200)).id()).hasSize(200);
+    assertThatThrownBy(() -> rule("x".repeat(201)))
+        .hasMessageStartingWith("id must have 1 to 200 characters");
+    assertThatThrownBy(() -> rule("a b")).hasMessageEndingWith("but was 'a b'");
+    assertThatThrownBy(() -> rule("a\u007fb")).hasMessageStartingWith("id must have");
+  }
+
+  private static Rule rule(String id) {
+    return Rule.builder().id(id).resource("/x").limit(1, Duration.ofSeconds(1)).build();
   }
 }

@@ -368,4 +368,14 @@ class RulesFileTest {
     }
     assertThat(error(yaml.toString())).isNotNull();
   }
+
+  @Test
+  void aProblemOnNoLineNamesTheSourceWithoutALineNumber() {
+    RulesFileException onNoLine =
+        new RulesFileException("rules.yaml", 0, "(file)", "cannot be read");
+    RulesFileException onALine = new RulesFileException("rules.yaml", 1, "rules", "missing");
+
+    assertThat(onNoLine).hasMessage("rules.yaml: (file): cannot be read");
+    assertThat(onALine).hasMessage("rules.yaml:1: rules: missing");
+  }
 }

@@ -25,7 +25,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -159,8 +158,9 @@ final class GlobalLimiter implements ConcurrencyLimiter {
   /** The local stage ended: a local permit (ask the store for a lease) or a rejection. */
   private void onLocal(GlobalAcquire acquire, Permit permit, Throwable error) {
     if (error != null) {
-      Throwable cause = unwrap(error);
-      Outcome outcome = cause instanceof ConcurrencyRejectedException rejected
+      // the local stage's own future, not a stage derived from it: its failure comes as thrown,
+      // a rejection or the cancellation of its waiter, never wrapped in a CompletionException
+      Outcome outcome = error instanceof ConcurrencyRejectedException rejected
           ? rejected.outcome()
           : Outcome.CANCELLED;
       if (acquire.decide(outcome)) {
@@ -168,11 +168,11 @@ final class GlobalLimiter implements ConcurrencyLimiter {
         rejected(
             acquire,
             outcome,
-            cause instanceof ConcurrencyRejectedException rejected
+            error instanceof ConcurrencyRejectedException rejected
                 ? rejected.reason()
                 : reasonOf(outcome));
         if (outcome != Outcome.CANCELLED) {
-          complete(acquire, () -> acquire.completeExceptionally(cause));
+          complete(acquire, () -> acquire.completeExceptionally(error));
         }
       }
       return;
@@ -576,12 +576,6 @@ final class GlobalLimiter implements ConcurrencyLimiter {
 
   private long retryAfterNanos(int queuedAhead) {
     return AdmissionPolicy.retryAfterNanos(stats, queuedAhead, local.limit(), queueTimeoutNanos);
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    return error instanceof CompletionException && error.getCause() != null
-        ? error.getCause()
-        : error;
   }
 
   @Override

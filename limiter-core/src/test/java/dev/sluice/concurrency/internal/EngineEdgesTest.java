@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
@@ -256,8 +257,26 @@ class EngineEdgesTest {
   }
 
   @Test
+  void anExecutorThatRefusesTheCompletionLeavesItToTheReleasingThread() {
+    ConcurrencyLimiter limiter = limiters
+        .builder(1, 5, Duration.ofSeconds(10))
+        .executor(task -> {
+          throw new RejectedExecutionException("shut down");
+        })
+        .build();
+    Permit running = limiter.acquire().join();
+    CompletableFuture<Permit> waiting = limiter.acquire();
+
+    running.release();
+
+    assertThat(waiting).as("completed on the releasing thread, not stranded").isCompleted();
+    assertThat(limiter.snapshot().inFlight()).isEqualTo(1);
+  }
+
+  @Test
   void theStringShowsTheLimitWhatRunsWhatWaitsAndShutdown() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 5);
+    assertThat(limiter).hasToString("ConcurrencyLimiter[test, limit=2, inFlight=0, queued=0]");
     limiter.acquire().join();
     limiter.acquire().join();
     CompletableFuture<Permit> waiting = limiter.acquire();

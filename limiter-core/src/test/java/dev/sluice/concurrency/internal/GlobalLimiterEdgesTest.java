@@ -219,6 +219,46 @@ class GlobalLimiterEdgesTest {
     assertThat(store.heldNow("work")).isEqualTo(1);
   }
 
+  @Test
+  void aCallerCancelledInTheLocalQueueLeavesIt() {
+    ConcurrencyLimiter node = node(1, 4);
+    Permit running = node.acquire().join();
+    CompletableFuture<Permit> waiting = node.acquire(); // no local permit free: in the queue
+    assertThat(node.snapshot().queued()).isEqualTo(1);
+
+    waiting.cancel(false);
+
+    assertThat(node.snapshot().queued()).isZero();
+    assertThat(node.snapshot().cancelled()).isEqualTo(1);
+    running.release();
+    assertThat(node.snapshot().inFlight()).isZero();
+    assertThat(store.heldNow("work")).as("nobody was granted the freed permit").isZero();
+    assertThat(node.acquire()).isCompleted();
+  }
+
+  @Test
+  void aFirstRefusalAfterTheQueueBoundShrankFindsNoWaitingPlaceLeft() {
+    DeferringStore deferring = new DeferringStore(store);
+    ConcurrencyLimiter a = node(2, 4);
+    ConcurrencyLimiter b = builder(spec(2, 3).build(), deferring, Runnable::run).build();
+    a.acquire().join();
+    a.acquire().join(); // every lease of the cluster
+    CompletableFuture<Permit> inLine = b.acquire(); // a local permit, refused its lease: waits
+    deferring.defer = true;
+    CompletableFuture<Permit> asking = b.acquire(); // the other local permit; the answer waits
+    CompletableFuture<Permit> queued = b.acquire(); // the third waiting place: the local queue
+    assertThat(b.snapshot().queued()).isEqualTo(2);
+
+    b.reconfigure(spec(2, 2).build()); // two waiting places, both taken
+    deferring.defer = false;
+    deferring.answer();
+
+    assertThat(rejection(asking)).isEqualTo(Outcome.QUEUE_FULL);
+    assertThat(inLine).isNotDone();
+    assertThat(queued).isNotDone();
+    assertThat(b.snapshot().queued()).isEqualTo(2);
+  }
+
   /** Delegates to a store; while {@link #defer} is set, holds the ticketed answers back. */
   private static final class DeferringStore implements PermitStore {
     private final PermitStore delegate;

@@ -145,6 +145,33 @@ class LimiterStatsTest {
   }
 
   @Test
+  void anExactTotalStaysExactPastWhatADoubleHolds() {
+    // 2^53 + 1 ns (about 104 days of summed service): a double would round it to 2^53
+    long total = (1L << 53) + 1;
+
+    assertThat(LimiterStats.serviceTotal(1, 1, total)).isEqualTo(total);
+    assertThat(LimiterStats.serviceTotal(3, 3, total)).isEqualTo(total);
+  }
+
+  @Test
+  void instantServiceTimesSampleNoTurnoverRate() {
+    LimiterStats stats = new LimiterStats();
+    for (int i = 0; i < 12; i++) {
+      stats.timed(0, 1, 4.0); // a rate of 4 / 0 would poison every later sample
+    }
+    assertThat(stats.rateVariation()).isZero();
+
+    stats.timed(100, 1, 4.0); // recent service 10: the first rate, 4 / 10
+    stats.timed(100, 1, 4.0); // recent service 19: rate 4 / 19
+
+    double first = 4.0 / 10;
+    double diff = 4.0 / 19 - first;
+    double mean = first + 0.1 * diff;
+    double variance = 0.9 * (0.1 * diff * diff);
+    assertThat(stats.rateVariation()).isCloseTo(Math.sqrt(variance) / mean, within(EXACT));
+  }
+
+  @Test
   void retryAfterIsTheMeanServiceTimeForEachCallerAheadAndThisOneOverTheLimit() {
     LimiterStats stats = new LimiterStats();
     assertThat(stats.retryAfterNanos(3, 2, 1_000))

@@ -211,4 +211,13 @@ class LatencyLimitTest {
     assertThat(limit.state().targetServiceMillis())
         .isCloseTo(1.5 * (100 + 100 * rise), within(1e-9));
   }
+
+  @Test
+  void theStringShowsTheToleranceAndTheLimitBeforeAnyBaseline() {
+    LatencyLimit limit =
+        LatencyLimit.builder().tolerance(1.5).initialLimit(4).maxLimit(10).build();
+
+    assertThat(limit)
+        .hasToString("LatencyLimit[tolerance=1.5, limit=4, exact=4.0, baselineNanos=NaN]");
+  }
 }
