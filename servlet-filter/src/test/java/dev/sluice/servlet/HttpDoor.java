@@ -3,6 +3,7 @@ package dev.sluice.servlet;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
+import java.nio.file.Path;
 import java.util.function.Supplier;
 
 /**
@@ -30,9 +31,14 @@ interface HttpDoor {
      *
      * @param time the limiters' clock and scheduler, or null for the system's
      * @param maxThreads the server's thread pool
+     * @param scratch a directory the server may write to, removed after the test
      */
     HttpDoor start(
-        SluiceProperties properties, VirtualTime time, int maxThreads, Supplier<String> work)
+        SluiceProperties properties,
+        VirtualTime time,
+        int maxThreads,
+        Supplier<String> work,
+        Path scratch)
         throws Exception;
   }
 }

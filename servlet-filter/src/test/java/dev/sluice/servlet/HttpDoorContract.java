@@ -73,7 +73,7 @@ abstract class HttpDoorContract {
       throws Exception {
     SluiceProperties p =
         SluiceProperties.builder().env(Map.of()).system(properties).build();
-    door = starter().start(p, time, threads, this::block);
+    door = starter().start(p, time, threads, this::block, dir);
   }
 
   static Map<String, String> work(int maxConcurrency, int maxQueue) {

@@ -5,6 +5,7 @@ import dev.sluice.config.SluiceProperties;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.time.VirtualTime;
 import io.javalin.Javalin;
+import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.ServerConnector;
@@ -24,7 +25,11 @@ class JavalinPluginTest extends HttpDoorContract {
   }
 
   static HttpDoor start(
-      SluiceProperties properties, VirtualTime time, int maxThreads, Supplier<String> work) {
+      SluiceProperties properties,
+      VirtualTime time,
+      int maxThreads,
+      Supplier<String> work,
+      Path scratch) {
     SluicePlugin plugin = new SluicePlugin(cfg -> {
       cfg.properties(properties);
       if (time != null) {

@@ -3,6 +3,7 @@ package dev.sluice.servlet;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
+import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -21,7 +22,11 @@ class JettyFilterTest extends ServletFilterContract {
   }
 
   static HttpDoor start(
-      SluiceProperties properties, VirtualTime time, int maxThreads, Supplier<String> work)
+      SluiceProperties properties,
+      VirtualTime time,
+      int maxThreads,
+      Supplier<String> work,
+      Path scratch)
       throws Exception {
     SluiceFilter.Builder b = SluiceFilter.builder().properties(properties);
     if (time != null) {

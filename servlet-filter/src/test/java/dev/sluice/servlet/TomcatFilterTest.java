@@ -3,13 +3,9 @@ package dev.sluice.servlet;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.apache.catalina.Context;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.connector.Connector;
@@ -26,14 +22,18 @@ class TomcatFilterTest extends ServletFilterContract {
   }
 
   static HttpDoor start(
-      SluiceProperties properties, VirtualTime time, int maxThreads, Supplier<String> work)
+      SluiceProperties properties,
+      VirtualTime time,
+      int maxThreads,
+      Supplier<String> work,
+      Path scratch)
       throws Exception {
     SluiceFilter.Builder b = SluiceFilter.builder().properties(properties);
     if (time != null) {
       b.clock(time).scheduler(time);
     }
     SluiceFilter filter = b.build();
-    Path baseDir = Files.createTempDirectory("sluice-tomcat");
+    Path baseDir = Files.createDirectories(scratch.resolve("tomcat"));
     Tomcat tomcat = new Tomcat();
     tomcat.setBaseDir(baseDir.toString());
     Connector connector = new Connector();
@@ -70,16 +70,7 @@ class TomcatFilterTest extends ServletFilterContract {
       public void stop() throws Exception {
         tomcat.stop();
         tomcat.destroy();
-        delete(baseDir);
       }
     };
-  }
-
-  private static void delete(Path dir) {
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }
