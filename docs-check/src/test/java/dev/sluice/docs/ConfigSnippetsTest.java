@@ -10,6 +10,7 @@ import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.ratelimit.DescriptorConfig;
 import dev.sluice.ratelimit.ServiceSettings;
 import dev.sluice.rules.RulesFile;
+import dev.sluice.servlet.SluiceFilter;
 import io.javalin.Javalin;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,6 +132,15 @@ class ConfigSnippetsTest {
           SluiceProperties.builder().file(file).env(Map.of()).system(around).build();
       assertThatCode(() -> SluiceGrpc.fromProperties(grpc).close())
           .as("%s builds the gRPC interceptor:\n%s", block.where(), block.text())
+          .doesNotThrowAnyException();
+      return;
+    }
+    if (UserDocs.relative(block.page()).startsWith("servlet-filter/")) {
+      // the filter's page: its keys build the filter, strict as at its start
+      SluiceProperties servlet =
+          SluiceProperties.builder().file(file).env(Map.of()).system(around).build();
+      assertThatCode(() -> SluiceFilter.fromProperties(servlet).destroy())
+          .as("%s builds the servlet filter:\n%s", block.where(), block.text())
           .doesNotThrowAnyException();
       return;
     }

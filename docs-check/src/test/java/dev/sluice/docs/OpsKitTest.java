@@ -144,9 +144,9 @@ class OpsKitTest {
     }
   }
 
-  /** The plugin's answers (tag -> problem type id), from its own enum. */
+  /** The HTTP doors' answers (tag -> problem type id), from their enum in sluice-http. */
   private static Map<String, String> problemReasons() throws Exception {
-    Class<?> reason = Class.forName("dev.sluice.javalin.Rejection$Reason");
+    Class<?> reason = Class.forName("dev.sluice.http.Rejection$Reason");
     Field id = reason.getDeclaredField("id");
     Field tag = reason.getDeclaredField("tag");
     id.setAccessible(true);

@@ -27,6 +27,7 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "dev.sluice.javalin..",
+            "dev.sluice.servlet..",
             "dev.sluice.ratelimit..",
             "dev.sluice.client..",
             "dev.sluice.demo..",

@@ -1,5 +1,6 @@
 package dev.sluice.javalin;
 
+import dev.sluice.http.TrustedProxies;
 import dev.sluice.request.RequestInfo;
 import io.javalin.http.Context;
 import java.util.Optional;

@@ -1,5 +1,8 @@
 package dev.sluice.javalin;
 
+import dev.sluice.http.Answers;
+import dev.sluice.http.Problem;
+import dev.sluice.http.Rejection;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;

@@ -1,10 +1,12 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.Caller;
-import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.config.QueueCallers;
+import dev.sluice.http.Answers;
+import dev.sluice.http.Deadline;
+import dev.sluice.http.Rejection;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RateVerdict;
 import dev.sluice.rules.RuleOutcomes;
@@ -34,6 +36,9 @@ final class Gate {
 
   private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
   private static final CompletableFuture<Void> ADMITTED = CompletableFuture.completedFuture(null);
+
+  /** The request attribute holding the request's deadline, in the plugin clock's nanoseconds. */
+  static final String DEADLINE = "dev.sluice.javalin.Deadline";
 
   private final Settings settings;
   private final Limiters limiters;
@@ -276,7 +281,7 @@ final class Gate {
     admission.park(acquired);
     return acquired.handle((permit, failed) -> {
       if (failed != null) {
-        if (unwrap(failed) instanceof CancellationException) {
+        if (Answers.unwrap(failed) instanceof CancellationException) {
           // the request ended while parked (async timeout, reset, stop): resuming lets the guard
           // answer it, if anyone still listens; writing here would race Javalin's own timeout path
           return null;
@@ -339,7 +344,7 @@ final class Gate {
       throw rejected(ctx, answers.deadlineExceeded(limiter.name()));
     }
     long now = clock.nanoTime();
-    ctx.attribute(Deadline.ATTRIBUTE, now + Math.min(budget, Long.MAX_VALUE / 4));
+    ctx.attribute(DEADLINE, now + Math.min(budget, Long.MAX_VALUE / 4));
     return budget;
   }
 
@@ -381,11 +386,7 @@ final class Gate {
   }
 
   private Rejection refusal(Throwable failure, LimiterEntry limiter) {
-    Throwable cause = unwrap(failure);
-    if (cause instanceof ConcurrencyRejectedException e) {
-      return withLimiterPolicy(answers.fromLimiter(e), limiter);
-    }
-    throw new CompletionException(cause);
+    return withLimiterPolicy(answers.refusal(failure, false, null, null), limiter);
   }
 
   /** A granted request's limiter policy and free permits (with sluice.headers.concurrency). */
@@ -409,19 +410,8 @@ final class Gate {
 
   /** At arrival: a key-cap answer names the key, and says when it is the shared unknown key. */
   private Rejection refusal(Throwable failure, LimiterEntry limiter, Caller caller) {
-    Throwable cause = unwrap(failure);
-    if (cause instanceof ConcurrencyRejectedException e
-        && e.reason() == dev.sluice.concurrency.RejectionReason.KEY_CAP) {
-      return withLimiterPolicy(
-          answers.keyCap(e, caller.key(), limiter.config().queueKey()), limiter);
-    }
-    return refusal(failure, limiter);
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    return failure instanceof CompletionException && failure.getCause() != null
-        ? failure.getCause()
-        : failure;
+    return withLimiterPolicy(
+        answers.refusal(failure, true, caller.key(), limiter.config().queueKey()), limiter);
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.sluice.javalin;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.limit.CpuSampler;
 import dev.sluice.config.CpuSignals;
+import dev.sluice.http.JsonWriter;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import java.time.Duration;

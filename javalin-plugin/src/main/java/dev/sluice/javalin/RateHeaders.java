@@ -1,314 +1,47 @@
 package dev.sluice.javalin;
 
-import dev.sluice.answer.RetryAfter;
-import dev.sluice.rate.RateLimit;
-import dev.sluice.rate.RateOutcome;
-import dev.sluice.rules.Rule;
-import dev.sluice.rules.RuleOutcomes;
 import io.javalin.http.Context;
 import jakarta.servlet.http.HttpServletResponse;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.jetty.ee10.servlet.ServletApiResponse;
 import org.eclipse.jetty.http.HttpField;
 
 /**
- * Writes the rate-limit header families: the IETF draft's {@code RateLimit-Policy} / {@code RateLimit}
- * (draft-ietf-httpapi-ratelimit-headers-11: {@code "id";q=10;w=1} and {@code "id";r=3;t=1}), the
- * de-facto {@code X-RateLimit-*} trio, and {@code Retry-After}. Each family can be switched off.
- * Shadow rules are left out: they never limit the client, so advertising them would mislead it.
- *
- * <p>The advertised quota is the rule's capacity, so {@code remaining} never exceeds it: a token
- * bucket of 10/s with burst 20 holds 20 permits and refills them in 2 s, advertised as {@code
- * q=20;w=2} and {@code X-RateLimit-Limit: 20} (advertising 10 beside a remaining of 19 told the client
- * something impossible). Window algorithms ignore the burst: their quota is the limit per period.
- *
- * <p>What does not change between requests (a rule's policy item, the prefix of its {@code RateLimit}
- * value, its limit) is formatted once per rule; a {@code RateLimit} value is reused while its
- * numbers repeat. On Jetty the repeating values are kept as whole header fields, which are
- * immutable: adding one to an answer allocates nothing, where adding a name and a value builds a
- * new field and looks the name up in Jetty's table of known headers.
+ * The rate-limit header fields ({@link dev.sluice.http.RateHeaders}) on a Javalin answer, kept as
+ * Jetty's immutable {@link HttpField}s: the repeating ones are added to an answer without
+ * allocating.
  */
-final class RateHeaders {
-
-  static final String RETRY_AFTER = "Retry-After";
-  static final String POLICY = "RateLimit-Policy";
-  static final String RATELIMIT = "RateLimit";
-  static final String X_LIMIT = "X-RateLimit-Limit";
-  static final String X_REMAINING = "X-RateLimit-Remaining";
-  static final String X_RETRY_AFTER = "X-RateLimit-Retry-After";
-
-  /** Every header this class may write: none of them belongs on an answer no rule decided. */
-  static final String[] ALL = {POLICY, RATELIMIT, X_LIMIT, X_REMAINING, X_RETRY_AFTER};
-
-  private static final String[] SMALL_NUMBERS = new String[1024];
-
-  /**
-   * {@code X-RateLimit-Remaining} fields of the small numbers, made on first use (racy by design:
-   * two threads may each make one, equal and immutable).
-   */
-  private static final HttpField[] SMALL_REMAINING = new HttpField[SMALL_NUMBERS.length];
-
-  static {
-    for (int i = 0; i < SMALL_NUMBERS.length; i++) {
-      SMALL_NUMBERS[i] = Integer.toString(i);
-    }
-  }
-
-  /** The draft's quota unit of a concurrency limiter's policy. */
-  static final String CONCURRENT_REQUESTS = "concurrent-requests";
-
-  private final boolean draft;
-  private final boolean x;
-  // by rule id; a reloaded rule with the same id but other limits replaces its entry
-  private final Map<String, Formatted> formatted = new ConcurrentHashMap<>();
-  // by limiter name
-  private final Map<String, LimiterItems> limiterItems = new ConcurrentHashMap<>();
+final class RateHeaders extends dev.sluice.http.RateHeaders<Context, HttpField> {
 
   RateHeaders(boolean draft, boolean x) {
-    this.draft = draft;
-    this.x = x;
+    super(draft, x, JettyFields.INSTANCE);
   }
 
-  /**
-   * Headers for a request checked against rate rules (admitted or rejected). They are the first of
-   * their names on the answer (the rules decide before any handler of the application runs), so
-   * they are added, not set: Jetty's set looks for an earlier field of the name with an iterator
-   * object on every call, four of them per request on an IP rule.
-   */
-  void write(Context ctx, RuleOutcomes outcomes) {
-    int shownAt = outcomes.mostRestrictiveIndex();
-    if (shownAt < 0) {
-      return; // no enforced rule decided: shadow rules are not advertised
-    }
-    Formatted rule = formatted(outcomes.rule(shownAt));
-    RateOutcome shown = outcomes.outcome(shownAt);
-    long remaining = shown.remaining();
-    boolean rejected = !shown.allowed();
-    long retryAfter = rejected ? RetryAfter.seconds(shown.retryAfterNanos()) : 0;
-    if (draft) {
-      add(ctx, policyField(outcomes, rule));
-      long t = rejected ? retryAfter : RetryAfter.ceilSeconds(shown.resetAfterNanos(), 0);
-      add(ctx, rule.rateLimit(remaining, t));
-    }
-    if (x) {
-      add(ctx, rule.quotaField);
-      add(ctx, rule.remaining(remaining));
-      if (rejected) {
-        add(ctx, X_RETRY_AFTER, number(retryAfter));
-      }
-    }
-    if (rejected) {
-      add(ctx, RETRY_AFTER, number(retryAfter));
-    }
-  }
+  private enum JettyFields implements Fields<Context, HttpField> {
+    INSTANCE;
 
-  private static void add(Context ctx, String name, String value) {
-    ctx.res().addHeader(name, value);
-  }
-
-  /**
-   * Adds {@code field} as Jetty's {@code addHeader} would add its name and value (which it does by
-   * building this very field), without building it: on another servlet container, by name and
-   * value.
-   */
-  static void add(Context ctx, HttpField field) {
-    HttpServletResponse res = ctx.res();
-    if (res instanceof ServletApiResponse jetty) {
-      jetty.getResponse().getHeaders().add(field);
-    } else {
-      res.addHeader(field.getName(), field.getValue());
-    }
-  }
-
-  /**
-   * A concurrency limiter's own policy ({@code "transcode";q=4;qu="concurrent-requests"}: its
-   * current limit) and service limit ({@code "transcode";r=1}: its free permits), added as field
-   * lines of their own so that a rule's items on the same answer stay (one List either way).
-   * Formatted once per limit and per number of free permits: no string is built per request.
-   */
-  void writeLimiter(Context ctx, String limiter, int limit, int free) {
-    String[] items = limiterItems(limiter, limit, free);
-    ctx.res().addHeader(POLICY, items[0]);
-    ctx.res().addHeader(RATELIMIT, items[1]);
-  }
-
-  /** {policy item, service limit item} of {@code limiter} at {@code limit} with {@code free}. */
-  String[] limiterItems(String limiter, int limit, int free) {
-    LimiterItems items = limiterItems.get(limiter);
-    if (items == null || items.limit != limit) {
-      items = new LimiterItems(limiter, limit);
-      limiterItems.put(limiter, items);
-    }
-    return items.at(Math.max(0, Math.min(limit, free)));
-  }
-
-  /** One limiter's items at one limit; the service limit items are made on first use. */
-  private static final class LimiterItems {
-    final int limit;
-    final String policyItem;
-    final String ratePrefix;
-    // index: free permits (0..limit, at most SMALL_NUMBERS); racy by design, as Formatted.last
-    private final String[][] byFree;
-
-    LimiterItems(String limiter, int limit) {
-      this.limit = limit;
-      String id = sfString(limiter);
-      this.policyItem = id + ";q=" + limit + ";qu=\"" + CONCURRENT_REQUESTS + "\"";
-      this.ratePrefix = id + ";r=";
-      this.byFree = new String[Math.min(limit, SMALL_NUMBERS.length - 1) + 1][];
-    }
-
-    String[] at(int free) {
-      if (free >= byFree.length) {
-        return new String[] {policyItem, ratePrefix + free};
-      }
-      String[] pair = byFree[free];
-      if (pair == null) {
-        pair = new String[] {policyItem, ratePrefix + free};
-        byFree[free] = pair;
-      }
-      return pair;
-    }
-  }
-
-  /**
-   * The {@code RateLimit-Policy} field: the shown rule's own, made once, when it is the only
-   * enforced rule (most requests); else a field of every enforced rule's item.
-   */
-  @SuppressWarnings("ReferenceEquality") // policy() answers the cached item itself when alone
-  private HttpField policyField(RuleOutcomes outcomes, Formatted shown) {
-    String policy = policy(outcomes, shown);
-    return policy == shown.policyItem ? shown.policyField : new HttpField(POLICY, policy);
-  }
-
-  /** The policy items of every enforced rule; the cached item itself when there is one. */
-  // identity on purpose: a formatting belongs to that very Rule object, and a reload makes new ones
-  @SuppressWarnings("ReferenceEquality")
-  private String policy(RuleOutcomes outcomes, Formatted shown) {
-    StringBuilder policy = null;
-    String only = null;
-    for (int i = 0; i < outcomes.size(); i++) {
-      Rule r = outcomes.rule(i);
-      if (r.shadow()) {
-        continue;
-      }
-      String item = r == shown.rule ? shown.policyItem : formatted(r).policyItem;
-      if (only == null) {
-        only = item;
-      } else {
-        if (policy == null) {
-          policy = new StringBuilder(only);
-        }
-        policy.append(", ").append(item);
-      }
-    }
-    return policy == null ? only : policy.toString();
-  }
-
-  @SuppressWarnings("ReferenceEquality") // as in policy(): the cache entry of this very Rule
-  private Formatted formatted(Rule rule) {
-    Formatted f = formatted.get(rule.id());
-    if (f == null || f.rule != rule) {
-      f = new Formatted(rule);
-      formatted.put(rule.id(), f);
-    }
-    return f;
-  }
-
-  /** The quota a client can count on: the capacity for the buckets, the limit for the windows. */
-  static long quota(Rule rule) {
-    RateLimit limit = rule.limit();
-    boolean bucket = switch (rule.algorithm()) {
-      case TOKEN_BUCKET, GCRA, LEAKY_BUCKET, LEAKY_BUCKET_SHAPER -> true;
-      default -> false;
-    };
-    return bucket ? Math.max(limit.limit(), limit.burst()) : limit.limit();
-  }
-
-  /** The window in which the quota refills at the steady rate, in whole seconds (at least 1). */
-  static long window(Rule rule) {
-    RateLimit limit = rule.limit();
-    long quota = quota(rule);
-    double nanos = (double) quota * limit.period().toNanos() / limit.limit();
-    return Math.max(1, (long) Math.ceil(nanos / 1e9));
-  }
-
-  private static String number(long n) {
-    return n >= 0 && n < SMALL_NUMBERS.length ? SMALL_NUMBERS[(int) n] : Long.toString(n);
-  }
-
-  /** A Structured Fields sf-string: printable ASCII only, with {@code "} and {@code \} escaped. */
-  static String sfString(String s) {
-    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        sb.append('\\').append(c);
-      } else if (c >= 0x20 && c < 0x7f) {
-        sb.append(c);
-      } else {
-        sb.append('?');
-      }
-    }
-    return sb.append('"').toString();
-  }
-
-  /** One rule's header parts, formatted once. */
-  private static final class Formatted {
-    final Rule rule;
-    final String policyItem;
-    final String quota;
-    final String ratePrefix;
-    final HttpField policyField;
-    final HttpField quotaField;
-    // the last RateLimit field: reused while remaining and t repeat (racy by design: a holder is
-    // immutable, so a reader sees a consistent one or a miss)
-    private volatile Last last;
-    // the last X-RateLimit-Remaining value past the small numbers, likewise
-    private volatile Last lastRemaining;
-
-    Formatted(Rule rule) {
-      this.rule = rule;
-      String id = sfString(rule.id());
-      this.quota = Long.toString(quota(rule));
-      this.policyItem = id + ";q=" + quota + ";w=" + window(rule);
-      this.ratePrefix = id + ";r=";
-      this.policyField = new HttpField(POLICY, policyItem);
-      this.quotaField = new HttpField(X_LIMIT, quota);
+    @Override
+    public HttpField field(String name, String value) {
+      return new HttpField(name, value);
     }
 
     /**
-     * The {@code X-RateLimit-Remaining} field of {@code remaining}: cached below 1,024, else
-     * reused while the number repeats.
+     * Adds {@code field} as Jetty's {@code addHeader} would add its name and value (which it does
+     * by building this very field), without building it: on another servlet container, by name
+     * and value.
      */
-    HttpField remaining(long remaining) {
-      if (remaining >= 0 && remaining < SMALL_NUMBERS.length) {
-        HttpField small = SMALL_REMAINING[(int) remaining];
-        if (small == null) {
-          small = new HttpField(X_REMAINING, SMALL_NUMBERS[(int) remaining]);
-          SMALL_REMAINING[(int) remaining] = small;
-        }
-        return small;
+    @Override
+    public void add(Context ctx, HttpField field) {
+      HttpServletResponse res = ctx.res();
+      if (res instanceof ServletApiResponse jetty) {
+        jetty.getResponse().getHeaders().add(field);
+      } else {
+        res.addHeader(field.getName(), field.getValue());
       }
-      Last l = lastRemaining;
-      if (l == null || l.remaining != remaining) {
-        l = new Last(remaining, 0, new HttpField(X_REMAINING, Long.toString(remaining)));
-        lastRemaining = l;
-      }
-      return l.field;
     }
 
-    /** The {@code RateLimit} field, reused while {@code remaining} and {@code t} repeat. */
-    HttpField rateLimit(long remaining, long t) {
-      Last l = last;
-      if (l == null || l.remaining != remaining || l.t != t) {
-        l = new Last(remaining, t, new HttpField(RATELIMIT, ratePrefix + remaining + ";t=" + t));
-        last = l;
-      }
-      return l.field;
+    @Override
+    public void add(Context ctx, String name, String value) {
+      ctx.res().addHeader(name, value);
     }
   }
-
-  private record Last(long remaining, long t, HttpField field) {}
 }

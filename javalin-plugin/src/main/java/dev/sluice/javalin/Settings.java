@@ -7,6 +7,7 @@ import dev.sluice.config.SluiceKeys;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.config.UnknownKeys;
+import dev.sluice.http.TrustedProxies;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.time.NanoClock;
 import java.net.URI;
@@ -51,20 +52,7 @@ final class Settings {
   static Settings resolve(
       SluiceProperties p, Map<String, LimiterConfig.Builder> code, CpuSignals cpu) {
     SluiceSettings s = SluiceSettings.resolve(p, code, cpu);
-    String key = SluiceKeys.TRUSTED_PROXIES.name();
-    String list = s.get(SluiceKeys.TRUSTED_PROXIES);
-    TrustedProxies proxies;
-    try {
-      proxies = TrustedProxies.parse(key, list);
-    } catch (SluiceConfigException e) {
-      // the whole list as written and where it came from, as for any other key
-      throw new SluiceConfigException(key, list, p.source(key).orElse(null), e.problem());
-    }
-    TrustedProxies.Header header =
-        s.get(SluiceKeys.FORWARDED_HEADER) == SluiceKeys.ForwardedHeader.FORWARDED
-            ? TrustedProxies.Header.FORWARDED
-            : TrustedProxies.Header.X_FORWARDED_FOR;
-    return new Settings(s, proxies.with(header, s.get(SluiceKeys.IPV6_PREFIX)));
+    return new Settings(s, TrustedProxies.of(s, p));
   }
 
   /**

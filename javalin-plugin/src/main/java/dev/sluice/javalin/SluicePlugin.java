@@ -9,6 +9,8 @@ import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceKeys;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.UnknownKeys;
+import dev.sluice.http.Answers;
+import dev.sluice.http.Rejection;
 import dev.sluice.request.Scope;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
@@ -209,7 +211,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     if (rejection.reason != Rejection.Reason.CANCELLED) {
       unreadBody.discard(ctx.req());
     }
-    Answers.write(rejection, ctx);
+    Answers.write(rejection, new ContextAnswer(ctx));
   }
 
   /**
@@ -342,7 +344,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    * }</pre>
    */
   public Optional<Duration> remainingBudget(io.javalin.http.Context ctx) {
-    Long deadline = ctx.attribute(Deadline.ATTRIBUTE);
+    Long deadline = ctx.attribute(Gate.DEADLINE);
     if (deadline == null) {
       return Optional.empty();
     }

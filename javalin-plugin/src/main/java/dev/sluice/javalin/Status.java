@@ -6,6 +6,7 @@ import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.config.LimiterConfig;
+import dev.sluice.http.JsonWriter;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
 import dev.sluice.store.StoreHealth;

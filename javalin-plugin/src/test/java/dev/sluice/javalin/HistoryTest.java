@@ -13,6 +13,7 @@ import dev.sluice.config.CpuSignals;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.QueueCallers;
 import dev.sluice.config.SluiceProperties;
+import dev.sluice.http.JsonWriter;
 import dev.sluice.time.VirtualTime;
 import java.net.http.HttpResponse;
 import java.time.Duration;

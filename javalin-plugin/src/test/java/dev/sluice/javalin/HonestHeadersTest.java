@@ -9,6 +9,8 @@ import dev.sluice.concurrency.Outcome;
 import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.SluiceSettings;
+import dev.sluice.http.Answers;
+import dev.sluice.http.Rejection;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.time.VirtualTime;

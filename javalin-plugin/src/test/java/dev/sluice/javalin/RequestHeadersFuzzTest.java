@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.sluice.concurrency.Priority;
 import dev.sluice.config.QueueSettings;
+import dev.sluice.http.Deadline;
+import dev.sluice.http.TrustedProxies;
 import dev.sluice.request.RequestInfo;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
+import dev.sluice.http.TrustedProxies;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;

@@ -1,13 +1,13 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
 /**
- * The plugin's one JSON writer, so that the status ({@code /sluice}, the live page's data) and the
- * problem+json bodies of its answers need no JSON library in the user's application (with Javalin
- * alone, {@code ctx.json(..)} answers 500 for want of Jackson). Writes compact JSON; strings are
+ * Sluice's one JSON writer, so that the problem+json bodies of every door's answers and the
+ * plugin's status ({@code /sluice}, the live page's data) need no JSON library in the user's
+ * application (with Javalin alone, {@code ctx.json(..)} answers 500 for want of Jackson). Writes compact JSON; strings are
  * escaped per RFC 8259 (quote, backslash, control characters, and U+2028/U+2029 so the text is
  * also safe inside a script). Not thread-safe.
  */
-final class JsonWriter {
+public final class JsonWriter {
 
   private final StringBuilder out = new StringBuilder(256);
   // one bit per open container: whether it already has a member (so the next one needs a comma)
@@ -15,24 +15,24 @@ final class JsonWriter {
   private int depth;
   private boolean afterName;
 
-  JsonWriter beginObject() {
+  public JsonWriter beginObject() {
     return open('{');
   }
 
-  JsonWriter endObject() {
+  public JsonWriter endObject() {
     return close('}');
   }
 
-  JsonWriter beginArray() {
+  public JsonWriter beginArray() {
     return open('[');
   }
 
-  JsonWriter endArray() {
+  public JsonWriter endArray() {
     return close(']');
   }
 
   /** The next member's name (inside an object). */
-  JsonWriter name(String name) {
+  public JsonWriter name(String name) {
     separate();
     string(name);
     out.append(':');
@@ -40,7 +40,7 @@ final class JsonWriter {
     return this;
   }
 
-  JsonWriter value(String s) {
+  public JsonWriter value(String s) {
     separate();
     if (s == null) {
       out.append("null");
@@ -50,14 +50,14 @@ final class JsonWriter {
     return this;
   }
 
-  JsonWriter value(long n) {
+  public JsonWriter value(long n) {
     separate();
     out.append(n);
     return this;
   }
 
   /** A number; NaN and infinities, which JSON cannot carry, are written as null. */
-  JsonWriter value(double x) {
+  public JsonWriter value(double x) {
     separate();
     if (Double.isNaN(x) || Double.isInfinite(x)) {
       out.append("null");
@@ -69,31 +69,31 @@ final class JsonWriter {
     return this;
   }
 
-  JsonWriter value(boolean b) {
+  public JsonWriter value(boolean b) {
     separate();
     out.append(b);
     return this;
   }
 
-  JsonWriter nullValue() {
+  public JsonWriter nullValue() {
     separate();
     out.append("null");
     return this;
   }
 
-  JsonWriter member(String name, String s) {
+  public JsonWriter member(String name, String s) {
     return name(name).value(s);
   }
 
-  JsonWriter member(String name, long n) {
+  public JsonWriter member(String name, long n) {
     return name(name).value(n);
   }
 
-  JsonWriter member(String name, double x) {
+  public JsonWriter member(String name, double x) {
     return name(name).value(x);
   }
 
-  JsonWriter member(String name, boolean b) {
+  public JsonWriter member(String name, boolean b) {
     return name(name).value(b);
   }
 

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
 /**
  * A request's own deadline, from the header a limiter names in {@code deadline-header}: the time
@@ -7,13 +7,10 @@ package dev.sluice.javalin;
  * 8 digits and a unit: {@code H} hours, {@code M} minutes, {@code S} seconds, {@code m} millis,
  * {@code u} micros, {@code n} nanos, e.g. {@code 250m}, {@code 2S}).
  */
-final class Deadline {
-
-  /** The request attribute holding the deadline, in the plugin clock's nanoseconds. */
-  static final String ATTRIBUTE = "dev.sluice.javalin.Deadline";
+public final class Deadline {
 
   /** Malformed: ignored (the request is limited as one without a deadline) and counted. */
-  static final long MALFORMED = -1;
+  public static final long MALFORMED = -1;
 
   private Deadline() {}
 
@@ -21,7 +18,7 @@ final class Deadline {
    * The budget {@code raw} gives, in nanoseconds: 0 when already spent, {@link #MALFORMED} when
    * it is not one of the two forms (never an exception: the header comes from the client).
    */
-  static long parseNanos(String raw) {
+  public static long parseNanos(String raw) {
     String v = raw.trim();
     if (v.isEmpty() || v.length() > 19) {
       return MALFORMED;

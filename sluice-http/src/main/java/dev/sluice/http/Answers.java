@@ -1,32 +1,35 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
 import dev.sluice.answer.RefusalText;
 import dev.sluice.answer.RetryAfter;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
+import dev.sluice.concurrency.RejectionReason;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.rules.RuleDecision;
-import io.javalin.http.Context;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 
 /**
- * Turns a refusal into the HTTP answer of the contract (the plugin README, "HTTP answers"): the configured
- * status, an RFC 9457 body and {@code Retry-After} on every 429 and 503.
+ * Turns a refusal into the HTTP answer of the contract (the plugin README, "HTTP answers"): the
+ * configured status, an RFC 9457 body and {@code Retry-After} on every 429 and 503. Every HTTP door
+ * answers through this class, so a refusal reads the same whichever framework serves the request.
  */
-final class Answers {
+public final class Answers {
 
   /** Problem type URIs are {@code <base><reason>}, e.g. {@code https://sluice.dev/problems/queue-full}. */
-  static final String TYPE_BASE = "https://sluice.dev/problems/";
+  public static final String TYPE_BASE = "https://sluice.dev/problems/";
 
-  static final String CONNECTION = "Connection";
+  public static final String CONNECTION = "Connection";
 
   private final SluiceSettings.Statuses statuses;
 
-  Answers(SluiceSettings.Statuses statuses) {
+  /** Answers with the statuses of {@code sluice.status.*}. */
+  public Answers(SluiceSettings.Statuses statuses) {
     this.statuses = statuses;
   }
 
-  Rejection fromLimiter(ConcurrencyRejectedException e) {
+  public Rejection fromLimiter(ConcurrencyRejectedException e) {
     Map<String, Object> ext = new LinkedHashMap<>();
     ext.put("limiter", e.limiterName());
     String why = RefusalText.reasonId(e.reason());
@@ -62,7 +65,7 @@ final class Answers {
    * A key at its cap: which key, and, for requests that carry none, that they all share one key
    * (a caller without the header competes with every other caller without it).
    */
-  Rejection keyCap(ConcurrencyRejectedException e, String key, String queueKey) {
+  public Rejection keyCap(ConcurrencyRejectedException e, String key, String queueKey) {
     Rejection plain = fromLimiter(e);
     Map<String, Object> ext = new LinkedHashMap<>(plain.extensions);
     ext.put("key", key);
@@ -75,7 +78,7 @@ final class Answers {
         plain.retryAfterSeconds);
   }
 
-  Rejection parkedTooLong() {
+  public Rejection parkedTooLong() {
     return new Rejection(
         Rejection.Reason.QUEUE_TIMEOUT,
         statuses.queueTimeout(),
@@ -85,7 +88,7 @@ final class Answers {
   }
 
   /** A value the request declares for Sluice (its cost) is not valid; says which and why. */
-  Rejection badRequest(String detail) {
+  public Rejection badRequest(String detail) {
     return new Rejection(
         Rejection.Reason.BAD_REQUEST,
         400,
@@ -95,7 +98,7 @@ final class Answers {
   }
 
   /** The request's deadline header says its caller has already given up. */
-  Rejection deadlineExceeded(String limiter) {
+  public Rejection deadlineExceeded(String limiter) {
     return new Rejection(
         Rejection.Reason.DEADLINE_EXCEEDED,
         statuses.queueTimeout(),
@@ -105,7 +108,7 @@ final class Answers {
   }
 
   /** The client closed the request while it was queued; 499, as nginx logs it, read by nobody. */
-  Rejection clientGone() {
+  public Rejection clientGone() {
     return new Rejection(
         Rejection.Reason.CANCELLED,
         499,
@@ -114,7 +117,7 @@ final class Answers {
         0);
   }
 
-  Rejection shuttingDown(long retryAfterSeconds) {
+  public Rejection shuttingDown(long retryAfterSeconds) {
     return new Rejection(
         Rejection.Reason.SHUTTING_DOWN,
         statuses.shuttingDown(),
@@ -123,11 +126,11 @@ final class Answers {
         Math.max(1, retryAfterSeconds));
   }
 
-  Rejection shuttingDown() {
+  public Rejection shuttingDown() {
     return shuttingDown(RetryAfter.SHUTDOWN_SECONDS);
   }
 
-  Rejection rateLimited(RuleDecision rejectedBy) {
+  public Rejection rateLimited(RuleDecision rejectedBy) {
     long retry = RetryAfter.seconds(rejectedBy.decision().retryAfterNanos());
     Map<String, Object> ext = new LinkedHashMap<>();
     ext.put("reason", Rejection.Reason.RATE_LIMITED.tag);
@@ -143,7 +146,7 @@ final class Answers {
   }
 
   /** The draft's problem type for a refusal while capacity is temporarily reduced. */
-  static final String TEMPORARY_REDUCED_CAPACITY =
+  public static final String TEMPORARY_REDUCED_CAPACITY =
       "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
 
   /**
@@ -153,7 +156,7 @@ final class Answers {
    * temporary-reduced-capacity} type and {@code violated-policies} as extension members (the
    * answer's own type stays, so clients and alerts keyed on it keep working).
    */
-  static Rejection withLimiterPolicy(
+  public static Rejection withLimiterPolicy(
       Rejection r, String limiter, int limit, int maxConcurrency, String[] items) {
     if (r.reason == Rejection.Reason.QUEUE_FULL) {
       r.limiterItems = items;
@@ -174,34 +177,60 @@ final class Answers {
     return r;
   }
 
-  /** The exception handler Sluice registers for {@link Rejection}. */
-  static void write(Rejection r, Context ctx) {
-    ctx.status(r.status);
+  /**
+   * Writes {@code r} onto {@code response}: status, headers, problem+json body. A rule's rate
+   * headers stay only on a rule's own refusal.
+   */
+  public static void write(Rejection r, HttpAnswer response) {
+    response.status(r.status);
     if (r.reason != Rejection.Reason.RATE_LIMITED) {
       // a rule admitted the request before a limiter refused it: its headers would describe an
       // answer no rule gave (a queue-full 429 saying "remaining: 2")
       for (String header : RateHeaders.ALL) {
-        ctx.res().setHeader(header, null);
+        response.removeHeader(header);
       }
     }
     if (r.limiterItems != null) {
-      ctx.res().addHeader(RateHeaders.POLICY, r.limiterItems[0]);
-      ctx.res().addHeader(RateHeaders.RATELIMIT, r.limiterItems[1]);
+      response.addHeader(RateHeaders.POLICY, r.limiterItems[0]);
+      response.addHeader(RateHeaders.RATELIMIT, r.limiterItems[1]);
     }
     if (r.retryAfterSeconds > 0) {
-      ctx.header(RateHeaders.RETRY_AFTER, Long.toString(r.retryAfterSeconds));
+      response.setHeader(RateHeaders.RETRY_AFTER, Long.toString(r.retryAfterSeconds));
     }
     if (r.reason == Rejection.Reason.SHUTTING_DOWN) {
       // the connection is closed after this answer, so a client sends its next request to a
       // fresh connection (another instance) instead of one the stopping server will close
-      ctx.header(CONNECTION, "close");
+      response.setHeader(CONNECTION, "close");
     }
-    ctx.contentType(Problem.MEDIA_TYPE);
-    ctx.result(problem(r).toJson());
+    response.body(Problem.MEDIA_TYPE, problem(r).toJson());
+  }
+
+  /**
+   * The answer to a limiter's failed acquire. {@code atArrival}: refused before it queued, when a
+   * key-cap answer names the caller's {@code key} ({@code queueKey} is the limiter's {@code
+   * queue-key} setting).
+   *
+   * @throws CompletionException with the cause, when {@code failure} is no refusal of a limiter
+   */
+  public Rejection refusal(Throwable failure, boolean atArrival, String key, String queueKey) {
+    Throwable cause = unwrap(failure);
+    if (cause instanceof ConcurrencyRejectedException e) {
+      return atArrival && e.reason() == RejectionReason.KEY_CAP
+          ? keyCap(e, key, queueKey)
+          : fromLimiter(e);
+    }
+    throw new CompletionException(cause);
+  }
+
+  /** The cause a {@link java.util.concurrent.CompletableFuture} wrapped, or {@code failure}. */
+  public static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
   }
 
   /** The RFC 9457 body of a rejection. */
-  static Problem problem(Rejection r) {
+  public static Problem problem(Rejection r) {
     return new Problem(TYPE_BASE + r.reason.id, r.reason.title, r.status, r.detail, r.extensions);
   }
 }

@@ -1,6 +1,9 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
 import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceKeys;
+import dev.sluice.config.SluiceProperties;
+import dev.sluice.config.SluiceSettings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -22,16 +25,16 @@ import java.util.Locale;
  * {@code 2001:db8:1:2::/64}: one host usually owns a whole /64 and could otherwise rotate through
  * 2^64 addresses, each with its own quota.
  */
-final class TrustedProxies {
+public final class TrustedProxies {
 
   // a forged header with thousands of hops must not cost more than a bounded walk
   private static final int MAX_HOPS = 64;
 
   /** The default prefix length by which IPv6 clients are keyed. */
-  static final int DEFAULT_IPV6_PREFIX = 64;
+  public static final int DEFAULT_IPV6_PREFIX = 64;
 
   /** Which header the trusted proxies write. */
-  enum Header {
+  public enum Header {
     X_FORWARDED_FOR("X-Forwarded-For"),
     FORWARDED("Forwarded");
 
@@ -52,22 +55,45 @@ final class TrustedProxies {
     this.ipv6Prefix = ipv6Prefix;
   }
 
-  static TrustedProxies none() {
+  /** No trusted proxy: the client is the peer. */
+  public static TrustedProxies none() {
     return new TrustedProxies(List.of(), Header.X_FORWARDED_FOR, DEFAULT_IPV6_PREFIX);
   }
 
   /** The same proxies, believing {@code header} and keying IPv6 clients by {@code prefix} bits. */
-  TrustedProxies with(Header newHeader, int prefix) {
+  public TrustedProxies with(Header newHeader, int prefix) {
     return new TrustedProxies(cidrs, newHeader, prefix);
   }
 
   /** The name of the one forwarding header read: the one the trusted proxies write. */
-  String headerName() {
+  public String headerName() {
     return header.headerName;
   }
 
+  /**
+   * The proxies of {@code sluice.trusted-proxies}, {@code sluice.forwarded-header} and {@code
+   * sluice.ipv6-prefix} as resolved in {@code s}.
+   *
+   * @throws SluiceConfigException naming the whole list as written and where it came from
+   */
+  public static TrustedProxies of(SluiceSettings s, SluiceProperties p) {
+    String key = SluiceKeys.TRUSTED_PROXIES.name();
+    String list = s.get(SluiceKeys.TRUSTED_PROXIES);
+    TrustedProxies proxies;
+    try {
+      proxies = parse(key, list);
+    } catch (SluiceConfigException e) {
+      // the whole list as written and where it came from, as for any other key
+      throw new SluiceConfigException(key, list, p.source(key).orElse(null), e.problem());
+    }
+    Header header = s.get(SluiceKeys.FORWARDED_HEADER) == SluiceKeys.ForwardedHeader.FORWARDED
+        ? Header.FORWARDED
+        : Header.X_FORWARDED_FOR;
+    return proxies.with(header, s.get(SluiceKeys.IPV6_PREFIX));
+  }
+
   /** Parses a comma-separated CIDR list; a bare address means a single host. */
-  static TrustedProxies parse(String key, String list) {
+  public static TrustedProxies parse(String key, String list) {
     List<Cidr> cidrs = new ArrayList<>();
     if (list != null) {
       for (String part : list.split(",")) {
@@ -80,11 +106,13 @@ final class TrustedProxies {
     return new TrustedProxies(cidrs, Header.X_FORWARDED_FOR, DEFAULT_IPV6_PREFIX);
   }
 
-  boolean isEmpty() {
+  /** No proxy is trusted: the client is always the peer. */
+  public boolean isEmpty() {
     return cidrs.isEmpty();
   }
 
-  boolean isTrusted(InetAddress address) {
+  /** {@code address} lies in one of the trusted CIDRs. */
+  public boolean isTrusted(InetAddress address) {
     for (Cidr cidr : cidrs) {
       if (cidr.contains(address)) {
         return true;
@@ -99,7 +127,7 @@ final class TrustedProxies {
    * IPv4 client is its address, an IPv6 client its prefix. Never throws: garbage in the header ends
    * the walk at the last address known to be good.
    */
-  String resolve(String remoteAddr, Enumeration<String> forwarded) {
+  public String resolve(String remoteAddr, Enumeration<String> forwarded) {
     InetAddress peer = literal(remoteAddr);
     if (peer == null) {
       return remoteAddr == null ? "unknown" : remoteAddr;
@@ -187,7 +215,7 @@ final class TrustedProxies {
    * Parses an IP literal without ever asking DNS (InetAddress.getByName would resolve a host name
    * from a header: a forged header must not trigger lookups). Null when not a literal.
    */
-  static InetAddress literal(String text) {
+  public static InetAddress literal(String text) {
     if (text == null || text.isEmpty() || text.length() > 45) {
       return null;
     }

@@ -1,20 +1,24 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
 import java.util.Map;
 
 /**
- * Ends a request that Sluice does not admit; thrown from the before-handler (or failed into the
- * request's future) so Javalin skips the endpoint and still runs the after-handlers, then written
- * by {@link Answers#write}. No stack trace: rejections are the normal path under overload.
+ * A request Sluice does not admit, and the answer it gets: made by {@link Answers}, written by
+ * {@link Answers#write} onto whatever response a door has. A door may throw it to end the request
+ * (the Javalin plugin does, so Javalin skips the endpoint and still runs the after-handlers). No
+ * stack trace: rejections are the normal path under overload. The fields are the answer's parts,
+ * read by doors and tests; they never change after the answer is made.
  */
-final class Rejection extends RuntimeException {
+public final class Rejection extends RuntimeException {
+
+  private static final long serialVersionUID = 1L;
 
   /**
    * Why a request was not admitted. {@link #id} names the problem type ({@code .../queue-full});
    * {@link #tag} is the {@code reason} of the body and of the metrics ({@code queue_full}), written
    * like the limiter's finer reasons ({@code key_cap}, {@code displaced}, {@code predicted_wait}).
    */
-  enum Reason {
+  public enum Reason {
     QUEUE_FULL("queue-full", "Queue full"),
     QUEUE_TIMEOUT("queue-timeout", "Timed out in queue"),
     RATE_LIMITED("rate-limited", "Rate limit exceeded"),
@@ -37,24 +41,33 @@ final class Rejection extends RuntimeException {
     }
   }
 
-  final Reason reason;
+  /** The kind of refusal: it names the problem type and picks the status. */
+  public final Reason reason;
+
   /**
    * The finer reason, in the problem body and the metrics' {@code reason} tag: the limiter's {@link
    * dev.sluice.concurrency.RejectionReason} ({@code key_cap}, {@code displaced}, {@code
-   * predicted_wait}...) or else {@link Reason#tag}.
+   * predicted_wait}...) or else the reason's own tag ({@code queue_full}...).
    */
-  final String why;
+  public final String why;
 
-  final int status;
-  final String detail;
-  final Map<String, Object> extensions;
-  final long retryAfterSeconds; // 0: no Retry-After
+  /** The HTTP status of the answer. */
+  public final int status;
+
+  /** The problem's human-readable detail. */
+  public final String detail;
+
+  /** The problem's extension members ({@code reason}, {@code limiter}, {@code rule}...). */
+  public final transient Map<String, Object> extensions;
+
+  /** The {@code Retry-After} seconds; 0: no {@code Retry-After}. */
+  public final long retryAfterSeconds;
 
   /**
    * The refusing limiter's {@code RateLimit-Policy} and {@code RateLimit} items (with {@code
    * sluice.headers.concurrency}), written after the rules' headers are cleared; null: none.
    */
-  String[] limiterItems;
+  transient String[] limiterItems;
 
   Rejection(
       Reason reason,

@@ -1,21 +1,22 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
 import java.util.Map;
 
 /**
  * An RFC 9457 problem detail, written as {@code application/problem+json} with {@link JsonWriter}
- * (the plugin must not force a JSON library on its users).
+ * (a door must not force a JSON library on its users).
  */
-record Problem(
+public record Problem(
     String type, String title, int status, String detail, Map<String, Object> extensions) {
 
-  static final String MEDIA_TYPE = "application/problem+json";
+  public static final String MEDIA_TYPE = "application/problem+json";
 
-  Problem {
+  public Problem {
     extensions = Map.copyOf(extensions); // order does not matter: toJson sorts the members
   }
 
-  String toJson() {
+  /** The body, compact, the standard members first, then the extensions sorted by name. */
+  public String toJson() {
     JsonWriter w = new JsonWriter()
         .beginObject()
         .member("type", type)

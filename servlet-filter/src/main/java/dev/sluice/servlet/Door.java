@@ -1,0 +1,367 @@
+package dev.sluice.servlet;
+
+import dev.sluice.concurrency.Caller;
+import dev.sluice.concurrency.ConcurrencySnapshot;
+import dev.sluice.concurrency.Permit;
+import dev.sluice.config.SluiceSettings;
+import dev.sluice.http.Answers;
+import dev.sluice.http.Deadline;
+import dev.sluice.http.RateHeaders;
+import dev.sluice.http.Rejection;
+import dev.sluice.http.TrustedProxies;
+import dev.sluice.rules.RateRules;
+import dev.sluice.rules.RuleOutcomes;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The filter's way with one request, in the Javalin plugin's order: bypassed paths, rate rules
+ * (a request a rule refuses never takes a queue slot), then the first limiter whose path matches.
+ * A request that must wait is suspended with {@code startAsync} (the async timeout disabled: the
+ * limiter's queue timeout and the request's deadline bound the wait) and holds no container thread;
+ * once the limiter grants its permit it is dispatched again, through this filter, to the rest of
+ * the chain. The answers are {@link Answers}', as every HTTP door's.
+ */
+final class Door {
+
+  private static final System.Logger log = System.getLogger(SluiceFilter.class.getName());
+
+  private final SluiceSettings settings;
+  private final TrustedProxies proxies;
+  private final List<PathLimiter> limiters;
+  private final RateRules rules; // null: no rate rules
+  private final Answers answers;
+  private final RateHeaders<HttpServletResponse, HeaderField> headers;
+  private volatile boolean stopping;
+  private volatile boolean ruleFailureLogged;
+
+  Door(
+      SluiceSettings settings,
+      TrustedProxies proxies,
+      List<PathLimiter> limiters,
+      RateRules rules) {
+    this.settings = settings;
+    this.proxies = proxies;
+    this.limiters = limiters;
+    this.rules = rules;
+    this.answers = new Answers(settings.statuses());
+    this.headers =
+        new RateHeaders<>(settings.draftHeaders(), settings.xHeaders(), HeaderField.ON_SERVLET);
+  }
+
+  void stopAdmitting() {
+    stopping = true;
+  }
+
+  List<PathLimiter> limiters() {
+    return limiters;
+  }
+
+  java.time.Duration drainTimeout() {
+    return settings.drainTimeout();
+  }
+
+  void filter(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
+      throws IOException, ServletException {
+    if (req.getAttribute(Admission.ATTRIBUTE) instanceof Admission admission) {
+      if (req.getDispatcherType() == DispatcherType.ASYNC && admission.resume()) {
+        // the dispatch of a request that waited: its permit is held
+        headers(res, admission.outcomes(), admission.limiterEntry());
+        runThenRelease(req, res, chain, admission);
+      } else {
+        // a further dispatch (forward, include, error, the application's own async) of a request
+        // already admitted: its permit is released where it was taken
+        chain.doFilter(req, res);
+      }
+      return;
+    }
+    String path = path(req);
+    if (settings.bypassed(path)) {
+      chain.doFilter(req, res);
+      return;
+    }
+    if (stopping) {
+      answer(res, answers.shuttingDown());
+      return;
+    }
+    PathLimiter limiter = forPath(path);
+    RuleOutcomes outcomes = null;
+    ServletRequestInfo info = null;
+    // a path no rule guards (most, in many services) builds no request info and writes no header
+    if (rules != null && rules.guards(req.getMethod(), path)) {
+      info = new ServletRequestInfo(req, path, settings, proxies);
+      outcomes = checkRules(info);
+      if (outcomes != null && !outcomes.allowed()) {
+        headers.write(res, outcomes);
+        answer(res, answers.rateLimited(outcomes.decision(outcomes.rejectedIndex())));
+        return;
+      }
+    }
+    if (limiter == null) {
+      headers(res, outcomes, null);
+      chain.doFilter(req, res);
+      return;
+    }
+    admit(req, res, chain, path, limiter, outcomes, info);
+  }
+
+  // the grant's callback handles every outcome; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void admit(
+      HttpServletRequest req,
+      HttpServletResponse res,
+      FilterChain chain,
+      String path,
+      PathLimiter limiter,
+      RuleOutcomes outcomes,
+      ServletRequestInfo known)
+      throws IOException, ServletException {
+    long budget;
+    try {
+      budget = budgetNanos(req, limiter);
+    } catch (Rejection r) {
+      answer(res, r);
+      return;
+    }
+    // the common case, a free permit and nobody waiting: no future
+    Permit now = limiter.limiter().acquireIfFree();
+    if (now != null) {
+      admitted(req, res, chain, new Admission(limiter, now, outcomes));
+      return;
+    }
+    Caller caller = Caller.DEFAULT;
+    if (limiter.callers().needed()) {
+      ServletRequestInfo info =
+          known != null ? known : new ServletRequestInfo(req, path, settings, proxies);
+      caller = limiter.callers().of(info);
+    }
+    if (budget > 0) {
+      caller = caller.withTimeout(Duration.ofNanos(budget)); // the shorter of it and queue-timeout
+    }
+    CompletableFuture<Permit> acquired = limiter.limiter().acquire(caller);
+    if (acquired.isDone()) {
+      Throwable failure = failure(acquired);
+      if (failure != null) {
+        answer(
+            res,
+            withLimiterPolicy(
+                answers.refusal(failure, true, caller.key(), limiter.config().queueKey()),
+                limiter));
+        return;
+      }
+      admitted(req, res, chain, new Admission(limiter, acquired.getNow(null), outcomes));
+      return;
+    }
+    if (!req.isAsyncSupported()) {
+      acquired.cancel(false);
+      throw new ServletException("SluiceFilter queues a request without holding a thread, which"
+          + " needs async support: register the filter and the servlets it guards with"
+          + " asyncSupported=true, for the REQUEST and ASYNC dispatcher types");
+    }
+    Admission admission = new Admission(limiter, acquired, outcomes);
+    req.setAttribute(Admission.ATTRIBUTE, admission);
+    AsyncContext async = req.startAsync(req, res);
+    async.setTimeout(0); // the queue's own timeout and the request's deadline bound the wait
+    async.addListener(new RequestEnd(admission));
+    acquired.whenComplete((permit, failed) -> granted(async, admission, permit, failed));
+  }
+
+  /** The limiter decided a queued request: dispatched again with its permit, or answered. */
+  private void granted(AsyncContext async, Admission admission, Permit permit, Throwable failed) {
+    if (permit != null) {
+      if (admission.hold(permit)) {
+        async.dispatch();
+      }
+      return;
+    }
+    if (Answers.unwrap(failed) instanceof CancellationException) {
+      return; // the request ended while queued (the client left): nobody to answer
+    }
+    Rejection r =
+        withLimiterPolicy(answers.refusal(failed, false, null, null), admission.limiterEntry());
+    try {
+      answer((HttpServletResponse) async.getResponse(), r);
+    } catch (IOException | RuntimeException e) {
+      log.log(Level.DEBUG, "the answer to a queued request was not written", e);
+    } finally {
+      admission.release();
+      async.complete();
+    }
+  }
+
+  private void admitted(
+      HttpServletRequest req, HttpServletResponse res, FilterChain chain, Admission admission)
+      throws IOException, ServletException {
+    req.setAttribute(Admission.ATTRIBUTE, admission);
+    headers(res, admission.outcomes(), admission.limiterEntry());
+    runThenRelease(req, res, chain, admission);
+  }
+
+  /**
+   * Runs the rest of the chain; the permit goes back when the request is over: now, or, when the
+   * application went async itself, when its async cycle ends.
+   */
+  private static void runThenRelease(
+      HttpServletRequest req, HttpServletResponse res, FilterChain chain, Admission admission)
+      throws IOException, ServletException {
+    try {
+      chain.doFilter(req, res);
+    } finally {
+      if (req.isAsyncStarted()) {
+        req.getAsyncContext().addListener(new RequestEnd(admission));
+      } else {
+        admission.release();
+      }
+    }
+  }
+
+  /** The rules' headers of an admitted request, and its limiter's own with the concurrency headers. */
+  private void headers(HttpServletResponse res, RuleOutcomes outcomes, PathLimiter limiter) {
+    if (outcomes != null) {
+      headers.write(res, outcomes);
+    }
+    if (limiter != null && settings.concurrencyHeaders()) {
+      ConcurrencySnapshot now = limiter.limiter().snapshot();
+      headers.writeLimiter(res, limiter.name(), now.limit(), now.limit() - now.inFlight());
+    }
+  }
+
+  private Rejection withLimiterPolicy(Rejection r, PathLimiter limiter) {
+    if (!settings.concurrencyHeaders()) {
+      return r;
+    }
+    ConcurrencySnapshot now = limiter.limiter().snapshot();
+    int limit = now.limit();
+    String[] items = headers.limiterItems(limiter.name(), limit, limit - now.inFlight());
+    return Answers.withLimiterPolicy(
+        r, limiter.name(), limit, limiter.config().maxConcurrency(), items);
+  }
+
+  /** Fails open: a broken rule must not turn every request into a 500. */
+  private RuleOutcomes checkRules(ServletRequestInfo info) {
+    RuleOutcomes outcomes = new RuleOutcomes();
+    try {
+      // every rule is local (checked when built): the answer is always at hand
+      return rules.checkNow(info, outcomes) ? outcomes : null;
+    } catch (RuntimeException e) {
+      if (!ruleFailureLogged) {
+        ruleFailureLogged = true;
+        log.log(Level.WARNING, "rate rules failed; request let through", e);
+      }
+      return null;
+    }
+  }
+
+  /**
+   * The request's own budget from the limiter's {@code deadline-header}, in nanoseconds: 0 when
+   * the limiter reads none or the request sends none (or a malformed one); throws the 504 answer
+   * when it is already spent.
+   */
+  private long budgetNanos(HttpServletRequest req, PathLimiter limiter) {
+    String header = limiter.config().deadlineHeader().orElse(null);
+    String raw = header == null ? null : req.getHeader(header);
+    if (raw == null) {
+      return 0;
+    }
+    long budget = Deadline.parseNanos(raw);
+    if (budget == Deadline.MALFORMED) {
+      return 0;
+    }
+    if (budget == 0) {
+      throw answers.deadlineExceeded(limiter.name());
+    }
+    return budget;
+  }
+
+  private PathLimiter forPath(String path) {
+    for (int i = 0; i < limiters.size(); i++) {
+      PathLimiter l = limiters.get(i);
+      if (l.guards(path)) {
+        return l;
+      }
+    }
+    return null;
+  }
+
+  private static void answer(HttpServletResponse res, Rejection r) throws IOException {
+    if (res.isCommitted()) {
+      return;
+    }
+    try {
+      Answers.write(r, new ServletAnswer(res));
+    } catch (java.io.UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+
+  /** The cause of a failed, completed future, without joining it (no exception is thrown). */
+  private static Throwable failure(CompletableFuture<?> done) {
+    if (!done.isCompletedExceptionally()) {
+      return null;
+    }
+    return done.handle((v, failure) -> failure).getNow(null);
+  }
+
+  /** The path within the application: the request URI without the context path. */
+  static String path(HttpServletRequest req) {
+    String uri = req.getRequestURI();
+    String context = req.getContextPath();
+    String path = context != null && !context.isEmpty() && uri.startsWith(context)
+        ? uri.substring(context.length())
+        : uri;
+    return path.isEmpty() ? "/" : path;
+  }
+
+  /**
+   * A request that ends while queued leaves the queue at once (the limiter counts it cancelled);
+   * one that ends admitted gives its permit back.
+   */
+  private static final class RequestEnd implements AsyncListener {
+    private final Admission admission;
+
+    RequestEnd(Admission admission) {
+      this.admission = admission;
+    }
+
+    private void ended() {
+      CompletableFuture<Permit> waiting = admission.waiting();
+      if (waiting != null) {
+        waiting.cancel(false);
+      }
+      admission.release();
+    }
+
+    @Override
+    public void onComplete(AsyncEvent event) {
+      ended();
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+      ended();
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+      ended();
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+      // the application went async again: keep listening to the new cycle
+      event.getAsyncContext().addListener(this);
+    }
+  }
+}

@@ -1,0 +1,361 @@
+package dev.sluice.servlet;
+
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.config.ConfigWarnings;
+import dev.sluice.config.CpuSignals;
+import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.RulesSource;
+import dev.sluice.config.SluiceConfigException;
+import dev.sluice.config.SluiceKeys;
+import dev.sluice.config.SluiceProperties;
+import dev.sluice.config.SluiceSettings;
+import dev.sluice.config.UnknownKeys;
+import dev.sluice.http.TrustedProxies;
+import dev.sluice.rate.Algorithm;
+import dev.sluice.request.Scope;
+import dev.sluice.rules.RateRules;
+import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleSet;
+import dev.sluice.time.NanoClock;
+import dev.sluice.time.Scheduler;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.FilterRegistration;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * Sluice in front of a Jakarta Servlet 6 application: the same {@code sluice.*} properties, the
+ * same per-path limiters, rate rules and queue, and the same answers as the Javalin plugin
+ * (problem+json, {@code Retry-After}, the {@code RateLimit} fields).
+ *
+ * <pre>{@code
+ * SluiceFilter sluice = SluiceFilter.builder()
+ *     .properties(SluiceProperties.load(Path.of("sluice.properties")))
+ *     .build();
+ * sluice.register(servletContext, "/*");
+ * }</pre>
+ *
+ * <p>A request that must wait holds no container thread: the filter suspends it ({@code
+ * startAsync}) until its permit comes, then dispatches it again to the rest of the chain. The
+ * filter is therefore registered with {@code asyncSupported} and for the {@code REQUEST} and
+ * {@code ASYNC} dispatcher types ({@link #register} does both), and the servlets it guards
+ * support async too. {@link #destroy()} stops admitting (new and queued requests are answered 503
+ * shutting down) and waits up to {@code sluice.drain-timeout} for the running ones.
+ *
+ * <p>A filter made with the public no-argument constructor (a {@code web.xml} or {@code
+ * addFilter(name, SluiceFilter.class)}) reads {@link SluiceProperties#fromEnvironment()} when the
+ * container initialises it.
+ */
+public final class SluiceFilter implements Filter {
+
+  private Door door; // set by the builder, or by init for a filter the container made
+  private ExecutorService ownExecutor; // null when the application gave one
+
+  /** A filter configured from {@link SluiceProperties#fromEnvironment()} at {@link #init}. */
+  public SluiceFilter() {}
+
+  private SluiceFilter(Door door, ExecutorService ownExecutor) {
+    this.door = door;
+    this.ownExecutor = ownExecutor;
+  }
+
+  /** A builder: properties, limiters and rules declared in code, executor, clock. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The limiters and rules {@code properties} declare.
+   *
+   * @throws SluiceConfigException naming key, value and source, at the first bad value
+   */
+  public static SluiceFilter fromProperties(SluiceProperties properties) {
+    return builder().properties(properties).build();
+  }
+
+  /**
+   * Adds this filter to {@code context} for {@code urlPatterns} ({@code "/*"}: every request),
+   * async-supported, for the {@code REQUEST} and {@code ASYNC} dispatches, before the filters
+   * registered so far by {@code web.xml}.
+   */
+  public FilterRegistration.Dynamic register(ServletContext context, String... urlPatterns) {
+    FilterRegistration.Dynamic f = context.addFilter("sluice", this);
+    f.setAsyncSupported(true);
+    f.addMappingForUrlPatterns(
+        EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC), false, urlPatterns);
+    return f;
+  }
+
+  @Override
+  public synchronized void init(FilterConfig config) throws ServletException {
+    if (door == null) {
+      SluiceFilter built = fromProperties(SluiceProperties.fromEnvironment());
+      door = built.door;
+      ownExecutor = built.ownExecutor;
+    }
+  }
+
+  @Override
+  public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+      throws IOException, ServletException {
+    if (request instanceof HttpServletRequest req && response instanceof HttpServletResponse res) {
+      door().filter(req, res, chain);
+    } else {
+      chain.doFilter(request, response);
+    }
+  }
+
+  /** The limiter named {@code name}, for its snapshot and runtime changes. */
+  public Optional<ConcurrencyLimiter> limiter(String name) {
+    return door().limiters().stream()
+        .filter(l -> l.name().equals(name))
+        .map(PathLimiter::limiter)
+        .findFirst();
+  }
+
+  /** The settings of every limiter, in declaration order (the first whose path matches guards a request). */
+  public List<LimiterConfig> limiters() {
+    return door().limiters().stream().map(PathLimiter::config).toList();
+  }
+
+  /**
+   * Stops admitting: new requests and queued ones are answered 503 shutting down, with {@code
+   * Retry-After} and {@code Connection: close}; running requests go on (see {@link
+   * #awaitDrained}).
+   */
+  public void shutdown() {
+    Door d = door();
+    d.stopAdmitting();
+    d.limiters().forEach(l -> l.limiter().shutdown());
+  }
+
+  /** Waits for the running requests of every limiter, up to one shared deadline. */
+  public boolean awaitDrained(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    boolean drained = true;
+    for (PathLimiter l : door().limiters()) {
+      long left = Math.max(0, deadline - System.nanoTime());
+      drained &= l.limiter().awaitDrained(Duration.ofNanos(left));
+    }
+    return drained;
+  }
+
+  /**
+   * {@link #shutdown()}, waits up to {@code sluice.drain-timeout} for the running requests, and
+   * stops the executor this filter made (never one it was given).
+   */
+  @Override
+  public void destroy() {
+    if (door == null) {
+      return;
+    }
+    shutdown();
+    try {
+      awaitDrained(door.drainTimeout());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (ownExecutor != null) {
+      ownExecutor.shutdown();
+    }
+  }
+
+  private Door door() {
+    Door d = door;
+    if (d == null) {
+      throw new IllegalStateException("SluiceFilter is not initialised: the container calls"
+          + " init(FilterConfig) before the first request");
+    }
+    return d;
+  }
+
+  /** Builds a {@link SluiceFilter}; properties win over code for the same limiter, as in the plugin. */
+  public static final class Builder {
+
+    private SluiceProperties properties;
+    private final Map<String, LimiterConfig.Builder> code = new LinkedHashMap<>();
+    private Executor executor;
+    private NanoClock clock = NanoClock.system();
+    private Scheduler scheduler = Scheduler.system();
+    private CpuSignals cpu = CpuSignals.JVM;
+    private RuleSet rules; // null: sluice.rules.file, if set
+
+    private Builder() {}
+
+    /** The properties to read (default: {@link SluiceProperties#fromEnvironment()}). */
+    public Builder properties(SluiceProperties properties) {
+      this.properties = Objects.requireNonNull(properties, "properties");
+      return this;
+    }
+
+    /**
+     * Declares (or refines) a named limiter: {@code l -> l.path("/api/*").maxConcurrency(4)}.
+     * Properties {@code sluice.limiters.<name>.*} are parsed onto the same builder afterwards and
+     * win.
+     */
+    public Builder limiter(String name, Consumer<LimiterConfig.Builder> limiter) {
+      limiter.accept(code.computeIfAbsent(name, LimiterConfig::custom));
+      return this;
+    }
+
+    /** Rate rules declared in code (a {@code sluice.rules.file} wins). */
+    public Builder rules(RuleSet rules) {
+      this.rules = Objects.requireNonNull(rules, "rules");
+      return this;
+    }
+
+    /**
+     * Where the limiters complete their waiters, which only dispatch the request back to the
+     * container (default: a cached pool of daemon threads that {@link SluiceFilter#destroy()}
+     * stops).
+     */
+    public Builder executor(Executor executor) {
+      this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /** The limiters' and rules' clock (tests: a virtual one). */
+    public Builder clock(NanoClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Runs the limiters' timeouts (tests: a virtual one). */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** The CPU signals behind {@code limit=cpu} (default: the JVM's). */
+    public Builder cpuSignals(CpuSignals cpu) {
+      this.cpu = Objects.requireNonNull(cpu, "cpu");
+      return this;
+    }
+
+    /**
+     * Parses and checks every setting and builds the limiters.
+     *
+     * @throws SluiceConfigException naming key, value and source, at the first bad value or at a
+     *     setting this filter does not support
+     */
+    public SluiceFilter build() {
+      SluiceProperties p = properties != null ? properties : SluiceProperties.fromEnvironment();
+      SluiceSettings settings = SluiceSettings.resolve(p, code, cpu);
+      // then unknown keys, as the plugin checks them: a bad value is reported first
+      UnknownKeys.check(
+          p, settings.limiters().keySet(), settings.strict(), ConfigWarnings.systemLogger());
+      TrustedProxies proxies = TrustedProxies.of(settings, p);
+      ExecutorService own = executor == null ? Executors.newCachedThreadPool(daemons()) : null;
+      Executor runOn = own != null ? own : executor;
+      List<PathLimiter> built = new ArrayList<>();
+      RateRules rateRules = null;
+      if (settings.enabled()) {
+        for (LimiterConfig c : settings.limiters().values()) {
+          built.add(new PathLimiter(c, limiter(c, runOn)));
+        }
+        rateRules = rateRules(settings, p);
+      }
+      return new SluiceFilter(new Door(settings, proxies, List.copyOf(built), rateRules), own);
+    }
+
+    /** The rate rules in force (local ones only), or null when none is declared. */
+    private RateRules rateRules(SluiceSettings settings, SluiceProperties p) {
+      String key = SluiceKeys.RULES_FILE.name();
+      String source = p.source(key).orElse(null);
+      RuleSet ruleSet = settings
+          .rulesFile()
+          .map(file -> RulesSource.load(file, p.file(), source))
+          .orElse(rules);
+      if (ruleSet == null) {
+        return null;
+      }
+      String where = settings.rulesFile().map(Path::toString).orElse("rules(..)");
+      String from = settings.rulesFile().isPresent() ? source : LimiterConfig.CODE;
+      for (Rule rule : ruleSet.rules()) {
+        if (rule.scope() == Scope.GLOBAL) {
+          throw new SluiceConfigException(
+              key,
+              where,
+              from,
+              "rule '" + rule.id() + "' has scope global; the servlet filter counts rules"
+                  + " locally only");
+        }
+        if (rule.algorithm() == Algorithm.LEAKY_BUCKET_SHAPER) {
+          throw new SluiceConfigException(
+              key,
+              where,
+              from,
+              "rule '" + rule.id() + "' is a shaper (leaky-bucket-shaper); the servlet filter"
+                  + " rejects or admits, it does not hold requests back: use leaky-bucket");
+        }
+      }
+      return RateRules.builder()
+          .rules(ruleSet)
+          .clock(clock)
+          .maxKeysPerRule(settings.get(SluiceKeys.RULES_MAX_KEYS))
+          .build();
+    }
+
+    private ConcurrencyLimiter limiter(LimiterConfig c, Executor runOn) {
+      if (c.scope() == Scope.GLOBAL) {
+        throw new SluiceConfigException(
+            c.property(LimiterKeys.SCOPE),
+            "global",
+            c.source(LimiterKeys.SCOPE),
+            "the servlet filter runs local limiters only; use scope=local");
+      }
+      if (c.path().isEmpty()) {
+        throw new SluiceConfigException(
+            c.property(LimiterKeys.PATH),
+            null,
+            c.source(LimiterKeys.PATH),
+            "a limiter of the servlet filter needs the request paths it guards, e.g. /api/*");
+      }
+      if (!"1".equals(c.cost().trim())) {
+        throw new SluiceConfigException(
+            c.property(LimiterKeys.COST),
+            c.cost(),
+            c.source(LimiterKeys.COST),
+            "the servlet filter counts every request as 1; use cost=1");
+      }
+      return ConcurrencyLimiter.builder(c.name())
+          .spec(c.spec())
+          .clock(clock)
+          .scheduler(scheduler)
+          .executor(runOn)
+          .build();
+    }
+
+    private static java.util.concurrent.ThreadFactory daemons() {
+      AtomicInteger n = new AtomicInteger();
+      return task -> {
+        Thread t = new Thread(task, "sluice-servlet-" + n.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      };
+    }
+  }
+}
