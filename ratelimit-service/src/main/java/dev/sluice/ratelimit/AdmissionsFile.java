@@ -84,7 +84,7 @@ final class AdmissionsFile implements Counters {
     return counters.take(hits, epochSecond).thenApply(decisions -> {
       for (int i = 0; i < decisions.size(); i++) {
         Hit hit = hits.get(i);
-        if (hit.algorithm() == Algorithm.FIXED_WINDOW) {
+        if (recorded(hit)) {
           add(
               hit,
               epochSecond,
@@ -97,13 +97,18 @@ final class AdmissionsFile implements Counters {
 
   @Override
   public CompletionStage<Void> giveBack(List<Hit> hits, long epochSecond) {
-    // hits a descriptor's hits_addend 0 took to check the count: not admitted after all
+    // a check's hit is given back whatever its answer; any other was admitted and is no more
     for (Hit hit : hits) {
-      if (hit.algorithm() == Algorithm.FIXED_WINDOW) {
+      if (recorded(hit)) {
         add(hit, epochSecond, new Tally(-hit.hits(), 0));
       }
     }
     return counters.giveBack(hits, epochSecond);
+  }
+
+  /** A fixed window's hit that counts (a check's hit is given back: neither admitted nor refused). */
+  private static boolean recorded(Hit hit) {
+    return hit.algorithm() == Algorithm.FIXED_WINDOW && !hit.check();
   }
 
   private void add(Hit hit, long epochSecond, Tally tally) {

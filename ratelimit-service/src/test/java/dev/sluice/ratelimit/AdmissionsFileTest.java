@@ -47,12 +47,29 @@ class AdmissionsFileTest {
   }
 
   @Test
-  void hitsGivenBackAfterACheckAreNotAdmissions() throws Exception {
+  void aChecksHitIsNeitherAdmittedNorRefused() throws Exception {
     Path file = dir.resolve("admissions");
+    Counters.Hit check =
+        new Counters.Hit("api_window_shared_", 4, Unit.SECOND, 1, Algorithm.FIXED_WINDOW, true);
     try (AdmissionsFile admissions =
         AdmissionsFile.writtenOnDemand(new LocalCounters(time), file, time)) {
       admissions.take(List.of(hit(2)), now()).toCompletableFuture().join();
-      admissions.take(List.of(hit(1)), now()).toCompletableFuture().join();
+      admissions.take(List.of(check), now()).toCompletableFuture().join();
+      admissions.giveBack(List.of(check), now()).toCompletableFuture().join();
+      admissions.take(List.of(hit(2)), now()).toCompletableFuture().join();
+      admissions.take(List.of(check), now()).toCompletableFuture().join(); // refused: 5 of 4
+      admissions.giveBack(List.of(check), now()).toCompletableFuture().join();
+    }
+
+    assertThat(Files.readAllLines(file)).containsExactly(midnight + " 1 2 2 api_window_shared_");
+  }
+
+  @Test
+  void hitsGivenBackAreNoLongerAdmitted() throws Exception {
+    Path file = dir.resolve("admissions");
+    try (AdmissionsFile admissions =
+        AdmissionsFile.writtenOnDemand(new LocalCounters(time), file, time)) {
+      admissions.take(List.of(hit(2), hit(1)), now()).toCompletableFuture().join();
       admissions.giveBack(List.of(hit(1)), now()).toCompletableFuture().join();
     }
 
