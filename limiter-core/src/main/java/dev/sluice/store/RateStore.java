@@ -15,6 +15,24 @@ public interface RateStore extends AutoCloseable {
   CompletionStage<List<RateDecision>> tryAcquire(List<RateRequest> requests);
 
   /**
+   * Decides as {@link #tryAcquire} does, except that a {@link
+   * dev.sluice.rate.Algorithm#FIXED_WINDOW} request counts its cost whatever the window's count:
+   * a request refused there still uses up its cost of the window, as envoy/ratelimit's {@code
+   * INCRBY} does. Its decision is allowed when the count after it is within the limit, and its
+   * remaining is the limit less that count (0 when over). Other algorithms decide as {@link
+   * #tryAcquire} does. A refused request's cost is not given back by {@link #refund} unless it is
+   * passed there.
+   *
+   * <p>The default is {@link #tryAcquire}: a store that cannot count past a limit counts nothing
+   * for a refused request, which answers differently only once a request of several permits has
+   * been refused. Decisions a store makes without its shared state (its {@link FailurePolicy})
+   * may do the same.
+   */
+  default CompletionStage<List<RateDecision>> countAndDecide(List<RateRequest> requests) {
+    return tryAcquire(requests);
+  }
+
+  /**
    * Gives back permits taken by an earlier {@link #tryAcquire} that were allowed, because another
    * rule of the same request rejected it. Best effort; never completes exceptionally.
    */

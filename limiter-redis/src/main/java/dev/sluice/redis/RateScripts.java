@@ -37,6 +37,17 @@ final class RateScripts {
     return run(redis, request, request.cost(), "0", epoch);
   }
 
+  /**
+   * Counts {@code request}'s cost whatever the count (see {@link
+   * dev.sluice.store.RateStore#countAndDecide}): the fixed window's mode 3; another algorithm
+   * decides as {@link #acquire} does.
+   */
+  CompletableFuture<List<Object>> count(
+      RedisScriptingAsyncCommands<String, String> redis, RateRequest request, String epoch) {
+    String mode = request.algorithm() == dev.sluice.rate.Algorithm.FIXED_WINDOW ? "3" : "0";
+    return run(redis, request, request.cost(), mode, epoch);
+  }
+
   /** Batched mode: takes up to {@code wanted} permits; the reply's sixth number is how many. */
   CompletableFuture<List<Object>> take(
       RedisScriptingAsyncCommands<String, String> redis,
@@ -97,7 +108,7 @@ final class RateScripts {
       RedisScriptingAsyncCommands<String, String> redis,
       RateRequest request,
       long cost,
-      String takeUpTo,
+      String mode,
       String epoch) {
     RateLimit limit = request.limit();
     String state = KeyLayout.rate(request.ruleId(), request.key(), request.algorithm());
@@ -115,7 +126,7 @@ final class RateScripts {
         Long.toString(limit.burst()),
         Long.toString(cost),
         shaper,
-        takeUpTo,
+        mode,
         epoch == null ? "" : epoch);
   }
 

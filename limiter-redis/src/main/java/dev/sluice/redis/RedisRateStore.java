@@ -80,6 +80,21 @@ final class RedisRateStore implements RateStore {
 
   @Override
   public CompletionStage<List<RateDecision>> tryAcquire(List<RateRequest> requests) {
+    return decide(requests, false);
+  }
+
+  /**
+   * A fixed window's request counts its cost whatever the count (the script's mode 3; fixed windows
+   * are never batched); another algorithm's is decided as {@link #tryAcquire} decides it, batches
+   * included. Without Redis the failure policy decides, as for {@link #tryAcquire}.
+   */
+  @Override
+  public CompletionStage<List<RateDecision>> countAndDecide(List<RateRequest> requests) {
+    return decide(requests, true);
+  }
+
+  /** {@code counting}: {@link #countAndDecide}, else {@link #tryAcquire}. */
+  private CompletionStage<List<RateDecision>> decide(List<RateRequest> requests, boolean counting) {
     if (requests.isEmpty()) {
       return CompletableFuture.completedFuture(List.of());
     }
@@ -104,7 +119,7 @@ final class RedisRateStore implements RateStore {
       // written before this request's scripts on the same connection, so Redis counts them first
       payDebts(redis);
       if (!loss.inScripts()) {
-        return decideInCluster(redis, requests, served, start);
+        return decideInCluster(redis, requests, served, start, counting);
       }
       var check = replicationCheck;
       if (checkReplication && check != null) {
@@ -120,10 +135,10 @@ final class RedisRateStore implements RateStore {
                 return CompletableFuture.completedFuture(decideLocally(requests, served));
               }
               checkReplication = false;
-              return decideInRedis(redis, requests, served, start);
+              return decideInRedis(redis, requests, served, start, counting);
             });
       }
-      return decideInRedis(redis, requests, served, start);
+      return decideInRedis(redis, requests, served, start, counting);
     } catch (RuntimeException e) {
       // a bug or a Lettuce surprise must not become a 500: count it against Redis and degrade
       guard.failed(start, e);
@@ -142,7 +157,8 @@ final class RedisRateStore implements RateStore {
       RedisScriptingAsyncCommands<String, String> redis,
       List<RateRequest> requests,
       RateDecision[] served,
-      long start) {
+      long start,
+      boolean counting) {
     if (recovering) {
       // back after an outage: learn whether Redis lost its counts (and charge them again)
       // before deciding anything, at the cost of one round trip on the first calls
@@ -159,11 +175,11 @@ final class RedisRateStore implements RateStore {
               guard.succeeded(start); // Redis answered; it had lost its counts
               return CompletableFuture.completedFuture(decideLocally(requests, served));
             }
-            return decideInRedis(redis, requests, served, start);
+            return decideInRedis(redis, requests, served, start, counting);
           });
     }
     loss.ask(redis);
-    return decideInRedis(redis, requests, served, start);
+    return decideInRedis(redis, requests, served, start, counting);
   }
 
   // the callback handles the failure; the future it returns is not needed
@@ -172,7 +188,8 @@ final class RedisRateStore implements RateStore {
       RedisScriptingAsyncCommands<String, String> redis,
       List<RateRequest> requests,
       RateDecision[] served,
-      long start) {
+      long start,
+      boolean counting) {
     CompletableFuture<RateDecision>[] parts;
     String known = loss.knownUnlessSettling();
     if (known == null) {
@@ -181,7 +198,7 @@ final class RedisRateStore implements RateStore {
     }
     String epoch = loss.inScripts() ? known : null;
     try {
-      parts = send(redis, requests, served, epoch);
+      parts = send(redis, requests, served, epoch, counting);
     } catch (RuntimeException e) {
       guard.failed(start, e);
       LOG.debug("rate decision in Redis failed", e);
@@ -198,7 +215,7 @@ final class RedisRateStore implements RateStore {
           }
           if (error == null && "".equals(epoch) && anyStale(parts)) {
             // this node had not learnt the epoch yet (it has now, from the refusal): once more
-            return decideAgain(redis, requests, served);
+            return decideAgain(redis, requests, served, counting);
           }
           return CompletableFuture.completedFuture(collect(requests, parts));
         })
@@ -209,14 +226,15 @@ final class RedisRateStore implements RateStore {
   private CompletableFuture<List<RateDecision>> decideAgain(
       RedisScriptingAsyncCommands<String, String> redis,
       List<RateRequest> requests,
-      RateDecision[] served) {
+      RateDecision[] served,
+      boolean counting) {
     CompletableFuture<RateDecision>[] parts;
     String epoch = loss.knownUnlessSettling();
     if (epoch == null) {
       return CompletableFuture.completedFuture(decideLocally(requests, served));
     }
     try {
-      parts = send(redis, requests, served, epoch);
+      parts = send(redis, requests, served, epoch, counting);
     } catch (RuntimeException e) {
       LOG.debug("rate decision in Redis failed", e);
       return CompletableFuture.completedFuture(decideLocally(requests, served));
@@ -228,13 +246,14 @@ final class RedisRateStore implements RateStore {
 
   /**
    * Sends one script call per request not served from a batch, with {@code epoch} ({@code null}:
-   * unchecked, Redis Cluster).
+   * unchecked, Redis Cluster); {@code counting}: each counts whatever the count.
    */
   private CompletableFuture<RateDecision>[] send(
       RedisScriptingAsyncCommands<String, String> redis,
       List<RateRequest> requests,
       RateDecision[] served,
-      String epoch) {
+      String epoch,
+      boolean counting) {
     @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type is made raw
     CompletableFuture<RateDecision>[] parts = new CompletableFuture[requests.size()];
     for (int i = 0; i < parts.length; i++) {
@@ -246,8 +265,9 @@ final class RedisRateStore implements RateStore {
             .take(redis, request, batches.wanted(request), epoch)
             .thenApply(reply -> stale(reply, redis) ? STALE : batches.keep(request, reply));
       } else {
-        parts[i] = scripts
-            .acquire(redis, request, epoch)
+        parts[i] = (counting
+                ? scripts.count(redis, request, epoch)
+                : scripts.acquire(redis, request, epoch))
             .thenApply(reply -> stale(reply, redis) ? STALE : RateScripts.decision(request, reply));
       }
     }

@@ -5,7 +5,9 @@
 --
 -- KEYS[1]  the counter      ARGV[1] limit   ARGV[2] period in microseconds   ARGV[3] burst (unused)
 -- ARGV[4]  cost; negative gives permits back (refund)
--- ARGV[6]  2 to charge `cost` whatever the count (reconcile), up to the limit
+-- ARGV[6]  2 to charge `cost` whatever the count (reconcile), up to the limit; 3 to count `cost`
+--          whatever the count, past the limit too, and decide by the count after it
+--          (envoy/ratelimit's INCRBY: a refused request uses up the window as well)
 -- returns  {allowed, remaining, retry_after_us, reset_after_us, delay_us}; retry -1 = never
 local limit = tonumber(ARGV[1])
 local period_ms = math.max(1, math.ceil(tonumber(ARGV[2]) / 1000))
@@ -29,6 +31,17 @@ if ARGV[6] == '2' then
     end
   end
   return {1, 0, 0, 0, 0}
+end
+if ARGV[6] == '3' then
+  local n = redis.call('INCRBY', KEYS[1], cost)
+  if ttl < 0 then
+    redis.call('PEXPIRE', KEYS[1], period_ms)
+    ttl = period_ms
+  end
+  if n > limit then
+    return {0, 0, ttl * 1000, ttl * 1000, 0}
+  end
+  return {1, limit - n, 0, ttl * 1000, 0}
 end
 if count + cost > limit then
   local retry = ttl * 1000

@@ -72,6 +72,72 @@ class RedisRateStoreTest {
     assertThat(node.degradedDecisions()).isZero();
   }
 
+  private static RateDecision count(RateRequest request) {
+    return node.rates()
+        .countAndDecide(List.of(request))
+        .toCompletableFuture()
+        .orTimeout(BOUND.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+        .join()
+        .get(0);
+  }
+
+  private static RateRequest withCost(RateRequest request, long cost) {
+    return new RateRequest(
+        request.ruleId(), request.key(), request.algorithm(), request.limit(), cost);
+  }
+
+  @Test
+  void aFixedWindowCountedWhateverTheCountUsesUpTheWindowWithRefusedRequestsToo() {
+    RateRequest three = request(Algorithm.FIXED_WINDOW, 5, Duration.ofHours(1), 3);
+    String state = KeyLayout.rate(three.ruleId(), three.key(), Algorithm.FIXED_WINDOW);
+
+    RateDecision first = count(three);
+    RateDecision second = count(three); // 6 of 5: refused, and counted
+    RateDecision third = count(withCost(three, 1)); // 7 of 5: tryAcquire would have admitted it
+
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.remaining()).isEqualTo(2);
+    assertThat(second.allowed()).isFalse();
+    assertThat(second.remaining()).isZero();
+    assertThat(second.retryAfterNanos()).isBetween(1L, Duration.ofHours(2).toNanos());
+    assertThat(third.allowed()).isFalse();
+    assertThat(server.command("GET", state)).isEqualTo("7");
+    long ttl = Long.parseLong(server.command("PTTL", state));
+    assertThat(ttl).isBetween(1L, Duration.ofHours(1).toMillis());
+    assertThat(node.degradedDecisions()).isZero();
+  }
+
+  @Test
+  void aFixedWindowCountedWhateverTheCountAdmitsUpToExactlyItsLimit() {
+    RateRequest two = request(Algorithm.FIXED_WINDOW, 4, Duration.ofHours(1), 2);
+
+    RateDecision first = count(two);
+    RateDecision second = count(two);
+    RateDecision third = count(withCost(two, 1));
+
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.remaining()).isEqualTo(2);
+    assertThat(second.allowed()).isTrue();
+    assertThat(second.remaining()).isZero();
+    assertThat(third.allowed()).isFalse();
+    // refunded permits come off the count, the refused included
+    node.rates().refund(List.of(withCost(two, 3))).toCompletableFuture().join();
+    assertThat(count(withCost(two, 2)).allowed()).isTrue();
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = Algorithm.class,
+      names = {"FIXED_WINDOW"},
+      mode = EnumSource.Mode.EXCLUDE)
+  void anotherAlgorithmCountedWhateverTheCountDecidesAsTryAcquire(Algorithm algorithm) {
+    RateRequest three = request(algorithm, 5, Duration.ofHours(1), 3);
+
+    assertThat(count(three).allowed()).isTrue();
+    assertThat(count(three).allowed()).isFalse();
+    assertThat(count(withCost(three, 2)).allowed()).isTrue();
+  }
+
   @ParameterizedTest
   @EnumSource(Algorithm.class)
   void everyKeyExpiresWhenIdle(Algorithm algorithm) {

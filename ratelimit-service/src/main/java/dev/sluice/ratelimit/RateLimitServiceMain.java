@@ -48,7 +48,10 @@ public final class RateLimitServiceMain {
       throws RulesFileException, IOException {
     ServiceSettings settings = ServiceSettings.load(args, env, system);
     DescriptorReload descriptors = DescriptorReload.load(settings.config());
-    Counters counters = counters(settings.store(NanoClock.system()), epochClock);
+    Counters store = counters(settings.store(NanoClock.system()), epochClock);
+    Counters counters = settings.admissionsFile().isPresent()
+        ? AdmissionsFile.writingEverySecond(store, settings.admissionsFile().get(), epochClock)
+        : store;
     QuotaDivision division = new QuotaDivision(
         settings.quota(),
         settings.redisUri().isPresent()

@@ -27,12 +27,14 @@ public final class ServiceSettings {
   static final String PORT = "sluice.ratelimit-service.port";
   static final String CONFIG = "sluice.ratelimit-service.config";
   static final String RELOAD_INTERVAL = "sluice.ratelimit-service.reload-interval";
+  static final String ADMISSIONS_FILE = "sluice.ratelimit-service.admissions-file";
 
   /** Every {@code sluice.*} key the service reads. */
   static final List<String> KEYS = List.of(
       PORT,
       CONFIG,
       RELOAD_INTERVAL,
+      ADMISSIONS_FILE,
       SluiceKeys.STRICT.name(),
       SluiceKeys.REDIS_URI.name(),
       SluiceKeys.REDIS_TIMEOUT.name(),
@@ -43,6 +45,7 @@ public final class ServiceSettings {
   private final int port;
   private final Path config;
   private final Duration reloadInterval;
+  private final Path admissionsFile;
   private final URI redisUri;
   private final Duration redisTimeout;
   private final Duration redisConnectTimeout;
@@ -59,6 +62,11 @@ public final class ServiceSettings {
     this.quota = QuotaRules.from(p);
     this.config = config(p);
     this.reloadInterval = reloadInterval(p);
+    this.admissionsFile = p.get(ADMISSIONS_FILE)
+        .map(String::trim)
+        .filter(s -> !s.isEmpty())
+        .map(Path::of)
+        .orElse(null);
     this.redisUri = value(p, SluiceKeys.REDIS_URI);
     this.redisTimeout = value(p, SluiceKeys.REDIS_TIMEOUT);
     this.redisConnectTimeout = value(p, SluiceKeys.REDIS_CONNECT_TIMEOUT);
@@ -167,6 +175,11 @@ public final class ServiceSettings {
   /** How often the descriptors are read again; zero: never. */
   Duration reloadInterval() {
     return reloadInterval;
+  }
+
+  /** Where each fixed window's admissions are appended ({@link AdmissionsFile}), if anywhere. */
+  Optional<Path> admissionsFile() {
+    return Optional.ofNullable(admissionsFile);
   }
 
   /** The RLQS quotas, from {@code sluice.ratelimit-service.quota.*}. */

@@ -113,13 +113,18 @@ final class ShouldRateLimit {
     for (int i = 0; i < n; i++) {
       DescriptorLimit limit = matches[i] == null ? null : matches[i].limit();
       if (limit != null && !limit.unlimited() && limit.requestsPerUnit() > 0) {
-        // hits_addend 0 on a descriptor checks without counting: one hit, given back below
+        // hits_addend 0 on a descriptor checks without counting (envoy/ratelimit: INCRBY 0): one
+        // hit, given back below. A fixed window counts it against one more than the limit and it
+        // is given back whatever the answer: allowed exactly when the count was within the limit,
+        // with the limit less the count remaining, as envoy/ratelimit answers
+        boolean checkedWindow = hits[i] == 0 && limit.epochWindows();
         counted.add(new Counters.Hit(
             matches[i].counterKey(),
-            limit.requestsPerUnit(),
+            checkedWindow ? limit.requestsPerUnit() + 1 : limit.requestsPerUnit(),
             limit.unit(),
             Math.max(1, hits[i]),
-            limit.algorithm()));
+            limit.algorithm(),
+            hits[i] == 0));
         countedAt.add(i);
       }
     }
@@ -134,7 +139,7 @@ final class ShouldRateLimit {
       for (int k = 0; k < decisions.size(); k++) {
         int i = countedAt.get(k);
         byDescriptor[i] = decisions.get(k);
-        if (hits[i] == 0 && decisions.get(k).allowed()) {
+        if (hits[i] == 0 && (decisions.get(k).allowed() || matches[i].limit().epochWindows())) {
           checkOnly.add(counted.get(k));
         }
       }
@@ -238,6 +243,9 @@ final class ShouldRateLimit {
         if (decision == null) { // requests_per_unit 0: every hit is over
           overLimit = hits[i] > 0;
           remaining = 0;
+        } else if (hits[i] == 0 && limit.epochWindows()) { // checked against the limit + 1
+          overLimit = !decision.allowed();
+          remaining = decision.allowed() ? decision.remaining() : 0;
         } else if (hits[i] == 0) { // checked, not counted: it was one hit from full if allowed
           overLimit = false;
           remaining = decision.allowed() ? decision.remaining() + 1 : 0;

@@ -38,7 +38,8 @@ final class StoreCounters implements Counters {
 
   @Override
   public CompletionStage<List<RateDecision>> take(List<Hit> hits, long epochSecond) {
-    return rates.tryAcquire(requests(hits, epochSecond));
+    // a fixed window counts whatever its count, as envoy/ratelimit's INCRBY does
+    return rates.countAndDecide(requests(hits, epochSecond));
   }
 
   @Override

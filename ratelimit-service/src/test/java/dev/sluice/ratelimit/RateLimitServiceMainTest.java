@@ -65,6 +65,40 @@ class RateLimitServiceMainTest {
   }
 
   @Test
+  void anAdmissionsFileGetsEachWindowsAdmissionsOnceTheServiceStops() throws Exception {
+    Path yaml = Files.writeString(dir.resolve("api.yaml"), """
+        domain: api
+        descriptors:
+          - key: user
+            rate_limit:
+              unit: minute
+              requests_per_unit: 1
+        """);
+    Path admissions = dir.resolve("replica.admissions");
+    Path file = properties("sluice.ratelimit-service.port=0\n"
+        + "sluice.ratelimit-service.config=" + yaml + "\n"
+        + "sluice.ratelimit-service.admissions-file=" + admissions + "\n");
+    try (RateLimitServer server = start(file)) {
+      ManagedChannel channel = Grpc.newChannelBuilderForAddress(
+              "127.0.0.1", server.port(), InsecureChannelCredentials.create())
+          .build();
+      try {
+        var client = RateLimitServiceGrpc.newBlockingStub(channel);
+        var request = RlsFixture.request("api", RlsFixture.descriptor("user", "u"));
+        for (int i = 0; i < 3; i++) {
+          client.shouldRateLimit(request);
+        }
+      } finally {
+        channel.shutdownNow();
+        channel.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    }
+
+    assertThat(Files.readAllLines(admissions))
+        .containsExactly(RlsFixture.MIDNIGHT.getEpochSecond() + " 60 1 2 api_user_u_");
+  }
+
+  @Test
   void environmentVariablesSetThePortAndTheDescriptors() throws Exception {
     Path yaml = Files.writeString(dir.resolve("env.yaml"), "domain: env\n");
     ServiceSettings settings = ServiceSettings.load(

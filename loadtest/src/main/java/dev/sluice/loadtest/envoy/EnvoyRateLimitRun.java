@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * measured against its targets, on its own {@code redis-server} (free port, from PATH) and two
  * replicas in child JVMs. RLS: latency at a fixed rate (open loop, from each call's intended send
  * time), decisions per second at 16 and 64 calls in flight beside what Redis answers to the same
- * script called directly, and exactly the limit admitted in every window by two replicas. RLQS:
+ * script called directly, and exactly the limit admitted in every window by two replicas (by the
+ * callers' answers, and by the replicas' own counts, read from their admissions files). RLQS:
  * three simulated proxies sharing one bucket through both replicas, their demands moved, then one
  * replica killed. {@code --duration} is the length of the latency run; the other parts take a share
  * of it (see the loadtest README).
@@ -119,6 +120,7 @@ public final class EnvoyRateLimitRun implements Experiment {
           "sluice.ratelimit-service.quota.buckets.shared.match=name=shared",
           "sluice.ratelimit-service.quota.buckets.shared.rate=" + QUOTA + "/1s");
       List<ServiceReplica> replicas = new ArrayList<>();
+      long[] windowPart = new long[2]; // the exact-limit part's span, epoch nanoseconds
       try {
         replicas.add(ServiceReplica.start(out, "replica-1", properties));
         replicas.add(ServiceReplica.start(out, "replica-2", properties));
@@ -150,6 +152,8 @@ public final class EnvoyRateLimitRun implements Experiment {
               RlsLoad.request("window", "shared"),
               t -> errors.incrementAndGet());
           long to = RlsLoad.epochNanos();
+          windowPart[0] = from;
+          windowPart[1] = to;
           report.window(
               WindowCheck.judge(decisions, WINDOW_LIMIT, from, to), decisions.size(), errors.get());
         });
@@ -166,6 +170,18 @@ public final class EnvoyRateLimitRun implements Experiment {
         });
       } finally {
         replicas.forEach(ServiceReplica::close);
+      }
+      if (windowPart[1] != 0) {
+        // read once the replicas have stopped: each has written every window it held by then (the
+        // one killed in the RLQS part wrote the exact-limit part's windows seconds before)
+        report.part(
+            "exact limit, the replicas' own counts",
+            () -> report.serverWindows(ServerWindows.read(
+                replicas.stream().map(ServiceReplica::admissions).toList(),
+                RlsLoad.DOMAIN + "_window_shared_",
+                WINDOW_LIMIT,
+                windowPart[0],
+                windowPart[1])));
       }
     }
     report.loadAfter(LoadAverage.read());

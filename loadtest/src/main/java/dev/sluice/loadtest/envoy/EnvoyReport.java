@@ -188,6 +188,39 @@ final class EnvoyReport {
     extra.put("windows", result.judged());
   }
 
+  /** The same part judged by what the replicas themselves admitted per window. */
+  void serverWindows(ServerWindows.Result result) {
+    Verdict v = Verdict.judged(
+        "admitted per one-second window by two replicas on one Redis, by the replicas' own counts",
+        "exactly " + result.limit() + " in every window under full pressure",
+        f("%d of %d windows exact", result.exact(), result.judged().size()),
+        result.judged().isEmpty() ? Outcome.NOT_MEASURED : Outcome.of(result.met()));
+    if (result.judged().isEmpty()) {
+      v = v.because("no replica refused in a whole window: the callers never reached the limit");
+    } else if (!result.met()) {
+      v = v.because(result.judged().stream()
+          .filter(w -> !w.exact(result.limit()))
+          .map(w ->
+              f("second %d: %d admitted %s", w.epochSecond(), w.admitted(), w.admittedByReplica()))
+          .collect(Collectors.joining("; ")));
+    }
+    verdict("exactLimit", v);
+    figure(
+        "exactLimit", "windows judged by the replicas' counts", result.judged().size());
+    figure("exactLimit", "windows exact by the replicas' counts", result.exact());
+    Block.Table.Builder t = Block.Table.of(
+        "window (epoch second)", "admitted (replicas' counts)", "by replica", "refused hits");
+    result
+        .judged()
+        .forEach(w -> t.cells(List.of(
+            Block.Cell.of(Long.toString(w.epochSecond())),
+            Block.Cell.judged(Long.toString(w.admitted()), w.exact(result.limit())),
+            Block.Cell.of(w.admittedByReplica().toString()),
+            Block.Cell.of(Long.toString(w.refused())))));
+    block("exactLimit", t.build());
+    extra.put("serverWindows", result.judged());
+  }
+
   // ---- RLQS
 
   void quota(QuotaRun.Result r) {

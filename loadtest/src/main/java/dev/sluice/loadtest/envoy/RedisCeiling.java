@@ -79,10 +79,13 @@ final class RedisCeiling implements AutoCloseable {
     };
   }
 
-  /** limit, period (µs), burst, cost, shaper, mode, epoch: a decision as the store sends it. */
+  /**
+   * limit, period (µs), burst, cost, shaper, mode, epoch: a decision as the service's store sends
+   * it (a counter kept two windows, mode 3: counted whatever the count, as envoy/ratelimit counts).
+   */
   private static String[] args(String epoch) {
     String limit = Long.toString(EnvoyRateLimitRun.UNREFUSED_PER_SECOND);
-    return new String[] {limit, "1000000", limit, "1", "0", "0", epoch};
+    return new String[] {limit, "2000000", limit, "1", "0", "3", epoch};
   }
 
   /** Keeps {@code inFlight} script calls open for {@code warmup} then {@code measured}. */

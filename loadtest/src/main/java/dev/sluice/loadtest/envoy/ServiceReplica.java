@@ -27,10 +27,12 @@ final class ServiceReplica implements AutoCloseable {
   private final Process process;
   private final int port;
   private final ManagedChannel channel;
+  private final Path admissions;
 
-  private ServiceReplica(Process process, int port) {
+  private ServiceReplica(Process process, int port, Path admissions) {
     this.process = process;
     this.port = port;
+    this.admissions = admissions;
     this.channel = Grpc.newChannelBuilderForAddress(
             "127.0.0.1", port, InsecureChannelCredentials.create())
         .build();
@@ -38,7 +40,8 @@ final class ServiceReplica implements AutoCloseable {
 
   /**
    * Starts a replica on a free port with {@code properties} (lines of {@code key=value}) beside
-   * its port, writing its properties file and log into {@code dir} under {@code name}.
+   * its port, writing its properties file, its log and its admissions file ({@link
+   * #admissions()}) into {@code dir} under {@code name}.
    *
    * @throws IOException when it exits or is not serving within 60 s, naming its log
    */
@@ -46,9 +49,12 @@ final class ServiceReplica implements AutoCloseable {
       throws IOException, InterruptedException {
     int port = freePort();
     Path config = dir.resolve(name + ".properties");
+    Path admissions = dir.resolve(name + ".admissions").toAbsolutePath();
     Files.writeString(
         config,
-        "sluice.ratelimit-service.port=" + port + "\n" + String.join("\n", properties) + "\n");
+        "sluice.ratelimit-service.port=" + port + "\n"
+            + "sluice.ratelimit-service.admissions-file=" + admissions + "\n"
+            + String.join("\n", properties) + "\n");
     Path log = dir.resolve(name + ".log");
     Process process = new ProcessBuilder(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -61,7 +67,7 @@ final class ServiceReplica implements AutoCloseable {
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
         .start();
-    ServiceReplica replica = new ServiceReplica(process, port);
+    ServiceReplica replica = new ServiceReplica(process, port, admissions);
     try {
       replica.awaitServing(Duration.ofSeconds(60), log);
     } catch (IOException | RuntimeException e) {
@@ -93,6 +99,14 @@ final class ServiceReplica implements AutoCloseable {
     }
     throw new IOException(
         "the rate-limit service was not SERVING within " + timeout + "; its log: " + log);
+  }
+
+  /**
+   * The file where the replica appends what it admitted and refused per counter and window, each
+   * window once it has ended (and every window left when it stops); see {@link ServerWindows}.
+   */
+  Path admissions() {
+    return admissions;
   }
 
   int port() {
