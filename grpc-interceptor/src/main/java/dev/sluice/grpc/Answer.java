@@ -5,6 +5,7 @@ import dev.sluice.answer.RetryAfter;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.RejectionReason;
+import dev.sluice.config.PathLimiter;
 import dev.sluice.rules.RuleDecision;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -23,7 +24,7 @@ record Answer(Status status, long pushbackMillis) {
 
   /** A limiter refused the call. */
   static Answer fromLimiter(
-      ConcurrencyRejectedException e, MethodLimiter limiter, Caller caller, boolean ownDeadline) {
+      ConcurrencyRejectedException e, PathLimiter limiter, Caller caller, boolean ownDeadline) {
     String why = RefusalText.reasonId(e.reason());
     long pushback = RetryAfter.seconds(e.retryAfterNanos()) * 1000;
     return switch (e.outcome()) {
@@ -61,7 +62,7 @@ record Answer(Status status, long pushbackMillis) {
   }
 
   /** The call's own deadline was spent when it arrived. */
-  static Answer deadlinePassed(MethodLimiter limiter) {
+  static Answer deadlinePassed(PathLimiter limiter) {
     return new Answer(
         Status.DEADLINE_EXCEEDED.withDescription(
             "deadline_exceeded: " + RefusalText.deadlinePassed("limiter '" + limiter.name() + "'")),

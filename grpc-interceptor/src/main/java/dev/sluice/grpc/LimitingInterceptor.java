@@ -4,6 +4,7 @@ import dev.sluice.answer.RetryAfter;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Permit;
+import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RuleDecision;
@@ -37,13 +38,13 @@ final class LimitingInterceptor implements ServerInterceptor {
 
   private static final System.Logger log = System.getLogger(LimitingInterceptor.class.getName());
 
-  private final List<MethodLimiter> limiters;
+  private final List<PathLimiter> limiters;
   private final RateRules rules; // null: no rate rules
   private final SluiceSettings settings;
   private volatile boolean stopping;
   private volatile boolean ruleFailureLogged;
 
-  LimitingInterceptor(List<MethodLimiter> limiters, RateRules rules, SluiceSettings settings) {
+  LimitingInterceptor(List<PathLimiter> limiters, RateRules rules, SluiceSettings settings) {
     this.limiters = List.copyOf(limiters);
     this.rules = rules;
     this.settings = settings;
@@ -59,7 +60,7 @@ final class LimitingInterceptor implements ServerInterceptor {
   public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
     String path = "/" + call.getMethodDescriptor().getFullMethodName();
-    MethodLimiter limiter = forPath(path);
+    PathLimiter limiter = PathLimiter.first(limiters, path);
     boolean ruled = rules != null && rules.guards(METHOD, path);
     if (limiter == null && !ruled) {
       return next.startCall(call, headers);
@@ -156,7 +157,7 @@ final class LimitingInterceptor implements ServerInterceptor {
 
   /** The answer to a failed acquire; null when the call left the queue itself (its cancel). */
   private static Answer answer(
-      Throwable failure, MethodLimiter limiter, Caller caller, boolean ownDeadline) {
+      Throwable failure, PathLimiter limiter, Caller caller, boolean ownDeadline) {
     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
         ? failure.getCause()
         : failure;
@@ -176,16 +177,5 @@ final class LimitingInterceptor implements ServerInterceptor {
   private static <ReqT> ServerCall.Listener<ReqT> refuse(ServerCall<ReqT, ?> call, Answer answer) {
     answer.close(call);
     return new ServerCall.Listener<>() {};
-  }
-
-  /** The first limiter whose path matches, or null (asked on every call: no iterator). */
-  private MethodLimiter forPath(String path) {
-    for (int i = 0; i < limiters.size(); i++) {
-      MethodLimiter m = limiters.get(i);
-      if (m.guards(path)) {
-        return m;
-      }
-    }
-    return null;
   }
 }

@@ -5,6 +5,7 @@ import dev.sluice.config.ConfigWarnings;
 import dev.sluice.config.CpuSignals;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.PathLimiter;
 import dev.sluice.config.RulesSource;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceKeys;
@@ -12,7 +13,6 @@ import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.config.UnknownKeys;
 import dev.sluice.rate.Algorithm;
-import dev.sluice.request.ResourcePattern;
 import dev.sluice.request.Scope;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
@@ -58,12 +58,12 @@ import java.util.function.Consumer;
  */
 public final class SluiceGrpc implements AutoCloseable {
 
-  private final List<MethodLimiter> limiters;
+  private final List<PathLimiter> limiters;
   private final LimitingInterceptor interceptor;
   private final ExecutorService ownExecutor; // null when the application gave one
 
   private SluiceGrpc(
-      List<MethodLimiter> limiters, LimitingInterceptor interceptor, ExecutorService ownExecutor) {
+      List<PathLimiter> limiters, LimitingInterceptor interceptor, ExecutorService ownExecutor) {
     this.limiters = limiters;
     this.interceptor = interceptor;
     this.ownExecutor = ownExecutor;
@@ -102,13 +102,13 @@ public final class SluiceGrpc implements AutoCloseable {
   public Optional<ConcurrencyLimiter> limiter(String name) {
     return limiters.stream()
         .filter(m -> m.name().equals(name))
-        .map(MethodLimiter::limiter)
+        .map(PathLimiter::limiter)
         .findFirst();
   }
 
   /** The settings of every limiter, in declaration order (the first whose path matches guards a call). */
   public List<LimiterConfig> limiters() {
-    return limiters.stream().map(MethodLimiter::config).toList();
+    return limiters.stream().map(PathLimiter::config).toList();
   }
 
   /**
@@ -124,7 +124,7 @@ public final class SluiceGrpc implements AutoCloseable {
   public boolean awaitDrained(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     boolean drained = true;
-    for (MethodLimiter m : limiters) {
+    for (PathLimiter m : limiters) {
       long left = Math.max(0, deadline - System.nanoTime());
       drained &= m.limiter().awaitDrained(Duration.ofNanos(left));
     }
@@ -226,10 +226,11 @@ public final class SluiceGrpc implements AutoCloseable {
           p, settings.limiters().keySet(), settings.strict(), ConfigWarnings.systemLogger());
       ExecutorService own = executor == null ? Executors.newCachedThreadPool(daemons()) : null;
       Executor runOn = own != null ? own : executor;
-      List<MethodLimiter> built = new ArrayList<>();
+      List<PathLimiter> built = new ArrayList<>();
       if (settings.enabled()) {
         for (LimiterConfig c : settings.limiters().values()) {
-          built.add(new MethodLimiter(c, pattern(c), limiter(c, runOn)));
+          requirePath(c);
+          built.add(new PathLimiter(c, limiter(c, runOn)));
         }
       }
       RateRules rateRules = settings.enabled() ? rateRules(settings, p) : null;
@@ -297,16 +298,15 @@ public final class SluiceGrpc implements AutoCloseable {
           .build();
     }
 
-    private static ResourcePattern pattern(LimiterConfig c) {
-      // the path was checked when parsed or set
-      return c.path()
-          .map(ResourcePattern::parse)
-          .orElseThrow(() -> new SluiceConfigException(
-              c.property(LimiterKeys.PATH),
-              null,
-              c.source(LimiterKeys.PATH),
-              "a limiter of the gRPC interceptor needs the methods it guards:"
-                  + " /package.Service/Method or /package.Service/*"));
+    private static void requirePath(LimiterConfig c) {
+      if (c.path().isEmpty()) {
+        throw new SluiceConfigException(
+            c.property(LimiterKeys.PATH),
+            null,
+            c.source(LimiterKeys.PATH),
+            "a limiter of the gRPC interceptor needs the methods it guards:"
+                + " /package.Service/Method or /package.Service/*");
+      }
     }
 
     private static java.util.concurrent.ThreadFactory daemons() {

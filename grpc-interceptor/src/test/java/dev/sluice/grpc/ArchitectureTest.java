@@ -72,4 +72,15 @@ class ArchitectureTest {
         .notHaveModifier(JavaModifier.PUBLIC)
         .check(MODULE);
   }
+
+  @Test
+  void matchesPathsThroughTheSharedPathLimiter() {
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("dev.sluice.request.ResourcePattern")
+        .because("a limiter's path is matched by limiter-config's PathLimiter, which the servlet"
+            + " filter and the gRPC interceptor share")
+        .check(MODULE);
+  }
 }

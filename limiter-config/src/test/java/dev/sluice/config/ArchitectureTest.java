@@ -47,6 +47,10 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "dev.sluice.javalin..",
+            "dev.sluice.servlet..",
+            "dev.sluice.grpc..",
+            "dev.sluice.http..",
+            "dev.sluice.ratelimit..",
             "dev.sluice.redis..",
             "dev.sluice.client..",
             "dev.sluice.demo..",

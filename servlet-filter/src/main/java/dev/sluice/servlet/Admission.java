@@ -1,6 +1,7 @@
 package dev.sluice.servlet;
 
 import dev.sluice.concurrency.Permit;
+import dev.sluice.config.PathLimiter;
 import dev.sluice.rules.RuleOutcomes;
 import java.util.concurrent.CompletableFuture;
 

@@ -3,6 +3,7 @@ package dev.sluice.servlet;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.Permit;
+import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.http.Answers;
 import dev.sluice.http.Deadline;
@@ -96,7 +97,7 @@ final class Door {
       answer(res, answers.shuttingDown());
       return;
     }
-    PathLimiter limiter = forPath(path);
+    PathLimiter limiter = PathLimiter.first(limiters, path);
     RuleOutcomes outcomes = null;
     ServletRequestInfo info = null;
     // a path no rule guards (most, in many services) builds no request info and writes no header
@@ -283,16 +284,6 @@ final class Door {
       throw answers.deadlineExceeded(limiter.name());
     }
     return budget;
-  }
-
-  private PathLimiter forPath(String path) {
-    for (int i = 0; i < limiters.size(); i++) {
-      PathLimiter l = limiters.get(i);
-      if (l.guards(path)) {
-        return l;
-      }
-    }
-    return null;
   }
 
   private static void answer(HttpServletResponse res, Rejection r) throws IOException {

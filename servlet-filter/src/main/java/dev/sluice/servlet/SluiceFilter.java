@@ -5,6 +5,7 @@ import dev.sluice.config.ConfigWarnings;
 import dev.sluice.config.CpuSignals;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.PathLimiter;
 import dev.sluice.config.RulesSource;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceKeys;

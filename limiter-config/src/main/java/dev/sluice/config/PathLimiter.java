@@ -1,0 +1,82 @@
+package dev.sluice.config;
+
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.request.ResourcePattern;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A door's limiter on the paths it guards: its {@link LimiterConfig}, the {@code path} pattern
+ * read from it, the core {@link ConcurrencyLimiter} built from its spec, and its {@link
+ * QueueCallers}. The servlet filter matches the request path within the application, the gRPC
+ * interceptor the method's HTTP/2 path ({@code /package.Service/Method}).
+ *
+ * <pre>{@code
+ * PathLimiter work = new PathLimiter(config, ConcurrencyLimiter.builder(config.name())
+ *     .spec(config.spec())
+ *     .build());
+ * PathLimiter guard = PathLimiter.first(List.of(work), "/api/work");
+ * }</pre>
+ */
+public final class PathLimiter {
+
+  private final LimiterConfig config;
+  private final ResourcePattern pattern;
+  private final ConcurrencyLimiter limiter;
+  private final QueueCallers callers;
+
+  /**
+   * The limiter {@code limiter} on the paths of {@code config}.
+   *
+   * @throws IllegalArgumentException when {@code config} has no {@code path}: a door checks it
+   *     first and refuses it with its own {@link SluiceConfigException}
+   */
+  public PathLimiter(LimiterConfig config, ConcurrencyLimiter limiter) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.pattern = ResourcePattern.parse(config
+        .path()
+        .orElseThrow(
+            () -> new IllegalArgumentException("limiter '" + config.name() + "' has no path")));
+    this.limiter = Objects.requireNonNull(limiter, "limiter");
+    this.callers = new QueueCallers(config.queue());
+  }
+
+  /**
+   * The first of {@code limiters} whose pattern matches {@code path}, or null: the limiters are
+   * tried in declaration order, by index (asked on every request: no iterator).
+   */
+  public static PathLimiter first(List<PathLimiter> limiters, String path) {
+    for (int i = 0; i < limiters.size(); i++) {
+      PathLimiter l = limiters.get(i);
+      if (l.guards(path)) {
+        return l;
+      }
+    }
+    return null;
+  }
+
+  /** The limiter's name. */
+  public String name() {
+    return config.name();
+  }
+
+  /** The settings it was built from. */
+  public LimiterConfig config() {
+    return config;
+  }
+
+  /** The core limiter. */
+  public ConcurrencyLimiter limiter() {
+    return limiter;
+  }
+
+  /** How its waiting requests queue (their key and class). */
+  public QueueCallers callers() {
+    return callers;
+  }
+
+  /** Whether this limiter guards {@code path}. */
+  public boolean guards(String path) {
+    return pattern.matches(path);
+  }
+}

@@ -1,0 +1,57 @@
+package dev.sluice.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.concurrency.ConcurrencyLimiter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PathLimiterTest {
+
+  private static PathLimiter limiter(LimiterConfig config) {
+    return new PathLimiter(
+        config, ConcurrencyLimiter.builder(config.name()).spec(config.spec()).build());
+  }
+
+  @Test
+  void theFirstDeclaredLimiterWhosePathMatchesGuards() {
+    PathLimiter history =
+        limiter(LimiterConfig.custom("history").path("/api/history/*").build());
+    PathLimiter api = limiter(LimiterConfig.custom("api").path("/api/**").build());
+    List<PathLimiter> limiters = List.of(history, api);
+
+    assertThat(PathLimiter.first(limiters, "/api/history/7")).isSameAs(history);
+    assertThat(PathLimiter.first(limiters, "/api/work")).isSameAs(api);
+    assertThat(PathLimiter.first(limiters, "/health")).isNull();
+    assertThat(PathLimiter.first(List.of(api, history), "/api/history/7")).isSameAs(api);
+  }
+
+  @Test
+  void matchesGrpcMethodPaths() {
+    PathLimiter service =
+        limiter(LimiterConfig.custom("svc").path("/pkg.Service/*").build());
+
+    assertThat(service.guards("/pkg.Service/Get")).isTrue();
+    assertThat(service.guards("/pkg.Other/Get")).isFalse();
+    assertThat(service.name()).isEqualTo("svc");
+  }
+
+  @Test
+  void callersFollowTheQueueSettings() {
+    assertThat(
+            limiter(LimiterConfig.custom("fifo").path("/a").build()).callers().needed())
+        .isFalse();
+  }
+
+  @Test
+  void aConfigWithoutAPathIsRefused() {
+    LimiterConfig noPath = LimiterConfig.custom("work").build();
+    ConcurrencyLimiter core =
+        ConcurrencyLimiter.builder("work").spec(noPath.spec()).build();
+
+    assertThatThrownBy(() -> new PathLimiter(noPath, core))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'work'");
+  }
+}
