@@ -4,18 +4,13 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.ConfigWarnings;
 import dev.sluice.config.CpuSignals;
 import dev.sluice.config.LimiterConfig;
-import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.LocalDoor;
 import dev.sluice.config.PathLimiter;
-import dev.sluice.config.RulesSource;
 import dev.sluice.config.SluiceConfigException;
-import dev.sluice.config.SluiceKeys;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.config.UnknownKeys;
-import dev.sluice.rate.Algorithm;
-import dev.sluice.request.Scope;
 import dev.sluice.rules.RateRules;
-import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
@@ -23,9 +18,7 @@ import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -226,87 +219,11 @@ public final class SluiceGrpc implements AutoCloseable {
           p, settings.limiters().keySet(), settings.strict(), ConfigWarnings.systemLogger());
       ExecutorService own = executor == null ? Executors.newCachedThreadPool(daemons()) : null;
       Executor runOn = own != null ? own : executor;
-      List<PathLimiter> built = new ArrayList<>();
-      if (settings.enabled()) {
-        for (LimiterConfig c : settings.limiters().values()) {
-          requirePath(c);
-          built.add(new PathLimiter(c, limiter(c, runOn)));
-        }
-      }
-      RateRules rateRules = settings.enabled() ? rateRules(settings, p) : null;
+      LocalDoor door = LocalDoor.build(
+          settings, p, rules, LocalDoor.Words.GRPC_INTERCEPTOR, clock, scheduler, runOn);
+      List<PathLimiter> built = door.limiters();
+      RateRules rateRules = door.rules();
       return new SluiceGrpc(built, new LimitingInterceptor(built, rateRules, settings), own);
-    }
-
-    /** The rate rules in force (local ones only), or null when none is declared. */
-    private RateRules rateRules(SluiceSettings settings, SluiceProperties p) {
-      String key = SluiceKeys.RULES_FILE.name();
-      String source = p.source(key).orElse(null);
-      RuleSet ruleSet = settings
-          .rulesFile()
-          .map(file -> RulesSource.load(file, p.file(), source))
-          .orElse(rules);
-      if (ruleSet == null) {
-        return null;
-      }
-      String where = settings.rulesFile().map(Path::toString).orElse("rules(..)");
-      String from = settings.rulesFile().isPresent() ? source : LimiterConfig.CODE;
-      for (Rule rule : ruleSet.rules()) {
-        if (rule.scope() == Scope.GLOBAL) {
-          throw new SluiceConfigException(
-              key,
-              where,
-              from,
-              "rule '" + rule.id() + "' has scope global; the gRPC interceptor counts rules"
-                  + " locally only");
-        }
-        if (rule.algorithm() == Algorithm.LEAKY_BUCKET_SHAPER) {
-          throw new SluiceConfigException(
-              key,
-              where,
-              from,
-              "rule '" + rule.id() + "' is a shaper (leaky-bucket-shaper); the gRPC interceptor"
-                  + " rejects or admits, it does not hold calls back: use leaky-bucket");
-        }
-      }
-      return RateRules.builder()
-          .rules(ruleSet)
-          .clock(clock)
-          .maxKeysPerRule(settings.get(SluiceKeys.RULES_MAX_KEYS))
-          .build();
-    }
-
-    private ConcurrencyLimiter limiter(LimiterConfig c, Executor runOn) {
-      if (c.scope() == Scope.GLOBAL) {
-        throw new SluiceConfigException(
-            c.property(LimiterKeys.SCOPE),
-            "global",
-            c.source(LimiterKeys.SCOPE),
-            "the gRPC interceptor runs local limiters only; use scope=local");
-      }
-      if (!"1".equals(c.cost().trim())) {
-        throw new SluiceConfigException(
-            c.property(LimiterKeys.COST),
-            c.cost(),
-            c.source(LimiterKeys.COST),
-            "the gRPC interceptor counts every call as 1; use cost=1");
-      }
-      return ConcurrencyLimiter.builder(c.name())
-          .spec(c.spec())
-          .clock(clock)
-          .scheduler(scheduler)
-          .executor(runOn)
-          .build();
-    }
-
-    private static void requirePath(LimiterConfig c) {
-      if (c.path().isEmpty()) {
-        throw new SluiceConfigException(
-            c.property(LimiterKeys.PATH),
-            null,
-            c.source(LimiterKeys.PATH),
-            "a limiter of the gRPC interceptor needs the methods it guards:"
-                + " /package.Service/Method or /package.Service/*");
-      }
     }
 
     private static java.util.concurrent.ThreadFactory daemons() {

@@ -4,19 +4,13 @@ import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.ConfigWarnings;
 import dev.sluice.config.CpuSignals;
 import dev.sluice.config.LimiterConfig;
-import dev.sluice.config.LimiterKeys;
+import dev.sluice.config.LocalDoor;
 import dev.sluice.config.PathLimiter;
-import dev.sluice.config.RulesSource;
 import dev.sluice.config.SluiceConfigException;
-import dev.sluice.config.SluiceKeys;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.config.UnknownKeys;
 import dev.sluice.http.TrustedProxies;
-import dev.sluice.rate.Algorithm;
-import dev.sluice.request.Scope;
-import dev.sluice.rules.RateRules;
-import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
@@ -32,9 +26,7 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -271,83 +263,9 @@ public final class SluiceFilter implements Filter {
       TrustedProxies proxies = TrustedProxies.of(settings, p);
       ExecutorService own = executor == null ? Executors.newCachedThreadPool(daemons()) : null;
       Executor runOn = own != null ? own : executor;
-      List<PathLimiter> built = new ArrayList<>();
-      RateRules rateRules = null;
-      if (settings.enabled()) {
-        for (LimiterConfig c : settings.limiters().values()) {
-          built.add(new PathLimiter(c, limiter(c, runOn)));
-        }
-        rateRules = rateRules(settings, p);
-      }
-      return new SluiceFilter(new Door(settings, proxies, List.copyOf(built), rateRules), own);
-    }
-
-    /** The rate rules in force (local ones only), or null when none is declared. */
-    private RateRules rateRules(SluiceSettings settings, SluiceProperties p) {
-      String key = SluiceKeys.RULES_FILE.name();
-      String source = p.source(key).orElse(null);
-      RuleSet ruleSet = settings
-          .rulesFile()
-          .map(file -> RulesSource.load(file, p.file(), source))
-          .orElse(rules);
-      if (ruleSet == null) {
-        return null;
-      }
-      String where = settings.rulesFile().map(Path::toString).orElse("rules(..)");
-      String from = settings.rulesFile().isPresent() ? source : LimiterConfig.CODE;
-      for (Rule rule : ruleSet.rules()) {
-        if (rule.scope() == Scope.GLOBAL) {
-          throw new SluiceConfigException(
-              key,
-              where,
-              from,
-              "rule '" + rule.id() + "' has scope global; the servlet filter counts rules"
-                  + " locally only");
-        }
-        if (rule.algorithm() == Algorithm.LEAKY_BUCKET_SHAPER) {
-          throw new SluiceConfigException(
-              key,
-              where,
-              from,
-              "rule '" + rule.id() + "' is a shaper (leaky-bucket-shaper); the servlet filter"
-                  + " rejects or admits, it does not hold requests back: use leaky-bucket");
-        }
-      }
-      return RateRules.builder()
-          .rules(ruleSet)
-          .clock(clock)
-          .maxKeysPerRule(settings.get(SluiceKeys.RULES_MAX_KEYS))
-          .build();
-    }
-
-    private ConcurrencyLimiter limiter(LimiterConfig c, Executor runOn) {
-      if (c.scope() == Scope.GLOBAL) {
-        throw new SluiceConfigException(
-            c.property(LimiterKeys.SCOPE),
-            "global",
-            c.source(LimiterKeys.SCOPE),
-            "the servlet filter runs local limiters only; use scope=local");
-      }
-      if (c.path().isEmpty()) {
-        throw new SluiceConfigException(
-            c.property(LimiterKeys.PATH),
-            null,
-            c.source(LimiterKeys.PATH),
-            "a limiter of the servlet filter needs the request paths it guards, e.g. /api/*");
-      }
-      if (!"1".equals(c.cost().trim())) {
-        throw new SluiceConfigException(
-            c.property(LimiterKeys.COST),
-            c.cost(),
-            c.source(LimiterKeys.COST),
-            "the servlet filter counts every request as 1; use cost=1");
-      }
-      return ConcurrencyLimiter.builder(c.name())
-          .spec(c.spec())
-          .clock(clock)
-          .scheduler(scheduler)
-          .executor(runOn)
-          .build();
+      LocalDoor door = LocalDoor.build(
+          settings, p, rules, LocalDoor.Words.SERVLET_FILTER, clock, scheduler, runOn);
+      return new SluiceFilter(new Door(settings, proxies, door.limiters(), door.rules()), own);
     }
 
     private static java.util.concurrent.ThreadFactory daemons() {
