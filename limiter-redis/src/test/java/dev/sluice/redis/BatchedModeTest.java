@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.rate.Algorithm;
+import dev.sluice.rate.RateDecision;
 import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.RateRequest;
@@ -131,6 +132,37 @@ class BatchedModeTest {
       admitted += decide(other, request, TIMEOUT).allowed() ? 1 : 0;
     }
     assertThat(admitted).isEqualTo(BATCH - 1);
+  }
+
+  @Test
+  void aRequestCostingMoreThanIsLeftIsRefusedAndWhatWasLeftServesTheNextOne() {
+    RedisStores plain = nodes.open(
+        Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY, NanoClock.system()),
+        Scheduler.system());
+    RedisStores node = node(Scheduler.system());
+    RateRequest one = request(Algorithm.TOKEN_BUCKET, BATCH);
+    for (int i = 0; i < BATCH - 2; i++) {
+      assertThat(decide(plain, one, TIMEOUT).allowed()).isTrue();
+    }
+    RateRequest three = withCost(one, 3);
+
+    RateDecision refused = decide(node, three, TIMEOUT);
+
+    // two were left: not enough, and a permit comes back every tenth of the hour
+    assertThat(refused.allowed()).isFalse();
+    assertThat(refused.retryAfterNanos()).isEqualTo(one.limit().nanosPerPermit());
+    long before = scriptCalls();
+    RateDecision two = decide(node, withCost(one, 2), TIMEOUT);
+    assertThat(two.allowed()).as("the two taken were kept on this node").isTrue();
+    assertThat(two.remaining()).isZero();
+    assertThat(scriptCalls() - before).as("served without Redis").isZero();
+    assertThat(decide(node, one, TIMEOUT).allowed()).isFalse();
+    assertThat(decide(plain, one, TIMEOUT).allowed()).isFalse();
+  }
+
+  private static RateRequest withCost(RateRequest request, long cost) {
+    return new RateRequest(
+        request.ruleId(), request.key(), request.algorithm(), request.limit(), cost);
   }
 
   @Test
