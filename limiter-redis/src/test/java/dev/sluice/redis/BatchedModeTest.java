@@ -139,18 +139,17 @@ class BatchedModeTest {
     RedisStores plain = nodes.open(
         Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY, NanoClock.system()),
         Scheduler.system());
-    RedisStores node = node(Scheduler.system());
+    RedisStores node = node(new VirtualTime()); // no sync gives the batch back meanwhile
     RateRequest one = request(Algorithm.TOKEN_BUCKET, BATCH);
     for (int i = 0; i < BATCH - 2; i++) {
       assertThat(decide(plain, one, TIMEOUT).allowed()).isTrue();
     }
-    RateRequest three = withCost(one, 3);
 
-    RateDecision refused = decide(node, three, TIMEOUT);
+    RateDecision refused = decide(node, withCost(one, 4), TIMEOUT);
 
-    // two were left: not enough, and a permit comes back every tenth of the hour
+    // two were left: two short, and a permit comes back every tenth of the hour
     assertThat(refused.allowed()).isFalse();
-    assertThat(refused.retryAfterNanos()).isEqualTo(one.limit().nanosPerPermit());
+    assertThat(refused.retryAfterNanos()).isEqualTo(2 * one.limit().nanosPerPermit());
     long before = scriptCalls();
     RateDecision two = decide(node, withCost(one, 2), TIMEOUT);
     assertThat(two.allowed()).as("the two taken were kept on this node").isTrue();
@@ -158,6 +157,29 @@ class BatchedModeTest {
     assertThat(scriptCalls() - before).as("served without Redis").isZero();
     assertThat(decide(node, one, TIMEOUT).allowed()).isFalse();
     assertThat(decide(plain, one, TIMEOUT).allowed()).isFalse();
+  }
+
+  @Test
+  void aBatchSaysHowManyOfItAreLeftOnThisNode() {
+    RedisStores node = node(new VirtualTime()); // no sync gives the batch back meanwhile
+    RateRequest one = request(Algorithm.GCRA, 100);
+
+    RateDecision first = decide(node, one, TIMEOUT);
+
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.remaining()).isEqualTo(BATCH - 1);
+    assertThat(decide(node, one, TIMEOUT).remaining()).isEqualTo(BATCH - 2);
+  }
+
+  @Test
+  void aRequestCostingAWholeBatchIsAllowedWhenRedisHasItAll() {
+    RedisStores node = node(Scheduler.system());
+    RateRequest whole = withCost(request(Algorithm.TOKEN_BUCKET, 100), BATCH);
+
+    RateDecision allowed = decide(node, whole, TIMEOUT);
+
+    assertThat(allowed.allowed()).isTrue();
+    assertThat(allowed.remaining()).isZero(); // nothing left over on this node
   }
 
   private static RateRequest withCost(RateRequest request, long cost) {
