@@ -89,7 +89,20 @@ class RedisConnectionTest {
 
     assertThatThrownBy(() -> RedisConnection.open(URI.create("redis://127.0.0.1:" + port), TIMEOUT))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageStartingWith("cannot connect to redis at redis://127.0.0.1:" + port);
+        .hasMessageStartingWith("cannot connect to redis at redis://127.0.0.1:" + port)
+        // and why: the refusal, not a wait that ran out
+        .satisfies(e -> assertThat(e.getMessage()).endsWith(": " + e.getCause().getMessage()));
+  }
+
+  @Test
+  void aClosedConnectionSendsNothingMore() {
+    RedisConnection redis = RedisConnection.open(REDIS.server().uri(), TIMEOUT);
+    assertThat(redis.call(c -> c.ping()).join()).isEqualTo("PONG");
+
+    redis.close();
+
+    assertThatThrownBy(() -> redis.call(c -> c.ping()).join())
+        .isInstanceOf(CompletionException.class);
   }
 
   @Test
