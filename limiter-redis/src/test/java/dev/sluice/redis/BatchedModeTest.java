@@ -172,6 +172,23 @@ class BatchedModeTest {
   }
 
   @Test
+  void aSyncSendsNothingForABatchThatWasUsedUp() {
+    VirtualTime scheduler = new VirtualTime();
+    RedisStores node = node(scheduler);
+    RateRequest one = request(Algorithm.GCRA, 100);
+    for (int i = 0; i < BATCH; i++) {
+      assertThat(decide(node, one, TIMEOUT).allowed()).isTrue();
+    }
+    long before = scriptCalls();
+
+    scheduler.advance(Duration.ofSeconds(1)); // the sync
+    assertThat(decide(node, one, TIMEOUT).allowed()).isTrue();
+
+    // the next batch only: on the same connection, a refund sent by the sync would come before it
+    assertThat(scriptCalls() - before).isEqualTo(1);
+  }
+
+  @Test
   void aRequestCostingAWholeBatchIsAllowedWhenRedisHasItAll() {
     RedisStores node = node(Scheduler.system());
     RateRequest whole = withCost(request(Algorithm.TOKEN_BUCKET, 100), BATCH);
