@@ -289,4 +289,30 @@ class SlidingWindowCounterTest {
 
     assertThat(built.tryAcquire("k", 10).allowed()).isTrue();
   }
+
+  @Test
+  void theAllocationFreeCallAnswersWhetherItAllowed() {
+    RateOutcome outcome = new RateOutcome();
+
+    assertThat(limiter.tryAcquire("k", 10, outcome)).isTrue();
+    assertThat(outcome.toDecision().allowed()).isTrue();
+    assertThat(limiter.tryAcquire("k", 1, outcome)).isFalse();
+    assertThat(outcome.toDecision().allowed()).isFalse();
+  }
+
+  @Test
+  void aLongerIdleExpiryNeverDropsAKeyWhoseCountsStillWeigh() {
+    RateLimiter keeping = RateLimiter.builder(
+            Algorithm.SLIDING_WINDOW, RateLimit.of(10, Duration.ofSeconds(1)))
+        .clock(time)
+        .expireAfterIdle(Duration.ofSeconds(10))
+        .build();
+    assertThat(keeping.tryAcquire("k", 10).allowed()).isTrue();
+    time.advanceNanos(SECOND + 500 * MS);
+
+    // full in 500 ms, and kept for 8 s after that: a sweep now keeps it
+    assertThat(keeping.trackedKeys()).isEqualTo(1);
+    assertThat(keeping.tryAcquire("k", 6).allowed()).isFalse(); // the previous 10 weigh 5
+    assertThat(keeping.tryAcquire("k", 5).allowed()).isTrue();
+  }
 }

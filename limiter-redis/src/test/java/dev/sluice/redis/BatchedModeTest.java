@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.rate.Algorithm;
+import dev.sluice.rate.RateDecision;
 import dev.sluice.rate.RateLimit;
 import dev.sluice.store.FailurePolicy;
 import dev.sluice.store.RateRequest;
@@ -131,6 +132,76 @@ class BatchedModeTest {
       admitted += decide(other, request, TIMEOUT).allowed() ? 1 : 0;
     }
     assertThat(admitted).isEqualTo(BATCH - 1);
+  }
+
+  @Test
+  void aRequestCostingMoreThanIsLeftIsRefusedAndWhatWasLeftServesTheNextOne() {
+    RedisStores plain = nodes.open(
+        Nodes.settings(REDIS.server().uri(), TIMEOUT, 3, FailurePolicy.DENY, NanoClock.system()),
+        Scheduler.system());
+    RedisStores node = node(new VirtualTime()); // no sync gives the batch back meanwhile
+    RateRequest one = request(Algorithm.TOKEN_BUCKET, BATCH);
+    for (int i = 0; i < BATCH - 2; i++) {
+      assertThat(decide(plain, one, TIMEOUT).allowed()).isTrue();
+    }
+
+    RateDecision refused = decide(node, withCost(one, 4), TIMEOUT);
+
+    // two were left: two short, and a permit comes back every tenth of the hour
+    assertThat(refused.allowed()).isFalse();
+    assertThat(refused.retryAfterNanos()).isEqualTo(2 * one.limit().nanosPerPermit());
+    long before = scriptCalls();
+    RateDecision two = decide(node, withCost(one, 2), TIMEOUT);
+    assertThat(two.allowed()).as("the two taken were kept on this node").isTrue();
+    assertThat(two.remaining()).isZero();
+    assertThat(scriptCalls() - before).as("served without Redis").isZero();
+    assertThat(decide(node, one, TIMEOUT).allowed()).isFalse();
+    assertThat(decide(plain, one, TIMEOUT).allowed()).isFalse();
+  }
+
+  @Test
+  void aBatchSaysHowManyOfItAreLeftOnThisNode() {
+    RedisStores node = node(new VirtualTime()); // no sync gives the batch back meanwhile
+    RateRequest one = request(Algorithm.GCRA, 100);
+
+    RateDecision first = decide(node, one, TIMEOUT);
+
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.remaining()).isEqualTo(BATCH - 1);
+    assertThat(decide(node, one, TIMEOUT).remaining()).isEqualTo(BATCH - 2);
+  }
+
+  @Test
+  void aSyncSendsNothingForABatchThatWasUsedUp() {
+    VirtualTime scheduler = new VirtualTime();
+    RedisStores node = node(scheduler);
+    RateRequest one = request(Algorithm.GCRA, 100);
+    for (int i = 0; i < BATCH; i++) {
+      assertThat(decide(node, one, TIMEOUT).allowed()).isTrue();
+    }
+    long before = scriptCalls();
+
+    scheduler.advance(Duration.ofSeconds(1)); // the sync
+    assertThat(decide(node, one, TIMEOUT).allowed()).isTrue();
+
+    // the next batch only: on the same connection, a refund sent by the sync would come before it
+    assertThat(scriptCalls() - before).isEqualTo(1);
+  }
+
+  @Test
+  void aRequestCostingAWholeBatchIsAllowedWhenRedisHasItAll() {
+    RedisStores node = node(Scheduler.system());
+    RateRequest whole = withCost(request(Algorithm.TOKEN_BUCKET, 100), BATCH);
+
+    RateDecision allowed = decide(node, whole, TIMEOUT);
+
+    assertThat(allowed.allowed()).isTrue();
+    assertThat(allowed.remaining()).isZero(); // nothing left over on this node
+  }
+
+  private static RateRequest withCost(RateRequest request, long cost) {
+    return new RateRequest(
+        request.ruleId(), request.key(), request.algorithm(), request.limit(), cost);
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -88,7 +89,20 @@ class RedisConnectionTest {
 
     assertThatThrownBy(() -> RedisConnection.open(URI.create("redis://127.0.0.1:" + port), TIMEOUT))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageStartingWith("cannot connect to redis at redis://127.0.0.1:" + port);
+        .hasMessageStartingWith("cannot connect to redis at redis://127.0.0.1:" + port)
+        // and why: the refusal, not a wait that ran out
+        .satisfies(e -> assertThat(e.getMessage()).endsWith(": " + e.getCause().getMessage()));
+  }
+
+  @Test
+  void aClosedConnectionSendsNothingMore() {
+    RedisConnection redis = RedisConnection.open(REDIS.server().uri(), TIMEOUT);
+    assertThat(redis.call(c -> c.ping()).join()).isEqualTo("PONG");
+
+    redis.close();
+
+    assertThatThrownBy(() -> redis.call(c -> c.ping()).join())
+        .isInstanceOf(CompletionException.class);
   }
 
   @Test
@@ -96,6 +110,64 @@ class RedisConnectionTest {
     assertThatThrownBy(() -> RedisConnection.open(URI.create("http://127.0.0.1:80"), TIMEOUT))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("redis://host:port");
+  }
+
+  @Test
+  void aMissingUriOrATimeoutThatIsNoBoundIsRefusedNamingIt() {
+    URI uri = REDIS.server().uri();
+
+    assertThatThrownBy(() -> RedisConnection.open(null, TIMEOUT))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("redis uri must not be null");
+    assertThatThrownBy(() -> RedisConnection.open(uri, null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("redis timeout must be > 0 but was null");
+    assertThatThrownBy(() -> RedisConnection.open(uri, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("redis timeout must be > 0 but was PT0S");
+    assertThatThrownBy(() -> RedisConnection.open(uri, Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("redis timeout must be > 0 but was PT-0.001S");
+  }
+
+  @Test
+  void aTimeoutOfOneMillisecondIsABound() {
+    try (RedisConnection redis = RedisConnection.open(REDIS.server().uri(), Duration.ofMillis(1))) {
+      assertThatThrownBy(
+              () -> redis.call(c -> c.blpop(1, "nothing-here-either")).join())
+          .hasCauseInstanceOf(RedisCommandTimeoutException.class);
+    }
+  }
+
+  @Test
+  void aCommandThatThrowsFailsItsFutureInsteadOfTheCaller() {
+    IllegalStateException thrown = new IllegalStateException("refused by the caller's own code");
+    try (RedisConnection redis = RedisConnection.open(REDIS.server().uri(), TIMEOUT)) {
+      CompletableFuture<String> failed = redis.call(c -> {
+        throw thrown;
+      });
+
+      assertThat(failed).isCompletedExceptionally();
+      assertThatThrownBy(failed::join).hasCause(thrown);
+      // the connection is as good as before
+      assertThat(redis.call(c -> c.ping()).join()).isEqualTo("PONG");
+    }
+  }
+
+  @Test
+  void aScriptGivenNoKeysArrayFailsItsFutureInsteadOfTheCaller() {
+    try (RedisConnection redis = RedisConnection.open(REDIS.server().uri(), TIMEOUT)) {
+      assertThat(redis.run(ADD, null, "1")).isCompletedExceptionally();
+      assertThat(redis.runForLong(RedisScript.of("one", "return 1"), null))
+          .isCompletedExceptionally();
+    }
+  }
+
+  @Test
+  void aConnectionSaysWhereItPoints() {
+    try (RedisConnection redis = RedisConnection.open(REDIS.server().uri(), TIMEOUT)) {
+      assertThat(redis).hasToString("redis://127.0.0.1:" + REDIS.server().port());
+    }
   }
 
   @Test

@@ -15,10 +15,14 @@ import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Core finds this module through ServiceLoader for redis:// and rediss:// URIs only. */
 @Tag("integration")
 class RedisStoreProviderTest {
+
+  @RegisterExtension
+  static final RedisPerClass REDIS = new RedisPerClass();
 
   @Test
   void supportsRedisSchemesOnly() {
@@ -31,26 +35,24 @@ class RedisStoreProviderTest {
 
   @Test
   void theStoreLoaderOpensRedisStoresForARedisUri() {
-    try (RedisServer server = RedisServer.start()) {
-      StoreSettings settings = new StoreSettings(
-          server.uri(), Duration.ofMillis(500), 1, FailurePolicy.LOCAL, NanoClock.system());
+    RedisServer server = REDIS.server();
+    StoreSettings settings = new StoreSettings(
+        server.uri(), Duration.ofMillis(500), 1, FailurePolicy.LOCAL, NanoClock.system());
 
-      Optional<Stores> stores = StoreLoader.open(settings);
+    Optional<Stores> stores = StoreLoader.open(settings);
 
-      assertThat(stores).containsInstanceOf(RedisStores.class);
-      RedisStores redis = (RedisStores) stores.orElseThrow();
-      try {
-        assertThat(redis.state()).isEqualTo(RedisState.UP);
-        assertThat(redis.describe()).isEqualTo(server.uri() + " (up)");
-        // connected when opened: the first decision is made in Redis
-        RateRequest request = new RateRequest(
-            "rule", "actor", Algorithm.TOKEN_BUCKET, RateLimit.of(10, Duration.ofHours(1)), 1);
-        assertThat(Nodes.decide(redis, request, Duration.ofSeconds(5)).allowed())
-            .isTrue();
-        assertThat(redis.degradedDecisions()).isZero();
-      } finally {
-        redis.close();
-      }
+    assertThat(stores).containsInstanceOf(RedisStores.class);
+    RedisStores redis = (RedisStores) stores.orElseThrow();
+    try {
+      assertThat(redis.state()).isEqualTo(RedisState.UP);
+      assertThat(redis.describe()).isEqualTo(server.uri() + " (up)");
+      // connected when opened: the first decision is made in Redis
+      RateRequest request = new RateRequest(
+          "rule", "actor", Algorithm.TOKEN_BUCKET, RateLimit.of(10, Duration.ofHours(1)), 1);
+      assertThat(Nodes.decide(redis, request, Duration.ofSeconds(5)).allowed()).isTrue();
+      assertThat(redis.degradedDecisions()).isZero();
+    } finally {
+      redis.close();
     }
   }
 }
