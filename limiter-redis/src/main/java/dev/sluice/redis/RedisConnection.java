@@ -31,7 +31,8 @@ import java.util.function.Function;
  *       with Lettuce's {@code RedisCommandTimeoutException} when Redis does not answer in time.
  *   <li>A lost connection is opened again in the background (backing off up to 1 s, so a restarted
  *       Redis is used again within about a second). Until then a call fails at once instead of
- *       waiting for the reconnect.
+ *       waiting for the reconnect (with Redis Cluster it waits, bounded by the timeout, since a
+ *       master's connection opens lazily).
  * </ul>
  *
  * <p>URIs as for {@code sluice.redis.uri}: {@code redis://}, {@code rediss://}, {@code
@@ -50,9 +51,16 @@ public final class RedisConnection implements AutoCloseable {
   private final Link link;
   private final String where;
 
+  /**
+   * The open connection's commands. Lettuce reconnects that same connection when it drops (and
+   * rejects commands while it is down), and nothing here replaces it, so it never changes.
+   */
+  private final RedisClusterAsyncCommands<String, String> commands;
+
   private RedisConnection(Link link) {
     this.link = link;
     this.where = link.where();
+    this.commands = link.commands();
   }
 
   /**
@@ -106,10 +114,6 @@ public final class RedisConnection implements AutoCloseable {
 
   /** Runs {@code script} on {@code keys} and {@code args}; the future gives the list it answers. */
   public CompletableFuture<List<Object>> run(RedisScript script, String[] keys, String... args) {
-    RedisClusterAsyncCommands<String, String> commands = link.commands();
-    if (commands == null) {
-      return notConnected();
-    }
     try {
       return script.lua().run(commands, keys, args);
     } catch (RuntimeException e) {
@@ -119,10 +123,6 @@ public final class RedisConnection implements AutoCloseable {
 
   /** Runs {@code script}, which answers one integer. */
   public CompletableFuture<Long> runForLong(RedisScript script, String[] keys, String... args) {
-    RedisClusterAsyncCommands<String, String> commands = link.commands();
-    if (commands == null) {
-      return notConnected();
-    }
     try {
       return script.lua().runForLong(commands, keys, args);
     } catch (RuntimeException e) {
@@ -136,20 +136,11 @@ public final class RedisConnection implements AutoCloseable {
    */
   public <T> CompletableFuture<T> call(
       Function<RedisClusterAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
-    RedisClusterAsyncCommands<String, String> commands = link.commands();
-    if (commands == null) {
-      return notConnected();
-    }
     try {
       return command.apply(commands).toCompletableFuture();
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-  }
-
-  private <T> CompletableFuture<T> notConnected() {
-    return CompletableFuture.failedFuture(new IllegalStateException(
-        "no connection to redis at " + where + " (reconnecting in the background)"));
   }
 
   /** Where this connection points, without credentials. */
