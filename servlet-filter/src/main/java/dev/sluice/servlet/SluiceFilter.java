@@ -260,8 +260,8 @@ public final class SluiceFilter implements Filter {
 
   /**
    * The filter's Micrometer meters, the Javalin plugin's names and tags (listed in the README).
-   * Micrometer is optional for the filter: this class, apart from the filter, is where its types
-   * appear, so a filter without Micrometer on the class path never loads them.
+   * Micrometer is optional for the filter: its types appear only here and in {@link
+   * Builder#meterRegistry}, so a filter without Micrometer on the class path never loads them.
    *
    * <pre>{@code
    * SluiceFilter.Meters.of(sluice).bindTo(registry);
