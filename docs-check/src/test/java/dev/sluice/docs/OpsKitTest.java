@@ -107,7 +107,7 @@ class OpsKitTest {
   @Test
   void theSeriesTableNamesEveryMeterThePluginRegisters() throws Exception {
     Set<String> registered = new TreeSet<>();
-    Class<?> binder = Class.forName("dev.sluice.javalin.SluiceMeterBinder");
+    Class<?> binder = Class.forName("dev.sluice.micrometer.SluiceMeters");
     for (Field f : binder.getDeclaredFields()) {
       if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
         f.setAccessible(true);

@@ -1,29 +1,24 @@
 package dev.sluice.javalin;
 
+import dev.sluice.http.DashboardPage;
+import dev.sluice.http.StatusReport;
 import io.javalin.config.JavalinState;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 
 /**
- * The live page, served when {@code sluice.dashboard.path} is set: a self-contained HTML page (no
- * CDN, no external font: it must work where the service has no internet access) that polls
- * {@code <path>/data}, the {@link Status} JSON, every second. Both paths bypass the limiters and
+ * The live page, served when {@code sluice.dashboard.path} is set: {@link DashboardPage} at the
+ * path and the {@link StatusReport} JSON at {@code <path>/data}. Both paths bypass the limiters and
  * rules, like health checks: the page is most needed when the service is saturated.
  */
 final class Dashboard {
 
-  private static final String RESOURCE = "dev/sluice/javalin/dashboard.html";
-
   private Dashboard() {}
 
-  static void register(JavalinState state, String path, Status status) {
-    String base = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-    String html = page();
+  static void register(JavalinState state, String path, StatusReport status) {
+    String base = DashboardPage.base(path);
+    String html = DashboardPage.html();
     state.routes.get(
         base,
-        ctx -> ctx.contentType("text/html; charset=utf-8")
+        ctx -> ctx.contentType(DashboardPage.CONTENT_TYPE)
             .header("Cache-Control", "no-store")
             .result(html));
     state.routes.get(
@@ -34,17 +29,6 @@ final class Dashboard {
   }
 
   static String dataPath(String base) {
-    return base + "/data";
-  }
-
-  private static String page() {
-    try (InputStream in = Dashboard.class.getClassLoader().getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException(RESOURCE + " is missing from the plugin's jar");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return DashboardPage.dataPath(base);
   }
 }

@@ -3,6 +3,7 @@ package dev.sluice.javalin;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.QueueCallers;
+import dev.sluice.http.StatusReport;
 import dev.sluice.request.ResourcePattern;
 import java.util.Optional;
 
@@ -12,7 +13,7 @@ import java.util.Optional;
  * them). A limiter with global scope is the core's global limiter (leases in the shared store),
  * used the same way.
  */
-final class LimiterEntry {
+final class LimiterEntry implements StatusReport.Limiter {
 
   private final String name;
   private final Optional<ResourcePattern> pattern;
@@ -57,6 +58,16 @@ final class LimiterEntry {
     return ceiling;
   }
 
+  @Override
+  public StatusReport.Costs costs() {
+    RequestCost c = cost;
+    return new StatusReport.Costs(
+        c.scale(),
+        ceiling.largestUnits(),
+        c.declares() ? ceiling.largestDeclared() : 0,
+        ceiling.aboveCeiling());
+  }
+
   private static RequestCost cost(LimiterConfig config, CostCeiling ceiling) {
     return RequestCost.of(config.cost(), config.costScale(), config.queue(), ceiling);
   }
@@ -69,7 +80,8 @@ final class LimiterEntry {
     return pattern;
   }
 
-  ConcurrencyLimiter limiter() {
+  @Override
+  public ConcurrencyLimiter limiter() {
     return limiter;
   }
 
@@ -78,7 +90,8 @@ final class LimiterEntry {
   }
 
   /** The settings in force: those at start-up, as changed by reloads. */
-  LimiterConfig config() {
+  @Override
+  public LimiterConfig config() {
     return config;
   }
 

@@ -10,7 +10,12 @@ import dev.sluice.config.SluiceKeys;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.UnknownKeys;
 import dev.sluice.http.Answers;
+import dev.sluice.http.History;
+import dev.sluice.http.QueueWaits;
 import dev.sluice.http.Rejection;
+import dev.sluice.http.RuleCounters;
+import dev.sluice.http.RuleSnapshot;
+import dev.sluice.http.StatusReport;
 import dev.sluice.request.Scope;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
@@ -82,7 +87,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
   private Gate gate;
   private Stores stores;
   private volatile Reloads reloads;
-  private Status status;
+  private StatusReport status;
   private History history;
   private DisconnectWatch disconnects;
   private volatile UnreadBody unreadBody;
@@ -135,13 +140,13 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     history = waits == null
         ? null
         : new History(
-            limiters.all(),
+            limiters.all().stream().map(LimiterEntry::limiter).toList(),
             pluginConfig.cpu(),
             pluginConfig.clock(),
             History.RESOLUTION,
             History.POINTS);
     rules = buildRules();
-    status = new Status(limiters, waits, history, ruleCounters, rules, stores);
+    status = new StatusReport(limiters.all(), waits, history, ruleCounters, rules, stores);
     WarnOnce ruleFailures =
         new WarnOnce(warnings, "rate rules", pluginConfig.clock(), 30, TimeUnit.SECONDS);
     disconnects = new DisconnectWatch(executor);
@@ -360,7 +365,7 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
    */
   public String statusJson() {
     return status == null
-        ? Status.disabled(System.currentTimeMillis())
+        ? StatusReport.disabled(System.currentTimeMillis())
         : status.json(System.currentTimeMillis());
   }
 

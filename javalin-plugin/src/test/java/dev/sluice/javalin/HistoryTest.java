@@ -10,9 +10,8 @@ import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.concurrency.limit.CpuSignal;
 import dev.sluice.config.CpuSignals;
-import dev.sluice.config.LimiterConfig;
-import dev.sluice.config.QueueCallers;
 import dev.sluice.config.SluiceProperties;
+import dev.sluice.http.History;
 import dev.sluice.http.JsonWriter;
 import dev.sluice.time.VirtualTime;
 import java.net.http.HttpResponse;
@@ -20,10 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The live page's past, kept by the plugin: a ring of points at the page's resolution, sampled on
@@ -57,16 +54,8 @@ class HistoryTest {
         .clock(time)
         .scheduler(time)
         .build();
-    LimiterConfig config = LimiterConfig.ofDefaults("work");
-    LimiterEntry entry = new LimiterEntry(
-        "work",
-        Optional.empty(),
-        limiter,
-        config,
-        new QueueCallers(config.queue()),
-        Warnings.to(LoggerFactory.getLogger(HistoryTest.class)));
     History history = new History(
-        List.of(entry), new CpuSignals(busy(0.8), busy(0.25)), time, Duration.ofSeconds(1), 10);
+        List.of(limiter), new CpuSignals(busy(0.8), busy(0.25)), time, Duration.ofSeconds(1), 10);
     history.start(time);
     List<Permit> held = new ArrayList<>();
     for (int second = 1; second <= 25; second++) {

@@ -1,8 +1,10 @@
 package dev.sluice.config;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.rate.Algorithm;
 import dev.sluice.request.Scope;
+import dev.sluice.rules.RateListener;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;
@@ -81,14 +83,38 @@ public final class LocalDoor {
       NanoClock clock,
       Scheduler scheduler,
       Executor runOn) {
+    return build(settings, properties, codeRules, words, clock, scheduler, runOn, null, null);
+  }
+
+  /**
+   * Builds the limiters and rules of {@code settings}, telling {@code limiterListener} what every
+   * limiter decides and {@code ruleListener} what every rule decides (the door's status and
+   * metrics count from them).
+   *
+   * @param limiterListener hears every limiter's decisions, or null
+   * @param ruleListener hears every rule's decisions, or null
+   * @throws SluiceConfigException at the first setting the door does not support, or a bad rules
+   *     file
+   * @see #build(SluiceSettings, SluiceProperties, RuleSet, Words, NanoClock, Scheduler, Executor)
+   */
+  public static LocalDoor build(
+      SluiceSettings settings,
+      SluiceProperties properties,
+      RuleSet codeRules,
+      Words words,
+      NanoClock clock,
+      Scheduler scheduler,
+      Executor runOn,
+      ConcurrencyListener limiterListener,
+      RateListener ruleListener) {
     if (!settings.enabled()) {
       return new LocalDoor(List.of(), null);
     }
     List<PathLimiter> built = new ArrayList<>();
     for (LimiterConfig c : settings.limiters().values()) {
-      built.add(new PathLimiter(c, limiter(c, words, clock, scheduler, runOn)));
+      built.add(new PathLimiter(c, limiter(c, words, clock, scheduler, runOn, limiterListener)));
     }
-    return new LocalDoor(built, rules(settings, properties, codeRules, words, clock));
+    return new LocalDoor(built, rules(settings, properties, codeRules, words, clock, ruleListener));
   }
 
   /** The limiters, in declaration order (see {@link PathLimiter#first}). */
@@ -102,7 +128,12 @@ public final class LocalDoor {
   }
 
   private static ConcurrencyLimiter limiter(
-      LimiterConfig c, Words words, NanoClock clock, Scheduler scheduler, Executor runOn) {
+      LimiterConfig c,
+      Words words,
+      NanoClock clock,
+      Scheduler scheduler,
+      Executor runOn,
+      ConcurrencyListener listener) {
     if (c.path().isEmpty()) {
       throw new SluiceConfigException(
           c.property(LimiterKeys.PATH),
@@ -124,12 +155,15 @@ public final class LocalDoor {
           c.source(LimiterKeys.COST),
           words.door() + " counts every " + words.unit() + " as 1; use cost=1");
     }
-    return ConcurrencyLimiter.builder(c.name())
+    ConcurrencyLimiter.Builder builder = ConcurrencyLimiter.builder(c.name())
         .spec(c.spec())
         .clock(clock)
         .scheduler(scheduler)
-        .executor(runOn)
-        .build();
+        .executor(runOn);
+    if (listener != null) {
+      builder.listener(listener);
+    }
+    return builder.build();
   }
 
   private static RateRules rules(
@@ -137,7 +171,8 @@ public final class LocalDoor {
       SluiceProperties properties,
       RuleSet codeRules,
       Words words,
-      NanoClock clock) {
+      NanoClock clock,
+      RateListener listener) {
     String key = SluiceKeys.RULES_FILE.name();
     String source = properties.source(key).orElse(null);
     RuleSet ruleSet = settings
@@ -172,6 +207,7 @@ public final class LocalDoor {
         .rules(ruleSet)
         .clock(clock)
         .maxKeysPerRule(settings.get(SluiceKeys.RULES_MAX_KEYS))
+        .listener(listener) // null: none
         .build();
   }
 }

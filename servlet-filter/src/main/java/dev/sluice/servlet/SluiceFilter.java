@@ -10,6 +10,8 @@ import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.config.UnknownKeys;
+import dev.sluice.http.DashboardPage;
+import dev.sluice.http.RuleSnapshot;
 import dev.sluice.http.TrustedProxies;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.time.NanoClock;
@@ -21,8 +23,10 @@ import jakarta.servlet.FilterConfig;
 import jakarta.servlet.FilterRegistration;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRegistration;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -66,13 +70,22 @@ public final class SluiceFilter implements Filter {
 
   private Door door; // set by the builder, or by init for a filter the container made
   private ExecutorService ownExecutor; // null when the application gave one
+  private FilterStatus status; // set with door
+  private boolean enabled;
+  // SluiceMeters, or null without Micrometer on the class path: typed Object so that reflecting
+  // on this class (as Spring does on a bean) loads no Micrometer class
+  private Object meters;
 
   /** A filter configured from {@link SluiceProperties#fromEnvironment()} at {@link #init}. */
   public SluiceFilter() {}
 
-  private SluiceFilter(Door door, ExecutorService ownExecutor) {
+  private SluiceFilter(
+      Door door, ExecutorService ownExecutor, FilterStatus status, boolean enabled, Object meters) {
     this.door = door;
     this.ownExecutor = ownExecutor;
+    this.status = status;
+    this.enabled = enabled;
+    this.meters = meters;
   }
 
   /** A builder: properties, limiters and rules declared in code, executor, clock. */
@@ -108,6 +121,9 @@ public final class SluiceFilter implements Filter {
       SluiceFilter built = fromProperties(SluiceProperties.fromEnvironment());
       door = built.door;
       ownExecutor = built.ownExecutor;
+      status = built.status;
+      enabled = built.enabled;
+      meters = built.meters;
     }
   }
 
@@ -115,10 +131,66 @@ public final class SluiceFilter implements Filter {
   public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
       throws IOException, ServletException {
     if (request instanceof HttpServletRequest req && response instanceof HttpServletResponse res) {
+      if (OperatorPages.serves(req)) { // the status and live page pass, like health checks
+        chain.doFilter(req, res);
+        return;
+      }
       door().filter(req, res, chain);
     } else {
       chain.doFilter(request, response);
     }
+  }
+
+  /**
+   * Every limiter and rule as JSON, the Javalin plugin's status document (the same fields, listed
+   * in the README), written without a JSON library. {@link #statusServlet()} answers it.
+   */
+  public String statusJson() {
+    door(); // initialised
+    return status.json(enabled);
+  }
+
+  /** Every rate rule in force with what it decided (allowed, rejected, shadow-rejected). */
+  public List<RuleSnapshot> ruleSnapshots() {
+    door();
+    return status.ruleSnapshots();
+  }
+
+  /**
+   * A servlet answering {@code GET} with {@link #statusJson()} wherever it is mapped. Register it
+   * under the name {@code "sluice-status"} and the filter lets its requests pass the limiters and
+   * rules ({@link #registerPages} does both).
+   */
+  public HttpServlet statusServlet() {
+    door();
+    return OperatorPages.status(this::statusJson);
+  }
+
+  /**
+   * A servlet serving the live page: map it to {@code <path>/*} and it answers the page at {@code
+   * <path>} and the status JSON the page polls at {@code <path>/data}. Asking for it starts the
+   * page's series (the last five minutes of each limiter and of the CPU, sampled once a second),
+   * which the status then carries. Register it under the name {@code "sluice-dashboard"} and the
+   * filter lets its requests pass the limiters and rules ({@link #registerPages} does both).
+   */
+  public HttpServlet dashboardServlet() {
+    door();
+    status.keepHistory();
+    return OperatorPages.dashboard(this::statusJson);
+  }
+
+  /**
+   * Adds the status at {@code path} ({@code "/sluice"}) and the live page at {@code
+   * <path>/dashboard} to {@code context}, under the names the filter lets pass, as the Javalin
+   * plugin serves them; called where {@link #register} is (a {@code ServletContainerInitializer},
+   * a {@code ServletContextListener}, Spring's {@code ServletContextInitializer}).
+   */
+  public void registerPages(ServletContext context, String path) {
+    String base = DashboardPage.base(path);
+    ServletRegistration.Dynamic s = context.addServlet(OperatorPages.STATUS, statusServlet());
+    s.addMapping(base);
+    ServletRegistration.Dynamic d = context.addServlet(OperatorPages.DASHBOARD, dashboardServlet());
+    d.addMapping(base + "/dashboard/*");
   }
 
   /** The limiter named {@code name}, for its snapshot and runtime changes. */
@@ -174,6 +246,7 @@ public final class SluiceFilter implements Filter {
     if (ownExecutor != null) {
       ownExecutor.shutdown();
     }
+    status.close();
   }
 
   private Door door() {
@@ -183,6 +256,36 @@ public final class SluiceFilter implements Filter {
           + " init(FilterConfig) before the first request");
     }
     return d;
+  }
+
+  /**
+   * The filter's Micrometer meters, the Javalin plugin's names and tags (listed in the README).
+   * Micrometer is optional for the filter: its types appear only here and in {@link
+   * Builder#meterRegistry}, so a filter without Micrometer on the class path never loads them.
+   *
+   * <pre>{@code
+   * SluiceFilter.Meters.of(sluice).bindTo(registry);
+   * }</pre>
+   */
+  public static final class Meters {
+
+    private Meters() {}
+
+    /**
+     * The meters of {@code filter}: bind them to any number of registries, before or after the
+     * container starts ({@link Builder#meterRegistry} binds before any meter exists).
+     *
+     * @throws IllegalStateException when Micrometer ({@code io.micrometer:micrometer-core}) and
+     *     {@code dev.sluice:sluice-micrometer} are not on the class path
+     */
+    public static dev.sluice.micrometer.SluiceMeters of(SluiceFilter filter) {
+      filter.door();
+      if (!(filter.meters instanceof dev.sluice.micrometer.SluiceMeters m)) {
+        throw new IllegalStateException("SluiceFilter's meters need io.micrometer:micrometer-core"
+            + " and dev.sluice:sluice-micrometer on the class path");
+      }
+      return m;
+    }
   }
 
   /** Builds a {@link SluiceFilter}; properties win over code for the same limiter, as in the plugin. */
@@ -195,8 +298,19 @@ public final class SluiceFilter implements Filter {
     private Scheduler scheduler = Scheduler.system();
     private CpuSignals cpu = CpuSignals.JVM;
     private RuleSet rules; // null: sluice.rules.file, if set
+    // Micrometer registries, typed Object so that the filter loads without Micrometer
+    private final List<Object> registries = new java.util.ArrayList<>();
 
     private Builder() {}
+
+    /**
+     * Binds the filter's meters ({@link Meters#of}) to {@code registry} before any meter exists;
+     * may be called for several registries.
+     */
+    public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+      registries.add(Objects.requireNonNull(registry, "registry"));
+      return this;
+    }
 
     /** The properties to read (default: {@link SluiceProperties#fromEnvironment()}). */
     public Builder properties(SluiceProperties properties) {
@@ -263,9 +377,26 @@ public final class SluiceFilter implements Filter {
       TrustedProxies proxies = TrustedProxies.of(settings, p);
       ExecutorService own = executor == null ? Executors.newCachedThreadPool(daemons()) : null;
       Executor runOn = own != null ? own : executor;
+      FilterStatus status = new FilterStatus(clock, scheduler, cpu);
+      Object meters = FilterMeters.onClassPath() ? FilterMeters.bound(registries) : null;
       LocalDoor door = LocalDoor.build(
-          settings, p, rules, LocalDoor.Words.SERVLET_FILTER, clock, scheduler, runOn);
-      return new SluiceFilter(new Door(settings, proxies, door.limiters(), door.rules()), own);
+          settings,
+          p,
+          rules,
+          LocalDoor.Words.SERVLET_FILTER,
+          clock,
+          scheduler,
+          runOn,
+          status.limiterListener(FilterMeters.limiterListener(meters)),
+          status.ruleListener(FilterMeters.ruleListener(meters)));
+      status.built(door.limiters(), door.rules());
+      FilterMeters.gauges(meters, door.limiters(), door.rules());
+      return new SluiceFilter(
+          new Door(settings, proxies, door.limiters(), door.rules()),
+          own,
+          status,
+          settings.enabled(),
+          meters);
     }
 
     private static java.util.concurrent.ThreadFactory daemons() {

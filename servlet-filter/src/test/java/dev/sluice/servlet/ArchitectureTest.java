@@ -37,10 +37,24 @@ class ArchitectureTest {
             "org.eclipse.jetty..",
             "org.apache.catalina..",
             "org.apache.tomcat..",
-            "io.micrometer..",
             "org.slf4j..")
         .because("modules depend one way (docs/ARCHITECTURE.md); the container is the"
             + " application's")
+        .check(MODULE);
+  }
+
+  @Test
+  void touchesMicrometerOnlyWhereItsPresenceIsChecked() {
+    noClasses()
+        .that()
+        .doNotHaveSimpleName("FilterMeters")
+        .and()
+        .doNotHaveFullyQualifiedName("dev.sluice.servlet.SluiceFilter$Builder")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.micrometer..")
+        .because("Micrometer is optional for the filter's users: FilterMeters makes the meters once"
+            + " it found Micrometer; the builder only takes a registry the application has")
         .check(MODULE);
   }
 

@@ -3,6 +3,7 @@ package dev.sluice.servlet;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.util.function.Supplier;
 
@@ -17,6 +18,9 @@ interface HttpDoor {
   String base();
 
   ConcurrencyLimiter limiter(String name);
+
+  /** The registry the door's meters were bound to before it started. */
+  MeterRegistry registry();
 
   /** Stops admitting, as the door does when its server stops (before draining). */
   void stopAdmitting();

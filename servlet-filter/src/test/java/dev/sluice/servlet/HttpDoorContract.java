@@ -8,6 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -280,6 +284,153 @@ abstract class HttpDoorContract {
         .hasValue("\"history-per-ip\";r=0;t=" + retryAfter);
     assertThat(limited.headers().firstValue("RateLimit-Policy"))
         .hasValue("\"history-per-ip\";q=2;w=60");
+  }
+
+  /** The fields of a limiter in the status, in order: one document for every door. */
+  static final List<String> LIMITER_FIELDS = List.of(
+      "name",
+      "path",
+      "scope",
+      "limitKind",
+      "queueKind",
+      "queue",
+      "rejectEarly",
+      "queueDelayTarget",
+      "deadlineHeader",
+      "limit",
+      "maxConcurrency",
+      "minConcurrency",
+      "maxQueue",
+      "queueTimeoutMillis",
+      "inFlight",
+      "draining",
+      "queued",
+      "admitted",
+      "queuedTotal",
+      "rejected",
+      "queueWaitP99Millis",
+      "queueWaitMeanMillis",
+      "queueWaitMaxMillis",
+      "serviceMeanMillis",
+      "shutdown",
+      "cpu",
+      "clusterLeases",
+      "serviceMaxMillis",
+      "limitSource",
+      "waiting",
+      "cost");
+
+  static List<String> fields(JsonNode node) {
+    List<String> names = new ArrayList<>();
+    node.fieldNames().forEachRemaining(names::add);
+    return names;
+  }
+
+  /**
+   * One request running, one queued, one refused (queue full), two a rule allows and one it
+   * refuses; returns the running and the queued request.
+   */
+  private List<CompletableFuture<HttpResponse<String>>> admittedQueuedRefusedAndRuled()
+      throws Exception {
+    Path file = dir.resolve("ratelimits.yaml");
+    Files.writeString(file, PER_IP);
+    Map<String, String> props = work(1, 1);
+    props.put("sluice.rules.file", file.toString());
+    start(props);
+    CompletableFuture<HttpResponse<String>> running = getAsync("/api/work");
+    await().until(() -> work().inFlight() == 1);
+    CompletableFuture<HttpResponse<String>> queued = getAsync("/api/work");
+    await().until(() -> work().queued() == 1);
+    assertThat(get("/api/work").statusCode()).isEqualTo(429);
+    assertThat(get("/api/history/1").statusCode()).isEqualTo(200);
+    assertThat(get("/api/history/2").statusCode()).isEqualTo(200);
+    assertThat(get("/api/history/3").statusCode()).isEqualTo(429);
+    return List.of(running, queued);
+  }
+
+  @Test
+  void theStatusAtSluiceCountsAdmittedQueuedRefusedAndRuleDecisions() throws Exception {
+    List<CompletableFuture<HttpResponse<String>>> held = admittedQueuedRefusedAndRuled();
+
+    HttpResponse<String> r = get("/sluice");
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+    JsonNode status = JSON.readTree(r.body());
+    assertThat(fields(status))
+        .containsExactly("time", "enabled", "limiters", "rules", "store", "cpu", "history");
+    assertThat(status.get("enabled").asBoolean()).isTrue();
+    JsonNode limiter = status.get("limiters").get(0);
+    assertThat(fields(limiter)).isEqualTo(LIMITER_FIELDS);
+    assertThat(limiter.get("name").asText()).isEqualTo("work");
+    assertThat(limiter.get("path").asText()).isEqualTo("/api/work");
+    assertThat(limiter.get("inFlight").asInt()).isEqualTo(1);
+    assertThat(limiter.get("queued").asInt()).isEqualTo(1);
+    assertThat(limiter.get("admitted").asLong()).isEqualTo(1);
+    assertThat(limiter.get("queuedTotal").asLong()).isEqualTo(1);
+    assertThat(limiter.get("rejected").get("queueFull").asLong()).isEqualTo(1);
+    assertThat(limiter.get("cost").get("spec").asText()).isEqualTo("1");
+    assertThat(limiter.get("cost").get("largestUnits").isNull()).isTrue(); // cost=1: not tracked
+    JsonNode rule = status.get("rules").get(0);
+    assertThat(rule.get("id").asText()).isEqualTo("history-per-ip");
+    assertThat(rule.get("allowed").asLong()).isEqualTo(2);
+    assertThat(rule.get("rejected").asLong()).isEqualTo(1);
+    assertThat(rule.get("keys").asLong()).isEqualTo(1);
+    release.countDown();
+    held.forEach(h -> assertThat(h.join().statusCode()).isEqualTo(200));
+  }
+
+  @Test
+  void theMetersCountAdmittedQueuedRefusedAndRuleDecisionsUnderThePluginsNames() throws Exception {
+    List<CompletableFuture<HttpResponse<String>>> held = admittedQueuedRefusedAndRuled();
+    MeterRegistry m = door.registry();
+
+    assertThat(
+            m.get("sluice.concurrency.in.flight").tag("limiter", "work").gauge().value())
+        .isEqualTo(1);
+    assertThat(m.get("sluice.concurrency.queued").tag("limiter", "work").gauge().value())
+        .isEqualTo(1);
+    assertThat(m.get("sluice.concurrency.limit").tag("limiter", "work").gauge().value())
+        .isEqualTo(1);
+    assertThat(requests(m, "rejected", "queue_full")).isEqualTo(1);
+    assertThat(decisions(m, "allowed")).isEqualTo(2);
+    assertThat(decisions(m, "rejected")).isEqualTo(1);
+    assertThat(m.get("sluice.rate.rules").gauge().value()).isEqualTo(1);
+
+    release.countDown();
+    held.forEach(h -> assertThat(h.join().statusCode()).isEqualTo(200));
+    await().until(() -> work().inFlight() == 0);
+    assertThat(requests(m, "admitted", "immediate")).isEqualTo(1);
+    assertThat(requests(m, "admitted", "queued")).isEqualTo(1);
+    Timer waited = m.get("sluice.concurrency.queue.wait")
+        .tags("limiter", "work", "outcome", "admitted")
+        .timer();
+    assertThat(waited.count()).isEqualTo(1);
+    assertThat(m.get("sluice.concurrency.service.time")
+            .tag("limiter", "work")
+            .timer()
+            .count())
+        .isEqualTo(2);
+  }
+
+  /** {@code sluice.concurrency.requests}: a counter, or a function counter (admitted at once). */
+  private static double requests(MeterRegistry m, String outcome, String reason) {
+    var search = m.find("sluice.concurrency.requests")
+        .tags("limiter", "work", "outcome", outcome, "reason", reason);
+    Counter c = search.counter();
+    if (c != null) {
+      return c.count();
+    }
+    FunctionCounter f = search.functionCounter();
+    assertThat(f).as("sluice.concurrency.requests %s/%s", outcome, reason).isNotNull();
+    return f.count();
+  }
+
+  private static double decisions(MeterRegistry m, String outcome) {
+    return m.get("sluice.rate.decisions")
+        .tags("rule", "history-per-ip", "outcome", outcome)
+        .functionCounter()
+        .count();
   }
 
   @Test

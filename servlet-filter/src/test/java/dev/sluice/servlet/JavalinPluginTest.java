@@ -5,6 +5,8 @@ import dev.sluice.config.SluiceProperties;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.time.VirtualTime;
 import io.javalin.Javalin;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -30,8 +32,9 @@ class JavalinPluginTest extends HttpDoorContract {
       int maxThreads,
       Supplier<String> work,
       Path scratch) {
+    MeterRegistry registry = new SimpleMeterRegistry();
     SluicePlugin plugin = new SluicePlugin(cfg -> {
-      cfg.properties(properties);
+      cfg.properties(properties).meterRegistry(registry);
       if (time != null) {
         cfg.clock(time).scheduler(time);
       }
@@ -49,6 +52,8 @@ class JavalinPluginTest extends HttpDoorContract {
       config.routes.get("/api/work", ctx -> ctx.result(work.get()));
       config.routes.get("/api/history/{id}", ctx -> ctx.result("history " + ctx.pathParam("id")));
       config.routes.get("/health", ctx -> ctx.result("up"));
+      config.routes.get(
+          "/sluice", ctx -> ctx.contentType("application/json").result(plugin.statusJson()));
     });
     app.start();
     String base = "http://127.0.0.1:" + app.port();
@@ -61,6 +66,11 @@ class JavalinPluginTest extends HttpDoorContract {
       @Override
       public ConcurrencyLimiter limiter(String name) {
         return plugin.limiter(name).orElseThrow();
+      }
+
+      @Override
+      public MeterRegistry registry() {
+        return registry;
       }
 
       @Override

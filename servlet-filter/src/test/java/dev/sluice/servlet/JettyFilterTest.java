@@ -3,6 +3,8 @@ package dev.sluice.servlet;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -28,7 +30,8 @@ class JettyFilterTest extends ServletFilterContract {
       Supplier<String> work,
       Path scratch)
       throws Exception {
-    SluiceFilter.Builder b = SluiceFilter.builder().properties(properties);
+    MeterRegistry registry = new SimpleMeterRegistry();
+    SluiceFilter.Builder b = SluiceFilter.builder().properties(properties).meterRegistry(registry);
     if (time != null) {
       b.clock(time).scheduler(time);
     }
@@ -43,7 +46,10 @@ class JettyFilterTest extends ServletFilterContract {
     app.setAsyncSupported(true);
     context.addServlet(app, "/*");
     // registered by the container's own start-up, as an application registers it
-    context.addServletContainerInitializer((classes, ctx) -> filter.register(ctx, "/*"));
+    context.addServletContainerInitializer((classes, ctx) -> {
+      filter.register(ctx, "/*");
+      filter.registerPages(ctx, "/sluice");
+    });
     server.setHandler(context);
     server.start();
     String base = "http://127.0.0.1:" + connector.getLocalPort();
@@ -56,6 +62,11 @@ class JettyFilterTest extends ServletFilterContract {
       @Override
       public ConcurrencyLimiter limiter(String name) {
         return filter.limiter(name).orElseThrow();
+      }
+
+      @Override
+      public MeterRegistry registry() {
+        return registry;
       }
 
       @Override

@@ -3,6 +3,8 @@ package dev.sluice.servlet;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Supplier;
@@ -28,7 +30,8 @@ class TomcatFilterTest extends ServletFilterContract {
       Supplier<String> work,
       Path scratch)
       throws Exception {
-    SluiceFilter.Builder b = SluiceFilter.builder().properties(properties);
+    MeterRegistry registry = new SimpleMeterRegistry();
+    SluiceFilter.Builder b = SluiceFilter.builder().properties(properties).meterRegistry(registry);
     if (time != null) {
       b.clock(time).scheduler(time);
     }
@@ -47,7 +50,12 @@ class TomcatFilterTest extends ServletFilterContract {
     app.setAsyncSupported(true);
     app.addMapping("/*");
     // registered by the container's own start-up, as an application registers it
-    context.addServletContainerInitializer((classes, ctx) -> filter.register(ctx, "/*"), null);
+    context.addServletContainerInitializer(
+        (classes, ctx) -> {
+          filter.register(ctx, "/*");
+          filter.registerPages(ctx, "/sluice");
+        },
+        null);
     tomcat.start();
     String base = "http://127.0.0.1:" + connector.getLocalPort();
     return new HttpDoor() {
@@ -59,6 +67,11 @@ class TomcatFilterTest extends ServletFilterContract {
       @Override
       public ConcurrencyLimiter limiter(String name) {
         return filter.limiter(name).orElseThrow();
+      }
+
+      @Override
+      public MeterRegistry registry() {
+        return registry;
       }
 
       @Override

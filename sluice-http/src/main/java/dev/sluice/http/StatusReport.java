@@ -1,39 +1,79 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
+import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.LimiterSpec;
 import dev.sluice.concurrency.QueueSnapshot;
 import dev.sluice.concurrency.QueueSpec;
 import dev.sluice.concurrency.limit.LimitSpec;
 import dev.sluice.config.LimiterConfig;
-import dev.sluice.http.JsonWriter;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.Rule;
 import dev.sluice.store.StoreHealth;
 import dev.sluice.store.Stores;
 import java.time.Duration;
+import java.util.List;
 import java.util.OptionalInt;
 
 /**
- * The plugin's state as JSON, written with {@link JsonWriter}: every limiter (limit, in flight,
+ * A door's state as JSON, written with {@link JsonWriter}: every limiter (limit, in flight,
  * queued, counts, rejections by reason, recent queue-wait p99, CPU against target for {@code
  * limit=cpu}, the limit strategy's inputs, waiters by class and key, a global limiter's leases
  * across the cluster, what requests cost against the ceiling) and every rule in force with its
- * counts, then the machine's and this process's CPU and the last minutes of the page's series
- * ({@link History}). {@link SluicePlugin#statusJson()} and the live page's data endpoint answer it.
- * Durations are in milliseconds; a value not known is null. Fields are only ever added.
+ * counts, then the machine's and this process's CPU and the last minutes of the live page's series
+ * ({@link History}). Every HTTP door answers this one document on its status path and on its live
+ * page's data path ({@link DashboardPage}). Durations are in milliseconds; a value not known is
+ * null. Fields are only ever added.
+ *
+ * <pre>{@code
+ * StatusReport status = new StatusReport(limiters, waits, history, ruleCounters, rules, null);
+ * String json = status.json(System.currentTimeMillis());
+ * }</pre>
  */
-final class Status {
+public final class StatusReport {
 
-  private final Limiters limiters;
+  /** One limiter of a door as the status shows it. */
+  public interface Limiter {
+    /** The core limiter: its snapshot, queue and leases. */
+    ConcurrencyLimiter limiter();
+
+    /** The settings in force (after reloads). */
+    LimiterConfig config();
+
+    /** What requests cost against the ceiling of the limit, as seen so far. */
+    Costs costs();
+  }
+
+  /**
+   * What the requests of one limiter cost, in units of its limit.
+   *
+   * @param scale the caller's units per unit of the limit ({@code cost-scale}; 1 without)
+   * @param largestUnits the largest cost seen, in units of the limit; 0 before any (shown null)
+   * @param largestDeclared the largest cost a caller declared, before the scale; 0 when the cost
+   *     is not declared by the caller or none was yet (shown null)
+   * @param aboveCeiling requests that cost more than {@code max-concurrency}, since start
+   */
+  public record Costs(int scale, long largestUnits, long largestDeclared, long aboveCeiling) {}
+
+  private final List<? extends Limiter> limiters;
   private final QueueWaits waits; // null: p99 not tracked (live page off)
   private final History history; // null: not kept (live page off)
   private final RuleCounters ruleCounters;
   private final RateRules rules; // null: no rate rules
   private final Stores stores; // null: no shared store
 
-  Status(
-      Limiters limiters,
+  /**
+   * The status of a door.
+   *
+   * @param limiters the door's limiters, in declaration order
+   * @param waits their recent queue waits, or null (the p99 is then null)
+   * @param history the live page's series, or null (then {@code cpu} and {@code history} are null)
+   * @param ruleCounters the rules' decision counts
+   * @param rules the rules in force, or null without rules
+   * @param stores the shared store behind global scope, or null without one
+   */
+  public StatusReport(
+      List<? extends Limiter> limiters,
       QueueWaits waits,
       History history,
       RuleCounters ruleCounters,
@@ -47,12 +87,13 @@ final class Status {
     this.stores = stores;
   }
 
-  String json(long epochMillis) {
+  /** The document at {@code epochMillis} (its {@code time}, and where its history ends). */
+  public String json(long epochMillis) {
     JsonWriter w = new JsonWriter().beginObject();
     w.member("time", epochMillis);
     w.member("enabled", true);
     w.name("limiters").beginArray();
-    for (LimiterEntry e : limiters.all()) {
+    for (Limiter e : limiters) {
       limiter(w, e);
     }
     w.endArray();
@@ -77,8 +118,8 @@ final class Status {
     return w.endObject().toString();
   }
 
-  /** The same document with nothing in it, for a plugin that is off ({@code sluice.enabled=false}). */
-  static String disabled(long epochMillis) {
+  /** The same document with nothing in it, for a door that is off ({@code sluice.enabled=false}). */
+  public static String disabled(long epochMillis) {
     return new JsonWriter()
         .beginObject()
         .member("time", epochMillis)
@@ -115,11 +156,11 @@ final class Status {
   }
 
   /**
-   * One limiter as it runs now: its spec in force (after reloads) from the core, and the plugin's
+   * One limiter as it runs now: its spec in force (after reloads) from the core, and the door's
    * settings in force (path, scope, queue key); the CPU shown is what the controller acts on, read
    * from the limit's own state, so showing it never disturbs the controller's samples.
    */
-  private void limiter(JsonWriter w, LimiterEntry e) {
+  private void limiter(JsonWriter w, Limiter e) {
     ConcurrencySnapshot s = e.limiter().snapshot();
     LimiterSpec spec = s.spec();
     LimiterConfig c = e.config();
@@ -196,14 +237,13 @@ final class Status {
    * What a request costs and how that compares with the ceiling ({@code max-concurrency}): a cost
    * above it runs alone, so {@code aboveCeiling} counting up means the limit does not limit.
    */
-  private static void cost(JsonWriter w, LimiterEntry e, int ceiling) {
-    RequestCost cost = e.cost();
-    CostCeiling seen = e.costCeiling();
+  private static void cost(JsonWriter w, Limiter e, int ceiling) {
+    Costs seen = e.costs();
     long largest = seen.largestUnits();
     w.name("cost")
         .beginObject()
         .member("spec", e.config().cost())
-        .member("scale", cost.scale())
+        .member("scale", seen.scale())
         .member("ceiling", ceiling);
     w.name("largestUnits");
     if (largest > 0) {
@@ -212,7 +252,7 @@ final class Status {
       w.nullValue();
     }
     w.name("largestDeclared");
-    if (cost.declares() && seen.largestDeclared() > 0) {
+    if (seen.largestDeclared() > 0) {
       w.value(seen.largestDeclared());
     } else {
       w.nullValue();
@@ -225,7 +265,7 @@ final class Status {
    * class and in how many keys: what an operator asks of a limiter beside its counts.
    */
   private static void clusterLimitAndQueue(
-      JsonWriter w, LimiterEntry e, ConcurrencySnapshot s, QueueSnapshot queue) {
+      JsonWriter w, Limiter e, ConcurrencySnapshot s, QueueSnapshot queue) {
     OptionalInt leases = e.limiter().clusterLeases(); // empty for a local limiter
     w.name("clusterLeases");
     if (leases.isPresent()) {

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
 import dev.sluice.rate.RateOutcome;
 import dev.sluice.rules.RateListener;
@@ -10,16 +10,22 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Per-rule decision counts for {@link SluicePlugin#ruleSnapshots()} and the live page, kept without
- * Micrometer so they are there whether or not a registry is bound. Counts by rule id, so a reload
- * that keeps a rule keeps its counts.
+ * Per-rule decision counts for a door's rule snapshots and its status, kept without Micrometer so
+ * they are there whether or not a registry is bound. Counts by rule id, so a reload that keeps a
+ * rule keeps its counts. Give it to the rules engine as its listener.
+ *
+ * <pre>{@code
+ * RuleCounters counters = new RuleCounters();
+ * RateRules rules = RateRules.builder().rules(ruleSet).listener(counters).build();
+ * List<RuleSnapshot> now = counters.snapshots(rules);
+ * }</pre>
  */
-final class RuleCounters implements RateListener {
+public final class RuleCounters implements RateListener {
 
   private final Map<String, Counts> byId = new ConcurrentHashMap<>();
 
   /** Both listeners, in order; the engine takes one. */
-  static RateListener both(RateListener a, RateListener b) {
+  public static RateListener both(RateListener a, RateListener b) {
     return new RateListener() {
       @Override
       public void onDecision(Rule rule, RateOutcome outcome, String actorKey) {
@@ -63,11 +69,14 @@ final class RuleCounters implements RateListener {
   }
 
   /** Every rule in force in {@code rules} (null: none) with its counts. */
-  List<RuleSnapshot> snapshots(RateRules rules) {
+  public List<RuleSnapshot> snapshots(RateRules rules) {
     return rules == null
         ? List.of()
         : rules.rules().rules().stream().map(rule -> snapshot(rules, rule)).toList();
   }
+
+  /** Counts nothing yet. */
+  public RuleCounters() {}
 
   private static final class Counts {
     final LongAdder allowed = new LongAdder();

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.concurrency.Outcome;
@@ -17,8 +17,13 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Only callers that waited are recorded: one array increment on the listener's thread, no lock.
  * A window turns over when read; a sample racing the turn may land in the window being dropped,
  * which a once-a-second display can afford.
+ *
+ * <pre>{@code
+ * QueueWaits waits = new QueueWaits(NanoClock.system());
+ * ConcurrencyListener listener = QueueWaits.both(metrics, waits);
+ * }</pre>
  */
-final class QueueWaits implements ConcurrencyListener {
+public final class QueueWaits implements ConcurrencyListener {
 
   static final long WINDOW_NANOS = 10_000_000_000L;
   static final int BUCKETS = 248;
@@ -26,12 +31,13 @@ final class QueueWaits implements ConcurrencyListener {
   private final NanoClock clock;
   private final Map<String, Window> windows = new ConcurrentHashMap<>();
 
-  QueueWaits(NanoClock clock) {
+  /** Waits timed by {@code clock}. */
+  public QueueWaits(NanoClock clock) {
     this.clock = clock;
   }
 
   /** Both listeners, in order; the core takes one. */
-  static ConcurrencyListener both(ConcurrencyListener a, ConcurrencyListener b) {
+  public static ConcurrencyListener both(ConcurrencyListener a, ConcurrencyListener b) {
     return new ConcurrencyListener() {
       @Override
       public void onAdmitted(String limiter, long queuedNanos) {
@@ -87,7 +93,7 @@ final class QueueWaits implements ConcurrencyListener {
    * The p99 of the recent waits in milliseconds (a bucket's upper bound), or -1 when nobody
    * waited recently.
    */
-  double p99Millis(String limiter) {
+  public double p99Millis(String limiter) {
     Window w = windows.get(limiter);
     if (w == null) {
       return -1;

@@ -1,4 +1,4 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
 import dev.sluice.rules.Rule;
 

@@ -1,17 +1,18 @@
-package dev.sluice.javalin;
+package dev.sluice.http;
 
+import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.limit.CpuSampler;
 import dev.sluice.config.CpuSignals;
-import dev.sluice.http.JsonWriter;
 import dev.sluice.time.NanoClock;
 import dev.sluice.time.Scheduler;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The live page's series, kept by the plugin (while the page is on) so that a page opened during an
- * incident shows the minutes before it: every {@link #RESOLUTION} (on the plugin's scheduler, never per request) one
+ * The live page's series, kept by a door (while its page is on) so that a page opened during an
+ * incident shows the minutes before it: every {@link #RESOLUTION} (on the door's scheduler, never
+ * per request) one
  * point of each limiter's in flight, queued, limit and refusals in that interval, and the CPU of
  * the machine and of this process, each read by a sampler of its own (so no CPU limit's samples
  * are shortened). A ring of {@link #POINTS} points: the last five minutes, oldest overwritten.
@@ -19,16 +20,22 @@ import java.util.List;
  * <p>Memory is fixed when built: 16 bytes a point for the time and the two CPUs, 16 more a point
  * per limiter, so 4.7 KiB plus 4.7 KiB per limiter for 300 points. Written into the status as
  * columns ({@code "history":{"time":[..],"machineCpu":[..],..}}); a point not measured is null.
+ *
+ * <pre>{@code
+ * History history = new History(limiters, CpuSignals.JVM, NanoClock.system(),
+ *     History.RESOLUTION, History.POINTS);
+ * history.start(Scheduler.system());
+ * }</pre>
  */
-final class History implements AutoCloseable {
+public final class History implements AutoCloseable {
 
   /** Time between two points: the page's poll interval. */
-  static final Duration RESOLUTION = Duration.ofSeconds(1);
+  public static final Duration RESOLUTION = Duration.ofSeconds(1);
 
   /** Points kept: five minutes at {@link #RESOLUTION}. */
-  static final int POINTS = 300;
+  public static final int POINTS = 300;
 
-  private final List<LimiterEntry> limiters;
+  private final List<ConcurrencyLimiter> limiters;
   private final CpuSampler machine;
   private final CpuSampler process;
   private final NanoClock clock;
@@ -49,8 +56,14 @@ final class History implements AutoCloseable {
   private Scheduler.Cancellable task;
   private boolean closed;
 
-  History(
-      List<LimiterEntry> limiters,
+  /**
+   * A ring of {@code capacity} points, one every {@code resolution}, for {@code limiters}.
+   *
+   * @param cpu the signals of the machine's and this process's CPU
+   * @param clock the clock the points are placed by
+   */
+  public History(
+      List<ConcurrencyLimiter> limiters,
       CpuSignals cpu,
       NanoClock clock,
       Duration resolution,
@@ -75,27 +88,27 @@ final class History implements AutoCloseable {
     refused = new int[n][capacity];
     refusedBefore = new long[n];
     for (int i = 0; i < n; i++) {
-      refusedBefore[i] = refusedTotal(this.limiters.get(i).limiter().snapshot());
+      refusedBefore[i] = refusedTotal(this.limiters.get(i).snapshot());
     }
     machine.sample(); // the first reading only starts each sampler's interval
     process.sample();
   }
 
   /** Samples every resolution on {@code scheduler} until {@link #close()}. */
-  synchronized void start(Scheduler scheduler) {
+  public synchronized void start(Scheduler scheduler) {
     if (task == null && !closed) {
       task = scheduler.every(resolutionNanos, this::sample);
     }
   }
 
   /** Takes one point now. */
-  void sample() {
+  public void sample() {
     double m = machine.sample();
     double p = process.sample();
     int n = limiters.size();
     ConcurrencySnapshot[] snapshots = new ConcurrencySnapshot[n];
     for (int i = 0; i < n; i++) {
-      snapshots[i] = limiters.get(i).limiter().snapshot(); // outside the lock: it reads atomics
+      snapshots[i] = limiters.get(i).snapshot(); // outside the lock: it reads atomics
     }
     long now = clock.nanoTime();
     synchronized (this) {
@@ -118,17 +131,17 @@ final class History implements AutoCloseable {
   }
 
   /** The machine's CPU at the last point, 0-1; NaN before the first or when not measured. */
-  synchronized double machineCpu() {
+  public synchronized double machineCpu() {
     return size == 0 ? Double.NaN : rounded(machineCpu[(next - 1 + capacity) % capacity]);
   }
 
   /** This process's CPU at the last point, 0-1; NaN before the first or when not measured. */
-  synchronized double processCpu() {
+  public synchronized double processCpu() {
     return size == 0 ? Double.NaN : rounded(processCpu[(next - 1 + capacity) % capacity]);
   }
 
   /** Points held now (at most the capacity). */
-  synchronized int size() {
+  public synchronized int size() {
     return size;
   }
 
@@ -137,7 +150,7 @@ final class History implements AutoCloseable {
    * first; {@code time} is each point's wall-clock time in milliseconds, placed from {@code
    * epochMillis} (the status's time) by the monotonic clock.
    */
-  void write(JsonWriter w, long epochMillis) {
+  public void write(JsonWriter w, long epochMillis) {
     long now = clock.nanoTime();
     synchronized (this) {
       int first = (next - size + capacity) % capacity;
