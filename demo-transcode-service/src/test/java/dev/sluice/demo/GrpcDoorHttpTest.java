@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -239,6 +241,41 @@ class GrpcDoorHttpTest {
       stopped.get(30, TimeUnit.SECONDS);
     } finally {
       service.close();
+    }
+  }
+
+  @Test
+  void everyCallOfABurstFromManyHostsIsAnsweredAndLeavesNothingBehind() throws Exception {
+    // the demo's own transcode settings (adaptive limit, fair queue, reject-early)
+    Map<String, String> props = new HashMap<>();
+    props.put("server.port", "0");
+    props.put("demo.grpc.port", Integer.toString(freePort()));
+    props.put("demo.frames-per-milli", "0.5");
+    try (TranscodeService service =
+            TranscodeService.start(DemoSettings.load(new String[0], Map.of(), props, 2));
+        GrpcClient grpc = new GrpcClient(service.grpcPort())) {
+      DemoClient http = new DemoClient(service.port());
+      List<Future<String>> calls = new ArrayList<>();
+      List<CompletableFuture<HttpResponse<String>>> requests = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        String host = String.format(java.util.Locale.ROOT, "host-%02d", i % 32);
+        calls.add(grpc.transcode("{\"cpuMillis\": 40}", "x-host-id", host));
+        if (i % 4 == 0) {
+          requests.add(http.sendAsync("POST", "/api/transcode?cpuMillis=40", "X-Host-Id", host));
+        }
+      }
+      Map<Status.Code, Integer> outcomes = new java.util.TreeMap<>();
+      for (Future<String> call : calls) {
+        outcomes.merge(GrpcClient.statusOf(call).getCode(), 1, Integer::sum);
+      }
+      for (CompletableFuture<HttpResponse<String>> request : requests) {
+        assertThat(request.get(30, TimeUnit.SECONDS).statusCode()).isIn(200, 429, 504);
+      }
+      assertThat(outcomes.keySet())
+          .contains(Status.Code.OK)
+          .isSubsetOf(
+              Status.Code.OK, Status.Code.RESOURCE_EXHAUSTED, Status.Code.DEADLINE_EXCEEDED);
+      awaitLimiter(http, 0, 0);
     }
   }
 
