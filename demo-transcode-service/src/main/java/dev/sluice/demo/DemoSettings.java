@@ -32,6 +32,7 @@ public final class DemoSettings {
   static final String MAX_WAIT_MILLIS = "demo.max-wait-millis";
   static final String FRAMES_PER_MILLI = "demo.frames-per-milli";
   static final String CPU_TARGET = "demo.cpu-target";
+  static final String GRPC_PORT = "demo.grpc.port";
   static final String TRANSCODE_CONCURRENCY = "sluice.limiters.transcode.max-concurrency";
   static final String TRANSCODE_LIMIT = "sluice.limiters.transcode.limit";
   static final String TRANSCODE_TARGET_CPU = "sluice.limiters.transcode.target-cpu";
@@ -47,6 +48,7 @@ public final class DemoSettings {
       MAX_WAIT_MILLIS,
       FRAMES_PER_MILLI,
       CPU_TARGET,
+      GRPC_PORT,
       Engine.KEY,
       FfmpegSettings.THREADS,
       FfmpegSettings.MAX_BYTES,
@@ -95,6 +97,7 @@ public final class DemoSettings {
     properties.checkApplicationKeys("demo.", KEYS);
     DemoSettings settings = new DemoSettings(properties);
     settings.port();
+    settings.grpcPort();
     settings.maxCpuMillis();
     settings.maxWaitMillis();
     settings.framesPerMilli();
@@ -175,6 +178,14 @@ public final class DemoSettings {
 
   public int port() {
     return integer(PORT, 0, 65535);
+  }
+
+  /**
+   * {@code demo.grpc.port}: the port of the gRPC door ({@code transcode.Transcoder/Transcode}), or
+   * 0 when there is none (absent or 0: the default). The door needs {@code demo.engine=frames}.
+   */
+  public int grpcPort() {
+    return get(GRPC_PORT).isEmpty() ? 0 : integer(GRPC_PORT, 0, 65535);
   }
 
   public int maxCpuMillis() {

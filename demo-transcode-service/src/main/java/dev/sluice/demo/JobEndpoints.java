@@ -61,14 +61,44 @@ final class JobEndpoints implements JobEngine {
     long started = System.nanoTime();
     int cpu = parsed(ctx, CPU_MILLIS, JobMillis.CPU, maxCpuMillis);
     int wait = parsed(ctx, WAIT_MILLIS, JobMillis.WAIT, maxWaitMillis);
+    Long received = ctx.attribute(RECEIVED);
+    long arrival = received == null ? started : received;
     if (wait == 0) {
-      ctx.json(work(ctx, endpoint, started, cpu, 0));
+      ctx.json(work(endpoint, arrival, started, cpu, 0));
       return;
     }
     Executor afterWait = CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS, workers);
     ctx.future(() -> CompletableFuture.supplyAsync(
-            () -> work(ctx, endpoint, started, cpu, wait), afterWait)
+            () -> work(endpoint, arrival, started, cpu, wait), afterWait)
         .thenAccept(ctx::json));
+  }
+
+  /**
+   * Checks a job that did not come over HTTP (the gRPC door), as {@link #validate} checks a
+   * request's query: {@code cpuMillis} required, {@code waitMillis} absent means 0.
+   *
+   * @return {@code {cpuMillis, waitMillis}}
+   * @throws BadRequest naming the parameter and the value
+   */
+  int[] check(String cpuMillis, String waitMillis) {
+    return new int[] {
+      JobMillis.CPU.parse(cpuMillis, maxCpuMillis), JobMillis.WAIT.parse(waitMillis, maxWaitMillis)
+    };
+  }
+
+  /**
+   * The same job for a door without a Javalin context (gRPC), already admitted: its wait holds no
+   * thread, and its CPU work runs on Jetty's thread pool as an HTTP job's does.
+   *
+   * @param receivedNanos when the call reached the service ({@link System#nanoTime()})
+   */
+  CompletableFuture<JobResult> run(String endpoint, long receivedNanos, int cpu, int wait) {
+    long started = System.nanoTime();
+    Executor on = wait == 0
+        ? workers
+        : CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS, workers);
+    return CompletableFuture.supplyAsync(
+        () -> work(endpoint, receivedNanos, started, cpu, wait), on);
   }
 
   @Override
@@ -85,14 +115,13 @@ final class JobEndpoints implements JobEngine {
     return checked != null ? checked : millis.parse(ctx.queryParam(millis.parameter), max);
   }
 
-  private JobResult work(Context ctx, String endpoint, long started, int cpu, int wait) {
+  private JobResult work(String endpoint, long received, long started, int cpu, int wait) {
     long id = ids.incrementAndGet();
     int frames = transcoder.framesFor(cpu);
     long cpuBefore = threadCpuNanos();
     long bytes = transcoder.compress(frames, id);
     long cpuAfter = threadCpuNanos();
     long finished = System.nanoTime();
-    Long received = ctx.attribute(RECEIVED);
     return new JobResult(
         String.format(Locale.ROOT, "%s-%06d", endpoint, id),
         endpoint,
@@ -100,7 +129,7 @@ final class JobEndpoints implements JobEngine {
         wait,
         frames,
         bytes,
-        received == null ? 0 : (started - received) / 1e6,
+        (started - received) / 1e6,
         (finished - started) / 1e6,
         cpuBefore < 0 || cpuAfter < 0 ? -1 : (cpuAfter - cpuBefore) / 1e6);
   }

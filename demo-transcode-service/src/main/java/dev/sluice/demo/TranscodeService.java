@@ -1,5 +1,6 @@
 package dev.sluice.demo;
 
+import dev.sluice.config.SluiceSettings;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.time.DurationText;
 import io.javalin.Javalin;
@@ -33,14 +34,19 @@ public final class TranscodeService implements AutoCloseable {
   /** The plugin's default {@code sluice.shutdown.drain-timeout}. */
   private static final Duration DEFAULT_DRAIN = Duration.ofSeconds(30);
 
+  /** The limiter of {@code POST /api/transcode}, which the gRPC door shares. */
+  static final String TRANSCODE_LIMITER = "transcode";
+
   private final Javalin app;
   private final JobEngine engine;
   private final Duration drain;
+  private final GrpcDoor grpc; // null: no gRPC door
 
-  private TranscodeService(Javalin app, JobEngine engine, Duration drain) {
+  private TranscodeService(Javalin app, JobEngine engine, Duration drain, GrpcDoor grpc) {
     this.app = app;
     this.engine = engine;
     this.drain = drain;
+    this.grpc = grpc;
   }
 
   public static void main(String[] args) {
@@ -65,9 +71,11 @@ public final class TranscodeService implements AutoCloseable {
   }
 
   /**
-   * Starts on {@code server.port} (0: a free port, see {@link #port()}).
+   * Starts on {@code server.port} (0: a free port, see {@link #port()}), and the gRPC door on
+   * {@code demo.grpc.port} when it is set (see {@link #grpcPort()}).
    *
    * @throws IllegalStateException {@code demo.engine=ffmpeg} and ffmpeg is not on PATH
+   * @throws IllegalArgumentException {@code demo.grpc.port} with {@code demo.engine=ffmpeg}
    */
   public static TranscodeService start(DemoSettings settings) {
     return start(settings, System.getenv("PATH"));
@@ -75,6 +83,11 @@ public final class TranscodeService implements AutoCloseable {
 
   /** With the PATH where {@code demo.engine=ffmpeg} looks for ffmpeg and ffprobe. */
   static TranscodeService start(DemoSettings settings, String path) {
+    if (settings.grpcPort() != 0 && settings.engine() != Engine.FRAMES) {
+      throw new IllegalArgumentException(DemoSettings.GRPC_PORT + "=" + settings.grpcPort()
+          + ": the gRPC door runs the frames engine's jobs only, but " + Engine.KEY + " is "
+          + settings.engine().name().toLowerCase(java.util.Locale.ROOT));
+    }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     // the demo's layered settings (jar, --config, env, -D) are the plugin's properties
     SluicePlugin sluice = new SluicePlugin(
@@ -152,6 +165,22 @@ public final class TranscodeService implements AutoCloseable {
               ctx.contentType("application/json").result(peerStatus(status, sluice.statusJson())));
     });
     app.start(settings.port());
+    GrpcDoor grpc = null;
+    if (settings.grpcPort() != 0 && jobs instanceof JobEndpoints frames) {
+      try {
+        grpc = GrpcDoor.start(settings.grpcPort(), frames, grpcAdmission(sluice, settings));
+      } catch (RuntimeException e) {
+        app.stop();
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+      LOG.info(
+          "gRPC door on port {}: {} {}",
+          grpc.port(),
+          TranscodeRpc.TRANSCODE.getFullMethodName(),
+          grpc.guarded()
+              ? "behind limiter '" + TRANSCODE_LIMITER + "', shared with POST /api/transcode"
+              : "unguarded, as POST /api/transcode is");
+    }
     LOG.info(
         "transcoding service on port {}: engine {}, {} cores, virtual threads {}, "
             + "overhead peer {}, limiter peer {}, {}",
@@ -168,7 +197,23 @@ public final class TranscodeService implements AutoCloseable {
         .get("sluice.shutdown.drain-timeout")
         .map(DurationText::parse)
         .orElse(DEFAULT_DRAIN);
-    return new TranscodeService(app, jobs, drain);
+    return new TranscodeService(app, jobs, drain, grpc);
+  }
+
+  /**
+   * The plugin's own transcode limiter (the same instance, so both doors share its permits and its
+   * queue) with its queue discipline, or null when {@code /api/transcode} has none ({@code
+   * sluice.enabled=false}, a limiter peer in its place).
+   */
+  private static GrpcAdmission grpcAdmission(SluicePlugin sluice, DemoSettings settings) {
+    return sluice
+        .limiter(TRANSCODE_LIMITER)
+        .map(limiter -> new GrpcAdmission(
+            limiter,
+            SluiceSettings.resolve(settings.sluiceProperties(), Map.of())
+                .limiters()
+                .get(TRANSCODE_LIMITER)))
+        .orElse(null);
   }
 
   private static String peerStatus(List<UnaryOperator<String>> peers, String status) {
@@ -216,12 +261,19 @@ public final class TranscodeService implements AutoCloseable {
     return app.port();
   }
 
+  /** The gRPC door's port ({@code demo.grpc.port}), or 0 when there is no door. */
+  public int grpcPort() {
+    return grpc == null ? 0 : grpc.port();
+  }
+
   /**
    * Stops as the plugin drains: no new admissions, queued jobs rejected, running ones given the
    * drain deadline ({@code sluice.shutdown.drain-timeout}). Child processes are ended a little
    * before it (a tenth of it, at least a second), so their requests are still answered 503 and
    * counted inside the deadline instead of being cut by the plugin; whatever still runs when the
-   * server has stopped is ended too.
+   * server has stopped is ended too. The gRPC door takes new calls until the HTTP server has
+   * stopped, answering them as the limiter does while it drains ({@code UNAVAILABLE} with a
+   * pushback), then stops, giving the calls still open a few seconds.
    */
   @Override
   public void close() {
@@ -233,6 +285,9 @@ public final class TranscodeService implements AutoCloseable {
       app.stop();
     } finally {
       cut.cancel(false);
+      if (grpc != null) {
+        grpc.close(Duration.ofSeconds(5));
+      }
       engine.close();
     }
   }

@@ -242,4 +242,36 @@ class DemoSettingsTest {
                 .engine())
         .isEqualTo(Engine.FRAMES);
   }
+
+  @Test
+  void theGrpcDoorIsOffUnlessItsPortIsSet() {
+    assertThat(load(new String[0], Map.of(), Map.of()).grpcPort()).isZero();
+    assertThat(load(new String[0], Map.of(), Map.of("demo.grpc.port", "9090")).grpcPort())
+        .isEqualTo(9090);
+    // a key the jar names is overridden from the environment like the others
+    assertThat(load(new String[0], Map.of("DEMO_GRPC_PORT", "9091"), Map.of()).grpcPort())
+        .isEqualTo(9091);
+  }
+
+  @Test
+  void aBadGrpcPortStopsTheStartNamingKeyAndValue() {
+    for (String bad : new String[] {"-1", "70000", "grpc"}) {
+      assertThatThrownBy(() -> load(new String[0], Map.of(), Map.of("demo.grpc.port", bad)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("demo.grpc.port")
+          .hasMessageContaining("'" + bad + "'");
+    }
+  }
+
+  @Test
+  void theGrpcDoorWithTheFfmpegEngineIsRefusedAtStart() {
+    DemoSettings settings = load(
+        new String[0],
+        Map.of(),
+        Map.of("demo.grpc.port", "9090", "demo.engine", "ffmpeg", "server.port", "0"));
+    assertThatThrownBy(() -> TranscodeService.start(settings, ""))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("demo.grpc.port=9090")
+        .hasMessageContaining("frames engine");
+  }
 }

@@ -2,6 +2,7 @@ package dev.sluice.loadtest;
 
 import dev.sluice.loadtest.adaptive.AdaptiveVariant;
 import dev.sluice.loadtest.adaptive.JobMix;
+import dev.sluice.loadtest.engine.Door;
 import dev.sluice.loadtest.overload.JobKind;
 import dev.sluice.loadtest.overload.OverloadOptions;
 import dev.sluice.time.DurationText;
@@ -38,6 +39,9 @@ import java.util.Set;
  * @param overload the sweep points, job kinds and step test of {@code --scenario overload}
  * @param beforeJar {@code --scenario overhead}: an earlier build's loadtest jar whose Sluice
  *     variants run beside this build's in the same rounds, or empty
+ * @param door the door the transcode jobs of the open-loop scenarios go through ({@code --door})
+ * @param grpcPort {@code --grpc-port}: the gRPC door's port, or 0 (with {@code --embedded}: a free
+ *     one)
  */
 public record Options(
     Optional<URI> target,
@@ -57,7 +61,9 @@ public record Options(
     List<Double> overloads,
     Optional<String> variantList,
     OverloadOptions overload,
-    Optional<Path> beforeJar) {
+    Optional<Path> beforeJar,
+    Door door,
+    int grpcPort) {
 
   static final String USAGE = String.join(
       "\n",
@@ -107,6 +113,11 @@ public record Options(
       "  --out DIR            where report.html and summary.json go (default loadtest-report)",
       "  --ab                 monday-maintenance, steady, spike: run with the limiter off, then on,",
       "                       side by side (needs --embedded)",
+      "  --door D             monday-maintenance, steady, spike: http (default) or grpc: the",
+      "                       transcode jobs through the demo's gRPC door (demo.grpc.port),",
+      "                       transcode.Transcoder/Transcode; the other requests stay HTTP",
+      "  --grpc-port N        with --door grpc: the door's port (with --target: required; with",
+      "                       --embedded: instead of a free one)",
       "  --overhead           the same as --scenario overhead (the older spelling, still accepted)",
       "  --max-attempts N     tries per request, the first included (default 3)",
       "  --drain D            wait for open requests after the last send (default 30s)",
@@ -173,6 +184,8 @@ public record Options(
     Optional<String> variantList = Optional.empty();
     OverloadOptions overload = OverloadOptions.DEFAULTS;
     Optional<Path> beforeJar = Optional.empty();
+    Door door = Door.HTTP;
+    int grpcPort = 0;
     int port = 0;
     Set<String> given = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
@@ -230,6 +243,8 @@ public record Options(
           overload = overload.withJobs(JobKind.parse(option, value(args, ++i, option)));
         case "--step" -> overload = overload.withStep();
         case "--before-jar" -> beforeJar = Optional.of(Path.of(value(args, ++i, option)));
+        case "--door" -> door = Door.parse(option, value(args, ++i, option));
+        case "--grpc-port" -> grpcPort = (int) integer(option, value(args, ++i, option), 1, 65_535);
         default -> throw new IllegalArgumentException("unknown option '" + option + "'\n" + USAGE);
       }
     }
@@ -275,7 +290,9 @@ public record Options(
         overloads,
         variantList,
         overload,
-        beforeJar);
+        beforeJar,
+        door,
+        grpcPort);
     experiment.check(options);
     return options;
   }

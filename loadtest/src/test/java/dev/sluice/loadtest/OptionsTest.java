@@ -3,6 +3,7 @@ package dev.sluice.loadtest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.loadtest.engine.Door;
 import dev.sluice.loadtest.overhead.OverheadRun;
 import dev.sluice.loadtest.scenario.Scenario;
 import java.time.Duration;
@@ -181,5 +182,35 @@ class OptionsTest {
     assertThatThrownBy(() -> Options.parse()).hasMessageContaining("--embedded");
     assertThatThrownBy(() -> Options.parse("--embedded", "--frobnicate"))
         .hasMessageContaining("--frobnicate");
+  }
+
+  @Test
+  void theDoorIsHttpUnlessGrpcIsAskedForTheOpenLoopScenarios() {
+    assertThat(Options.parse("--embedded").door()).isEqualTo(Door.HTTP);
+    Options grpc = Options.parse("--embedded", "--door", "grpc");
+    assertThat(grpc.door()).isEqualTo(Door.GRPC);
+    assertThat(grpc.grpcPort()).isZero();
+    assertThat(Options.parse("--embedded", "--scenario", "steady", "--door", "grpc", "--ab")
+            .door())
+        .isEqualTo(Door.GRPC);
+    assertThat(
+            Options.parse("--target", "http://host:7070", "--door", "grpc", "--grpc-port", "9090")
+                .grpcPort())
+        .isEqualTo(9090);
+  }
+
+  @Test
+  void aWrongDoorIsRefusedNamingTheOptionAndWhatItNeeds() {
+    assertThatThrownBy(() -> Options.parse("--embedded", "--door", "websocket"))
+        .hasMessageContaining("--door must be http or grpc but was 'websocket'");
+    assertThatThrownBy(
+            () -> Options.parse("--embedded", "--scenario", "overload", "--door", "grpc"))
+        .hasMessageContaining("--door is for --scenario monday-maintenance, steady, spike");
+    assertThatThrownBy(() -> Options.parse("--target", "http://host:7070", "--door", "grpc"))
+        .hasMessageContaining("--door grpc with --target needs --grpc-port");
+    assertThatThrownBy(() -> Options.parse("--embedded", "--grpc-port", "9090"))
+        .hasMessageContaining("--grpc-port is the port of --door grpc");
+    assertThatThrownBy(() -> Options.parse("--embedded", "--door", "grpc", "--grpc-port", "0"))
+        .hasMessageContaining("--grpc-port must be an integer in [1, 65535]");
   }
 }

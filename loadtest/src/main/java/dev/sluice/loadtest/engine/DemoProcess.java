@@ -197,7 +197,8 @@ public final class DemoProcess implements AutoCloseable {
         "the demo service did not answer /health within " + timeout + "; log: " + log);
   }
 
-  private static int freePort() throws IOException {
+  /** A port nobody listens on now (for a service started next). */
+  public static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }

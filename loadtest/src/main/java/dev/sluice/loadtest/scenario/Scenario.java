@@ -2,6 +2,7 @@ package dev.sluice.loadtest.scenario;
 
 import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
+import dev.sluice.loadtest.engine.Door;
 import dev.sluice.loadtest.engine.TrafficStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,16 +60,27 @@ public enum Scenario implements Traffic, Experiment {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
-  /** {@code --ab} compares Sluice off and on, which only these scenarios do. */
+  /**
+   * {@code --ab} compares Sluice off and on, and {@code --door} sends the transcode jobs through the
+   * demo's gRPC door, which only these scenarios do.
+   */
   @Override
   public Set<String> ownOptions() {
-    return Set.of("--ab");
+    return Set.of("--ab", "--door", "--grpc-port");
   }
 
   @Override
   public void check(Options options) {
     if (options.ab() && !options.embedded()) {
       throw new IllegalArgumentException("--ab starts the services itself, so it needs --embedded");
+    }
+    if (options.grpcPort() != 0 && options.door() != Door.GRPC) {
+      throw new IllegalArgumentException("--grpc-port is the port of --door grpc");
+    }
+    if (options.door() == Door.GRPC && !options.embedded() && options.grpcPort() == 0) {
+      throw new IllegalArgumentException(
+          "--door grpc with --target needs --grpc-port N: the port of the service's gRPC door"
+              + " (demo.grpc.port)");
     }
   }
 

@@ -78,6 +78,51 @@ class EmbeddedLoadTestTest {
     assertThat(limiters.get("transcode").get("limit").asInt()).isPositive();
   }
 
+  @Test
+  void theTranscodeJobsGoThroughTheGrpcDoorIntoTheSameReport() throws Exception {
+    Options options = Options.parse(
+        "--embedded",
+        "--door",
+        "grpc",
+        "--duration",
+        "3s",
+        "--rate",
+        "12",
+        "--cpu-millis",
+        "40",
+        "--drain",
+        "10s",
+        "--seed",
+        "5",
+        "--out",
+        out.toString());
+
+    Path report = LoadTest.run(options);
+
+    assertThat(Files.readString(report)).contains("with Sluice, transcode over gRPC");
+    JsonNode runs =
+        new ObjectMapper().readTree(out.resolve("summary.json").toFile()).get("runs");
+    assertThat(runs).hasSize(1);
+    JsonNode accounting = runs.get(0).get("accounting");
+    long ended = 0;
+    for (JsonNode stream : accounting.get("outcomes")) {
+      ended += sum(stream);
+    }
+    assertThat(ended).isEqualTo(sum(accounting.get("sent")));
+    assertThat(accounting.get("outcomes").get("transcode").get("200").asLong()).isPositive();
+    assertThat(accounting.get("attempts").asLong())
+        .isEqualTo(sum(accounting.get("attemptStatuses"))
+            + accounting.get("abandonedAttempts").asLong());
+    // the served jobs' own figures came back through the door, as over HTTP
+    assertThat(runs.get(0).get("serviceMillis").get("transcode").get("p50").asDouble())
+        .isPositive();
+    // over HTTP the service saw only the calibration's few jobs; the rest came through gRPC
+    String log = Files.readString(out.resolve("server-sluice-on.log"));
+    assertThat(log).contains("gRPC door on port");
+    assertThat(log.lines().filter(l -> l.contains("POST /api/transcode ")).count())
+        .isLessThanOrEqualTo(5);
+  }
+
   private static long sum(JsonNode counts) {
     long total = 0;
     for (Map.Entry<String, JsonNode> count : counts.properties()) {
