@@ -6,8 +6,11 @@ import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceSettings;
+import dev.sluice.http.AdmissionFlow;
+import dev.sluice.http.AdmissionFlow.Stopping;
+import dev.sluice.http.Passage;
+import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RateRules;
-import dev.sluice.rules.RuleDecision;
 import dev.sluice.rules.RuleOutcomes;
 import io.grpc.Context;
 import io.grpc.Deadline;
@@ -16,7 +19,6 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -24,8 +26,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Asks the limiter that guards a call's method for a permit before the call starts: admitted at
- * once, the handler starts now; queued, the call waits as a {@link QueuedCall} (no thread, no
+ * Asks the limiter that guards a call's method for a permit before the call starts, through the
+ * {@link AdmissionFlow} every door shares (stopping, then the rate rules, then the limiter; a call
+ * that no limiter or rule guards goes by, even while stopping): admitted at once, the handler starts now; queued, the call waits as a {@link QueuedCall} (no thread, no
  * message read) and starts on the limiter's executor when its turn comes; refused, it is closed
  * with the {@link Answer} of the contract. The caller's gRPC deadline is the call's deadline: it
  * shortens the wait, and with {@code reject-early} a call whose deadline is sooner than the
@@ -38,76 +41,62 @@ final class LimitingInterceptor implements ServerInterceptor {
 
   private static final System.Logger log = System.getLogger(LimitingInterceptor.class.getName());
 
-  private final List<PathLimiter> limiters;
-  private final RateRules rules; // null: no rate rules
-  private final SluiceSettings settings;
-  private volatile boolean stopping;
-  private volatile boolean ruleFailureLogged;
+  private final AdmissionFlow<CallInfo> flow;
+  private final String accountHeader;
+  private final String deviceHeader;
 
   LimitingInterceptor(List<PathLimiter> limiters, RateRules rules, SluiceSettings settings) {
-    this.limiters = List.copyOf(limiters);
-    this.rules = rules;
-    this.settings = settings;
+    this.flow = new AdmissionFlow<>(limiters, rules, new Calls(), Stopping.REFUSES_GUARDED);
+    this.accountHeader = settings.accountHeader();
+    this.deviceHeader = settings.deviceHeader();
   }
 
   void stopAdmitting() {
-    stopping = true;
+    flow.stopAdmitting();
   }
 
   @Override
-  // the callback answers every outcome itself; the future it returns is not needed
-  @SuppressWarnings("FutureReturnValueIgnored")
   public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
     String path = "/" + call.getMethodDescriptor().getFullMethodName();
-    PathLimiter limiter = PathLimiter.first(limiters, path);
-    boolean ruled = rules != null && rules.guards(METHOD, path);
-    if (limiter == null && !ruled) {
-      return next.startCall(call, headers);
-    }
-    if (stopping) {
-      return refuse(call, Answer.shuttingDown(RetryAfter.SHUTDOWN_SECONDS));
-    }
-    CallInfo info = null;
-    if (ruled) {
-      // rules first: a call a rule refuses never takes a place in a queue
-      info = info(path, headers, call);
-      RuleDecision refusal = ruleRefusal(info);
-      if (refusal != null) {
-        return refuse(call, Answer.rateLimited(refusal));
+    Passage passage = new Passage();
+    CallInfo info = new CallInfo(path, headers, call, accountHeader, deviceHeader);
+    return switch (flow.admit(info, METHOD, path, passage)) {
+      case PASS -> next.startCall(call, headers);
+      case ADMITTED -> HeldPermit.start(call, headers, next, passage.permit());
+      case WAITING -> queue(call, headers, next, passage);
+      case SHUTTING_DOWN -> refuse(call, Answer.shuttingDown(RetryAfter.SHUTDOWN_SECONDS));
+      case RATE_LIMITED -> {
+        RuleOutcomes outcomes = passage.outcomes();
+        yield refuse(call, Answer.rateLimited(outcomes.decision(outcomes.rejectedIndex())));
       }
-      if (limiter == null) {
-        return next.startCall(call, headers);
+      case DEADLINE_SPENT -> refuse(call, Answer.deadlinePassed(passage.limiter()));
+      case REFUSED -> {
+        Answer answer =
+            answer(passage.failure(), passage.limiter(), passage.caller(), passage.deadlineBinds());
+        // null only for a cancel, which a call that never waited cannot have done
+        yield answer == null ? new ServerCall.Listener<>() {} : refuse(call, answer);
       }
-    }
-    Context context = Context.current();
-    long budget = budgetNanos(context.getDeadline());
-    if (budget == 0) {
-      return refuse(call, Answer.deadlinePassed(limiter));
-    }
-    // the common case, a free permit and nobody waiting: no caller, no future
-    Permit now = limiter.limiter().acquireIfFree();
-    if (now != null) {
-      return HeldPermit.start(call, headers, next, now);
-    }
-    Caller caller = limiter.callers().needed()
-        ? limiter
-            .callers()
-            .of(new CallInfo(
-                path, headers, call, settings.accountHeader(), settings.deviceHeader()))
-        : Caller.DEFAULT;
-    boolean ownDeadline = false;
-    if (budget > 0) {
-      caller = caller.withTimeout(Duration.ofNanos(budget)); // the shorter of it and queue-timeout
-      ownDeadline = budget < limiter.limiter().spec().queueTimeout().toNanos();
-    }
-    CompletableFuture<Permit> acquired = limiter.limiter().acquire(caller);
-    if (acquired.isDone() && !acquired.isCompletedExceptionally()) {
-      return HeldPermit.start(call, headers, next, acquired.join());
-    }
-    QueuedCall<ReqT, RespT> queued = new QueuedCall<>(call, headers, next, context, acquired);
-    Caller asked = caller;
-    boolean deadlineBinds = ownDeadline;
+    };
+  }
+
+  /**
+   * The call waits, not started, as a {@link QueuedCall}: started in its own context when its
+   * permit comes, closed with the answer when the limiter refuses it later.
+   */
+  // the callback answers every outcome itself; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private static <ReqT, RespT> ServerCall.Listener<ReqT> queue(
+      ServerCall<ReqT, RespT> call,
+      Metadata headers,
+      ServerCallHandler<ReqT, RespT> next,
+      Passage passage) {
+    CompletableFuture<Permit> acquired = passage.waiting();
+    QueuedCall<ReqT, RespT> queued =
+        new QueuedCall<>(call, headers, next, Context.current(), acquired);
+    PathLimiter limiter = passage.limiter();
+    Caller asked = passage.caller();
+    boolean deadlineBinds = passage.deadlineBinds();
     acquired.whenComplete((permit, failure) -> {
       if (failure == null) {
         queued.admitted(permit);
@@ -121,38 +110,36 @@ final class LimitingInterceptor implements ServerInterceptor {
     return queued;
   }
 
-  private CallInfo info(String path, Metadata headers, ServerCall<?, ?> call) {
-    return new CallInfo(path, headers, call, settings.accountHeader(), settings.deviceHeader());
-  }
+  /** What the flow asks of a call. */
+  private static final class Calls implements AdmissionFlow.Requests<CallInfo> {
+    private volatile boolean ruleFailureLogged;
 
-  /**
-   * The decision of the rule that refuses the call, or null when every rule admits it. Fails open,
-   * as the plugin does: a broken rule must not refuse every call.
-   */
-  private RuleDecision ruleRefusal(CallInfo info) {
-    try {
-      RuleOutcomes outcomes = new RuleOutcomes();
-      if (!rules.checkNow(info, outcomes) || outcomes.allowed()) {
-        return null; // local rules always decide now (global ones are refused at build)
+    @Override
+    public RequestInfo info(CallInfo call, String path) {
+      return call;
+    }
+
+    /**
+     * What is left of the caller's deadline in nanoseconds: none when it set none, 0 when it is
+     * spent.
+     */
+    @Override
+    public long budgetNanos(CallInfo call, PathLimiter limiter) {
+      Deadline deadline = Context.current().getDeadline();
+      if (deadline == null) {
+        return AdmissionFlow.NO_DEADLINE;
       }
-      return outcomes.decision(outcomes.rejectedIndex());
-    } catch (RuntimeException e) {
+      return Math.max(0, deadline.timeRemaining(TimeUnit.NANOSECONDS));
+    }
+
+    /** Fails open, as the plugin does: a broken rule must not refuse every call. */
+    @Override
+    public void rulesFailed(RuntimeException failure) {
       if (!ruleFailureLogged) {
         ruleFailureLogged = true;
-        log.log(System.Logger.Level.WARNING, "rate rules failed; call let through", e);
+        log.log(System.Logger.Level.WARNING, "rate rules failed; call let through", failure);
       }
-      return null;
     }
-  }
-
-  /**
-   * What is left of the caller's deadline in nanoseconds: -1 when it set none, 0 when it is spent.
-   */
-  private static long budgetNanos(Deadline deadline) {
-    if (deadline == null) {
-      return -1;
-    }
-    return Math.max(0, deadline.timeRemaining(TimeUnit.NANOSECONDS));
   }
 
   /** The answer to a failed acquire; null when the call left the queue itself (its cancel). */

@@ -1,34 +1,21 @@
 package dev.sluice.grpc;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
-import dev.sluice.config.ConfigWarnings;
-import dev.sluice.config.CpuSignals;
+import dev.sluice.config.DoorBuilder;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.LocalDoor;
 import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
-import dev.sluice.config.SluiceSettings;
-import dev.sluice.config.UnknownKeys;
 import dev.sluice.rules.RateRules;
-import dev.sluice.rules.RuleSet;
-import dev.sluice.time.NanoClock;
-import dev.sluice.time.Scheduler;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
 /**
  * Sluice's concurrency limiters (and local rate rules) in front of gRPC methods, configured by the
@@ -133,75 +120,24 @@ public final class SluiceGrpc implements AutoCloseable {
     }
   }
 
-  /** Builds a {@link SluiceGrpc}; properties win over code for the same limiter, as in the plugin. */
-  public static final class Builder {
-
-    private SluiceProperties properties;
-    private final Map<String, LimiterConfig.Builder> code = new LinkedHashMap<>();
-    private Executor executor;
-    private NanoClock clock = NanoClock.system();
-    private Scheduler scheduler = Scheduler.system();
-    private CpuSignals cpu = CpuSignals.JVM;
-    private RuleSet rules; // null: sluice.rules.file, if set
+  /**
+   * Builds a {@link SluiceGrpc}; properties win over code for the same limiter, as in the plugin.
+   * A call that waited starts its handler on the executor (give it the server's own to run every
+   * handler on one pool); one made here is stopped by {@link SluiceGrpc#close()}.
+   */
+  public static final class Builder extends DoorBuilder<Builder> {
 
     private Builder() {}
 
-    /** The properties to read (default: {@link SluiceProperties#fromEnvironment()}). */
-    public Builder properties(SluiceProperties properties) {
-      this.properties = Objects.requireNonNull(properties, "properties");
-      return this;
-    }
-
-    /**
-     * Declares (or refines) a named limiter: {@code l -> l.path("/pkg.Service/*").maxConcurrency(2)}.
-     * Properties {@code sluice.limiters.<name>.*} are parsed onto the same builder afterwards and
-     * win.
-     */
-    public Builder limiter(String name, Consumer<LimiterConfig.Builder> limiter) {
-      limiter.accept(code.computeIfAbsent(name, LimiterConfig::custom));
+    /** This builder. */
+    @Override
+    protected Builder self() {
       return this;
     }
 
     /** Declares a limiter from a finished config (replacing one of the same name). */
     public Builder limiter(LimiterConfig limiter) {
-      code.put(limiter.name(), LimiterConfig.from(limiter));
-      return this;
-    }
-
-    /**
-     * Where a call that waited starts its handler and where the limiter completes its waiters
-     * (default: a cached pool of daemon threads that {@link SluiceGrpc#close()} stops). Give it the
-     * server's own executor to run every handler on one pool.
-     */
-    public Builder executor(Executor executor) {
-      this.executor = Objects.requireNonNull(executor, "executor");
-      return this;
-    }
-
-    /** The limiters' clock (tests: a virtual one). */
-    public Builder clock(NanoClock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /** Runs the limiters' timeouts (tests: a virtual one). */
-    public Builder scheduler(Scheduler scheduler) {
-      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-      return this;
-    }
-
-    /**
-     * Rate rules declared in code (a {@code sluice.rules.file} wins). A rule's {@code resource} is
-     * a method path ({@code /package.Service/*}); every gRPC call is a {@code POST}.
-     */
-    public Builder rules(RuleSet rules) {
-      this.rules = Objects.requireNonNull(rules, "rules");
-      return this;
-    }
-
-    /** The CPU signals behind {@code limit=cpu} (default: the JVM's). */
-    public Builder cpuSignals(CpuSignals cpu) {
-      this.cpu = Objects.requireNonNull(cpu, "cpu");
+      declare(limiter);
       return this;
     }
 
@@ -212,27 +148,11 @@ public final class SluiceGrpc implements AutoCloseable {
      *     setting this door does not support
      */
     public SluiceGrpc build() {
-      SluiceProperties p = properties != null ? properties : SluiceProperties.fromEnvironment();
-      SluiceSettings settings = SluiceSettings.resolve(p, code, cpu);
-      // then unknown keys, as the plugin checks them: a bad value is reported first
-      UnknownKeys.check(
-          p, settings.limiters().keySet(), settings.strict(), ConfigWarnings.systemLogger());
-      ExecutorService own = executor == null ? Executors.newCachedThreadPool(daemons()) : null;
-      Executor runOn = own != null ? own : executor;
-      LocalDoor door = LocalDoor.build(
-          settings, p, rules, LocalDoor.Words.GRPC_INTERCEPTOR, clock, scheduler, runOn);
-      List<PathLimiter> built = door.limiters();
-      RateRules rateRules = door.rules();
-      return new SluiceGrpc(built, new LimitingInterceptor(built, rateRules, settings), own);
-    }
-
-    private static java.util.concurrent.ThreadFactory daemons() {
-      AtomicInteger n = new AtomicInteger();
-      return task -> {
-        Thread t = new Thread(task, "sluice-grpc-" + n.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      };
+      Parts parts = parts(LocalDoor.Words.GRPC_INTERCEPTOR, "sluice-grpc");
+      List<PathLimiter> built = parts.door().limiters();
+      RateRules rateRules = parts.door().rules();
+      return new SluiceGrpc(
+          built, new LimitingInterceptor(built, rateRules, parts.settings()), parts.ownExecutor());
     }
   }
 }

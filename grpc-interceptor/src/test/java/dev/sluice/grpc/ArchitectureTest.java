@@ -1,5 +1,9 @@
 package dev.sluice.grpc;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameStartingWith;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
@@ -70,6 +74,19 @@ class ArchitectureTest {
         .areNotPublic()
         .should()
         .notHaveModifier(JavaModifier.PUBLIC)
+        .check(MODULE);
+  }
+
+  @Test
+  void admitsThroughTheSharedFlowAndAnswersWithItsOwnStatuses() {
+    noClasses()
+        .should()
+        .dependOnClassesThat(resideInAPackage("dev.sluice.http")
+            .and(not(name("dev.sluice.http.AdmissionFlow")
+                .or(nameStartingWith("dev.sluice.http.AdmissionFlow$"))
+                .or(name("dev.sluice.http.Passage")))))
+        .because("the interceptor takes the doors' admission steps from sluice-http, but answers"
+            + " with gRPC statuses, never an HTTP door's problem+json")
         .check(MODULE);
   }
 

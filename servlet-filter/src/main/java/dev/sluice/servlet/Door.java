@@ -1,15 +1,18 @@
 package dev.sluice.servlet;
 
-import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceSettings;
+import dev.sluice.http.AdmissionFlow;
+import dev.sluice.http.AdmissionFlow.Stopping;
 import dev.sluice.http.Answers;
 import dev.sluice.http.Deadline;
+import dev.sluice.http.Passage;
 import dev.sluice.http.RateHeaders;
 import dev.sluice.http.Rejection;
 import dev.sluice.http.TrustedProxies;
+import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RateRules;
 import dev.sluice.rules.RuleOutcomes;
 import jakarta.servlet.AsyncContext;
@@ -22,31 +25,26 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The filter's way with one request, in the Javalin plugin's order: bypassed paths, rate rules
- * (a request a rule refuses never takes a queue slot), then the first limiter whose path matches.
- * A request that must wait is suspended with {@code startAsync} (the async timeout disabled: the
- * limiter's queue timeout and the request's deadline bound the wait) and holds no container thread;
- * once the limiter grants its permit it is dispatched again, through this filter, to the rest of
- * the chain. The answers are {@link Answers}', as every HTTP door's.
+ * The filter's way with one request: the {@link AdmissionFlow} every door shares (bypassed paths,
+ * rate rules, of which a refused request never takes a queue slot, then the first limiter whose path
+ * matches), on the servlet API. A request that must wait is suspended with {@code startAsync} (the
+ * async timeout disabled: the limiter's queue timeout and the request's deadline bound the wait)
+ * and holds no container thread; once the limiter grants its permit it is dispatched again, through
+ * this filter, to the rest of the chain. The answers are {@link Answers}', as every HTTP door's.
  */
 final class Door {
 
   private static final System.Logger log = System.getLogger(SluiceFilter.class.getName());
 
   private final SluiceSettings settings;
-  private final TrustedProxies proxies;
-  private final List<PathLimiter> limiters;
-  private final RateRules rules; // null: no rate rules
+  private final AdmissionFlow<HttpServletRequest> flow;
   private final Answers answers;
   private final RateHeaders<HttpServletResponse, HeaderField> headers;
-  private volatile boolean stopping;
-  private volatile boolean ruleFailureLogged;
 
   Door(
       SluiceSettings settings,
@@ -54,20 +52,19 @@ final class Door {
       List<PathLimiter> limiters,
       RateRules rules) {
     this.settings = settings;
-    this.proxies = proxies;
-    this.limiters = limiters;
-    this.rules = rules;
+    this.flow = new AdmissionFlow<>(
+        limiters, rules, new Requests(settings, proxies), Stopping.REFUSES_EVERY_REQUEST);
     this.answers = new Answers(settings.statuses());
     this.headers =
         new RateHeaders<>(settings.draftHeaders(), settings.xHeaders(), HeaderField.ON_SERVLET);
   }
 
   void stopAdmitting() {
-    stopping = true;
+    flow.stopAdmitting();
   }
 
   List<PathLimiter> limiters() {
-    return limiters;
+    return flow.limiters();
   }
 
   java.time.Duration drainTimeout() {
@@ -88,90 +85,56 @@ final class Door {
       }
       return;
     }
-    String path = path(req);
-    if (settings.bypassed(path)) {
-      chain.doFilter(req, res);
-      return;
-    }
-    if (stopping) {
-      answer(res, answers.shuttingDown());
-      return;
-    }
-    PathLimiter limiter = PathLimiter.first(limiters, path);
-    RuleOutcomes outcomes = null;
-    ServletRequestInfo info = null;
-    // a path no rule guards (most, in many services) builds no request info and writes no header
-    if (rules != null && rules.guards(req.getMethod(), path)) {
-      info = new ServletRequestInfo(req, path, settings, proxies);
-      outcomes = checkRules(info);
-      if (outcomes != null && !outcomes.allowed()) {
+    // a new passage per request: a parked request keeps its rules' outcomes for its headers
+    Passage passage = new Passage();
+    switch (flow.admit(req, req.getMethod(), path(req), passage)) {
+      case PASS -> {
+        headers(res, passage.outcomes(), null);
+        chain.doFilter(req, res);
+      }
+      case ADMITTED ->
+        admitted(
+            req,
+            res,
+            chain,
+            new Admission(passage.limiter(), passage.permit(), passage.outcomes()));
+      case WAITING -> park(req, res, passage);
+      case SHUTTING_DOWN -> answer(res, answers.shuttingDown());
+      case RATE_LIMITED -> {
+        RuleOutcomes outcomes = passage.outcomes();
         headers.write(res, outcomes);
         answer(res, answers.rateLimited(outcomes.decision(outcomes.rejectedIndex())));
-        return;
       }
-    }
-    if (limiter == null) {
-      headers(res, outcomes, null);
-      chain.doFilter(req, res);
-      return;
-    }
-    admit(req, res, chain, path, limiter, outcomes, info);
-  }
-
-  // the grant's callback handles every outcome; the future it returns is not needed
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private void admit(
-      HttpServletRequest req,
-      HttpServletResponse res,
-      FilterChain chain,
-      String path,
-      PathLimiter limiter,
-      RuleOutcomes outcomes,
-      ServletRequestInfo known)
-      throws IOException, ServletException {
-    long budget;
-    try {
-      budget = budgetNanos(req, limiter);
-    } catch (Rejection r) {
-      answer(res, r);
-      return;
-    }
-    // the common case, a free permit and nobody waiting: no future
-    Permit now = limiter.limiter().acquireIfFree();
-    if (now != null) {
-      admitted(req, res, chain, new Admission(limiter, now, outcomes));
-      return;
-    }
-    Caller caller = Caller.DEFAULT;
-    if (limiter.callers().needed()) {
-      ServletRequestInfo info =
-          known != null ? known : new ServletRequestInfo(req, path, settings, proxies);
-      caller = limiter.callers().of(info);
-    }
-    if (budget > 0) {
-      caller = caller.withTimeout(Duration.ofNanos(budget)); // the shorter of it and queue-timeout
-    }
-    CompletableFuture<Permit> acquired = limiter.limiter().acquire(caller);
-    if (acquired.isDone()) {
-      Throwable failure = failure(acquired);
-      if (failure != null) {
+      case DEADLINE_SPENT ->
+        answer(res, answers.deadlineExceeded(passage.limiter().name()));
+      case REFUSED -> {
+        PathLimiter limiter = passage.limiter();
         answer(
             res,
             withLimiterPolicy(
-                answers.refusal(failure, true, caller.key(), limiter.config().queueKey()),
+                answers.refusal(
+                    passage.failure(),
+                    true,
+                    passage.caller().key(),
+                    limiter.config().queueKey()),
                 limiter));
-        return;
       }
-      admitted(req, res, chain, new Admission(limiter, acquired.getNow(null), outcomes));
-      return;
     }
+  }
+
+  /** Suspends a request that waits in the queue, without a thread, until its turn. */
+  // the grant's callback handles every outcome; the future it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void park(HttpServletRequest req, HttpServletResponse res, Passage passage)
+      throws ServletException {
+    CompletableFuture<Permit> acquired = passage.waiting();
     if (!req.isAsyncSupported()) {
       acquired.cancel(false);
       throw new ServletException("SluiceFilter queues a request without holding a thread, which"
           + " needs async support: register the filter and the servlets it guards with"
           + " asyncSupported=true, for the REQUEST and ASYNC dispatcher types");
     }
-    Admission admission = new Admission(limiter, acquired, outcomes);
+    Admission admission = new Admission(passage.limiter(), acquired, passage.outcomes());
     req.setAttribute(Admission.ATTRIBUTE, admission);
     AsyncContext async = req.startAsync(req, res);
     async.setTimeout(0); // the queue's own timeout and the request's deadline bound the wait
@@ -250,42 +213,6 @@ final class Door {
         r, limiter.name(), limit, limiter.config().maxConcurrency(), items);
   }
 
-  /** Fails open: a broken rule must not turn every request into a 500. */
-  private RuleOutcomes checkRules(ServletRequestInfo info) {
-    RuleOutcomes outcomes = new RuleOutcomes();
-    try {
-      // every rule is local (checked when built): the answer is always at hand
-      return rules.checkNow(info, outcomes) ? outcomes : null;
-    } catch (RuntimeException e) {
-      if (!ruleFailureLogged) {
-        ruleFailureLogged = true;
-        log.log(Level.WARNING, "rate rules failed; request let through", e);
-      }
-      return null;
-    }
-  }
-
-  /**
-   * The request's own budget from the limiter's {@code deadline-header}, in nanoseconds: 0 when
-   * the limiter reads none or the request sends none (or a malformed one); throws the 504 answer
-   * when it is already spent.
-   */
-  private long budgetNanos(HttpServletRequest req, PathLimiter limiter) {
-    String header = limiter.config().deadlineHeader().orElse(null);
-    String raw = header == null ? null : req.getHeader(header);
-    if (raw == null) {
-      return 0;
-    }
-    long budget = Deadline.parseNanos(raw);
-    if (budget == Deadline.MALFORMED) {
-      return 0;
-    }
-    if (budget == 0) {
-      throw answers.deadlineExceeded(limiter.name());
-    }
-    return budget;
-  }
-
   private static void answer(HttpServletResponse res, Rejection r) throws IOException {
     if (res.isCommitted()) {
       return;
@@ -297,14 +224,6 @@ final class Door {
     }
   }
 
-  /** The cause of a failed, completed future, without joining it (no exception is thrown). */
-  private static Throwable failure(CompletableFuture<?> done) {
-    if (!done.isCompletedExceptionally()) {
-      return null;
-    }
-    return done.handle((v, failure) -> failure).getNow(null);
-  }
-
   /** The path within the application: the request URI without the context path. */
   static String path(HttpServletRequest req) {
     String uri = req.getRequestURI();
@@ -313,6 +232,51 @@ final class Door {
         ? uri.substring(context.length())
         : uri;
     return path.isEmpty() ? "/" : path;
+  }
+
+  /** What the flow asks of a servlet request. */
+  private static final class Requests implements AdmissionFlow.Requests<HttpServletRequest> {
+    private final SluiceSettings settings;
+    private final TrustedProxies proxies;
+    private volatile boolean ruleFailureLogged;
+
+    Requests(SluiceSettings settings, TrustedProxies proxies) {
+      this.settings = settings;
+      this.proxies = proxies;
+    }
+
+    @Override
+    public boolean bypassed(String path) {
+      return settings.bypassed(path);
+    }
+
+    @Override
+    public RequestInfo info(HttpServletRequest req, String path) {
+      return new ServletRequestInfo(req, path, settings, proxies);
+    }
+
+    /**
+     * The request's own budget from the limiter's {@code deadline-header}: none when the limiter
+     * reads none or the request sends none (or a malformed one).
+     */
+    @Override
+    public long budgetNanos(HttpServletRequest req, PathLimiter limiter) {
+      String header = limiter.config().deadlineHeader().orElse(null);
+      String raw = header == null ? null : req.getHeader(header);
+      if (raw == null) {
+        return AdmissionFlow.NO_DEADLINE;
+      }
+      long budget = Deadline.parseNanos(raw);
+      return budget == Deadline.MALFORMED ? AdmissionFlow.NO_DEADLINE : budget;
+    }
+
+    @Override
+    public void rulesFailed(RuntimeException failure) {
+      if (!ruleFailureLogged) {
+        ruleFailureLogged = true;
+        log.log(Level.WARNING, "rate rules failed; request let through", failure);
+      }
+    }
   }
 
   /**

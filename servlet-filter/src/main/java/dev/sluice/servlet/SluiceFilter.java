@@ -1,21 +1,16 @@
 package dev.sluice.servlet;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
-import dev.sluice.config.ConfigWarnings;
-import dev.sluice.config.CpuSignals;
+import dev.sluice.config.DoorBuilder;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.LocalDoor;
 import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.config.SluiceSettings;
-import dev.sluice.config.UnknownKeys;
 import dev.sluice.http.DashboardPage;
 import dev.sluice.http.RuleSnapshot;
 import dev.sluice.http.TrustedProxies;
-import dev.sluice.rules.RuleSet;
-import dev.sluice.time.NanoClock;
-import dev.sluice.time.Scheduler;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -32,16 +27,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
 /**
  * Sluice in front of a Jakarta Servlet 6 application: the same {@code sluice.*} properties, the
@@ -288,16 +276,13 @@ public final class SluiceFilter implements Filter {
     }
   }
 
-  /** Builds a {@link SluiceFilter}; properties win over code for the same limiter, as in the plugin. */
-  public static final class Builder {
+  /**
+   * Builds a {@link SluiceFilter}; properties win over code for the same limiter, as in the plugin.
+   * The executor only dispatches a request that waited back to the container; one made here is
+   * stopped by {@link SluiceFilter#destroy()}.
+   */
+  public static final class Builder extends DoorBuilder<Builder> {
 
-    private SluiceProperties properties;
-    private final Map<String, LimiterConfig.Builder> code = new LinkedHashMap<>();
-    private Executor executor;
-    private NanoClock clock = NanoClock.system();
-    private Scheduler scheduler = Scheduler.system();
-    private CpuSignals cpu = CpuSignals.JVM;
-    private RuleSet rules; // null: sluice.rules.file, if set
     // Micrometer registries, typed Object so that the filter loads without Micrometer
     private final List<Object> registries = new java.util.ArrayList<>();
 
@@ -312,53 +297,9 @@ public final class SluiceFilter implements Filter {
       return this;
     }
 
-    /** The properties to read (default: {@link SluiceProperties#fromEnvironment()}). */
-    public Builder properties(SluiceProperties properties) {
-      this.properties = Objects.requireNonNull(properties, "properties");
-      return this;
-    }
-
-    /**
-     * Declares (or refines) a named limiter: {@code l -> l.path("/api/*").maxConcurrency(4)}.
-     * Properties {@code sluice.limiters.<name>.*} are parsed onto the same builder afterwards and
-     * win.
-     */
-    public Builder limiter(String name, Consumer<LimiterConfig.Builder> limiter) {
-      limiter.accept(code.computeIfAbsent(name, LimiterConfig::custom));
-      return this;
-    }
-
-    /** Rate rules declared in code (a {@code sluice.rules.file} wins). */
-    public Builder rules(RuleSet rules) {
-      this.rules = Objects.requireNonNull(rules, "rules");
-      return this;
-    }
-
-    /**
-     * Where the limiters complete their waiters, which only dispatch the request back to the
-     * container (default: a cached pool of daemon threads that {@link SluiceFilter#destroy()}
-     * stops).
-     */
-    public Builder executor(Executor executor) {
-      this.executor = Objects.requireNonNull(executor, "executor");
-      return this;
-    }
-
-    /** The limiters' and rules' clock (tests: a virtual one). */
-    public Builder clock(NanoClock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /** Runs the limiters' timeouts (tests: a virtual one). */
-    public Builder scheduler(Scheduler scheduler) {
-      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-      return this;
-    }
-
-    /** The CPU signals behind {@code limit=cpu} (default: the JVM's). */
-    public Builder cpuSignals(CpuSignals cpu) {
-      this.cpu = Objects.requireNonNull(cpu, "cpu");
+    /** This builder. */
+    @Override
+    protected Builder self() {
       return this;
     }
 
@@ -369,43 +310,24 @@ public final class SluiceFilter implements Filter {
      *     setting this filter does not support
      */
     public SluiceFilter build() {
-      SluiceProperties p = properties != null ? properties : SluiceProperties.fromEnvironment();
-      SluiceSettings settings = SluiceSettings.resolve(p, code, cpu);
-      // then unknown keys, as the plugin checks them: a bad value is reported first
-      UnknownKeys.check(
-          p, settings.limiters().keySet(), settings.strict(), ConfigWarnings.systemLogger());
-      TrustedProxies proxies = TrustedProxies.of(settings, p);
-      ExecutorService own = executor == null ? Executors.newCachedThreadPool(daemons()) : null;
-      Executor runOn = own != null ? own : executor;
-      FilterStatus status = new FilterStatus(clock, scheduler, cpu);
+      FilterStatus status = new FilterStatus(clockInUse(), schedulerInUse(), cpuSignalsInUse());
       Object meters = FilterMeters.onClassPath() ? FilterMeters.bound(registries) : null;
-      LocalDoor door = LocalDoor.build(
-          settings,
-          p,
-          rules,
+      Parts parts = parts(
           LocalDoor.Words.SERVLET_FILTER,
-          clock,
-          scheduler,
-          runOn,
+          "sluice-servlet",
           status.limiterListener(FilterMeters.limiterListener(meters)),
           status.ruleListener(FilterMeters.ruleListener(meters)));
+      SluiceSettings settings = parts.settings();
+      TrustedProxies proxies = TrustedProxies.of(settings, parts.properties());
+      LocalDoor door = parts.door();
       status.built(door.limiters(), door.rules());
       FilterMeters.gauges(meters, door.limiters(), door.rules());
       return new SluiceFilter(
           new Door(settings, proxies, door.limiters(), door.rules()),
-          own,
+          parts.ownExecutor(),
           status,
           settings.enabled(),
           meters);
-    }
-
-    private static java.util.concurrent.ThreadFactory daemons() {
-      AtomicInteger n = new AtomicInteger();
-      return task -> {
-        Thread t = new Thread(task, "sluice-servlet-" + n.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      };
     }
   }
 }

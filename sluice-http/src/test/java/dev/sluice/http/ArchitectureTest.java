@@ -9,8 +9,9 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * The answers every HTTP door gives are framework-free: the Javalin plugin and the servlet filter
- * map them onto their own responses, so neither framework may appear here.
+ * The admission flow every door takes and the answers every HTTP door gives are framework-free: the
+ * Javalin plugin, the servlet filter and the gRPC interceptor map them onto their own requests and
+ * responses, so no framework may appear here.
  */
 class ArchitectureTest {
 
