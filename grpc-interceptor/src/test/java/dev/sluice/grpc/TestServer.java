@@ -16,6 +16,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.ByteArrayInputStream;
@@ -34,6 +35,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
@@ -48,7 +50,8 @@ import java.util.function.UnaryOperator;
  *   <li>{@code test.Work/Stream}: server streaming; sends one message, then stays open until
  *       finished
  *   <li>{@code test.Work/Run}: unary; runs for the milliseconds the request names, on a timer (no
- *       thread held), counting the handlers running at once
+ *       thread held), counting the handlers running at once (a cancelled one stops counting when
+ *       it is cancelled, the moment its permit comes back)
  *   <li>{@code test.Open/Ping}: not limited
  * </ul>
  */
@@ -115,10 +118,20 @@ final class TestServer implements AutoCloseable {
         .addMethod(RUN, ServerCalls.asyncUnaryCall((request, response) -> {
           started.incrementAndGet();
           mostRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+          // a call its client cancels (or whose deadline passes) gives its permit back at once,
+          // as a handler is told to stop then: it stops counting as running at that moment
+          AtomicBoolean counted = new AtomicBoolean(true);
+          ((ServerCallStreamObserver<String>) response).setOnCancelHandler(() -> {
+            if (counted.getAndSet(false)) {
+              running.decrementAndGet();
+            }
+          });
           var unused = timer.schedule(
               () -> {
                 // ends before the answer: the permit is given back only once the call closes
-                running.decrementAndGet();
+                if (counted.getAndSet(false)) {
+                  running.decrementAndGet();
+                }
                 runsEnded.incrementAndGet();
                 try {
                   response.onNext(request);
