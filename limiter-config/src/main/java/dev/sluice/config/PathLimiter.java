@@ -32,13 +32,31 @@ public final class PathLimiter {
    *     first and refuses it with its own {@link SluiceConfigException}
    */
   public PathLimiter(LimiterConfig config, ConcurrencyLimiter limiter) {
+    this(
+        config,
+        ResourcePattern.parse(Objects.requireNonNull(config, "config")
+            .path()
+            .orElseThrow(
+                () -> new IllegalArgumentException("limiter '" + config.name() + "' has no path"))),
+        limiter);
+  }
+
+  /**
+   * The limiter {@code limiter} on the paths {@code pattern} matches, whatever {@code config}'s own
+   * {@code path}: a limiter another door owns, shared by a door that guards other paths with it
+   * (the gRPC interceptor's methods beside the plugin's endpoint). The queue discipline is still
+   * {@code config}'s.
+   */
+  public PathLimiter(LimiterConfig config, ResourcePattern pattern, ConcurrencyLimiter limiter) {
     this.config = Objects.requireNonNull(config, "config");
-    this.pattern = ResourcePattern.parse(config
-        .path()
-        .orElseThrow(
-            () -> new IllegalArgumentException("limiter '" + config.name() + "' has no path")));
+    this.pattern = Objects.requireNonNull(pattern, "pattern");
     this.limiter = Objects.requireNonNull(limiter, "limiter");
     this.callers = new QueueCallers(config.queue());
+  }
+
+  /** The paths it guards. */
+  public ResourcePattern pattern() {
+    return pattern;
   }
 
   /**
