@@ -8,7 +8,6 @@ import dev.sluice.config.LocalDoor;
 import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
-import dev.sluice.request.ResourcePattern;
 import dev.sluice.rules.RateRules;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
@@ -198,9 +197,9 @@ public final class SluiceGrpc implements AutoCloseable {
             + "' was given the config of limiter '" + config.name()
             + "': pass the config its owner built it from");
       }
-      ResourcePattern pattern = methodPattern(methodPattern);
+      PathLimiter guard = methodPattern(methodPattern, config, limiter);
       for (PathLimiter s : shared) {
-        if (s.pattern().equals(pattern)) {
+        if (s.guardsSamePaths(guard)) {
           throw new IllegalArgumentException("gRPC method pattern '" + methodPattern
               + "' is shared twice (limiter '" + s.name() + "' has it already)");
         }
@@ -209,7 +208,7 @@ public final class SluiceGrpc implements AutoCloseable {
               + "' is shared already: two limiters of one name cannot be told apart");
         }
       }
-      shared.add(new PathLimiter(config, pattern, limiter));
+      shared.add(guard);
       return this;
     }
 
@@ -262,7 +261,7 @@ public final class SluiceGrpc implements AutoCloseable {
           if (mine.name().equals(s.name())) {
             problem = "limiter '" + s.name() + "' is shared with this door (Builder.shared); a"
                 + " limiter of the door's own cannot have its name";
-          } else if (mine.pattern().equals(s.pattern())) {
+          } else if (mine.guardsSamePaths(s)) {
             problem = "limiter '" + s.name() + "', shared with this door, guards '" + s.pattern()
                 + "' already";
           }
@@ -277,26 +276,26 @@ public final class SluiceGrpc implements AutoCloseable {
       }
     }
 
-    private static ResourcePattern methodPattern(String text) {
+    private static PathLimiter methodPattern(
+        String text, LimiterConfig config, ConcurrencyLimiter limiter) {
       String hint = "; a method's path is /package.Service/Method: use it, /package.Service/* or"
           + " /package.Service/**";
       if (text == null || !text.startsWith("/")) {
         throw new IllegalArgumentException(
             "gRPC method pattern '" + text + "' must start with '/'" + hint);
       }
-      ResourcePattern pattern;
+      PathLimiter guard;
       try {
-        pattern = ResourcePattern.parse(text);
+        guard = new PathLimiter(config, text, limiter);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
             "gRPC method pattern '" + text + "' is malformed: " + e.getMessage(), e);
       }
-      boolean matchesMethods = pattern.isSubtree() ? pattern.depth() <= 2 : pattern.depth() == 2;
-      if (!matchesMethods) {
+      if (!guard.reachesDepth(2)) {
         throw new IllegalArgumentException(
             "gRPC method pattern '" + text + "' can match no method" + hint);
       }
-      return pattern;
+      return guard;
     }
   }
 }

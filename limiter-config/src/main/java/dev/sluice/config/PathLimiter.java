@@ -46,17 +46,40 @@ public final class PathLimiter {
    * {@code path}: a limiter another door owns, shared by a door that guards other paths with it
    * (the gRPC interceptor's methods beside the plugin's endpoint). The queue discipline is still
    * {@code config}'s.
+   *
+   * @throws IllegalArgumentException naming the pattern when it is malformed (see {@link
+   *     LimiterConfig.Builder#path})
    */
-  public PathLimiter(LimiterConfig config, ResourcePattern pattern, ConcurrencyLimiter limiter) {
+  public PathLimiter(LimiterConfig config, String pattern, ConcurrencyLimiter limiter) {
+    this(config, ResourcePattern.parse(pattern), limiter);
+  }
+
+  private PathLimiter(LimiterConfig config, ResourcePattern pattern, ConcurrencyLimiter limiter) {
     this.config = Objects.requireNonNull(config, "config");
     this.pattern = Objects.requireNonNull(pattern, "pattern");
     this.limiter = Objects.requireNonNull(limiter, "limiter");
     this.callers = new QueueCallers(config.queue());
   }
 
-  /** The paths it guards. */
-  public ResourcePattern pattern() {
-    return pattern;
+  /** The pattern of the paths it guards, as written. */
+  public String pattern() {
+    return pattern.toString();
+  }
+
+  /**
+   * Whether {@code other} guards the same paths: the same pattern, empty segments aside ({@code
+   * /a//b} is {@code /a/b}).
+   */
+  public boolean guardsSamePaths(PathLimiter other) {
+    return pattern.equals(other.pattern);
+  }
+
+  /**
+   * Whether some path of exactly {@code segments} segments can match (a gRPC method's path has
+   * two): a pattern of another depth, without a trailing {@code **} to reach it, guards none.
+   */
+  public boolean reachesDepth(int segments) {
+    return pattern.isSubtree() ? pattern.depth() <= segments : pattern.depth() == segments;
   }
 
   /**
