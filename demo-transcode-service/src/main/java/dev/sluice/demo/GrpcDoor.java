@@ -3,7 +3,7 @@ package dev.sluice.demo;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.concurrency.Permit;
+import dev.sluice.grpc.SluiceGrpc;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Grpc;
@@ -22,49 +22,56 @@ import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The gRPC door beside the HTTP one ({@code demo.grpc.port}): {@link TranscodeRpc#TRANSCODE} runs
- * the {@code frames} engine's transcode job, behind the very limiter that guards {@code POST
- * /api/transcode} (see {@link GrpcAdmission}), or unguarded when that endpoint is too ({@code
- * sluice.enabled=false}, a limiter peer). A call waiting for its permit holds no thread.
+ * the {@code frames} engine's transcode job, behind Sluice's gRPC interceptor over the very limiter
+ * that guards {@code POST /api/transcode} ({@link SluiceGrpc.Builder#shared}), or unguarded when
+ * that endpoint is too ({@code sluice.enabled=false}, a limiter peer). A call waiting for its permit
+ * is not started and holds no thread; its request is read, and checked, once it is admitted.
  */
 final class GrpcDoor implements AutoCloseable {
 
-  private static final Context.Key<Metadata> HEADERS = Context.key("demo.grpc.headers");
-  private static final Context.Key<String> PEER = Context.key("demo.grpc.peer");
+  /** The methods the shared limiter guards: every method of the service. */
+  static final String METHODS = "/" + TranscodeRpc.SERVICE + "/*";
+
+  private static final Context.Key<Long> RECEIVED = Context.key("demo.grpc.received");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Server server;
   private final JobEndpoints jobs;
-  private final GrpcAdmission admission; // null: unguarded
+  private final SluiceGrpc sluice; // null: unguarded
 
-  private GrpcDoor(int port, JobEndpoints jobs, GrpcAdmission admission) {
+  private GrpcDoor(int port, JobEndpoints jobs, SluiceGrpc sluice) {
     this.jobs = jobs;
-    this.admission = admission;
+    this.sluice = sluice;
     ServerServiceDefinition transcoder = ServerServiceDefinition.builder(TranscodeRpc.SERVICE)
         .addMethod(TranscodeRpc.TRANSCODE, ServerCalls.asyncUnaryCall(this::transcode))
         .build();
+    ServerServiceDefinition guarded = sluice == null ? transcoder : sluice.wrap(transcoder);
+    // the arrival stamp goes in front of Sluice, so queuedMillis includes the wait for a permit
     this.server = Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
-        .addService(ServerInterceptors.intercept(transcoder, new CallerOf()))
+        .addService(ServerInterceptors.intercept(guarded, new Arrival()))
         .build();
   }
 
   /**
    * Starts the door on {@code port}.
    *
-   * @param admission the HTTP door's transcode limiter, or null to run calls unguarded
+   * @param sluice the interceptor over the HTTP door's transcode limiter, or null to run calls
+   *     unguarded; {@link #close} shuts it down
    */
-  static GrpcDoor start(int port, JobEndpoints jobs, GrpcAdmission admission) {
-    GrpcDoor door = new GrpcDoor(port, jobs, admission);
+  static GrpcDoor start(int port, JobEndpoints jobs, SluiceGrpc sluice) {
+    GrpcDoor door = new GrpcDoor(port, jobs, sluice);
     try {
       door.server.start();
     } catch (IOException e) {
+      if (sluice != null) {
+        sluice.close();
+      }
       throw new UncheckedIOException("demo.grpc.port " + port + ": cannot listen", e);
     }
     return door;
@@ -76,43 +83,25 @@ final class GrpcDoor implements AutoCloseable {
 
   /** Whether calls wait for the transcode limiter's permits. */
   boolean guarded() {
-    return admission != null;
+    return sluice != null;
   }
 
-  // the callbacks answer every outcome themselves; the futures they return are not needed
-  @SuppressWarnings("FutureReturnValueIgnored")
+  /**
+   * An admitted call (or any, unguarded): checks the request as the HTTP endpoint checks its query,
+   * then runs the job; the interceptor holds the permit until the call is over.
+   */
   private void transcode(String request, StreamObserver<String> response) {
-    long received = System.nanoTime();
     ServerCallStreamObserver<String> call = (ServerCallStreamObserver<String>) response;
+    Long stamped = RECEIVED.get();
+    long received = stamped == null ? System.nanoTime() : stamped;
     int[] job;
     try {
       job = parse(request);
     } catch (BadRequest e) {
-      // refused before the limiter, as the HTTP door's 400: no queue place, no permit
       fail(call, Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
       return;
     }
-    if (admission == null) {
-      answer(call, jobs.run("transcode", received, job[0], job[1]), null);
-      return;
-    }
-    GrpcAdmission.Ticket ticket =
-        admission.acquire(HEADERS.get(), PEER.get(), Context.current().getDeadline());
-    // the client left or its deadline passed: the limiter counts the waiter cancelled and gives
-    // its place to the next at once
-    call.setOnCancelHandler(() -> ticket.permit().cancel(false));
-    ticket.permit().whenComplete((permit, failure) -> {
-      if (failure != null) {
-        StatusRuntimeException refused = admission.refusal(failure, ticket);
-        if (refused != null) {
-          fail(call, refused);
-        }
-      } else if (call.isCancelled()) {
-        permit.release(); // the grant raced the cancel: nobody waits for the job
-      } else {
-        answer(call, jobs.run("transcode", received, job[0], job[1]), permit);
-      }
-    });
+    answer(call, jobs.run("transcode", received, job[0], job[1]));
   }
 
   /** {@code {cpuMillis, waitMillis}} of a request, checked as the HTTP endpoint checks its query. */
@@ -135,10 +124,10 @@ final class GrpcDoor implements AutoCloseable {
     return value == null ? null : value.asText();
   }
 
-  /** Answers the job's result, then gives the permit back (the call holds it to its end). */
+  /** Answers the job's result; closing the call gives the permit back. */
   @SuppressWarnings("FutureReturnValueIgnored") // the callback answers every outcome itself
   private static void answer(
-      ServerCallStreamObserver<String> call, CompletableFuture<JobResult> job, Permit permit) {
+      ServerCallStreamObserver<String> call, CompletableFuture<JobResult> job) {
     job.whenComplete((result, error) -> {
       try {
         if (error != null) {
@@ -154,10 +143,6 @@ final class GrpcDoor implements AutoCloseable {
         }
       } catch (JsonProcessingException | RuntimeException e) {
         // cancelled meanwhile: nobody reads the answer
-      } finally {
-        if (permit != null) {
-          permit.release();
-        }
       }
     });
   }
@@ -171,10 +156,14 @@ final class GrpcDoor implements AutoCloseable {
   }
 
   /**
-   * Stops taking calls and waits up to {@code grace} for those still open; the limiter's own
-   * shutdown (the plugin's drain) has answered the queued ones {@code UNAVAILABLE} by then.
+   * Stops taking calls and waits up to {@code grace} for those still open. The door stops
+   * admitting first (its queued calls and new ones get {@code UNAVAILABLE}); the limiter is the
+   * plugin's, which its own drain has shut down by then.
    */
   void close(Duration grace) {
+    if (sluice != null) {
+      sluice.shutdown();
+    }
     server.shutdown();
     try {
       if (!server.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -183,6 +172,10 @@ final class GrpcDoor implements AutoCloseable {
     } catch (InterruptedException e) {
       server.shutdownNow();
       Thread.currentThread().interrupt();
+    } finally {
+      if (sluice != null) {
+        sluice.close();
+      }
     }
   }
 
@@ -191,16 +184,12 @@ final class GrpcDoor implements AutoCloseable {
     close(Duration.ofSeconds(5));
   }
 
-  /** Keeps a call's metadata and peer address for its handler. */
-  private static final class CallerOf implements ServerInterceptor {
+  /** Stamps when a call reached the door, before it waits for a permit. */
+  private static final class Arrival implements ServerInterceptor {
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(
         ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-      SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
-      String peer = remote instanceof InetSocketAddress inet && inet.getAddress() != null
-          ? inet.getAddress().getHostAddress()
-          : String.valueOf(remote);
-      Context context = Context.current().withValue(HEADERS, headers).withValue(PEER, peer);
+      Context context = Context.current().withValue(RECEIVED, System.nanoTime());
       return Contexts.interceptCall(context, call, headers, next);
     }
   }

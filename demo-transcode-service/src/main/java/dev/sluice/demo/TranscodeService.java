@@ -1,6 +1,7 @@
 package dev.sluice.demo;
 
-import dev.sluice.config.SluiceSettings;
+import dev.sluice.config.SluiceProperties;
+import dev.sluice.grpc.SluiceGrpc;
 import dev.sluice.javalin.SluicePlugin;
 import dev.sluice.time.DurationText;
 import io.javalin.Javalin;
@@ -168,7 +169,7 @@ public final class TranscodeService implements AutoCloseable {
     GrpcDoor grpc = null;
     if (settings.grpcPort() != 0 && jobs instanceof JobEndpoints frames) {
       try {
-        grpc = GrpcDoor.start(settings.grpcPort(), frames, grpcAdmission(sluice, settings));
+        grpc = GrpcDoor.start(settings.grpcPort(), frames, grpcSluice(sluice));
       } catch (RuntimeException e) {
         app.stop();
         throw new IllegalStateException(e.getMessage(), e);
@@ -201,18 +202,21 @@ public final class TranscodeService implements AutoCloseable {
   }
 
   /**
-   * The plugin's own transcode limiter (the same instance, so both doors share its permits and its
-   * queue) with its queue discipline, or null when {@code /api/transcode} has none ({@code
-   * sluice.enabled=false}, a limiter peer in its place).
+   * Sluice's gRPC interceptor over the plugin's own transcode limiter (the same instance, so both
+   * doors share its permits and its queue, with its queue discipline read from the call's
+   * metadata), or null when {@code /api/transcode} has none ({@code sluice.enabled=false}, a
+   * limiter peer in its place). The interceptor gets no properties of its own: the plugin's would
+   * declare the transcode limiter a second time.
    */
-  private static GrpcAdmission grpcAdmission(SluicePlugin sluice, DemoSettings settings) {
+  private static SluiceGrpc grpcSluice(SluicePlugin sluice) {
     return sluice
         .limiter(TRANSCODE_LIMITER)
-        .map(limiter -> new GrpcAdmission(
-            limiter,
-            SluiceSettings.resolve(settings.sluiceProperties(), Map.of())
-                .limiters()
-                .get(TRANSCODE_LIMITER)))
+        .map(limiter -> SluiceGrpc.builder()
+            .properties(
+                SluiceProperties.builder().env(Map.of()).system(Map.of()).build())
+            .shared(
+                GrpcDoor.METHODS, sluice.limiterConfig(TRANSCODE_LIMITER).orElseThrow(), limiter)
+            .build())
         .orElse(null);
   }
 

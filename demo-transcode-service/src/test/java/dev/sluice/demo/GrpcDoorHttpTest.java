@@ -89,7 +89,7 @@ class GrpcDoorHttpTest {
   }
 
   @Test
-  void aBadJobIsInvalidArgumentWithoutTakingAPlace() throws Exception {
+  void aBadJobIsInvalidArgumentOnceAdmittedAndGivesItsPermitBack() throws Exception {
     try (TranscodeService service = start(4);
         GrpcClient grpc = new GrpcClient(service.grpcPort())) {
       Status missing = GrpcClient.statusOf(grpc.transcode("{}"));
@@ -99,8 +99,31 @@ class GrpcDoorHttpTest {
           .isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(GrpcClient.statusOf(grpc.transcode("not json")).getCode())
           .isEqualTo(Status.Code.INVALID_ARGUMENT);
-      assertThat(transcode(new DemoClient(service.port())).get("admitted").asLong())
-          .isZero();
+      // the interceptor admits a call before its message is read: each took the permit, briefly
+      DemoClient http = new DemoClient(service.port());
+      assertThat(transcode(http).get("admitted").asLong()).isEqualTo(3);
+      awaitLimiter(http, 0, 0);
+    }
+  }
+
+  @Test
+  void aBadJobWaitsItsTurnBeforeItIsRefused() throws Exception {
+    try (TranscodeService service = start(4);
+        GrpcClient grpc = new GrpcClient(service.grpcPort())) {
+      DemoClient http = new DemoClient(service.port());
+      CompletableFuture<HttpResponse<String>> holding = http.sendAsync(
+          "POST", "/api/transcode?cpuMillis=1&waitMillis=1500", "X-Host-Id", "host-http");
+      awaitLimiter(http, 1, 0);
+
+      Future<String> bad = grpc.transcode("not json", "x-host-id", "host-a");
+      awaitLimiter(http, 1, 1);
+      assertThat(bad)
+          .as("a queued call is not started: its message is not read yet")
+          .isNotDone();
+
+      assertThat(holding.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+      assertThat(GrpcClient.statusOf(bad).getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+      awaitLimiter(http, 0, 0);
     }
   }
 

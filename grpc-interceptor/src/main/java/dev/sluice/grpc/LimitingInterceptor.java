@@ -20,6 +20,7 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -44,15 +45,35 @@ final class LimitingInterceptor implements ServerInterceptor {
   private final AdmissionFlow<CallInfo> flow;
   private final String accountHeader;
   private final String deviceHeader;
+  private final Set<PathLimiter> shared; // limiters another door owns (compared by identity)
+  private final SharedCalls sharedCalls;
 
-  LimitingInterceptor(List<PathLimiter> limiters, RateRules rules, SluiceSettings settings) {
+  /**
+   * @param limiters every limiter, in the order they are tried
+   * @param shared those of {@code limiters} another door owns: this door counts its own calls on
+   *     them and takes its waiting calls out of their queues when it stops
+   */
+  LimitingInterceptor(
+      List<PathLimiter> limiters,
+      Set<PathLimiter> shared,
+      RateRules rules,
+      SluiceSettings settings) {
     this.flow = new AdmissionFlow<>(limiters, rules, new Calls(), Stopping.REFUSES_GUARDED);
     this.accountHeader = settings.accountHeader();
     this.deviceHeader = settings.deviceHeader();
+    this.shared = Set.copyOf(shared);
+    this.sharedCalls = new SharedCalls();
   }
 
+  /** New guarded calls are refused; calls waiting on a shared limiter leave its queue, refused. */
   void stopAdmitting() {
     flow.stopAdmitting();
+    sharedCalls.stop();
+  }
+
+  /** Waits until none of this door's calls holds a shared limiter's permit. */
+  boolean awaitSharedDrained(long deadlineNanos) throws InterruptedException {
+    return sharedCalls.awaitNone(deadlineNanos);
   }
 
   @Override
@@ -63,7 +84,8 @@ final class LimitingInterceptor implements ServerInterceptor {
     CallInfo info = new CallInfo(path, headers, call, accountHeader, deviceHeader);
     return switch (flow.admit(info, METHOD, path, passage)) {
       case PASS -> next.startCall(call, headers);
-      case ADMITTED -> HeldPermit.start(call, headers, next, passage.permit());
+      case ADMITTED ->
+        HeldPermit.start(call, headers, next, held(passage.limiter(), passage.permit()));
       case WAITING -> queue(call, headers, next, passage);
       case SHUTTING_DOWN -> refuse(call, Answer.shuttingDown(RetryAfter.SHUTDOWN_SECONDS));
       case RATE_LIMITED -> {
@@ -86,7 +108,7 @@ final class LimitingInterceptor implements ServerInterceptor {
    */
   // the callback answers every outcome itself; the future it returns is not needed
   @SuppressWarnings("FutureReturnValueIgnored")
-  private static <ReqT, RespT> ServerCall.Listener<ReqT> queue(
+  private <ReqT, RespT> ServerCall.Listener<ReqT> queue(
       ServerCall<ReqT, RespT> call,
       Metadata headers,
       ServerCallHandler<ReqT, RespT> next,
@@ -97,9 +119,16 @@ final class LimitingInterceptor implements ServerInterceptor {
     PathLimiter limiter = passage.limiter();
     Caller asked = passage.caller();
     boolean deadlineBinds = passage.deadlineBinds();
+    boolean isShared = shared.contains(limiter);
+    if (isShared) {
+      sharedCalls.waiting(queued); // before the callback, which takes it out again
+    }
     acquired.whenComplete((permit, failure) -> {
+      if (isShared) {
+        sharedCalls.decided(queued);
+      }
       if (failure == null) {
-        queued.admitted(permit);
+        queued.admitted(held(limiter, permit));
       } else {
         Answer answer = answer(failure, limiter, asked, deadlineBinds);
         if (answer != null) {
@@ -108,6 +137,11 @@ final class LimitingInterceptor implements ServerInterceptor {
       }
     });
     return queued;
+  }
+
+  /** {@code permit}, counted among this door's calls when {@code limiter} is shared. */
+  private Permit held(PathLimiter limiter, Permit permit) {
+    return shared.contains(limiter) ? sharedCalls.running(permit) : permit;
   }
 
   /** What the flow asks of a call. */

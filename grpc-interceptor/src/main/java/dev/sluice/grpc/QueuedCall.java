@@ -89,6 +89,24 @@ final class QueuedCall<ReqT, RespT> extends ServerCall.Listener<ReqT> {
     answer.close(call);
   }
 
+  /**
+   * The door stops admitting while the call waits on a limiter it does not own (which goes on):
+   * the call leaves the queue and gets {@code answer}, unless the limiter decided it first.
+   */
+  void stop(Answer answer) {
+    if (!waiting.cancel(false)) {
+      return; // granted, refused or cancelled already: that outcome stands
+    }
+    synchronized (this) {
+      if (cancelled) {
+        return;
+      }
+      decided = true;
+      pending = null;
+    }
+    answer.close(call);
+  }
+
   private void drain() {
     while (true) {
       List<Consumer<ServerCall.Listener<ReqT>>> batch;

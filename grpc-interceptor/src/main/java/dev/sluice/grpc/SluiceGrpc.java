@@ -3,6 +3,7 @@ package dev.sluice.grpc;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.config.DoorBuilder;
 import dev.sluice.config.LimiterConfig;
+import dev.sluice.config.LimiterKeys;
 import dev.sluice.config.LocalDoor;
 import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceConfigException;
@@ -13,8 +14,11 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -35,16 +39,33 @@ import java.util.concurrent.ExecutorService;
  * its permit comes; it then starts on the {@linkplain Builder#executor executor}. A call holds its
  * permit until it is over, so a streaming call holds it for all its messages. {@link #close()} stops
  * admitting (queued and new calls get {@code UNAVAILABLE}).
+ *
+ * <p>A limiter built and owned elsewhere, the Javalin plugin's say, can guard methods too ({@link
+ * Builder#shared}): a call and an HTTP request then wait in one queue for the same permits.
+ *
+ * <pre>{@code
+ * SluiceGrpc grpc = SluiceGrpc.builder()
+ *     .properties(SluiceProperties.builder().env(Map.of()).system(Map.of()).build())
+ *     .shared("/transcode.Transcoder/*",
+ *         plugin.limiterConfig("transcode").orElseThrow(),
+ *         plugin.limiter("transcode").orElseThrow())
+ *     .build();
+ * }</pre>
  */
 public final class SluiceGrpc implements AutoCloseable {
 
-  private final List<PathLimiter> limiters;
+  private final List<PathLimiter> limiters; // own, then shared
+  private final List<PathLimiter> own;
   private final LimitingInterceptor interceptor;
   private final ExecutorService ownExecutor; // null when the application gave one
 
   private SluiceGrpc(
-      List<PathLimiter> limiters, LimitingInterceptor interceptor, ExecutorService ownExecutor) {
+      List<PathLimiter> limiters,
+      List<PathLimiter> own,
+      LimitingInterceptor interceptor,
+      ExecutorService ownExecutor) {
     this.limiters = limiters;
+    this.own = own;
     this.interceptor = interceptor;
     this.ownExecutor = ownExecutor;
   }
@@ -78,7 +99,7 @@ public final class SluiceGrpc implements AutoCloseable {
     return ServerInterceptors.intercept(service, interceptor);
   }
 
-  /** The limiter named {@code name}, for its snapshot and runtime changes. */
+  /** The limiter named {@code name} (one of its own or a shared one), for its snapshot. */
   public Optional<ConcurrencyLimiter> limiter(String name) {
     return limiters.stream()
         .filter(m -> m.name().equals(name))
@@ -86,29 +107,43 @@ public final class SluiceGrpc implements AutoCloseable {
         .findFirst();
   }
 
-  /** The settings of every limiter, in declaration order (the first whose path matches guards a call). */
+  /**
+   * The settings of every limiter, in the order they are tried (the first whose path matches
+   * guards a call): its own in declaration order, then the shared ones in the order {@link
+   * Builder#shared} added them (with the config given there: its {@code path} is the owner's).
+   */
   public List<LimiterConfig> limiters() {
     return limiters.stream().map(PathLimiter::config).toList();
   }
 
   /**
    * Stops admitting: new calls and queued ones are answered {@code UNAVAILABLE} with {@code
-   * grpc-retry-pushback-ms}; running calls go on (see {@link #awaitDrained}).
+   * grpc-retry-pushback-ms}; running calls go on (see {@link #awaitDrained}). This door's own
+   * limiters are shut down; a {@linkplain Builder#shared shared} limiter is not (its owner shuts it
+   * down): this door's calls waiting in its queue leave it (counted by the limiter as cancelled) and
+   * the other door's requests go on being admitted.
    */
   public void shutdown() {
     interceptor.stopAdmitting();
-    limiters.forEach(m -> m.limiter().shutdown());
+    own.forEach(m -> m.limiter().shutdown());
   }
 
-  /** Waits for the running calls of every limiter, up to one shared deadline. */
+  /**
+   * Waits, up to one deadline, for the running calls of this door's own limiters (their {@link
+   * ConcurrencyLimiter#awaitDrained}) and for this door's calls that hold a {@linkplain
+   * Builder#shared shared} limiter's permit; the other door's requests on a shared limiter are not
+   * waited for.
+   *
+   * @return whether everything drained in time
+   */
   public boolean awaitDrained(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     boolean drained = true;
-    for (PathLimiter m : limiters) {
+    for (PathLimiter m : own) {
       long left = Math.max(0, deadline - System.nanoTime());
       drained &= m.limiter().awaitDrained(Duration.ofNanos(left));
     }
-    return drained;
+    return interceptor.awaitSharedDrained(deadline) && drained;
   }
 
   /** {@link #shutdown()}, and stops the executor this instance made (never one it was given). */
@@ -127,7 +162,55 @@ public final class SluiceGrpc implements AutoCloseable {
    */
   public static final class Builder extends DoorBuilder<Builder> {
 
+    private final List<PathLimiter> shared = new ArrayList<>();
+
     private Builder() {}
+
+    /**
+     * Guards the methods {@code methodPattern} matches with a limiter built and owned elsewhere (by
+     * the Javalin plugin, say: {@code plugin.limiter(name)} and {@code plugin.limiterConfig(name)}),
+     * so this door's calls and the owner's requests wait in one queue for the same permits.
+     * {@code config} is the limiter's own: its queue discipline (a {@code header:NAME} queue key and
+     * {@code priority-header} read from the call's metadata, in lower case) and its queue timeout;
+     * its {@code path} is the owner's and is not used here. Each call asks for one permit.
+     *
+     * <p>This door never shuts the limiter down: {@link SluiceGrpc#shutdown()} only stops this
+     * door's calls (see there). Shared limiters are tried after this door's own, in the order they
+     * were added; one limiter may be shared on several patterns.
+     *
+     * <pre>{@code
+     * builder.shared("/transcode.Transcoder/*", plugin.limiterConfig("transcode").orElseThrow(),
+     *     plugin.limiter("transcode").orElseThrow());
+     * }</pre>
+     *
+     * @param methodPattern the methods' HTTP/2 paths: {@code /package.Service/Method}, {@code
+     *     /package.Service/*} or {@code /package.Service/**}
+     * @throws IllegalArgumentException when {@code config} is another limiter's (their names
+     *     differ), the pattern is malformed or can match no method, another shared limiter already
+     *     has the same pattern, or another limiter of the same name is shared already
+     */
+    public Builder shared(String methodPattern, LimiterConfig config, ConcurrencyLimiter limiter) {
+      Objects.requireNonNull(config, "config");
+      Objects.requireNonNull(limiter, "limiter");
+      if (!config.name().equals(limiter.name())) {
+        throw new IllegalArgumentException("shared limiter '" + limiter.name()
+            + "' was given the config of limiter '" + config.name()
+            + "': pass the config its owner built it from");
+      }
+      PathLimiter guard = methodPattern(methodPattern, config, limiter);
+      for (PathLimiter s : shared) {
+        if (s.guardsSamePaths(guard)) {
+          throw new IllegalArgumentException("gRPC method pattern '" + methodPattern
+              + "' is shared twice (limiter '" + s.name() + "' has it already)");
+        }
+        if (s.name().equals(limiter.name()) && s.limiter() != limiter) {
+          throw new IllegalArgumentException("another limiter named '" + limiter.name()
+              + "' is shared already: two limiters of one name cannot be told apart");
+        }
+      }
+      shared.add(guard);
+      return this;
+    }
 
     /** This builder. */
     @Override
@@ -150,9 +233,69 @@ public final class SluiceGrpc implements AutoCloseable {
     public SluiceGrpc build() {
       Parts parts = parts(LocalDoor.Words.GRPC_INTERCEPTOR, "sluice-grpc");
       List<PathLimiter> built = parts.door().limiters();
+      try {
+        checkShared(built);
+      } catch (RuntimeException e) {
+        built.forEach(m -> m.limiter().shutdown());
+        if (parts.ownExecutor() != null) {
+          parts.ownExecutor().shutdown();
+        }
+        throw e;
+      }
+      List<PathLimiter> all = new ArrayList<>(built);
+      all.addAll(shared);
       RateRules rateRules = parts.door().rules();
       return new SluiceGrpc(
-          built, new LimitingInterceptor(built, rateRules, parts.settings()), parts.ownExecutor());
+          List.copyOf(all),
+          built,
+          new LimitingInterceptor(all, Set.copyOf(shared), rateRules, parts.settings()),
+          parts.ownExecutor());
+    }
+
+    /** A limiter of this door's own may not take a shared one's name or pattern. */
+    private void checkShared(List<PathLimiter> built) {
+      for (PathLimiter mine : built) {
+        for (PathLimiter s : shared) {
+          LimiterConfig c = mine.config();
+          String problem = null;
+          if (mine.name().equals(s.name())) {
+            problem = "limiter '" + s.name() + "' is shared with this door (Builder.shared); a"
+                + " limiter of the door's own cannot have its name";
+          } else if (mine.guardsSamePaths(s)) {
+            problem = "limiter '" + s.name() + "', shared with this door, guards '" + s.pattern()
+                + "' already";
+          }
+          if (problem != null) {
+            throw new SluiceConfigException(
+                c.property(LimiterKeys.PATH),
+                c.path().orElse(null),
+                c.source(LimiterKeys.PATH),
+                problem);
+          }
+        }
+      }
+    }
+
+    private static PathLimiter methodPattern(
+        String text, LimiterConfig config, ConcurrencyLimiter limiter) {
+      String hint = "; a method's path is /package.Service/Method: use it, /package.Service/* or"
+          + " /package.Service/**";
+      if (text == null || !text.startsWith("/")) {
+        throw new IllegalArgumentException(
+            "gRPC method pattern '" + text + "' must start with '/'" + hint);
+      }
+      PathLimiter guard;
+      try {
+        guard = new PathLimiter(config, text, limiter);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "gRPC method pattern '" + text + "' is malformed: " + e.getMessage(), e);
+      }
+      if (!guard.reachesDepth(2)) {
+        throw new IllegalArgumentException(
+            "gRPC method pattern '" + text + "' can match no method" + hint);
+      }
+      return guard;
     }
   }
 }

@@ -317,6 +317,25 @@ public final class SluicePlugin extends Plugin<SluiceConfig> {
     return limiters == null ? Optional.empty() : limiters.byName(name).map(LimiterEntry::limiter);
   }
 
+  /**
+   * The settings the named limiter runs with, once the plugin is registered: its path, queue
+   * discipline (key, classes, places per key) and queue timeout. With {@link #limiter} it is what
+   * another door needs to guard its own calls with the same limiter, for instance a gRPC door:
+   *
+   * <pre>{@code
+   * SluiceGrpc grpc = SluiceGrpc.builder()
+   *     .shared("/transcode.Transcoder/*",
+   *         sluice.limiterConfig("transcode").orElseThrow(),
+   *         sluice.limiter("transcode").orElseThrow())
+   *     .build();
+   * }</pre>
+   *
+   * <p>A reload that changes the limiter's settings makes a new config: ask again to see it.
+   */
+  public Optional<LimiterConfig> limiterConfig(String name) {
+    return limiters == null ? Optional.empty() : limiters.byName(name).map(LimiterEntry::config);
+  }
+
   /** A snapshot of every limiter, in declaration order. */
   public List<ConcurrencySnapshot> snapshots() {
     return limiters == null

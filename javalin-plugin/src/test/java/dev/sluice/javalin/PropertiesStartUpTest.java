@@ -3,6 +3,7 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
 import java.io.IOException;
@@ -68,6 +69,27 @@ class PropertiesStartUpTest {
         cfg -> cfg.properties(p).limiter("work", l -> l.path("/api/work").maxConcurrency(2)),
         (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("work")))) {
       assertThat(server.plugin.limiter("work").orElseThrow().snapshot().limit()).isEqualTo(7);
+    }
+  }
+
+  @Test
+  void aLimitersConfigIsTheOneItRunsWithAndEmptyForAnUnknownName() {
+    SluiceProperties p = SluiceProperties.builder()
+        .env(Map.of("SLUICE_LIMITERS_WORK_QUEUE_KEY", "header:X-Host-Id"))
+        .system(Map.of())
+        .build();
+
+    try (TestServer server = TestServer.start(
+        cfg -> cfg.properties(p)
+            .limiter("work", l -> l.path("/api/work").maxConcurrency(2).maxQueue(3)),
+        (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("work")))) {
+      LimiterConfig config = server.plugin.limiterConfig("work").orElseThrow();
+      assertThat(config.name()).isEqualTo("work");
+      assertThat(config.path()).contains("/api/work");
+      assertThat(config.maxQueue()).isEqualTo(3);
+      assertThat(config.queueKey()).isEqualTo("header:X-Host-Id");
+      assertThat(server.plugin.limiter("work").orElseThrow().spec().maxQueue()).isEqualTo(3);
+      assertThat(server.plugin.limiterConfig("wrok")).isEmpty();
     }
   }
 

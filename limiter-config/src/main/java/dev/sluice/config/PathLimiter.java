@@ -32,13 +32,54 @@ public final class PathLimiter {
    *     first and refuses it with its own {@link SluiceConfigException}
    */
   public PathLimiter(LimiterConfig config, ConcurrencyLimiter limiter) {
+    this(
+        config,
+        ResourcePattern.parse(Objects.requireNonNull(config, "config")
+            .path()
+            .orElseThrow(
+                () -> new IllegalArgumentException("limiter '" + config.name() + "' has no path"))),
+        limiter);
+  }
+
+  /**
+   * The limiter {@code limiter} on the paths {@code pattern} matches, whatever {@code config}'s own
+   * {@code path}: a limiter another door owns, shared by a door that guards other paths with it
+   * (the gRPC interceptor's methods beside the plugin's endpoint). The queue discipline is still
+   * {@code config}'s.
+   *
+   * @throws IllegalArgumentException naming the pattern when it is malformed (see {@link
+   *     LimiterConfig.Builder#path})
+   */
+  public PathLimiter(LimiterConfig config, String pattern, ConcurrencyLimiter limiter) {
+    this(config, ResourcePattern.parse(pattern), limiter);
+  }
+
+  private PathLimiter(LimiterConfig config, ResourcePattern pattern, ConcurrencyLimiter limiter) {
     this.config = Objects.requireNonNull(config, "config");
-    this.pattern = ResourcePattern.parse(config
-        .path()
-        .orElseThrow(
-            () -> new IllegalArgumentException("limiter '" + config.name() + "' has no path")));
+    this.pattern = Objects.requireNonNull(pattern, "pattern");
     this.limiter = Objects.requireNonNull(limiter, "limiter");
     this.callers = new QueueCallers(config.queue());
+  }
+
+  /** The pattern of the paths it guards, as written. */
+  public String pattern() {
+    return pattern.toString();
+  }
+
+  /**
+   * Whether {@code other} guards the same paths: the same pattern, empty segments aside ({@code
+   * /a//b} is {@code /a/b}).
+   */
+  public boolean guardsSamePaths(PathLimiter other) {
+    return pattern.equals(other.pattern);
+  }
+
+  /**
+   * Whether some path of exactly {@code segments} segments can match (a gRPC method's path has
+   * two): a pattern of another depth, without a trailing {@code **} to reach it, guards none.
+   */
+  public boolean reachesDepth(int segments) {
+    return pattern.isSubtree() ? pattern.depth() <= segments : pattern.depth() == segments;
   }
 
   /**

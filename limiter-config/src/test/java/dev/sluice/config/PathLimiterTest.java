@@ -54,4 +54,37 @@ class PathLimiterTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'work'");
   }
+
+  @Test
+  void aSharedLimiterGuardsTheGivenPatternNotItsConfigsPath() {
+    LimiterConfig config = LimiterConfig.custom("work").path("/api/work").build();
+    ConcurrencyLimiter core =
+        ConcurrencyLimiter.builder("work").spec(config.spec()).build();
+    PathLimiter shared = new PathLimiter(config, "/pkg.Service/*", core);
+
+    assertThat(shared.guards("/pkg.Service/Get")).isTrue();
+    assertThat(shared.guards("/api/work")).isFalse();
+    assertThat(shared.pattern()).isEqualTo("/pkg.Service/*");
+    assertThat(shared.config()).isSameAs(config);
+    assertThat(shared.guardsSamePaths(new PathLimiter(config, "/pkg.Service//*", core)))
+        .isTrue();
+    assertThat(shared.guardsSamePaths(limiter(config))).isFalse();
+    assertThatThrownBy(() -> new PathLimiter(config, "/pkg.Service/Ge*", core))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("/pkg.Service/Ge*");
+  }
+
+  @Test
+  void aPatternReachesTheDepthsItCanMatch() {
+    LimiterConfig config = LimiterConfig.custom("work").build();
+    ConcurrencyLimiter core =
+        ConcurrencyLimiter.builder("work").spec(config.spec()).build();
+
+    assertThat(new PathLimiter(config, "/pkg.Service/*", core).reachesDepth(2)).isTrue();
+    assertThat(new PathLimiter(config, "/pkg.Service/**", core).reachesDepth(2)).isTrue();
+    assertThat(new PathLimiter(config, "/**", core).reachesDepth(2)).isTrue();
+    assertThat(new PathLimiter(config, "/pkg.Service", core).reachesDepth(2)).isFalse();
+    assertThat(new PathLimiter(config, "/a/b/c", core).reachesDepth(2)).isFalse();
+    assertThat(new PathLimiter(config, "/a/b/c/**", core).reachesDepth(2)).isFalse();
+  }
 }

@@ -28,6 +28,7 @@ import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.ObjIntConsumer;
 
 /**
  * The filter's way with one request: the {@link AdmissionFlow} every door shares (bypassed paths,
@@ -45,13 +46,20 @@ final class Door {
   private final AdmissionFlow<HttpServletRequest> flow;
   private final Answers answers;
   private final RateHeaders<HttpServletResponse, HeaderField> headers;
+  private final ObjIntConsumer<String> rejections;
 
+  /**
+   * @param rejections hears every answer the filter gives instead of the application (its reason
+   *     and status), or null
+   */
   Door(
       SluiceSettings settings,
       TrustedProxies proxies,
       List<PathLimiter> limiters,
-      RateRules rules) {
+      RateRules rules,
+      ObjIntConsumer<String> rejections) {
     this.settings = settings;
+    this.rejections = rejections != null ? rejections : (why, status) -> {};
     this.flow = new AdmissionFlow<>(
         limiters, rules, new Requests(settings, proxies), Stopping.REFUSES_EVERY_REQUEST);
     this.answers = new Answers(settings.statuses());
@@ -213,7 +221,8 @@ final class Door {
         r, limiter.name(), limit, limiter.config().maxConcurrency(), items);
   }
 
-  private static void answer(HttpServletResponse res, Rejection r) throws IOException {
+  private void answer(HttpServletResponse res, Rejection r) throws IOException {
+    rejections.accept(r.why, r.status);
     if (res.isCommitted()) {
       return;
     }

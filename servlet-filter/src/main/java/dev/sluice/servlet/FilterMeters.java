@@ -7,6 +7,7 @@ import dev.sluice.rules.RateListener;
 import dev.sluice.rules.RateRules;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import java.util.function.ObjIntConsumer;
 
 /**
  * The filter's Micrometer meters, the plugin's names and tags ({@link SluiceMeters}). Micrometer is
@@ -32,27 +33,41 @@ final class FilterMeters {
     }
   }
 
-  /** Meters bound to {@code registries} before any meter exists. */
-  static Object bound(List<Object> registries) {
-    SluiceMeters meters = new SluiceMeters();
-    for (Object registry : registries) {
-      meters.bindTo((MeterRegistry) registry);
-    }
-    return meters;
+  /** Meters in no registry yet: the builder binds them once every setting is checked. */
+  static Object unbound() {
+    return new SluiceMeters();
   }
 
-  /** What the limiters tell {@code meters} ({@link #bound}'s, or null: nothing). */
+  /** Binds {@code meters} ({@link #unbound}'s, or null: nothing) to {@code registries}. */
+  static void bindTo(Object meters, List<Object> registries) {
+    if (meters == null) {
+      return;
+    }
+    for (Object registry : registries) {
+      ((SluiceMeters) meters).bindTo((MeterRegistry) registry);
+    }
+  }
+
+  /** What the limiters tell {@code meters} ({@link #unbound}'s, or null: nothing). */
   static ConcurrencyListener limiterListener(Object meters) {
     return meters == null ? null : ((SluiceMeters) meters).concurrencyListener();
   }
 
-  /** What the rules tell {@code meters} ({@link #bound}'s, or null: nothing). */
+  /**
+   * Counts the filter's answers in {@code meters} ({@link #unbound}'s, or null: nothing) as {@code
+   * sluice.http.rejections}, tagged by reason and status, as the plugin counts its own.
+   */
+  static ObjIntConsumer<String> rejections(Object meters) {
+    return meters == null ? null : ((SluiceMeters) meters)::onHttpRejection;
+  }
+
+  /** What the rules tell {@code meters} ({@link #unbound}'s, or null: nothing). */
   static RateListener ruleListener(Object meters) {
     return meters == null ? null : ((SluiceMeters) meters).rateListener();
   }
 
   /**
-   * Registers on {@code meters} ({@link #bound}'s, or null: nothing) the gauges of every limiter
+   * Registers on {@code meters} ({@link #unbound}'s, or null: nothing) the gauges of every limiter
    * and the number of rules (null: none).
    */
   static void gauges(Object found, List<PathLimiter> limiters, RateRules rules) {

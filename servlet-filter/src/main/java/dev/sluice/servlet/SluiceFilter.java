@@ -262,7 +262,7 @@ public final class SluiceFilter implements Filter {
 
     /**
      * The meters of {@code filter}: bind them to any number of registries, before or after the
-     * container starts ({@link Builder#meterRegistry} binds before any meter exists).
+     * container starts ({@link Builder#meterRegistry} binds before any request is counted).
      *
      * @throws IllegalStateException when Micrometer ({@code io.micrometer:micrometer-core}) and
      *     {@code dev.sluice:sluice-micrometer} are not on the class path
@@ -290,8 +290,9 @@ public final class SluiceFilter implements Filter {
     private Builder() {}
 
     /**
-     * Binds the filter's meters ({@link Meters#of}) to {@code registry} before any meter exists;
-     * may be called for several registries.
+     * Binds the filter's meters ({@link Meters#of}) to {@code registry} when {@link #build()} has
+     * checked every setting, before any request is counted; a build that fails binds nothing. May
+     * be called for several registries.
      */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       registries.add(Objects.requireNonNull(registry, "registry"));
@@ -312,19 +313,32 @@ public final class SluiceFilter implements Filter {
      */
     public SluiceFilter build() {
       FilterStatus status = new FilterStatus(clockInUse(), schedulerInUse(), cpuSignalsInUse());
-      Object meters = FilterMeters.onClassPath() ? FilterMeters.bound(registries) : null;
+      // the meters reach the registries only once every setting is checked: a build that fails
+      // registers nothing (no gauges over limiters that never run)
+      Object meters = FilterMeters.onClassPath() ? FilterMeters.unbound() : null;
       Parts parts = parts(
           LocalDoor.Words.SERVLET_FILTER,
           "sluice-servlet",
           status.limiterListener(FilterMeters.limiterListener(meters)),
           status.ruleListener(FilterMeters.ruleListener(meters)));
       SluiceSettings settings = parts.settings();
-      TrustedProxies proxies = TrustedProxies.of(settings, parts.properties());
       LocalDoor door = parts.door();
+      TrustedProxies proxies;
+      try {
+        proxies = TrustedProxies.of(settings, parts.properties());
+      } catch (RuntimeException e) {
+        door.limiters().forEach(l -> l.limiter().shutdown());
+        if (parts.ownExecutor() != null) {
+          parts.ownExecutor().shutdown();
+        }
+        throw e;
+      }
       status.built(door.limiters(), door.rules());
       FilterMeters.gauges(meters, door.limiters(), door.rules());
+      FilterMeters.bindTo(meters, registries);
       return new SluiceFilter(
-          new Door(settings, proxies, door.limiters(), door.rules()),
+          new Door(
+              settings, proxies, door.limiters(), door.rules(), FilterMeters.rejections(meters)),
           parts.ownExecutor(),
           status,
           settings.enabled(),

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -83,5 +86,48 @@ class ConfigurationTest {
             .build())
         .isInstanceOf(SluiceConfigException.class)
         .hasMessageContaining("sluice.limiters.work.cost");
+  }
+
+  @Test
+  void aBuildThatFailsOnABadSettingRegistersNoMeter() {
+    for (Map<String, String> bad : List.of(
+        Map.of("sluice.limiters.work.path", "/api/work", "sluice.limiters.work.max-queue", "-1"),
+        Map.of("sluice.limiters.work.path", "/api/work", "sluice.trusted-proxies", "not-a-cidr"),
+        Map.of(
+            "sluice.limiters.work.path",
+            "/api/work",
+            "sluice.limiters.work.max-concurency",
+            "3"))) {
+      MeterRegistry registry = new SimpleMeterRegistry();
+      String key =
+          bad.keySet().stream().filter(k -> !k.endsWith(".path")).findFirst().orElseThrow();
+
+      assertThatThrownBy(() -> filter(bad).meterRegistry(registry).build())
+          .as(key)
+          .isInstanceOf(SluiceConfigException.class)
+          .hasMessageContaining(key);
+      assertThat(registry.getMeters())
+          .as("meters left by a failed build (%s)", key)
+          .extracting(m -> m.getId().getName())
+          .noneMatch(name -> name.startsWith("sluice."));
+    }
+  }
+
+  @Test
+  void aBuildThatSucceedsBindsItsMetersToTheRegistry() {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    SluiceFilter sluice = filter(Map.of("sluice.limiters.work.path", "/api/work"))
+        .meterRegistry(registry)
+        .build();
+    try {
+      assertThat(registry
+              .get("sluice.concurrency.limit")
+              .tag("limiter", "work")
+              .gauge()
+              .value())
+          .isEqualTo(sluice.limiter("work").orElseThrow().snapshot().limit());
+    } finally {
+      sluice.destroy();
+    }
   }
 }

@@ -396,6 +396,12 @@ abstract class HttpDoorContract {
     assertThat(decisions(m, "allowed")).isEqualTo(2);
     assertThat(decisions(m, "rejected")).isEqualTo(1);
     assertThat(m.get("sluice.rate.rules").gauge().value()).isEqualTo(1);
+    // the answers the door gave instead of the application, by reason and status
+    assertThat(rejections(m, "queue_full", 429)).isEqualTo(1);
+    assertThat(rejections(m, "rate_limited", 429)).isEqualTo(1);
+    assertThat(m.find("sluice.http.rejections").counters())
+        .extracting(c -> c.getId().getTag("reason") + " " + c.getId().getTag("status"))
+        .containsExactlyInAnyOrder("queue_full 429", "rate_limited 429");
 
     release.countDown();
     held.forEach(h -> assertThat(h.join().statusCode()).isEqualTo(200));
@@ -424,6 +430,14 @@ abstract class HttpDoorContract {
     FunctionCounter f = search.functionCounter();
     assertThat(f).as("sluice.concurrency.requests %s/%s", outcome, reason).isNotNull();
     return f.count();
+  }
+
+  /** {@code sluice.http.rejections}: the door's answers of one reason and status. */
+  private static double rejections(MeterRegistry m, String reason, int status) {
+    return m.get("sluice.http.rejections")
+        .tags("reason", reason, "status", Integer.toString(status))
+        .counter()
+        .count();
   }
 
   private static double decisions(MeterRegistry m, String outcome) {
