@@ -39,7 +39,8 @@ import java.util.Set;
  * @param overload the sweep points, job kinds and step test of {@code --scenario overload}
  * @param beforeJar {@code --scenario overhead}: an earlier build's loadtest jar whose Sluice
  *     variants run beside this build's in the same rounds, or empty
- * @param door the door the transcode jobs of the open-loop scenarios go through ({@code --door})
+ * @param door the door the transcode jobs of the open-loop scenarios and the overload sweep go
+ *     through ({@code --door})
  * @param grpcPort {@code --grpc-port}: the gRPC door's port, or 0 (with {@code --embedded}: a free
  *     one)
  */
@@ -113,9 +114,11 @@ public record Options(
       "  --out DIR            where report.html and summary.json go (default loadtest-report)",
       "  --ab                 monday-maintenance, steady, spike: run with the limiter off, then on,",
       "                       side by side (needs --embedded)",
-      "  --door D             monday-maintenance, steady, spike: http (default) or grpc: the",
-      "                       transcode jobs through the demo's gRPC door (demo.grpc.port),",
-      "                       transcode.Transcoder/Transcode; the other requests stay HTTP",
+      "  --door D             monday-maintenance, steady, spike, overload: http (default) or",
+      "                       grpc: the transcode jobs through the demo's gRPC door",
+      "                       (demo.grpc.port), transcode.Transcoder/Transcode; the other",
+      "                       requests stay HTTP (overload: also the service's thread count",
+      "                       and a retrying client against the pushback)",
       "  --grpc-port N        with --door grpc: the door's port (with --target: required; with",
       "                       --embedded: instead of a free one)",
       "  --overhead           the same as --scenario overhead (the older spelling, still accepted)",
@@ -148,7 +151,8 @@ public record Options(
       "  --points X           overload: multiples of the capacity, a comma list or none",
       "                       (default 1,2,5,10)",
       "  --jobs K             overload: comma list of short (20 ms), long (200 ms), sizes",
-      "                       (both, half each) (default short,long,sizes)",
+      "                       (both, half each), wide (50 and 800 ms, half each), long400",
+      "                       (400 ms) (default short,long,sizes,wide)",
       "  --step               overload: also run the step test (1x, 10x, 1x, a third each)",
       "  --before-jar JAR     overhead: also run each Sluice variant from JAR, an earlier",
       "                       build's loadtest.jar, in the same rounds (NAME@before)",

@@ -204,8 +204,10 @@ class OptionsTest {
     assertThatThrownBy(() -> Options.parse("--embedded", "--door", "websocket"))
         .hasMessageContaining("--door must be http or grpc but was 'websocket'");
     assertThatThrownBy(
-            () -> Options.parse("--embedded", "--scenario", "overload", "--door", "grpc"))
-        .hasMessageContaining("--door is for --scenario monday-maintenance, steady, spike");
+            () -> Options.parse("--embedded", "--scenario", "adaptive", "--door", "grpc"))
+        .hasMessageContaining("--door is for --scenario monday-maintenance, steady, spike")
+        .hasMessageContaining("overload")
+        .hasMessageContaining("not adaptive");
     assertThatThrownBy(() -> Options.parse("--target", "http://host:7070", "--door", "grpc"))
         .hasMessageContaining("--door grpc with --target needs --grpc-port");
     assertThatThrownBy(() -> Options.parse("--embedded", "--grpc-port", "9090"))

@@ -2,6 +2,7 @@ package dev.sluice.loadtest.engine;
 
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
+import io.grpc.ConnectivityState;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -87,6 +88,33 @@ public final class GrpcTransport implements AutoCloseable {
     this.channel = Grpc.newChannelBuilderForAddress(host, port, InsecureChannelCredentials.create())
         .executor(executor)
         .build();
+  }
+
+  /**
+   * Waits until the channel is connected to the door: a service's door may open after its HTTP
+   * {@code /health} answers (the demo starts it after its HTTP server), and a call sent before
+   * would fail {@code UNAVAILABLE} as if the service were down.
+   *
+   * @throws IOException when the door did not accept a connection within {@code timeout}
+   */
+  public void awaitReady(Duration timeout) throws IOException, InterruptedException {
+    awaitReady(channel, timeout);
+  }
+
+  static void awaitReady(ManagedChannel channel, Duration timeout)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    ConnectivityState state = channel.getState(true);
+    while (state != ConnectivityState.READY) {
+      if (System.nanoTime() - deadline >= 0) {
+        throw new IOException("the gRPC door did not accept a connection within " + timeout
+            + " (channel " + state + ")");
+      }
+      // after a refused connection the channel waits its reconnect backoff (a second and more)
+      channel.resetConnectBackoff();
+      Thread.sleep(50); // polling a process we do not control; real time
+      state = channel.getState(true);
+    }
   }
 
   /** Transcode jobs through the gRPC door, everything else through {@code http}. */

@@ -1,5 +1,7 @@
 package dev.sluice.loadtest.overload;
 
+import dev.sluice.loadtest.engine.Arrival;
+import dev.sluice.loadtest.engine.GrpcTransport;
 import dev.sluice.loadtest.engine.HttpTransport;
 import dev.sluice.loadtest.sampling.PrometheusText;
 import java.net.URI;
@@ -9,14 +11,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Measures a kind's {@link Capacity} on a service without a limiter: first a closed loop of
  * {@code 2 x cores} workers (each sends its next job when the last one answered, so the CPU is kept
  * busy without a queue growing) whose completions over a few seconds, after a warm-up, are the
- * capacity; then one job at a time for the unloaded latency.
+ * capacity; then one job at a time for the unloaded latency (through the door the run uses).
  */
 final class CapacityProbe {
 
@@ -28,15 +32,35 @@ final class CapacityProbe {
   private CapacityProbe() {}
 
   static Capacity measure(URI service, JobKind kind) throws Exception {
-    try (HttpTransport http = new HttpTransport(service, Duration.ofSeconds(60))) {
+    return measure(service, kind, 0);
+  }
+
+  /**
+   * @param grpcPort the service's gRPC door on the same host, through which the unloaded jobs go
+   *     (the closed loop stays HTTP: it measures the machine); 0 for the HTTP door
+   */
+  static Capacity measure(URI service, JobKind kind, int grpcPort) throws Exception {
+    try (HttpTransport http = new HttpTransport(service, Duration.ofSeconds(60));
+        GrpcTransport grpc = grpcPort == 0
+            ? null
+            : new GrpcTransport(service.getHost(), grpcPort, Duration.ofSeconds(60))) {
       int cores = cores(http);
       Capacity derived = Capacity.derived(kind, cores);
       double perSecond = closedLoop(http, kind, 2 * cores);
+      if (grpc != null) {
+        grpc.awaitReady(GrpcDoorRun.DOOR_READY);
+      }
       List<Double> latencies = new ArrayList<>();
       int jobs = Math.max(10, (int) (UNLOADED_MILLIS / kind.meanCpuMillis()));
       for (int i = 0; i < jobs; i++) {
         long sent = System.nanoTime();
-        if (post(http, kind.path(i)).statusCode() == 200) {
+        int status = grpc == null
+            ? post(http, kind.path(i)).statusCode()
+            : grpc.routing(http)
+                .send(new Arrival(0, "unloaded", "POST", kind.path(i), Map.of()))
+                .get(60, TimeUnit.SECONDS)
+                .status();
+        if (status == 200) {
           latencies.add((System.nanoTime() - sent) / 1e6);
         }
       }

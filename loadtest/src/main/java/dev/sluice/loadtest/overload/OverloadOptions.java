@@ -14,7 +14,7 @@ import java.util.List;
 public record OverloadOptions(List<Double> points, List<JobKind> jobs, boolean step) {
 
   public static final OverloadOptions DEFAULTS =
-      new OverloadOptions(List.of(1.0, 2.0, 5.0, 10.0), List.of(JobKind.values()), false);
+      new OverloadOptions(List.of(1.0, 2.0, 5.0, 10.0), JobKind.DEFAULTS, false);
 
   public OverloadOptions {
     points = List.copyOf(points);

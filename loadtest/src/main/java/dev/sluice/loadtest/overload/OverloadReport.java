@@ -9,6 +9,7 @@ import dev.sluice.loadtest.report.Block.Cell;
 import dev.sluice.loadtest.report.Block.Table.Column;
 import dev.sluice.loadtest.report.LimitChart;
 import dev.sluice.loadtest.report.Report;
+import dev.sluice.loadtest.report.Verdict;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -18,15 +19,17 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * The overload sweep and step test's report: the headlines ({@link OverloadVerdict}), then per kind
- * of job its capacity, tables per variant with a row per sweep point, the targets beside the
- * figures they judge (green met, red missed, the aim in the header), then the step test's table
- * and charts.
+ * The overload sweep and step test's report: the headlines ({@link OverloadVerdict}, and through
+ * the gRPC door {@link DoorVerdict}), then per kind of job its capacity, tables per variant with a
+ * row per sweep point, the targets beside the figures they judge (green met, red missed, the aim in
+ * the header), the gRPC door's threads and pushback ({@link DoorReport}), then the step test's
+ * table and charts.
  */
 final class OverloadReport {
 
   private OverloadReport() {}
 
+  /** The report of runs through the HTTP door. */
   static Report.Builder of(
       long durationSeconds,
       String loadBefore,
@@ -34,8 +37,22 @@ final class OverloadReport {
       Map<String, Capacity> capacities,
       List<SweepResult> sweep,
       List<StepResult> step) {
+    return of(durationSeconds, loadBefore, loadAfter, capacities, sweep, step, List.of());
+  }
+
+  /** @param doorVerdicts the gRPC door's headlines ({@link DoorVerdict}), after the sweep's */
+  static Report.Builder of(
+      long durationSeconds,
+      String loadBefore,
+      String loadAfter,
+      Map<String, Capacity> capacities,
+      List<SweepResult> sweep,
+      List<StepResult> step,
+      List<Verdict> doorVerdicts) {
+    List<Verdict> verdicts = new ArrayList<>(OverloadVerdict.of(capacities.keySet(), sweep, step));
+    verdicts.addAll(doorVerdicts);
     Report.Builder report = Report.titled("overload")
-        .add(new Block.Verdicts("Verdict", OverloadVerdict.of(capacities.keySet(), sweep, step)))
+        .add(new Block.Verdicts("Verdict", verdicts))
         .text("Each row is one run against a fresh demo service: the 32 maintenance hosts send one"
             + " kind of job at a multiple of the capacity measured unloaded (a closed loop against"
             + " the service with Sluice off, so about 100 % CPU), each request tried once. Goodput"
@@ -68,6 +85,7 @@ final class OverloadReport {
       }
       byVariant.forEach((variant, rows) -> blocks.add(new Block.Section(
           variant + ": " + rows.get(0).description(), List.copyOf(sweepTables(rows)))));
+      DoorReport.section(kindRuns).ifPresent(blocks::add);
       List<StepResult> steps =
           step.stream().filter(r -> r.kind().equals(kind.getKey())).toList();
       if (!steps.isEmpty()) {

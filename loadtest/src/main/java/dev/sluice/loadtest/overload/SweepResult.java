@@ -15,6 +15,7 @@ import dev.sluice.loadtest.sampling.RunSummary;
  * @param loadAverageAfter {@code /proc/loadavg} after the run
  * @param error why it did not run (the service did not start, or not as this variant), or null
  * @param run everything the run measured
+ * @param door the gRPC door's figures (threads, the retrying client), or null for the HTTP door
  */
 public record SweepResult(
     String kind,
@@ -25,7 +26,32 @@ public record SweepResult(
     RunFigures figures,
     String loadAverageAfter,
     String error,
-    RunSummary run) {
+    RunSummary run,
+    DoorFigures door) {
+
+  /** A run through the HTTP door. */
+  public SweepResult(
+      String kind,
+      String variant,
+      String description,
+      double point,
+      double offeredPerSecond,
+      RunFigures figures,
+      String loadAverageAfter,
+      String error,
+      RunSummary run) {
+    this(
+        kind,
+        variant,
+        description,
+        point,
+        offeredPerSecond,
+        figures,
+        loadAverageAfter,
+        error,
+        run,
+        null);
+  }
 
   /** The first fifth of the arrivals, at least 2 s, is the controllers' convergence. */
   static double steadyFrom(long durationSeconds) {

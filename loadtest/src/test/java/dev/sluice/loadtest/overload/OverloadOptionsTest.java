@@ -114,4 +114,46 @@ class OverloadOptionsTest {
         .hasMessageContaining("adaptive, overload")
         .hasMessageContaining("steady");
   }
+
+  @Test
+  void theGrpcDoorAndFourHundredMillisecondJobsAreTakenWithoutChangingTheDefaults() {
+    Options o = Options.parse(
+        "--embedded", "--scenario", "overload", "--door", "grpc", "--jobs", "long400");
+
+    assertThat(o.door()).isEqualTo(dev.sluice.loadtest.engine.Door.GRPC);
+    assertThat(o.overload().jobs()).containsExactly(JobKind.LONG400);
+    assertThat(JobKind.LONG400.meanCpuMillis()).isEqualTo(400);
+    assertThat(JobKind.LONG400.path(0)).isEqualTo("/api/transcode?cpuMillis=400");
+    // the existing kinds keep their meaning, and the default list stays the four of them
+    assertThat(JobKind.LONG.meanCpuMillis()).isEqualTo(200);
+    assertThat(Options.parse("--embedded", "--scenario", "overload").door())
+        .isEqualTo(dev.sluice.loadtest.engine.Door.HTTP);
+    assertThat(Options.parse("--embedded", "--scenario", "overload", "--door", "grpc")
+            .overload()
+            .jobs())
+        .doesNotContain(JobKind.LONG400);
+  }
+
+  @Test
+  void theGrpcDoorRefusesWhatItCannotMeasure() {
+    // a fresh demo per run gets a free port: there is no one port to give
+    assertThatThrownBy(() -> Options.parse(
+            "--embedded", "--scenario", "overload", "--door", "grpc", "--grpc-port", "9090"))
+        .hasMessageContaining("--grpc-port is for --scenario")
+        .hasMessageContaining("not overload");
+    // under a limiter peer the demo's gRPC door is unguarded
+    assertThatThrownBy(() -> Options.parse(
+            "--embedded",
+            "--scenario",
+            "overload",
+            "--door",
+            "grpc",
+            "--variants",
+            "standing,netflix-vegas"))
+        .hasMessageContaining("--door grpc")
+        .hasMessageContaining("netflix-vegas")
+        .hasMessageContaining("unguarded");
+    assertThatThrownBy(() -> Options.parse("--embedded", "--scenario", "overload", "--door", "h3"))
+        .hasMessageContaining("--door must be http or grpc but was 'h3'");
+  }
 }
