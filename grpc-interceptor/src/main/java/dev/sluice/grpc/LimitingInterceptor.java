@@ -4,6 +4,7 @@ import dev.sluice.answer.RetryAfter;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Permit;
+import dev.sluice.config.DoorLimiter;
 import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.http.AdmissionFlow;
@@ -77,6 +78,10 @@ final class LimitingInterceptor implements ServerInterceptor {
         // null only for a cancel, which a call that never waited cannot have done
         yield answer == null ? new ServerCall.Listener<>() {} : refuse(call, answer);
       }
+      // LocalDoor refuses what leads to these: rules in a shared store, shaper rules, a cost
+      case RULES_PENDING, SHAPED, BAD_REQUEST ->
+        throw new IllegalStateException(
+            "the gRPC interceptor counts rules locally, holds no call back, prices none");
     };
   }
 
@@ -94,7 +99,7 @@ final class LimitingInterceptor implements ServerInterceptor {
     CompletableFuture<Permit> acquired = passage.waiting();
     QueuedCall<ReqT, RespT> queued =
         new QueuedCall<>(call, headers, next, Context.current(), acquired);
-    PathLimiter limiter = passage.limiter();
+    DoorLimiter limiter = passage.limiter();
     Caller asked = passage.caller();
     boolean deadlineBinds = passage.deadlineBinds();
     acquired.whenComplete((permit, failure) -> {
@@ -144,7 +149,7 @@ final class LimitingInterceptor implements ServerInterceptor {
 
   /** The answer to a failed acquire; null when the call left the queue itself (its cancel). */
   private static Answer answer(
-      Throwable failure, PathLimiter limiter, Caller caller, boolean ownDeadline) {
+      Throwable failure, DoorLimiter limiter, Caller caller, boolean ownDeadline) {
     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
         ? failure.getCause()
         : failure;
