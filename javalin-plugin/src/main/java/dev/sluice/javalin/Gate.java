@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
 final class Gate {
 
   private static final Logger log = LoggerFactory.getLogger(SluicePlugin.class);
-  private static final CompletableFuture<Void> ADMITTED = CompletableFuture.completedFuture(null);
+  private static final CompletableFuture<Void> GO_ON = CompletableFuture.completedFuture(null);
 
   /** The request attribute holding the request's deadline, in the plugin clock's nanoseconds. */
   static final String DEADLINE = "dev.sluice.javalin.Deadline";
@@ -270,9 +270,11 @@ final class Gate {
   /** {@link #act} in a stage that runs after the request was suspended. */
   private CompletableFuture<Void> resumed(
       Context ctx, String path, Verdict verdict, Passage passage) {
-    Supplier<CompletableFuture<Void>> later =
-        act(ctx, path, verdict, passage, admission(ctx), null);
-    return later == null ? ADMITTED : later.get();
+    // the request is suspended: a permit it gets now goes into its record, which the guard reads
+    Admission held =
+        verdict == Verdict.ADMITTED || verdict == Verdict.WAITING ? admission(ctx) : null;
+    Supplier<CompletableFuture<Void>> later = act(ctx, path, verdict, passage, held, null);
+    return later == null ? GO_ON : later.get();
   }
 
   /**
