@@ -5,7 +5,7 @@ import dev.sluice.answer.RetryAfter;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.RejectionReason;
-import dev.sluice.config.PathLimiter;
+import dev.sluice.config.DoorLimiter;
 import dev.sluice.rules.RuleDecision;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -24,7 +24,7 @@ record Answer(Status status, long pushbackMillis) {
 
   /** A limiter refused the call. */
   static Answer fromLimiter(
-      ConcurrencyRejectedException e, PathLimiter limiter, Caller caller, boolean ownDeadline) {
+      ConcurrencyRejectedException e, DoorLimiter limiter, Caller caller, boolean ownDeadline) {
     String why = RefusalText.reasonId(e.reason());
     long pushback = RetryAfter.seconds(e.retryAfterNanos()) * 1000;
     return switch (e.outcome()) {
@@ -62,7 +62,7 @@ record Answer(Status status, long pushbackMillis) {
   }
 
   /** The call's own deadline was spent when it arrived. */
-  static Answer deadlinePassed(PathLimiter limiter) {
+  static Answer deadlinePassed(DoorLimiter limiter) {
     return new Answer(
         Status.DEADLINE_EXCEEDED.withDescription(
             "deadline_exceeded: " + RefusalText.deadlinePassed("limiter '" + limiter.name() + "'")),

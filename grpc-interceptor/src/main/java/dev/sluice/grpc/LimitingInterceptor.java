@@ -4,6 +4,7 @@ import dev.sluice.answer.RetryAfter;
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.ConcurrencyRejectedException;
 import dev.sluice.concurrency.Permit;
+import dev.sluice.config.DoorLimiter;
 import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.http.AdmissionFlow;
@@ -99,6 +100,10 @@ final class LimitingInterceptor implements ServerInterceptor {
         // null only for a cancel, which a call that never waited cannot have done
         yield answer == null ? new ServerCall.Listener<>() {} : refuse(call, answer);
       }
+      // LocalDoor refuses what leads to these: rules in a shared store, shaper rules, a cost
+      case RULES_PENDING, SHAPED, BAD_REQUEST ->
+        throw new IllegalStateException(
+            "the gRPC interceptor counts rules locally, holds no call back, prices none");
     };
   }
 
@@ -116,7 +121,7 @@ final class LimitingInterceptor implements ServerInterceptor {
     CompletableFuture<Permit> acquired = passage.waiting();
     QueuedCall<ReqT, RespT> queued =
         new QueuedCall<>(call, headers, next, Context.current(), acquired);
-    PathLimiter limiter = passage.limiter();
+    DoorLimiter limiter = passage.limiter();
     Caller asked = passage.caller();
     boolean deadlineBinds = passage.deadlineBinds();
     boolean isShared = shared.contains(limiter);
@@ -140,7 +145,7 @@ final class LimitingInterceptor implements ServerInterceptor {
   }
 
   /** {@code permit}, counted among this door's calls when {@code limiter} is shared. */
-  private Permit held(PathLimiter limiter, Permit permit) {
+  private Permit held(DoorLimiter limiter, Permit permit) {
     return shared.contains(limiter) ? sharedCalls.running(permit) : permit;
   }
 
@@ -178,7 +183,7 @@ final class LimitingInterceptor implements ServerInterceptor {
 
   /** The answer to a failed acquire; null when the call left the queue itself (its cancel). */
   private static Answer answer(
-      Throwable failure, PathLimiter limiter, Caller caller, boolean ownDeadline) {
+      Throwable failure, DoorLimiter limiter, Caller caller, boolean ownDeadline) {
     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
         ? failure.getCause()
         : failure;

@@ -1,6 +1,7 @@
 package dev.sluice.javalin;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import dev.sluice.config.DoorLimiter;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.QueueCallers;
 import dev.sluice.http.StatusReport;
@@ -13,7 +14,7 @@ import java.util.Optional;
  * them). A limiter with global scope is the core's global limiter (leases in the shared store),
  * used the same way.
  */
-final class LimiterEntry implements StatusReport.Limiter {
+final class LimiterEntry implements StatusReport.Limiter, DoorLimiter {
 
   private final String name;
   private final Optional<ResourcePattern> pattern;
@@ -72,7 +73,8 @@ final class LimiterEntry implements StatusReport.Limiter {
     return RequestCost.of(config.cost(), config.costScale(), config.queue(), ceiling);
   }
 
-  String name() {
+  @Override
+  public String name() {
     return name;
   }
 
@@ -85,7 +87,8 @@ final class LimiterEntry implements StatusReport.Limiter {
     return limiter;
   }
 
-  QueueCallers callers() {
+  @Override
+  public QueueCallers callers() {
     return callers;
   }
 
@@ -109,7 +112,8 @@ final class LimiterEntry implements StatusReport.Limiter {
     }
   }
 
-  boolean guards(String path) {
+  @Override
+  public boolean guards(String path) {
     return pattern.isPresent() && pattern.get().matches(path);
   }
 }

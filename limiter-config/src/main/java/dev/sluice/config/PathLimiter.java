@@ -18,7 +18,7 @@ import java.util.Objects;
  * PathLimiter guard = PathLimiter.first(List.of(work), "/api/work");
  * }</pre>
  */
-public final class PathLimiter {
+public final class PathLimiter implements DoorLimiter {
 
   private final LimiterConfig config;
   private final ResourcePattern pattern;
@@ -97,26 +97,31 @@ public final class PathLimiter {
   }
 
   /** The limiter's name. */
+  @Override
   public String name() {
     return config.name();
   }
 
   /** The settings it was built from. */
+  @Override
   public LimiterConfig config() {
     return config;
   }
 
   /** The core limiter. */
+  @Override
   public ConcurrencyLimiter limiter() {
     return limiter;
   }
 
   /** How its waiting requests queue (their key and class). */
+  @Override
   public QueueCallers callers() {
     return callers;
   }
 
   /** Whether this limiter guards {@code path}. */
+  @Override
   public boolean guards(String path) {
     return pattern.matches(path);
   }

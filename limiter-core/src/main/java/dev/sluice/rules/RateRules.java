@@ -115,7 +115,8 @@ public final class RateRules {
 
   /**
    * Decides a request. The stage is already complete when every matching rule is local; it never
-   * completes exceptionally.
+   * completes exceptionally. {@code request} is read before this returns, never by the stage, so a
+   * caller may reuse it for another request afterwards.
    */
   public CompletionStage<RateVerdict> check(RequestInfo request) {
     ActiveRules rules = active;

@@ -1,7 +1,7 @@
 package dev.sluice.servlet;
 
 import dev.sluice.concurrency.Permit;
-import dev.sluice.config.PathLimiter;
+import dev.sluice.config.DoorLimiter;
 import dev.sluice.rules.RuleOutcomes;
 import java.util.concurrent.CompletableFuture;
 
@@ -15,7 +15,7 @@ final class Admission {
 
   static final String ATTRIBUTE = "dev.sluice.servlet.Admission";
 
-  private final PathLimiter limiter;
+  private final DoorLimiter limiter;
   private final CompletableFuture<Permit> waiting; // null: admitted at once
   private final RuleOutcomes outcomes; // null: no rule decided; its headers wait for admission
   // a plain lock: the only contention is a late grant racing the request's end, which is rare
@@ -23,20 +23,20 @@ final class Admission {
   private boolean resumable;
   private boolean over;
 
-  Admission(PathLimiter limiter, Permit permit, RuleOutcomes outcomes) {
+  Admission(DoorLimiter limiter, Permit permit, RuleOutcomes outcomes) {
     this.limiter = limiter;
     this.permit = permit;
     this.waiting = null;
     this.outcomes = outcomes;
   }
 
-  Admission(PathLimiter limiter, CompletableFuture<Permit> waiting, RuleOutcomes outcomes) {
+  Admission(DoorLimiter limiter, CompletableFuture<Permit> waiting, RuleOutcomes outcomes) {
     this.limiter = limiter;
     this.waiting = waiting;
     this.outcomes = outcomes;
   }
 
-  PathLimiter limiterEntry() {
+  DoorLimiter limiterEntry() {
     return limiter;
   }
 

@@ -2,6 +2,7 @@ package dev.sluice.servlet;
 
 import dev.sluice.concurrency.ConcurrencySnapshot;
 import dev.sluice.concurrency.Permit;
+import dev.sluice.config.DoorLimiter;
 import dev.sluice.config.PathLimiter;
 import dev.sluice.config.SluiceSettings;
 import dev.sluice.http.AdmissionFlow;
@@ -43,6 +44,7 @@ final class Door {
   private static final System.Logger log = System.getLogger(SluiceFilter.class.getName());
 
   private final SluiceSettings settings;
+  private final List<PathLimiter> limiters;
   private final AdmissionFlow<HttpServletRequest> flow;
   private final Answers answers;
   private final RateHeaders<HttpServletResponse, HeaderField> headers;
@@ -60,6 +62,7 @@ final class Door {
       ObjIntConsumer<String> rejections) {
     this.settings = settings;
     this.rejections = rejections != null ? rejections : (why, status) -> {};
+    this.limiters = List.copyOf(limiters);
     this.flow = new AdmissionFlow<>(
         limiters, rules, new Requests(settings, proxies), Stopping.REFUSES_EVERY_REQUEST);
     this.answers = new Answers(settings.statuses());
@@ -72,7 +75,7 @@ final class Door {
   }
 
   List<PathLimiter> limiters() {
-    return flow.limiters();
+    return limiters;
   }
 
   java.time.Duration drainTimeout() {
@@ -116,7 +119,7 @@ final class Door {
       case DEADLINE_SPENT ->
         answer(res, answers.deadlineExceeded(passage.limiter().name()));
       case REFUSED -> {
-        PathLimiter limiter = passage.limiter();
+        DoorLimiter limiter = passage.limiter();
         answer(
             res,
             withLimiterPolicy(
@@ -127,6 +130,10 @@ final class Door {
                     limiter.config().queueKey()),
                 limiter));
       }
+      // LocalDoor refuses what leads to these: rules in a shared store, shaper rules, a cost
+      case RULES_PENDING, SHAPED, BAD_REQUEST ->
+        throw new IllegalStateException(
+            "the servlet filter counts rules locally, holds no request back, prices none");
     }
   }
 
@@ -200,7 +207,7 @@ final class Door {
   }
 
   /** The rules' headers of an admitted request, and its limiter's own with the concurrency headers. */
-  private void headers(HttpServletResponse res, RuleOutcomes outcomes, PathLimiter limiter) {
+  private void headers(HttpServletResponse res, RuleOutcomes outcomes, DoorLimiter limiter) {
     if (outcomes != null) {
       headers.write(res, outcomes);
     }
@@ -210,7 +217,7 @@ final class Door {
     }
   }
 
-  private Rejection withLimiterPolicy(Rejection r, PathLimiter limiter) {
+  private Rejection withLimiterPolicy(Rejection r, DoorLimiter limiter) {
     if (!settings.concurrencyHeaders()) {
       return r;
     }

@@ -2,23 +2,26 @@ package dev.sluice.http;
 
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.Permit;
+import dev.sluice.config.DoorLimiter;
 import dev.sluice.config.PathLimiter;
 import dev.sluice.request.RequestInfo;
 import dev.sluice.rules.RateRules;
+import dev.sluice.rules.RateVerdict;
 import dev.sluice.rules.RuleOutcomes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The admission decision every door makes, without a framework: a bypassed path goes on; while
  * stopping, the shutdown answer; then the rate rules (a request a rule refuses never takes a queue
  * slot); then the first limiter whose path matches is asked for a permit with the request's caller
- * (its class, key and deadline budget). The door maps its request in through {@link Requests} and
- * acts on the {@link Verdict} (and the {@link Passage} it filled): it runs the request, parks it on
- * {@link Passage#waiting()}, or writes the answer the verdict names in its own terms (a {@link
- * Rejection} from {@link Answers}, a gRPC status).
+ * (its class, key, cost and deadline budget). The door maps its request in through a {@link Door}
+ * and acts on the {@link Verdict} (and the {@link Passage} it filled): it runs the request, parks
+ * it on {@link Passage#waiting()}, or writes the answer the verdict names in its own terms (a
+ * {@link Rejection} from {@link Answers}, a gRPC status).
  *
  * <pre>{@code
  * AdmissionFlow<HttpServletRequest> flow =
@@ -31,15 +34,26 @@ import java.util.concurrent.CompletableFuture;
  * }
  * }</pre>
  *
- * <p>Nothing is allocated on the common way through (no rule, a free permit): the verdict is a
- * constant and the passage is the door's, which a door may reuse from one request to the next.
+ * <p>A door whose rules are counted in a shared store, or that holds requests back for a shaper
+ * rule, goes on later with {@link #afterRules} (on {@link Verdict#RULES_PENDING}) or {@link
+ * #acquire} (after {@link Verdict#SHAPED}'s delay); {@link #acquire} is also the step alone, for a
+ * limiter the door names itself rather than by path.
+ *
+ * <p>Nothing is allocated on the common way through (no rule, a free permit at cost 1): the verdict
+ * is a constant and the passage is the door's, which a door may reuse from one request to the next.
  *
  * @param <R> the door's request
  */
 public final class AdmissionFlow<R> {
 
-  /** What the door knows of a request that the flow asks for, and where a rule failure goes. */
-  public interface Requests<R> {
+  /**
+   * What a door knows of its requests and its limiters that the flow asks for, and where a rule
+   * failure goes.
+   *
+   * @param <R> the door's request
+   * @param <L> the door's limiter
+   */
+  public interface Door<R, L extends DoorLimiter> {
 
     /** True when {@code path} is never limited (health checks, metrics): the flow lets it by. */
     default boolean bypassed(String path) {
@@ -47,8 +61,10 @@ public final class AdmissionFlow<R> {
     }
 
     /**
-     * Who the request is, for the rules and the queue discipline: asked at most once per request,
-     * and only when a rule guards the path or the limiter's queue needs a key or a class.
+     * Who the request is, for the rules, the queue discipline and the cost: asked at most once per
+     * call of the flow, and only when a rule guards the path, the limiter's queue needs a key or a
+     * class, or the request is priced. The flow reads it only during the call that asked for it (a
+     * shared store's rules included), so a door may hand out one it reuses once the call returns.
      */
     RequestInfo info(R request, String path);
 
@@ -57,16 +73,56 @@ public final class AdmissionFlow<R> {
      * #NO_DEADLINE} when it has none the door honours, 0 when it is spent (the request is then
      * refused with {@link Verdict#DEADLINE_SPENT}).
      */
-    long budgetNanos(R request, PathLimiter limiter);
+    long budgetNanos(R request, L limiter);
 
     /**
      * The rules failed on this request (a bug in a rule, say); the flow goes on as if every rule
      * admitted it, since a broken rule must not turn every request into a refusal. The door logs.
      */
     void rulesFailed(RuntimeException failure);
+
+    /**
+     * Whether every request to {@code limiter} takes one unit of its limit (the default): the flow
+     * then asks no {@link #units} and may hand out a free permit at once.
+     */
+    default boolean costsOne(L limiter) {
+      return true;
+    }
+
+    /**
+     * The units of {@code limiter}'s limit the request takes, when {@link #costsOne} is false.
+     *
+     * @param info who the request is
+     * @throws BadRequest when the request states a cost the door refuses: {@link
+     *     Verdict#BAD_REQUEST}
+     */
+    default int units(R request, L limiter, RequestInfo info) {
+      return 1;
+    }
   }
 
-  /** {@link Requests#budgetNanos}'s answer for a request without a deadline. */
+  /**
+   * The {@link Door} of a door whose limiters are {@link PathLimiter}s (the servlet filter, the gRPC
+   * interceptor).
+   *
+   * @param <R> the door's request
+   */
+  public interface Requests<R> extends Door<R, PathLimiter> {}
+
+  /**
+   * A request that states its cost wrongly: {@link Door#units} throws it and the flow answers
+   * {@link Verdict#BAD_REQUEST}, the message in {@link Passage#badRequest()}.
+   */
+  public static final class BadRequest extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** A bad request, {@code message} saying what is wrong for the client. */
+    public BadRequest(String message) {
+      super(message, null, false, false); // an answer to a client, not a bug: no stack trace
+    }
+  }
+
+  /** {@link Door#budgetNanos}'s answer for a request without a deadline. */
   public static final long NO_DEADLINE = -1;
 
   /** Which requests are refused while the door stops admitting. */
@@ -108,33 +164,44 @@ public final class AdmissionFlow<R> {
      * The limiter refused the request at once: {@link Passage#failure()}, to map with {@link
      * Answers#refusal} ({@code atArrival} true, with {@link Passage#caller()}'s key).
      */
-    REFUSED
+    REFUSED,
+    /** The request states its cost wrongly: {@link Passage#badRequest()} says how. */
+    BAD_REQUEST,
+    /**
+     * A rule counted in a shared store decides: park the request on {@link Passage#pending()} and
+     * go on with {@link #afterRules} once it completes (it never fails); {@link Passage#limiter()}
+     * is the limiter to ask then, or null.
+     */
+    RULES_PENDING,
+    /**
+     * The rules admit the request after a delay (a shaper rule): {@link Passage#outcomes()} holds
+     * their decisions; hold the request {@link Passage#delayNanos()}, then go on with {@link
+     * #acquire} when {@link Passage#limiter()} is not null.
+     */
+    SHAPED
   }
 
-  private final List<PathLimiter> limiters;
+  private final List<? extends DoorLimiter> limiters;
   private final RateRules rules; // null: no rate rules
-  private final Requests<R> requests;
+  private final Door<R, DoorLimiter> door;
   private final Stopping whenStopping;
   private volatile boolean stopping;
 
   /**
-   * A flow over {@code limiters} (tried in order, see {@link PathLimiter#first}) and {@code rules}.
+   * A flow over {@code limiters} (tried in order: the first that guards a path is asked) and
+   * {@code rules}.
    *
-   * @param rules the rate rules, or null when none is declared; every rule must decide locally
-   *     ({@link RateRules#checkNow(RequestInfo, RuleOutcomes)}): a rule counted in a shared store
-   *     lets the request by undecided
+   * @param rules the rate rules, or null when none is declared; a door that cannot park a request
+   *     for a shared store or hold it for a shaper rule builds them without either
+   * @param <L> the door's limiter
    */
-  public AdmissionFlow(
-      List<PathLimiter> limiters, RateRules rules, Requests<R> requests, Stopping whenStopping) {
+  @SuppressWarnings("unchecked") // the door is only ever handed the limiters it gave: its own L
+  public <L extends DoorLimiter> AdmissionFlow(
+      List<L> limiters, RateRules rules, Door<R, L> door, Stopping whenStopping) {
     this.limiters = List.copyOf(limiters);
     this.rules = rules;
-    this.requests = Objects.requireNonNull(requests, "requests");
+    this.door = (Door<R, DoorLimiter>) Objects.requireNonNull(door, "door");
     this.whenStopping = Objects.requireNonNull(whenStopping, "whenStopping");
-  }
-
-  /** The limiters, in the order they are tried. */
-  public List<PathLimiter> limiters() {
-    return limiters;
   }
 
   /** From now on requests get {@link Verdict#SHUTTING_DOWN} (see {@link Stopping}). */
@@ -154,13 +221,13 @@ public final class AdmissionFlow<R> {
    */
   public Verdict admit(R request, String method, String path, Passage into) {
     into.clear();
-    if (requests.bypassed(path)) {
+    if (door.bypassed(path)) {
       return Verdict.PASS;
     }
     if (stopping && whenStopping == Stopping.REFUSES_EVERY_REQUEST) {
       return Verdict.SHUTTING_DOWN;
     }
-    PathLimiter limiter = PathLimiter.first(limiters, path);
+    DoorLimiter limiter = first(path);
     boolean ruled = rules != null && rules.guards(method, path);
     if (limiter == null && !ruled) {
       return Verdict.PASS;
@@ -172,11 +239,67 @@ public final class AdmissionFlow<R> {
     RequestInfo info = null;
     // a path no rule guards (most, in many services) builds no request info and writes no header
     if (ruled) {
-      info = requests.info(request, path);
-      RuleOutcomes outcomes = checkRules(info, into.outcomesToFill());
+      info = door.info(request, path);
+      RuleOutcomes outcomes = into.outcomesToFill();
+      boolean decided;
+      try {
+        decided = rules.checkNow(info, outcomes);
+      } catch (RuntimeException e) {
+        door.rulesFailed(e); // fails open: as if no rule decided
+        outcomes = null;
+        decided = true;
+      }
+      if (!decided) { // a rule counted in the shared store: its answer may come later
+        CompletableFuture<RateVerdict> pending = check(info);
+        if (!pending.isDone()) {
+          into.pending = pending;
+          return Verdict.RULES_PENDING;
+        }
+        outcomes.set(pending.getNow(RateVerdict.noRules()));
+      }
       into.outcomes = outcomes;
-      if (outcomes != null && !outcomes.allowed()) {
+    }
+    return decided(request, path, limiter, info, into);
+  }
+
+  /**
+   * Goes on with a request that got {@link Verdict#RULES_PENDING}, now that the rules' {@code
+   * verdict} is known: the verdict of the rules, then the limiter step, into {@code into}, which
+   * is cleared first (a new one: the first call's passage may serve another request by now).
+   *
+   * @param limiter the {@link Passage#limiter()} of the first call
+   */
+  public Verdict afterRules(
+      R request, String path, DoorLimiter limiter, RateVerdict verdict, Passage into) {
+    into.clear();
+    into.limiter = limiter;
+    into.outcomes = into.outcomesToFill().set(verdict);
+    return decided(request, path, limiter, null, into);
+  }
+
+  /**
+   * The limiter step alone: asks {@code limiter} (one of this flow's) for a permit for {@code
+   * request}, into {@code into}, which is cleared first. Answers {@link Verdict#ADMITTED}, {@link
+   * Verdict#WAITING}, {@link Verdict#REFUSED}, {@link Verdict#DEADLINE_SPENT} or {@link
+   * Verdict#BAD_REQUEST}; stopping is the door's to check.
+   */
+  public Verdict acquire(R request, String path, DoorLimiter limiter, Passage into) {
+    into.clear();
+    into.limiter = limiter;
+    return acquire(request, path, limiter, null, into);
+  }
+
+  private Verdict decided(
+      R request, String path, DoorLimiter limiter, RequestInfo info, Passage into) {
+    RuleOutcomes outcomes = into.outcomes;
+    if (outcomes != null) {
+      if (!outcomes.allowed()) {
         return Verdict.RATE_LIMITED;
+      }
+      long delay = outcomes.delayNanos();
+      if (delay > 0) {
+        into.delayNanos = delay;
+        return Verdict.SHAPED;
       }
     }
     if (limiter == null) {
@@ -186,20 +309,39 @@ public final class AdmissionFlow<R> {
   }
 
   private Verdict acquire(
-      R request, String path, PathLimiter limiter, RequestInfo known, Passage into) {
-    long budget = requests.budgetNanos(request, limiter);
+      R request, String path, DoorLimiter limiter, RequestInfo known, Passage into) {
+    long budget = door.budgetNanos(request, limiter);
     if (budget == 0) {
       return Verdict.DEADLINE_SPENT;
     }
-    // the common case, a free permit and nobody waiting: no caller, no future
-    Permit now = limiter.limiter().acquireIfFree();
-    if (now != null) {
-      into.permit = now;
-      return Verdict.ADMITTED;
+    boolean one = door.costsOne(limiter);
+    if (one) {
+      // the common case, a free permit and nobody waiting: no caller, no future (a limiter whose
+      // permits live in a shared store has no such shortcut, and answers null)
+      Permit now = limiter.limiter().acquireIfFree();
+      if (now != null) {
+        into.permit = now;
+        return Verdict.ADMITTED;
+      }
     }
-    Caller caller = Caller.DEFAULT;
-    if (limiter.callers().needed()) {
-      caller = limiter.callers().of(known != null ? known : requests.info(request, path));
+    // who asks, for the queue discipline (key, class) and the cost: asked at most once, and not
+    // at all for a plain FIFO limiter at cost 1
+    RequestInfo info = known;
+    if (info == null && (limiter.callers().needed() || !one)) {
+      info = door.info(request, path);
+    }
+    Caller caller = limiter.callers().needed() ? limiter.callers().of(info) : Caller.DEFAULT;
+    if (!one) {
+      int units;
+      try {
+        units = door.units(request, limiter, info);
+      } catch (BadRequest e) {
+        into.badRequest = e.getMessage();
+        return Verdict.BAD_REQUEST;
+      }
+      if (units != 1) {
+        caller = caller.withCost(units);
+      }
     }
     if (budget > 0) {
       caller = caller.withTimeout(Duration.ofNanos(budget)); // the shorter of it and queue-timeout
@@ -220,14 +362,16 @@ public final class AdmissionFlow<R> {
     return Verdict.WAITING;
   }
 
-  /** Fails open: the outcomes of the rules, or null when none decided (or they failed). */
-  private RuleOutcomes checkRules(RequestInfo info, RuleOutcomes outcomes) {
+  /** The shared store's decision; fails open: a failure is no rule's decision, never a refusal. */
+  private CompletableFuture<RateVerdict> check(RequestInfo info) {
     try {
-      // a door's rules are local (checked when built): the answer is at hand
-      return rules.checkNow(info, outcomes) ? outcomes : null;
+      return rules.check(info).toCompletableFuture().exceptionally(e -> {
+        door.rulesFailed(e instanceof RuntimeException r ? r : new CompletionException(e));
+        return RateVerdict.noRules();
+      });
     } catch (RuntimeException e) {
-      requests.rulesFailed(e);
-      return null;
+      door.rulesFailed(e);
+      return CompletableFuture.completedFuture(RateVerdict.noRules());
     }
   }
 
@@ -237,5 +381,16 @@ public final class AdmissionFlow<R> {
       return null;
     }
     return done.handle((v, failure) -> failure).getNow(null);
+  }
+
+  /** The first limiter that guards {@code path}, or null (by index: no iterator). */
+  private DoorLimiter first(String path) {
+    for (int i = 0; i < limiters.size(); i++) {
+      DoorLimiter l = limiters.get(i);
+      if (l.guards(path)) {
+        return l;
+      }
+    }
+    return null;
   }
 }

@@ -2,27 +2,32 @@ package dev.sluice.http;
 
 import dev.sluice.concurrency.Caller;
 import dev.sluice.concurrency.Permit;
-import dev.sluice.config.PathLimiter;
+import dev.sluice.config.DoorLimiter;
+import dev.sluice.rules.RateVerdict;
 import dev.sluice.rules.RuleOutcomes;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * What {@link AdmissionFlow#admit} found for one request, beside its {@link
  * AdmissionFlow.Verdict}: the limiter that guards it, the rules' decisions, the permit, the queue's
- * future or the refusal. A door may keep one per thread and reuse it; it is cleared at each {@link
- * AdmissionFlow#admit}, and the {@link RuleOutcomes} it holds are refilled then, so a door that
- * still needs them after the next request (a parked request's headers) takes a new passage per
- * request.
+ * future or the refusal, the shared store's pending decision, a shaper's delay. A door may keep one
+ * per thread and reuse it; it is cleared at each call of the flow, and the {@link RuleOutcomes} it
+ * holds are refilled then, so a door that still needs them after the next request (a parked
+ * request's headers) takes a new passage per request, as does a request that goes on later
+ * ({@link AdmissionFlow#afterRules}, {@link AdmissionFlow#acquire}).
  */
 public final class Passage {
 
-  PathLimiter limiter;
+  DoorLimiter limiter;
   RuleOutcomes outcomes;
   Permit permit;
   CompletableFuture<Permit> waiting;
   Throwable failure;
   Caller caller;
   boolean deadlineBinds;
+  CompletableFuture<RateVerdict> pending;
+  long delayNanos;
+  String badRequest;
   private RuleOutcomes ownOutcomes; // made on the first ruled request, then refilled
 
   /** An empty passage. */
@@ -36,6 +41,9 @@ public final class Passage {
     failure = null;
     caller = null;
     deadlineBinds = false;
+    pending = null;
+    delayNanos = 0;
+    badRequest = null;
   }
 
   RuleOutcomes outcomesToFill() {
@@ -46,7 +54,7 @@ public final class Passage {
   }
 
   /** The limiter that guards the request, or null when none does. */
-  public PathLimiter limiter() {
+  public DoorLimiter limiter() {
     return limiter;
   }
 
@@ -84,5 +92,23 @@ public final class Passage {
    */
   public boolean deadlineBinds() {
     return deadlineBinds;
+  }
+
+  /**
+   * The shared store's decision on the rules, with {@link AdmissionFlow.Verdict#RULES_PENDING}
+   * (it never fails); else null.
+   */
+  public CompletableFuture<RateVerdict> pending() {
+    return pending;
+  }
+
+  /** How long to hold the request, with {@link AdmissionFlow.Verdict#SHAPED}; else 0. */
+  public long delayNanos() {
+    return delayNanos;
+  }
+
+  /** What is wrong with the request, with {@link AdmissionFlow.Verdict#BAD_REQUEST}; else null. */
+  public String badRequest() {
+    return badRequest;
   }
 }
