@@ -255,15 +255,7 @@ final class Gate {
       case BAD_REQUEST -> throw rejected(ctx, answers.badRequest(passage.badRequest()));
       // at arrival: a key-cap answer names the key, and says when it is the shared unknown key
       case REFUSED ->
-        throw rejected(
-            ctx,
-            withLimiterPolicy(
-                answers.refusal(
-                    passage.failure(),
-                    true,
-                    passage.caller().key(),
-                    limiter.config().queueKey()),
-                limiter));
+        throw rejected(ctx, withLimiterPolicy(answers.refusalAtArrival(passage), limiter));
     };
   }
 

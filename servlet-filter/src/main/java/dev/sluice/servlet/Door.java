@@ -118,18 +118,8 @@ final class Door {
       }
       case DEADLINE_SPENT ->
         answer(res, answers.deadlineExceeded(passage.limiter().name()));
-      case REFUSED -> {
-        DoorLimiter limiter = passage.limiter();
-        answer(
-            res,
-            withLimiterPolicy(
-                answers.refusal(
-                    passage.failure(),
-                    true,
-                    passage.caller().key(),
-                    limiter.config().queueKey()),
-                limiter));
-      }
+      case REFUSED ->
+        answer(res, withLimiterPolicy(answers.refusalAtArrival(passage), passage.limiter()));
       // LocalDoor refuses what leads to these: rules in a shared store, shaper rules, a cost
       case RULES_PENDING, SHAPED, BAD_REQUEST ->
         throw new IllegalStateException(

@@ -206,6 +206,18 @@ public final class Answers {
   }
 
   /**
+   * The answer to {@link AdmissionFlow.Verdict#REFUSED}: the limiter in {@code passage} refused the
+   * request at arrival, a key-cap answer naming the caller's key.
+   */
+  public Rejection refusalAtArrival(Passage passage) {
+    return refusal(
+        passage.failure(),
+        true,
+        passage.caller().key(),
+        passage.limiter().config().queueKey());
+  }
+
+  /**
    * The answer to a limiter's failed acquire. {@code atArrival}: refused before it queued, when a
    * key-cap answer names the caller's {@code key} ({@code queueKey} is the limiter's {@code
    * queue-key} setting).
