@@ -57,7 +57,7 @@ record OverheadVariant(
   }
 
   /**
-   * The six set-ups, the baseline first; the last is no limiter but the empty handlers a limiting
+   * The seven set-ups, the baseline first; the last is no limiter but the empty handlers a limiting
    * plugin hooks in, Javalin's own share of any plugin's cost.
    *
    * @param rulesFile where {@link #writeRules} writes the rule the {@code sluice-rate} variant reads
@@ -76,6 +76,14 @@ record OverheadVariant(
             "sluice-rate",
             "Sluice, per-IP token-bucket rule, never empty",
             List.of("sluice.enabled=true", "sluice.rules.file=" + rulesFile.toAbsolutePath())),
+        new OverheadVariant(
+            "sluice-rate-bare",
+            "Sluice, the same rule with no rate-limit headers on its answers",
+            List.of(
+                "sluice.enabled=true",
+                "sluice.rules.file=" + rulesFile.toAbsolutePath(),
+                "sluice.headers.ratelimit=false",
+                "sluice.headers.x-ratelimit=false")),
         new OverheadVariant(
             "ratelimitplugin",
             "Javalin RateLimitPlugin, 10^9 per minute",

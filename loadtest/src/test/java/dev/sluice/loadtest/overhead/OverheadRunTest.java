@@ -48,7 +48,15 @@ class OverheadRunTest {
     assertThat(variants)
         .extracting(OverheadVariant::name)
         .containsExactly(
-            "none", "sluice-limiter", "sluice-rate", "ratelimitplugin", "qos", "javalin-handlers");
+            "none",
+            "sluice-limiter",
+            "sluice-rate",
+            "sluice-rate-bare",
+            "ratelimitplugin",
+            "qos",
+            "javalin-handlers");
+    assertThat(variants.get(3).serverProperties())
+        .contains("sluice.headers.ratelimit=false", "sluice.headers.x-ratelimit=false");
     assertThat(variants.get(0).name()).isEqualTo(OverheadVariant.BASELINE);
     assertThat(variants.get(0).serverProperties()).containsExactly("sluice.enabled=false");
     assertThat(variants.get(2).serverProperties())
@@ -57,7 +65,7 @@ class OverheadRunTest {
         .contains("resource: " + OverheadVariant.ENDPOINT)
         .contains("actor: ip");
     // the peers run without Sluice, so each row measures one limiter
-    assertThat(variants.subList(3, 6))
+    assertThat(variants.subList(4, 7))
         .allSatisfy(v -> assertThat(v.serverProperties())
             .contains("sluice.enabled=false")
             .anyMatch(p -> p.startsWith("demo.overhead-peer=")));
@@ -175,7 +183,7 @@ class OverheadRunTest {
             1,
             Duration.ofMillis(10)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("6 variants, 1 services");
+        .hasMessageContaining("7 variants, 1 services");
   }
 
   @Test
