@@ -90,6 +90,8 @@ public final class CpuLimit extends AdaptiveLimit {
   /** Weight of each finished job in the mean service time that scales the gain. */
   static final double SERVICE_WEIGHT = 0.1;
 
+  private static final double TUNED_FOR_NANOS = GAIN_TUNED_FOR.toNanos();
+
   /**
    * Weight of the newest sample in the smoothed CPU the controller acts on. On 2 cores one tick
    * sees 50% or 100% and little between; half-and-half smoothing steadies the limit at the cost of
@@ -211,17 +213,27 @@ public final class CpuLimit extends AdaptiveLimit {
   /** {@link #GAIN}, scaled down for jobs longer than {@link #GAIN_TUNED_FOR}. */
   double gain() {
     double mean = meanServiceNanos;
-    double tunedFor = GAIN_TUNED_FOR.toNanos();
-    return mean > tunedFor ? GAIN * tunedFor / mean : GAIN;
+    return mean > TUNED_FOR_NANOS ? GAIN * TUNED_FOR_NANOS / mean : GAIN;
   }
 
+  /**
+   * Moves the mean service time a tenth of the way to this job's. A job no longer than {@link
+   * #GAIN_TUNED_FOR} while the mean is within it too cannot change {@link #gain()} (both stay at
+   * or under the tuned time), so it writes nothing: the release path of short jobs, the common
+   * case, then shares no written field between the threads that finish them. The mean keeps the
+   * value it had when it last mattered, and a run of longer jobs moves it from there.
+   */
   @Override
   public void onSample(long serviceNanos, int inFlight) {
-    if (serviceNanos > 0) {
-      double mean = meanServiceNanos;
-      meanServiceNanos =
-          Double.isNaN(mean) ? serviceNanos : mean + SERVICE_WEIGHT * (serviceNanos - mean);
+    if (serviceNanos <= 0) {
+      return;
     }
+    double mean = meanServiceNanos;
+    if (serviceNanos <= TUNED_FOR_NANOS && mean <= TUNED_FOR_NANOS) {
+      return; // false while no job has finished (NaN): the first one is always kept
+    }
+    meanServiceNanos =
+        Double.isNaN(mean) ? serviceNanos : mean + SERVICE_WEIGHT * (serviceNanos - mean);
   }
 
   /** Whether demand reaches the limit: someone queued, or every permit taken. */

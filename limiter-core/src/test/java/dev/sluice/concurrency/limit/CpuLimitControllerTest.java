@@ -110,6 +110,25 @@ class CpuLimitControllerTest {
   }
 
   @Test
+  void shortJobsLeaveTheMeanWhereItStoodAndLongerOnesMoveItFromThere() {
+    CpuLimit limit = started(0.7, 10, 100);
+    limit.onSample(Duration.ofMillis(200).toNanos(), 1); // the first job is kept: mean 200 ms
+    for (int i = 0; i < 50; i++) {
+      limit.onSample(
+          Duration.ofMillis(790).toNanos(), 1); // at or under 800 ms: the gain cannot move
+    }
+    assertThat(limit.gain()).isEqualTo(CpuLimit.GAIN);
+
+    // from 200 ms, not from the 790 ms a mean of every job would near: 200 + 0.1 x 9,800 = 1,180 ms
+    limit.onSample(Duration.ofSeconds(10).toNanos(), 1);
+    assertThat(limit.gain()).isCloseTo(0.15 * 800 / 1_180, within(TOLERANCE));
+
+    // above the tuned time every job counts, short ones too: 1,180 + 0.1 x (100 - 1,180) = 1,072
+    limit.onSample(Duration.ofMillis(100).toNanos(), 1);
+    assertThat(limit.gain()).isCloseTo(0.15 * 800 / 1_072, within(TOLERANCE));
+  }
+
+  @Test
   void jobsShorterThanTheTunedServiceTimeKeepTheFullGain() {
     CpuLimit limit = started(0.7, 10, 100);
 
