@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,7 +74,8 @@ public final class TranscodeService implements AutoCloseable {
 
   /**
    * Starts on {@code server.port} (0: a free port, see {@link #port()}), and the gRPC door on
-   * {@code demo.grpc.port} when it is set (see {@link #grpcPort()}).
+   * {@code demo.grpc.port} when it is set (see {@link #grpcPort()}). {@code /health} answers 503
+   * {@code {"status":"starting"}} until both doors accept, then {@code {"status":"up"}}.
    *
    * @throws IllegalStateException {@code demo.engine=ffmpeg} and ffmpeg is not on PATH
    * @throws IllegalArgumentException {@code demo.grpc.port} with {@code demo.engine=ffmpeg}
@@ -120,6 +122,7 @@ public final class TranscodeService implements AutoCloseable {
     // of /api/transcode instead of Sluice's, or in front of /api/ping; each may add to /sluice
     List<UnaryOperator<String>> status = new ArrayList<>();
 
+    AtomicBoolean doorsOpen = new AtomicBoolean();
     Javalin app = Javalin.create(config -> {
       // detected by reflection: on JDK 21+ handlers run on virtual threads, on 17 the
       // setting is ignored and Jetty's platform threads serve
@@ -153,8 +156,15 @@ public final class TranscodeService implements AutoCloseable {
       config.routes.get("/api/history/{id}", HistoryEndpoint::history);
       // the light endpoint of the load test's overhead run: no limiter or rule by default
       config.routes.get(OverheadPeer.PATH, ctx -> ctx.result("pong"));
-      // /health is in sluice.bypass-paths (the default list): never limited
-      config.routes.get("/health", ctx -> ctx.json(Map.of("status", "up")));
+      // /health is in sluice.bypass-paths (the default list): never limited. It answers "up"
+      // only once every door accepts: the gRPC door opens after the HTTP server has started
+      config.routes.get("/health", ctx -> {
+        if (doorsOpen.get()) {
+          ctx.json(Map.of("status", "up"));
+        } else {
+          ctx.status(503).json(Map.of("status", "starting"));
+        }
+      });
       config.routes.get(
           "/metrics",
           ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
@@ -198,6 +208,7 @@ public final class TranscodeService implements AutoCloseable {
         .get("sluice.shutdown.drain-timeout")
         .map(DurationText::parse)
         .orElse(DEFAULT_DRAIN);
+    doorsOpen.set(true);
     return new TranscodeService(app, jobs, drain, grpc);
   }
 

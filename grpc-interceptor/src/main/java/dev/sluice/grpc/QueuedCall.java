@@ -79,14 +79,7 @@ final class QueuedCall<ReqT, RespT> extends ServerCall.Listener<ReqT> {
 
   /** The limiter refused the call after it queued (timeout, displaced, shutdown...). */
   void refused(Answer answer) {
-    synchronized (this) {
-      if (cancelled) {
-        return; // the client is gone: nobody reads an answer
-      }
-      decided = true;
-      pending = null;
-    }
-    answer.close(call);
+    answerUnlessCancelled(answer);
   }
 
   /**
@@ -97,6 +90,14 @@ final class QueuedCall<ReqT, RespT> extends ServerCall.Listener<ReqT> {
     if (!waiting.cancel(false)) {
       return; // granted, refused or cancelled already: that outcome stands
     }
+    answerUnlessCancelled(answer);
+  }
+
+  /**
+   * Takes the call out of the queue with {@code answer}, its kept events dropped, unless the
+   * client left first (nobody reads an answer then).
+   */
+  private void answerUnlessCancelled(Answer answer) {
     synchronized (this) {
       if (cancelled) {
         return;

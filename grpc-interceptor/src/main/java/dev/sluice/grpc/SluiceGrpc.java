@@ -57,7 +57,8 @@ public final class SluiceGrpc implements AutoCloseable {
   private final List<PathLimiter> limiters; // own, then shared
   private final List<PathLimiter> own;
   private final LimitingInterceptor interceptor;
-  private final ExecutorService ownExecutor; // null when the application gave one
+  // null when the application gave one, or when no limiter of this door's own runs on it
+  private final ExecutorService ownExecutor;
 
   private SluiceGrpc(
       List<PathLimiter> limiters,
@@ -158,7 +159,9 @@ public final class SluiceGrpc implements AutoCloseable {
   /**
    * Builds a {@link SluiceGrpc}; properties win over code for the same limiter, as in the plugin.
    * A call that waited starts its handler on the executor (give it the server's own to run every
-   * handler on one pool); one made here is stopped by {@link SluiceGrpc#close()}.
+   * handler on one pool); one made here is stopped by {@link SluiceGrpc#close()}. None is made for
+   * a door without limiters of its own: a call that waited on a {@linkplain #shared shared} limiter
+   * starts on its owner's executor.
    */
   public static final class Builder extends DoorBuilder<Builder> {
 

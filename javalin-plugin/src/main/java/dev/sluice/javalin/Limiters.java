@@ -3,6 +3,7 @@ package dev.sluice.javalin;
 import dev.sluice.concurrency.ConcurrencyLimiter;
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.concurrency.Reconfiguration;
+import dev.sluice.config.DoorLimiter;
 import dev.sluice.config.LimiterConfig;
 import dev.sluice.config.LimiterKeys;
 import dev.sluice.config.QueueCallers;
@@ -91,13 +92,7 @@ final class Limiters {
 
   /** The limiter guarding {@code path}, or null (asked on every request: no Optional, no iterator). */
   LimiterEntry forPath(String path) {
-    for (int i = 0; i < entries.size(); i++) {
-      LimiterEntry e = entries.get(i);
-      if (e.guards(path)) {
-        return e;
-      }
-    }
-    return null;
+    return DoorLimiter.first(entries, path);
   }
 
   Optional<LimiterEntry> byName(String name) {

@@ -121,7 +121,8 @@ public abstract class DoorBuilder<B extends DoorBuilder<B>> {
 
   /**
    * The door's parts: resolves and checks every setting (unknown keys after bad values, as the
-   * plugin checks them), makes the executor when none was given, and builds the limiters and rules.
+   * plugin checks them), makes the executor when none was given and the door has limiters of its
+   * own to run on it, and builds the limiters and rules.
    *
    * @param threads the name of the threads of an executor made here, numbered from 1
    * @throws SluiceConfigException naming key, value and source, at the first bad value or at a
@@ -147,10 +148,22 @@ public abstract class DoorBuilder<B extends DoorBuilder<B>> {
     SluiceSettings settings = SluiceSettings.resolve(p, code, cpu);
     UnknownKeys.check(
         p, settings.limiters().keySet(), settings.strict(), ConfigWarnings.systemLogger());
-    ExecutorService own = executor == null ? Executors.newCachedThreadPool(daemons(threads)) : null;
+    // the executor completes the waiters of the door's own limiters; a door without one (a gRPC
+    // door on shared limiters only, which their owner runs, or a disabled door) needs none
+    boolean ownLimiters = settings.enabled() && !settings.limiters().isEmpty();
+    ExecutorService own =
+        executor == null && ownLimiters ? Executors.newCachedThreadPool(daemons(threads)) : null;
     Executor runOn = own != null ? own : executor;
-    LocalDoor door = LocalDoor.build(
-        settings, p, rules, words, clock, scheduler, runOn, limiterListener, ruleListener);
+    LocalDoor door;
+    try {
+      door = LocalDoor.build(
+          settings, p, rules, words, clock, scheduler, runOn, limiterListener, ruleListener);
+    } catch (RuntimeException e) {
+      if (own != null) {
+        own.shutdown();
+      }
+      throw e;
+    }
     return new Parts(p, settings, door, own);
   }
 
@@ -161,7 +174,7 @@ public abstract class DoorBuilder<B extends DoorBuilder<B>> {
    * @param settings what they resolved to, with the code's limiters
    * @param door the limiters and rules
    * @param ownExecutor the executor made for the door, which the door stops; null when one was
-   *     given
+   *     given, or when the door builds no limiter (disabled, or none declared)
    */
   public record Parts(
       SluiceProperties properties,

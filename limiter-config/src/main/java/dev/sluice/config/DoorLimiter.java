@@ -1,6 +1,7 @@
 package dev.sluice.config;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
+import java.util.List;
 
 /**
  * A limiter as a door asks it for a request's permit: its name and settings, the core {@link
@@ -24,4 +25,19 @@ public interface DoorLimiter {
 
   /** Whether this limiter guards {@code path}; false for one that guards no path of its own. */
   boolean guards(String path);
+
+  /**
+   * The first of {@code limiters} that {@linkplain #guards guards} {@code path}, or null: the
+   * limiters are tried in declaration order, by index (every door asks it on every request: no
+   * iterator, no Optional). The result has the list's own type, so a door keeps its limiter type.
+   */
+  static <L extends DoorLimiter> L first(List<? extends L> limiters, String path) {
+    for (int i = 0; i < limiters.size(); i++) {
+      L l = limiters.get(i);
+      if (l.guards(path)) {
+        return l;
+      }
+    }
+    return null;
+  }
 }

@@ -84,16 +84,10 @@ public final class PathLimiter implements DoorLimiter {
 
   /**
    * The first of {@code limiters} whose pattern matches {@code path}, or null: the limiters are
-   * tried in declaration order, by index (asked on every request: no iterator).
+   * tried in declaration order (see {@link DoorLimiter#first}).
    */
   public static PathLimiter first(List<PathLimiter> limiters, String path) {
-    for (int i = 0; i < limiters.size(); i++) {
-      PathLimiter l = limiters.get(i);
-      if (l.guards(path)) {
-        return l;
-      }
-    }
-    return null;
+    return DoorLimiter.first(limiters, path);
   }
 
   /** The limiter's name. */

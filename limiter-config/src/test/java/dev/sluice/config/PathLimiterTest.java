@@ -28,6 +28,20 @@ class PathLimiterTest {
   }
 
   @Test
+  void everyDoorAsksTheSameFirstMatchOverItsOwnLimiterType() {
+    PathLimiter history =
+        limiter(LimiterConfig.custom("history").path("/api/history/*").build());
+    PathLimiter api = limiter(LimiterConfig.custom("api").path("/api/**").build());
+    List<DoorLimiter> asDoorLimiters = List.of(history, api);
+
+    PathLimiter typed = DoorLimiter.first(List.of(history, api), "/api/work");
+    assertThat(typed).isSameAs(api);
+    assertThat(DoorLimiter.first(asDoorLimiters, "/api/history/7")).isSameAs(history);
+    assertThat(DoorLimiter.first(asDoorLimiters, "/health")).isNull();
+    assertThat(DoorLimiter.first(List.<DoorLimiter>of(), "/api/work")).isNull();
+  }
+
+  @Test
   void matchesGrpcMethodPaths() {
     PathLimiter service =
         limiter(LimiterConfig.custom("svc").path("/pkg.Service/*").build());

@@ -22,6 +22,7 @@ final class Admission {
   private Permit permit;
   private boolean resumable;
   private boolean over;
+  private boolean leftQueue;
 
   Admission(DoorLimiter limiter, Permit permit, RuleOutcomes outcomes) {
     this.limiter = limiter;
@@ -44,9 +45,20 @@ final class Admission {
     return outcomes;
   }
 
-  /** The limiter's future a queued request waits on; null for one admitted at once. */
-  CompletableFuture<Permit> waiting() {
-    return waiting;
+  /**
+   * Takes a request that still waits out of the limiter's queue (the limiter counts it cancelled
+   * and gives its place to the next); true only for the call that did, once: false for a request
+   * admitted at once, one whose permit came first, or one that left already.
+   */
+  boolean leaveQueue() {
+    synchronized (this) {
+      if (waiting == null || leftQueue) {
+        return false;
+      }
+      leftQueue = true;
+    }
+    // outside the lock: a cancelled waiter's place goes to the next (limiter code)
+    return waiting.cancel(false);
   }
 
   /**

@@ -143,7 +143,7 @@ final class Door {
     req.setAttribute(Admission.ATTRIBUTE, admission);
     AsyncContext async = req.startAsync(req, res);
     async.setTimeout(0); // the queue's own timeout and the request's deadline bound the wait
-    async.addListener(new RequestEnd(admission));
+    async.addListener(requestEnd(admission));
     acquired.whenComplete((permit, failed) -> granted(async, admission, permit, failed));
   }
 
@@ -182,14 +182,14 @@ final class Door {
    * Runs the rest of the chain; the permit goes back when the request is over: now, or, when the
    * application went async itself, when its async cycle ends.
    */
-  private static void runThenRelease(
+  private void runThenRelease(
       HttpServletRequest req, HttpServletResponse res, FilterChain chain, Admission admission)
       throws IOException, ServletException {
     try {
       chain.doFilter(req, res);
     } finally {
       if (req.isAsyncStarted()) {
-        req.getAsyncContext().addListener(new RequestEnd(admission));
+        req.getAsyncContext().addListener(requestEnd(admission));
       } else {
         admission.release();
       }
@@ -285,38 +285,47 @@ final class Door {
     }
   }
 
+  /** What ends {@code admission}'s request: its queue place and its permit are given back. */
+  AsyncListener requestEnd(Admission admission) {
+    return new RequestEnd(admission);
+  }
+
   /**
    * A request that ends while queued leaves the queue at once (the limiter counts it cancelled);
-   * one that ends admitted gives its permit back.
+   * one that ends admitted gives its permit back. The container ends a queued request when its
+   * client is gone (an error: a reset, a failed read or write) or when it completes it after such
+   * an error: the filter answers it as the Javalin plugin answers a client that left, cancelled
+   * with 499 (counted, written to nobody).
    */
-  private static final class RequestEnd implements AsyncListener {
+  private final class RequestEnd implements AsyncListener {
     private final Admission admission;
 
     RequestEnd(Admission admission) {
       this.admission = admission;
     }
 
-    private void ended() {
-      CompletableFuture<Permit> waiting = admission.waiting();
-      if (waiting != null) {
-        waiting.cancel(false);
+    private void ended(boolean clientGone) {
+      if (admission.leaveQueue() && clientGone) {
+        Rejection r = answers.clientGone();
+        rejections.accept(r.why, r.status);
       }
       admission.release();
     }
 
     @Override
     public void onComplete(AsyncEvent event) {
-      ended();
+      ended(true);
     }
 
     @Override
     public void onTimeout(AsyncEvent event) {
-      ended();
+      // the filter disables the async timeout; the application set one: its timeout, not a client
+      ended(false);
     }
 
     @Override
     public void onError(AsyncEvent event) {
-      ended();
+      ended(true);
     }
 
     @Override

@@ -227,7 +227,7 @@ public final class AdmissionFlow<R> {
     if (stopping && whenStopping == Stopping.REFUSES_EVERY_REQUEST) {
       return Verdict.SHUTTING_DOWN;
     }
-    DoorLimiter limiter = first(path);
+    DoorLimiter limiter = DoorLimiter.first(limiters, path);
     boolean ruled = rules != null && rules.guards(method, path);
     if (limiter == null && !ruled) {
       return Verdict.PASS;
@@ -381,16 +381,5 @@ public final class AdmissionFlow<R> {
       return null;
     }
     return done.handle((v, failure) -> failure).getNow(null);
-  }
-
-  /** The first limiter that guards {@code path}, or null (by index: no iterator). */
-  private DoorLimiter first(String path) {
-    for (int i = 0; i < limiters.size(); i++) {
-      DoorLimiter l = limiters.get(i);
-      if (l.guards(path)) {
-        return l;
-      }
-    }
-    return null;
   }
 }
