@@ -174,11 +174,11 @@ final class EnvoyReport {
         Block.Table.of("window (epoch second)", "admitted", "repeated counter values", "refused");
     result
         .judged()
-        .forEach(w -> t.cells(List.of(
-            Block.Cell.of(Long.toString(w.epochSecond())),
+        .forEach(w -> t.row(
+            w.epochSecond(),
             Block.Cell.judged(Integer.toString(w.admitted()), w.exact(result.limit())),
-            Block.Cell.of(Integer.toString(w.duplicates())),
-            Block.Cell.of(Integer.toString(w.refused())))));
+            w.duplicates(),
+            w.refused()));
     block("exactLimit", t.build());
     extra.put("windows", result.judged());
   }
@@ -207,11 +207,11 @@ final class EnvoyReport {
         "window (epoch second)", "admitted (replicas' counts)", "by replica", "refused hits");
     result
         .judged()
-        .forEach(w -> t.cells(List.of(
-            Block.Cell.of(Long.toString(w.epochSecond())),
+        .forEach(w -> t.row(
+            w.epochSecond(),
             Block.Cell.judged(Long.toString(w.admitted()), w.exact(result.limit())),
-            Block.Cell.of(w.admittedByReplica().toString()),
-            Block.Cell.of(Long.toString(w.refused())))));
+            w.admittedByReplica(),
+            w.refused()));
     block("exactLimit", t.build());
     extra.put("serverWindows", result.judged());
   }
@@ -299,16 +299,16 @@ final class EnvoyReport {
         "sum",
         "judged");
     for (QuotaRun.Period p : r.periods()) {
-      t.cells(List.of(
-          Block.Cell.of(Integer.toString(p.second())),
-          Block.Cell.of(p.phase()),
-          Block.Cell.of(joined(p.admitted())),
-          Block.Cell.of(joined(p.denied())),
-          Block.Cell.of(joined(p.share())),
+      t.row(
+          p.second(),
+          p.phase(),
+          joined(p.admitted()),
+          joined(p.denied()),
+          joined(p.share()),
           p.judged()
               ? Block.Cell.judged(Long.toString(p.sum()), QuotaRun.withinShare(p.sum(), quota))
-              : Block.Cell.of(Long.toString(p.sum())),
-          Block.Cell.of(p.judged() ? "yes" : "no")));
+              : p.sum(),
+          p.judged() ? "yes" : "no");
     }
     block("rlqs", t.build());
     extra.put("rlqsSeconds", r.periods());
