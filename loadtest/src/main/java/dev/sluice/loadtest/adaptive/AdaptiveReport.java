@@ -6,6 +6,7 @@ import static dev.sluice.loadtest.report.Numbers.pct;
 
 import dev.sluice.loadtest.report.Block;
 import dev.sluice.loadtest.report.Block.Table.Column;
+import dev.sluice.loadtest.report.Headline;
 import dev.sluice.loadtest.report.LimitChart;
 import dev.sluice.loadtest.report.Report;
 import dev.sluice.loadtest.report.Verdict;
@@ -83,8 +84,7 @@ final class AdaptiveReport {
     byLoad.forEach((load, atLoad) -> {
       AdaptiveResult fixed =
           atLoad.stream().filter(r -> r.variant().equals("fixed")).findFirst().orElse(null);
-      List<String> parts = new ArrayList<>();
-      boolean onTarget = true;
+      Headline h = Headline.of("at " + AdaptiveRun.num(load) + "x");
       for (AdaptiveResult r : atLoad) {
         if (r == fixed) {
           continue;
@@ -99,12 +99,10 @@ final class AdaptiveReport {
         } else {
           part += ", goodput " + pct(r.goodputOfTarget()) + " of target";
         }
-        parts.add(part + (r.cpuOnTarget() ? " (on target)" : " (off target)"));
-        onTarget &= r.cpuOnTarget();
+        h.judged(part + (r.cpuOnTarget() ? " (on target)" : " (off target)"), r.cpuOnTarget());
       }
-      if (!parts.isEmpty()) {
-        verdicts.add(
-            Verdict.of(onTarget, "at " + AdaptiveRun.num(load) + "x: " + String.join("; ", parts)));
+      if (!h.checks().isEmpty()) {
+        verdicts.add(h.verdict());
       }
     });
     return verdicts;

@@ -246,6 +246,11 @@ public final class GrpcTransport implements AutoCloseable {
 
   @Override
   public void close() {
+    close(channel, executor);
+  }
+
+  /** Shuts a channel down (waiting up to 5 s for its calls to end), then its executor. */
+  static void close(ManagedChannel channel, ExecutorService executor) {
     channel.shutdownNow();
     try {
       channel.awaitTermination(5, TimeUnit.SECONDS);

@@ -199,12 +199,6 @@ public final class RetryingGrpcClient implements AutoCloseable {
 
   @Override
   public void close() {
-    channel.shutdownNow();
-    try {
-      channel.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    executor.shutdownNow();
+    GrpcTransport.close(channel, executor);
   }
 }

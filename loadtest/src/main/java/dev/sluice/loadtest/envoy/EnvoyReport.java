@@ -10,6 +10,7 @@ import dev.sluice.loadtest.report.Report;
 import dev.sluice.loadtest.report.Reporter;
 import dev.sluice.loadtest.report.Verdict;
 import dev.sluice.loadtest.report.Verdict.Outcome;
+import dev.sluice.loadtest.sampling.Percentiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.HdrHistogram.Histogram;
 
 /**
  * What {@code --scenario envoy-ratelimit} found: a verdict per target (met or missed), the figures
@@ -85,8 +85,8 @@ final class EnvoyReport {
   // ---- RLS latency
 
   void latency(RlsLoad.OpenLoop run) {
-    Histogram h = run.latencyMicros();
-    double p99 = h.getValueAtPercentile(99) / 1000.0;
+    Percentiles millis = Percentiles.of(run.latencyMicros(), 1000);
+    double p99 = millis.p99();
     boolean clean = run.errors() == 0 && run.unanswered() == 0;
     Verdict v = Verdict.judged(
         f(
@@ -103,14 +103,9 @@ final class EnvoyReport {
           + " decisions/s; this run's --rate was " + num(run.rate(), 0));
     }
     verdict("latency", v);
-    Map<String, Object> p = new LinkedHashMap<>();
-    for (double q : new double[] {50, 90, 99, 99.9}) {
-      p.put("p" + num(q, 1).replace(".0", ""), h.getValueAtPercentile(q) / 1000.0);
-    }
-    p.put("max", h.getMaxValue() / 1000.0);
     figure("latency", "rate (decisions/s)", run.rate());
     figure("latency", "measured (s)", run.measured().toMillis() / 1000.0);
-    figure("latency", "latency (ms)", p);
+    figure("latency", "latency (ms)", millis.byName());
     figure("latency", "sent", run.sent());
     figure("latency", "answered OK", run.ok());
     figure("latency", "answered OVER_LIMIT", run.overLimit());
@@ -179,11 +174,11 @@ final class EnvoyReport {
         Block.Table.of("window (epoch second)", "admitted", "repeated counter values", "refused");
     result
         .judged()
-        .forEach(w -> t.cells(List.of(
-            Block.Cell.of(Long.toString(w.epochSecond())),
+        .forEach(w -> t.row(
+            w.epochSecond(),
             Block.Cell.judged(Integer.toString(w.admitted()), w.exact(result.limit())),
-            Block.Cell.of(Integer.toString(w.duplicates())),
-            Block.Cell.of(Integer.toString(w.refused())))));
+            w.duplicates(),
+            w.refused()));
     block("exactLimit", t.build());
     extra.put("windows", result.judged());
   }
@@ -212,11 +207,11 @@ final class EnvoyReport {
         "window (epoch second)", "admitted (replicas' counts)", "by replica", "refused hits");
     result
         .judged()
-        .forEach(w -> t.cells(List.of(
-            Block.Cell.of(Long.toString(w.epochSecond())),
+        .forEach(w -> t.row(
+            w.epochSecond(),
             Block.Cell.judged(Long.toString(w.admitted()), w.exact(result.limit())),
-            Block.Cell.of(w.admittedByReplica().toString()),
-            Block.Cell.of(Long.toString(w.refused())))));
+            w.admittedByReplica(),
+            w.refused()));
     block("exactLimit", t.build());
     extra.put("serverWindows", result.judged());
   }
@@ -304,16 +299,16 @@ final class EnvoyReport {
         "sum",
         "judged");
     for (QuotaRun.Period p : r.periods()) {
-      t.cells(List.of(
-          Block.Cell.of(Integer.toString(p.second())),
-          Block.Cell.of(p.phase()),
-          Block.Cell.of(joined(p.admitted())),
-          Block.Cell.of(joined(p.denied())),
-          Block.Cell.of(joined(p.share())),
+      t.row(
+          p.second(),
+          p.phase(),
+          joined(p.admitted()),
+          joined(p.denied()),
+          joined(p.share()),
           p.judged()
               ? Block.Cell.judged(Long.toString(p.sum()), QuotaRun.withinShare(p.sum(), quota))
-              : Block.Cell.of(Long.toString(p.sum())),
-          Block.Cell.of(p.judged() ? "yes" : "no")));
+              : p.sum(),
+          p.judged() ? "yes" : "no");
     }
     block("rlqs", t.build());
     extra.put("rlqsSeconds", r.periods());
@@ -335,10 +330,12 @@ final class EnvoyReport {
   Report report() {
     Report.Builder report = Report.titled("envoy-ratelimit")
         .summary("scenario", "envoy-ratelimit")
-        .summary("command", command())
-        .summary("machine", Report.machine())
-        .summary("loadAverageBefore", loadBefore)
-        .summary("loadAverageAfter", loadAfter)
+        .ran(
+            command(),
+            loadBefore,
+            loadAfter,
+            "The load generator, both replicas and redis-server share the machine; the timing"
+                + " figures are worth something only on a quiet one.")
         .summary(
             "durations",
             Map.of(
@@ -350,13 +347,6 @@ final class EnvoyReport {
         .summary("verdicts", verdicts)
         .summary("figures", figures);
     extra.forEach(report::summary);
-    report
-        .machine(
-            loadBefore,
-            loadAfter,
-            "The load generator, both replicas and redis-server share the machine; the timing"
-                + " figures are worth something only on a quiet one.")
-        .text("Command: " + command());
     List<Verdict> all = verdicts.values().stream().flatMap(List::stream).toList();
     report.add(new Block.Verdicts("Targets", all));
     for (String part : List.of("latency", "throughput", "exactLimit", "rlqs")) {

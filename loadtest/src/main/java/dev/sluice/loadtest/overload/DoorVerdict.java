@@ -82,26 +82,19 @@ final class DoorVerdict {
         (judged.get() ? met : missed).add(r.variant() + " (" + aim.figure().apply(r) + ")");
       }
     }
-    List<String> parts = new ArrayList<>();
-    if (!met.isEmpty()) {
-      parts.add("met by " + String.join(", ", met));
-    }
-    if (!missed.isEmpty()) {
-      parts.add("missed by " + String.join(", ", missed));
-    }
-    if (!notRun.isEmpty()) {
-      parts.add("not run: " + String.join(", ", notRun));
-    }
+    String text = Verdict.byVariant(
+        head,
+        met,
+        missed,
+        notRun,
+        runs.isEmpty()
+            ? "not measured (no run at " + OverloadRun.num(POINT) + "x: add it to --points)"
+            : "not measured (no run there measured it)");
     if (met.isEmpty() && missed.isEmpty()) {
-      parts.add(
-          0,
-          runs.isEmpty()
-              ? "not measured (no run at " + OverloadRun.num(POINT) + "x: add it to --points)"
-              : "not measured (no run there measured it)");
-      return Verdict.notMeasured(head + String.join("; ", parts));
+      return Verdict.notMeasured(text);
     }
     boolean ok = aim.everyVariant() ? missed.isEmpty() : !met.isEmpty();
-    return Verdict.of(ok, head + String.join("; ", parts));
+    return Verdict.of(ok, text);
   }
 
   static String threads(SweepResult r) {

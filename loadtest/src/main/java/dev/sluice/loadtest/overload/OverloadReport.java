@@ -29,17 +29,6 @@ final class OverloadReport {
 
   private OverloadReport() {}
 
-  /** The report of runs through the HTTP door. */
-  static Report.Builder of(
-      long durationSeconds,
-      String loadBefore,
-      String loadAfter,
-      Map<String, Capacity> capacities,
-      List<SweepResult> sweep,
-      List<StepResult> step) {
-    return of(durationSeconds, loadBefore, loadAfter, capacities, sweep, step, List.of());
-  }
-
   /** @param doorVerdicts the gRPC door's headlines ({@link DoorVerdict}), after the sweep's */
   static Report.Builder of(
       long durationSeconds,

@@ -131,25 +131,15 @@ final class OverloadVerdict {
 
   private static Verdict verdict(
       String kind, OverloadTarget target, List<Judged> judged, List<String> notRun) {
-    List<String> parts = new ArrayList<>();
-    List<Judged> met = judged.stream().filter(Judged::met).toList();
-    List<Judged> missed = judged.stream().filter(j -> !j.met()).toList();
-    if (!met.isEmpty()) {
-      parts.add("met by " + names(met));
-    }
-    if (!missed.isEmpty()) {
-      parts.add("missed by " + names(missed));
-    }
     List<String> unjudged = notRun.stream()
         .filter(v -> judged.stream().noneMatch(j -> j.variant().equals(v)))
         .toList();
-    if (!unjudged.isEmpty()) {
-      parts.add("not run: " + String.join(", ", unjudged));
-    }
-    if (judged.isEmpty()) {
-      parts.add(0, "not measured (no run measured it where it is judged)");
-    }
-    String text = kind + " jobs, " + target.aim() + ": " + String.join("; ", parts);
+    String text = Verdict.byVariant(
+        kind + " jobs, " + target.aim() + ": ",
+        names(judged.stream().filter(Judged::met).toList()),
+        names(judged.stream().filter(j -> !j.met()).toList()),
+        unjudged,
+        "not measured (no run measured it where it is judged)");
     List<Judged> sluice = judged.stream().filter(j -> !peer(j.variant())).toList();
     if (sluice.isEmpty()) {
       return Verdict.notMeasured(text);
@@ -157,12 +147,10 @@ final class OverloadVerdict {
     return Verdict.of(sluice.stream().anyMatch(Judged::met), text);
   }
 
-  private static String names(List<Judged> judged) {
-    return String.join(
-        ", ",
-        judged.stream()
-            .map(j -> j.variant() + " (" + String.join(", ", j.figures()) + ")")
-            .toList());
+  private static List<String> names(List<Judged> judged) {
+    return judged.stream()
+        .map(j -> j.variant() + " (" + String.join(", ", j.figures()) + ")")
+        .toList();
   }
 
   /** The Netflix limiters, measured beside Sluice's variants for comparison. */

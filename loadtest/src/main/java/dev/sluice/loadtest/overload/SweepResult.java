@@ -29,30 +29,6 @@ public record SweepResult(
     RunSummary run,
     DoorFigures door) {
 
-  /** A run through the HTTP door. */
-  public SweepResult(
-      String kind,
-      String variant,
-      String description,
-      double point,
-      double offeredPerSecond,
-      RunFigures figures,
-      String loadAverageAfter,
-      String error,
-      RunSummary run) {
-    this(
-        kind,
-        variant,
-        description,
-        point,
-        offeredPerSecond,
-        figures,
-        loadAverageAfter,
-        error,
-        run,
-        null);
-  }
-
   /** The first fifth of the arrivals, at least 2 s, is the controllers' convergence. */
   static double steadyFrom(long durationSeconds) {
     return Math.min(durationSeconds / 2.0, Math.max(2, Math.ceil(durationSeconds / 5.0)));
@@ -69,6 +45,7 @@ public record SweepResult(
         null,
         loadAfter,
         error,
+        null,
         null);
   }
 }

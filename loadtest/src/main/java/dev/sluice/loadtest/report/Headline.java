@@ -33,6 +33,12 @@ public final class Headline {
     return fact(Verdict.withAim(figure, aim) + after);
   }
 
+  /** A part judged without an aim beside it: its text says how it stands. */
+  public Headline judged(String text, boolean met) {
+    checks.add(Verdict.judged(subject, null, text, Outcome.of(met)));
+    return fact(text);
+  }
+
   /** A part that states a figure without judging it. */
   public Headline fact(String text) {
     parts.add(text);

@@ -72,6 +72,20 @@ public record Report(String title, List<Block> blocks, Map<String, Object> summa
           + loadBefore + ", after " + loadAfter + ". " + note);
     }
 
+    /**
+     * Where and how a run ran: {@code command}, {@code machine}, {@code loadAverageBefore} and
+     * {@code loadAverageAfter} in the summary; on the page the {@link #machine} paragraph with
+     * {@code note}, then the command that runs it again.
+     */
+    public Builder ran(String command, String loadBefore, String loadAfter, String note) {
+      return summary("command", command)
+          .summary("machine", Report.machine())
+          .summary("loadAverageBefore", loadBefore)
+          .summary("loadAverageAfter", loadAfter)
+          .machine(loadBefore, loadAfter, note)
+          .text("Command: " + command);
+    }
+
     /** A field of {@code summary.json}; its value is written as Jackson writes it. */
     public Builder summary(String field, Object value) {
       summary.put(field, value);

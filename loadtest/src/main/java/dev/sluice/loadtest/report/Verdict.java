@@ -1,6 +1,7 @@
 package dev.sluice.loadtest.report;
 
 import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,6 +97,29 @@ public record Verdict(String name, String target, String measured, Outcome outco
             ? Outcome.MISSED
             : parts.contains(Outcome.MET) ? Outcome.MET : Outcome.NOT_MEASURED,
         null);
+  }
+
+  /**
+   * One aim judged on several variants, as one sentence: {@code head: met by a (figure); missed by
+   * b (figure); not run: c}, each list left out where empty; where no variant was judged, {@code
+   * unmeasured} (e.g. {@code not measured (...)}) comes first.
+   */
+  public static String byVariant(
+      String head, List<String> met, List<String> missed, List<String> notRun, String unmeasured) {
+    List<String> parts = new ArrayList<>();
+    if (met.isEmpty() && missed.isEmpty()) {
+      parts.add(unmeasured);
+    }
+    if (!met.isEmpty()) {
+      parts.add("met by " + String.join(", ", met));
+    }
+    if (!missed.isEmpty()) {
+      parts.add("missed by " + String.join(", ", missed));
+    }
+    if (!notRun.isEmpty()) {
+      parts.add("not run: " + String.join(", ", notRun));
+    }
+    return head + String.join("; ", parts);
   }
 
   /** The same judgement with a reason added. */

@@ -3,8 +3,6 @@ package dev.sluice.loadtest.transitions;
 import static dev.sluice.loadtest.report.Numbers.percent;
 import static dev.sluice.loadtest.report.Numbers.round;
 
-import dev.sluice.loadtest.monday.CpuTrace;
-import dev.sluice.loadtest.monday.MondayLoad;
 import dev.sluice.loadtest.report.Verdict;
 import java.io.File;
 import java.nio.file.Files;
@@ -14,9 +12,9 @@ import java.util.List;
 import java.util.OptionalDouble;
 
 /**
- * The figures and verdicts of each part of {@code --scenario transitions}, computed from what the
- * run recorded (the tries, the nodes' own in-flight counts, the CPU samples): no I/O, so they are
- * tested on made-up data.
+ * The verdicts of each part of {@code --scenario transitions}, judged on the figures {@link
+ * TransitionsRun} measures from what the run recorded (the tries, the nodes' own in-flight counts,
+ * the CPU samples): no I/O, so they are tested on made-up data.
  */
 final class Figures {
 
@@ -41,36 +39,6 @@ final class Figures {
 
   // ---- (a) cold start
 
-  /** Of the refusals, the share answered within {@link #EARLY_MILLIS}; NaN without refusals. */
-  static double earlyRefusals(List<Shot> shots) {
-    List<Shot> refusals = shots.stream().filter(Shot::refusal).toList();
-    if (refusals.isEmpty()) {
-      return Double.NaN;
-    }
-    return refusals.stream().filter(s -> s.millis() <= EARLY_MILLIS).count()
-        / (double) refusals.size();
-  }
-
-  /** 504s as a share of the refusals sent within {@code seconds} of {@code startNanos}. */
-  static double timeoutShare(List<Shot> shots, long startNanos, double seconds) {
-    List<Shot> refusals = shots.stream()
-        .filter(Shot::refusal)
-        .filter(s -> s.sentNanos() - startNanos <= seconds * 1e9)
-        .toList();
-    if (refusals.isEmpty()) {
-      return Double.NaN;
-    }
-    return refusals.stream().filter(s -> s.status() == 504).count() / (double) refusals.size();
-  }
-
-  /** The mean CPU of the samples in (from, to] seconds; empty without one. */
-  static OptionalDouble cpuBetween(List<Cpu> samples, double from, double to) {
-    return samples.stream()
-        .filter(c -> c.seconds() > from && c.seconds() <= to)
-        .mapToDouble(Cpu::percent)
-        .average();
-  }
-
   static List<Verdict> coldStart(
       List<Shot> shots, long firstNanos, double seconds, List<Cpu> cpu, double targetPercent) {
     return coldStart("cold start", shots, firstNanos, seconds, cpu, targetPercent);
@@ -88,7 +56,7 @@ final class Figures {
       List<Cpu> cpu,
       double targetPercent) {
     List<Verdict> verdicts = new ArrayList<>();
-    double early = earlyRefusals(shots);
+    double early = TransitionsRun.earlyRefusals(shots);
     long refusals = shots.stream().filter(Shot::refusal).count();
     verdicts.add(
         Double.isNaN(early)
@@ -98,7 +66,7 @@ final class Figures {
                 label + ": " + Verdict.withAim(percent(early), "≥ 95%") + " of " + refusals
                     + " refusals answered within 50 ms of the request"));
     double window = Math.min(60, seconds);
-    double timeouts = timeoutShare(shots, firstNanos, window);
+    double timeouts = TransitionsRun.timeoutShare(shots, firstNanos, window);
     verdicts.add(
         Double.isNaN(timeouts)
             ? Verdict.notMeasured(label + ": no refusal in the first minute")
@@ -106,7 +74,7 @@ final class Figures {
                 timeouts <= TIMEOUTS_AIM,
                 label + ": 504s " + Verdict.withAim(percent(timeouts), "≤ 5%")
                     + " of the refusals in the first " + round(window) + " s"));
-    OptionalDouble at10 = cpuBetween(cpu, 7, 10);
+    OptionalDouble at10 = TransitionsRun.cpuBetween(cpu, 7, 10);
     verdicts.add(
         at10.isEmpty()
             ? Verdict.notMeasured(label + ": no CPU sample between 7 and 10 s")
@@ -117,31 +85,6 @@ final class Figures {
                     + round(targetPercent + CPU_BAND_POINTS) + "%, the target ± "
                     + round(CPU_BAND_POINTS) + " points)"));
     return verdicts;
-  }
-
-  /**
-   * The Monday load's transcode tries as shots on node 1: an answer keeps its status; a reset is a
-   * cut request, and a try without an answer within the client's timeout or still open when the
-   * load stopped is a timeout.
-   */
-  static List<Shot> shots(List<MondayLoad.Try> tries) {
-    return tries.stream()
-        .map(t -> t.status() == MondayLoad.Try.NO_ANSWER
-            ? Shot.failed(
-                1,
-                t.sentNanos(),
-                t.endNanos(),
-                t.outcome().equals("reset") ? Shot.Failure.CUT : Shot.Failure.TIMEOUT)
-            : Shot.answered(
-                1, t.sentNanos(), t.endNanos(), t.status(), t.retryAfter(), t.problem()))
-        .toList();
-  }
-
-  /** The machine's CPU trace (one sample a second) as CPU readings at each sample's end. */
-  static List<Cpu> machineCpu(CpuTrace trace) {
-    return trace.samples().stream()
-        .map(s -> new Cpu(s.endSecond(), s.percent()))
-        .toList();
   }
 
   /**
@@ -162,45 +105,6 @@ final class Figures {
 
   // ---- (b) scale-out and (c) kill
 
-  /** The first reading at or after {@code fromNanos} in which {@code node} runs a job; -1 if none. */
-  static long firstRunning(List<InFlight> readings, int node, long fromNanos) {
-    return readings.stream()
-        .filter(r -> r.node() == node && r.nanos() >= fromNanos && r.inFlight() > 0)
-        .mapToLong(InFlight::nanos)
-        .min()
-        .orElse(-1);
-  }
-
-  /**
-   * The most jobs running in the cluster at once: readings are grouped by poll round (one
-   * reading per node, taken one after another), each round's in-flight summed.
-   */
-  static int clusterPeak(List<InFlight> readings, long fromNanos, long toNanos, int nodes) {
-    int peak = 0;
-    int[] last = new int[nodes + 1];
-    for (InFlight r : readings) {
-      if (r.nanos() < fromNanos || r.nanos() > toNanos) {
-        continue;
-      }
-      last[r.node()] = r.inFlight();
-      int sum = 0;
-      for (int n = 1; n <= nodes; n++) {
-        sum += last[n];
-      }
-      peak = Math.max(peak, sum);
-    }
-    return peak;
-  }
-
-  /** The first reading after {@code fromNanos} in which {@code node} runs {@code limit} jobs. */
-  static long firstAtLimit(List<InFlight> readings, int node, long fromNanos, int limit) {
-    return readings.stream()
-        .filter(r -> r.node() == node && r.nanos() >= fromNanos && r.inFlight() >= limit)
-        .mapToLong(InFlight::nanos)
-        .min()
-        .orElse(-1);
-  }
-
   static List<Verdict> scaleOut(
       List<InFlight> readings,
       long healthyNanos,
@@ -209,7 +113,7 @@ final class Figures {
       int limit,
       int localShare) {
     List<Verdict> verdicts = new ArrayList<>();
-    long first = firstRunning(readings, 2, healthyNanos);
+    long first = TransitionsRun.firstRunning(readings, 2, healthyNanos);
     verdicts.add(
         first < 0
             ? Verdict.missed("scale-out: the joining node admitted no job while it was loaded")
@@ -218,7 +122,7 @@ final class Figures {
                 "scale-out: the joining node ran its first job "
                     + Verdict.withAim(round((first - healthyNanos) / 1e9) + " s", "≤ 2 s")
                     + " after its /health answered"));
-    int peak = clusterPeak(readings, fromNanos, toNanos, 2);
+    int peak = TransitionsRun.clusterPeak(readings, fromNanos, toNanos, 2);
     verdicts.add(Verdict.of(
         peak <= limit + localShare,
         "scale-out: at most "
@@ -232,7 +136,7 @@ final class Figures {
 
   static List<Verdict> kill(
       List<InFlight> readings, long killNanos, int limit, double windowSeconds) {
-    long back = firstAtLimit(readings, 1, killNanos, limit);
+    long back = TransitionsRun.firstAtLimit(readings, 1, killNanos, limit);
     if (back < 0) {
       return List.of(Verdict.missed("kill -9: the surviving node did not reach the global limit "
           + limit + " within the " + round(windowSeconds) + " s watched (aim ≤ 5 s)"));

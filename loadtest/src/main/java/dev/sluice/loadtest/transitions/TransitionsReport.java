@@ -141,10 +141,12 @@ final class TransitionsReport {
             .toList()));
     Report.Builder report = Report.titled("transitions")
         .summary("scenario", "transitions")
-        .summary("command", command())
-        .summary("machine", Report.machine())
-        .summary("loadAverageBefore", loadBefore)
-        .summary("loadAverageAfter", loadAfter)
+        .ran(
+            command(),
+            loadBefore,
+            loadAfter,
+            "The load generator, the services and Redis share the machine; on a busy one the"
+                + " figures are indicative only.")
         .summary("partSeconds", options.duration().toSeconds())
         .summary("verdicts", byPart)
         .summary("figures", figures)
@@ -152,13 +154,7 @@ final class TransitionsReport {
         .summary("events", events)
         .summary("redisCommandsPerNodePerSecond", redisCommands)
         .summary("coldStartCpu", cpuOf("cold-start"))
-        .summary("coldFfmpegMachineCpu", cpuOf("cold-ffmpeg"))
-        .machine(
-            loadBefore,
-            loadAfter,
-            "The load generator, the services and Redis share the machine; on a busy one the"
-                + " figures are indicative only.")
-        .text("Command: " + command());
+        .summary("coldFfmpegMachineCpu", cpuOf("cold-ffmpeg"));
     verdicts.forEach((part, list) -> {
       report.add(new Block.Verdicts(part, list));
       Map<String, Object> f = figures.get(part);

@@ -5,6 +5,7 @@ import dev.sluice.loadtest.Experiment;
 import dev.sluice.loadtest.Options;
 import dev.sluice.loadtest.engine.DemoProcess;
 import dev.sluice.loadtest.monday.ClipLibrary;
+import dev.sluice.loadtest.monday.CpuTrace;
 import dev.sluice.loadtest.monday.MachineSampler;
 import dev.sluice.loadtest.monday.MondayLoad;
 import dev.sluice.loadtest.report.Verdict;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -208,9 +210,9 @@ public final class TransitionsRun implements Experiment {
             .onTry(tries::add)
             .run(start);
         sampler.close();
-        List<Shot> shots = Figures.shots(tries);
+        List<Shot> shots = shots(tries);
         long first = shots.stream().mapToLong(Shot::sentNanos).min().orElse(start);
-        List<Figures.Cpu> cpu = Figures.machineCpu(sampler.trace());
+        List<Figures.Cpu> cpu = machineCpu(sampler.trace());
         report.figure("cold-ffmpeg", "transcode tries (32 hosts and the rescue job)", shots.size());
         report.figure("cold-ffmpeg", "refusals (429, 503, 504)", (double)
             shots.stream().filter(Shot::refusal).count());
@@ -300,7 +302,7 @@ public final class TransitionsRun implements Experiment {
         second.kill();
         watch.forget(2);
         double window = Math.max(10, Math.min(40, 2 * d.toSeconds()));
-        awaitUpTo(window, () -> Figures.firstAtLimit(watch.readings(), 1, kill, GLOBAL_LIMIT) >= 0);
+        awaitUpTo(window, () -> firstAtLimit(watch.readings(), 1, kill, GLOBAL_LIMIT) >= 0);
         Thread.sleep(500); // a last reading or two after the recovery
         balancer.stop(Duration.ofSeconds(10));
         List<Figures.InFlight> readings = watch.readings();
@@ -537,5 +539,101 @@ public final class TransitionsRun implements Experiment {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }
+  }
+
+  // ---- measuring: figures from what the run recorded (no I/O, tested on made-up data)
+
+  /** Of the refusals, the share answered within {@link Figures#EARLY_MILLIS}; NaN without refusals. */
+  static double earlyRefusals(List<Shot> shots) {
+    List<Shot> refusals = shots.stream().filter(Shot::refusal).toList();
+    if (refusals.isEmpty()) {
+      return Double.NaN;
+    }
+    return refusals.stream().filter(s -> s.millis() <= Figures.EARLY_MILLIS).count()
+        / (double) refusals.size();
+  }
+
+  /** 504s as a share of the refusals sent within {@code seconds} of {@code startNanos}. */
+  static double timeoutShare(List<Shot> shots, long startNanos, double seconds) {
+    List<Shot> refusals = shots.stream()
+        .filter(Shot::refusal)
+        .filter(s -> s.sentNanos() - startNanos <= seconds * 1e9)
+        .toList();
+    if (refusals.isEmpty()) {
+      return Double.NaN;
+    }
+    return refusals.stream().filter(s -> s.status() == 504).count() / (double) refusals.size();
+  }
+
+  /** The mean CPU of the samples in (from, to] seconds; empty without one. */
+  static OptionalDouble cpuBetween(List<Figures.Cpu> samples, double from, double to) {
+    return samples.stream()
+        .filter(c -> c.seconds() > from && c.seconds() <= to)
+        .mapToDouble(Figures.Cpu::percent)
+        .average();
+  }
+
+  /**
+   * The Monday load's transcode tries as shots on node 1: an answer keeps its status; a reset is a
+   * cut request, and a try without an answer within the client's timeout or still open when the
+   * load stopped is a timeout.
+   */
+  static List<Shot> shots(List<MondayLoad.Try> tries) {
+    return tries.stream()
+        .map(t -> t.status() == MondayLoad.Try.NO_ANSWER
+            ? Shot.failed(
+                1,
+                t.sentNanos(),
+                t.endNanos(),
+                t.outcome().equals("reset") ? Shot.Failure.CUT : Shot.Failure.TIMEOUT)
+            : Shot.answered(
+                1, t.sentNanos(), t.endNanos(), t.status(), t.retryAfter(), t.problem()))
+        .toList();
+  }
+
+  /** The machine's CPU trace (one sample a second) as CPU readings at each sample's end. */
+  static List<Figures.Cpu> machineCpu(CpuTrace trace) {
+    return trace.samples().stream()
+        .map(s -> new Figures.Cpu(s.endSecond(), s.percent()))
+        .toList();
+  }
+
+  /** The first reading at or after {@code fromNanos} in which {@code node} runs a job; -1 if none. */
+  static long firstRunning(List<Figures.InFlight> readings, int node, long fromNanos) {
+    return readings.stream()
+        .filter(r -> r.node() == node && r.nanos() >= fromNanos && r.inFlight() > 0)
+        .mapToLong(Figures.InFlight::nanos)
+        .min()
+        .orElse(-1);
+  }
+
+  /**
+   * The most jobs running in the cluster at once: readings are grouped by poll round (one
+   * reading per node, taken one after another), each round's in-flight summed.
+   */
+  static int clusterPeak(List<Figures.InFlight> readings, long fromNanos, long toNanos, int nodes) {
+    int peak = 0;
+    int[] last = new int[nodes + 1];
+    for (Figures.InFlight r : readings) {
+      if (r.nanos() < fromNanos || r.nanos() > toNanos) {
+        continue;
+      }
+      last[r.node()] = r.inFlight();
+      int sum = 0;
+      for (int n = 1; n <= nodes; n++) {
+        sum += last[n];
+      }
+      peak = Math.max(peak, sum);
+    }
+    return peak;
+  }
+
+  /** The first reading after {@code fromNanos} in which {@code node} runs {@code limit} jobs. */
+  static long firstAtLimit(List<Figures.InFlight> readings, int node, long fromNanos, int limit) {
+    return readings.stream()
+        .filter(r -> r.node() == node && r.nanos() >= fromNanos && r.inFlight() >= limit)
+        .mapToLong(Figures.InFlight::nanos)
+        .min()
+        .orElse(-1);
   }
 }

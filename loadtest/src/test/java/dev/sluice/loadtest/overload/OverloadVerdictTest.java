@@ -36,7 +36,7 @@ class OverloadVerdictTest {
         cpu,
         200,
         0.9);
-    return new SweepResult(kind, variant, "", point, 100 * point, f, "", null, null);
+    return new SweepResult(kind, variant, "", point, 100 * point, f, "", null, null, null);
   }
 
   private static Verdict line(List<Verdict> verdicts, String start) {
@@ -120,6 +120,7 @@ class OverloadVerdictTest {
             "1 / 1 / 1",
             Map.of("short", RunFiguresTest.CAPACITY),
             sweep,
+            List.of(),
             List.of())
         .build());
 

@@ -97,9 +97,12 @@ class RunFiguresTest {
     List<ServerSample> samples = samples(100, 100, 66, 74, 66, 74, 66, 74, 66, 74, 5);
     RunFigures f = RunFigures.of(answers(), 1000, samples, 2, 10, CAPACITY, "transcode");
 
-    SweepResult shortAt5 = new SweepResult("short", "standing", "", 5, 500, f, "", null, null);
-    SweepResult shortAt1 = new SweepResult("short", "standing", "", 1, 100, f, "", null, null);
-    SweepResult sizesAt2 = new SweepResult("sizes", "cost-declared", "", 2, 200, f, "", null, null);
+    SweepResult shortAt5 =
+        new SweepResult("short", "standing", "", 5, 500, f, "", null, null, null);
+    SweepResult shortAt1 =
+        new SweepResult("short", "standing", "", 1, 100, f, "", null, null, null);
+    SweepResult sizesAt2 =
+        new SweepResult("sizes", "cost-declared", "", 2, 200, f, "", null, null, null);
 
     assertThat(OverloadTarget.GOODPUT.judge(shortAt5)).hasValue(true);
     assertThat(OverloadTarget.GOODPUT.judge(shortAt1)).isEmpty(); // 2x, 5x and 10x only
@@ -120,7 +123,8 @@ class RunFiguresTest {
         10,
         new Capacity("sizes", 2, 50, 50, 100, 10, 10, Double.NaN),
         "transcode");
-    SweepResult missed = new SweepResult("sizes", "fifo", "", 5, 250, swinging, "", null, null);
+    SweepResult missed =
+        new SweepResult("sizes", "fifo", "", 5, 250, swinging, "", null, null, null);
     assertThat(OverloadTarget.CPU_SPREAD.judge(missed)).hasValue(false); // sd 20
     assertThat(OverloadTarget.GOODPUT.judge(missed)).hasValue(true); // 70/s of 35/s
     assertThat(OverloadTarget.GOODPUT.judge(SweepResult.failed(
@@ -207,6 +211,7 @@ class RunFiguresTest {
             f,
             "0.5 / 0.4 / 0.3",
             null,
+            null,
             null),
         SweepResult.failed(
             JobKind.SHORT,
@@ -216,7 +221,13 @@ class RunFiguresTest {
             "the service does not know [x]"));
 
     String html = HtmlRenderer.render(OverloadReport.of(
-            20, "1.0 / 2.0 / 3.0", "4.0 / 5.0 / 6.0", Map.of("short", CAPACITY), sweep, List.of())
+            20,
+            "1.0 / 2.0 / 3.0",
+            "4.0 / 5.0 / 6.0",
+            Map.of("short", CAPACITY),
+            sweep,
+            List.of(),
+            List.of())
         .build());
 
     assertThat(html)

@@ -44,6 +44,21 @@ class HeadlineTest {
   }
 
   @Test
+  void aPartJudgedWithoutAnAimReadsAsWrittenAndCountsForTheHeadline() {
+    Headline h = Headline.of("at 2x")
+        .judged("cpu held 70 % CPU (on target)", true)
+        .judged("latency held 80 % CPU (off target)", false);
+
+    assertThat(h.verdict())
+        .isEqualTo(Verdict.missed(
+            "at 2x: cpu held 70 % CPU (on target); latency held 80 % CPU (off target)"));
+    assertThat(h.checks())
+        .containsExactly(
+            Verdict.judged("at 2x", null, "cpu held 70 % CPU (on target)", Outcome.MET),
+            Verdict.judged("at 2x", null, "latency held 80 % CPU (off target)", Outcome.MISSED));
+  }
+
+  @Test
   void eachCheckKeepsItsFigureAimAndOutcomeForTables() {
     Headline h = Headline.of("cpu").check("CPU 80%", "≤ 75%", false, "").fact("note");
 

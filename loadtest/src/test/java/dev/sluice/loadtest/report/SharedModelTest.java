@@ -181,6 +181,39 @@ class SharedModelTest {
         .contains("JDK ");
   }
 
+  @Test
+  void whereARunRanIsInTheSummaryAndOnThePage() {
+    Report report = Report.titled("t")
+        .summary("scenario", "t")
+        .ran("java -jar loadtest.jar --scenario t", "1.0 / 0.5 / 0.2", "2.0 / 1.0 / 0.4", "Shared.")
+        .build();
+
+    assertThat(report.summary())
+        .containsExactly(
+            Map.entry("scenario", "t"),
+            Map.entry("command", "java -jar loadtest.jar --scenario t"),
+            Map.entry("machine", Report.machine()),
+            Map.entry("loadAverageBefore", "1.0 / 0.5 / 0.2"),
+            Map.entry("loadAverageAfter", "2.0 / 1.0 / 0.4"));
+    assertThat(report.blocks())
+        .containsExactly(
+            new Block.Text("Machine: " + Report.machine()
+                + ". Load average (1 / 5 / 15 min) before 1.0 / 0.5 / 0.2, after 2.0 / 1.0 / 0.4."
+                + " Shared."),
+            new Block.Text("Command: java -jar loadtest.jar --scenario t"));
+  }
+
+  @Test
+  void percentilesByNameInTheirOrder() {
+    assertThat(new Percentiles(10, 1, 2, 3, 4, 5).byName())
+        .containsExactly(
+            Map.entry("p50", 1.0),
+            Map.entry("p90", 2.0),
+            Map.entry("p99", 3.0),
+            Map.entry("p99.9", 4.0),
+            Map.entry("max", 5.0));
+  }
+
   private interface Action {
     void run() throws Exception;
   }

@@ -65,4 +65,20 @@ class VerdictTest {
     assertThat(Numbers.change(1.36)).isEqualTo("+36%");
     assertThat(Numbers.change(0.9)).isEqualTo("-10%");
   }
+
+  @Test
+  void anAimJudgedOnSeveralVariantsNamesWhoMetMissedAndDidNotRun() {
+    assertThat(Verdict.byVariant(
+            "short jobs, goodput: ",
+            List.of("standing (96%)"),
+            List.of("fifo (80%, 70%)"),
+            List.of("cpu"),
+            "not measured"))
+        .isEqualTo(
+            "short jobs, goodput: met by standing (96%); missed by fifo (80%, 70%); not run: cpu");
+    assertThat(Verdict.byVariant("a: ", List.of(), List.of(), List.of("x", "y"), "not measured"))
+        .isEqualTo("a: not measured; not run: x, y");
+    assertThat(Verdict.byVariant("a: ", List.of(), List.of("z (1)"), List.of(), "not measured"))
+        .isEqualTo("a: missed by z (1)");
+  }
 }

@@ -43,8 +43,8 @@ class FiguresTest {
     List<Figures.Cpu> cpu =
         List.of(new Figures.Cpu(2, 100), new Figures.Cpu(7.5, 72), new Figures.Cpu(9.5, 68));
 
-    assertThat(Figures.earlyRefusals(shots)).isEqualTo(0.96);
-    assertThat(Figures.timeoutShare(shots, 0, 60)).isEqualTo(0.04);
+    assertThat(TransitionsRun.earlyRefusals(shots)).isEqualTo(0.96);
+    assertThat(TransitionsRun.timeoutShare(shots, 0, 60)).isEqualTo(0.04);
     List<Verdict> met = Figures.coldStart(shots, 0, 20, cpu, 70);
     assertThat(outcomes(met)).containsExactly(Outcome.MET, Outcome.MET, Outcome.MET);
     assertThat(met.get(0).text()).contains("96% (aim ≥ 95%)").contains("of 100 refusals");
@@ -59,7 +59,7 @@ class FiguresTest {
   @Test
   void timeoutsAreCountedInTheFirstMinuteOnlyAndNothingToJudgeIsNotMeasured() {
     List<Shot> shots = List.of(answer(10 * S, 5, 429), answer(70 * S, 10_000, 504));
-    assertThat(Figures.timeoutShare(shots, 0, 60)).isZero();
+    assertThat(TransitionsRun.timeoutShare(shots, 0, 60)).isZero();
     assertThat(outcomes(Figures.coldStart(List.of(answer(0, 50, 200)), 0, 20, List.of(), 70)))
         .containsOnly(Outcome.NOT_MEASURED);
   }
@@ -78,7 +78,7 @@ class FiguresTest {
     tries.add(new MondayLoad.Try(3 * S, 3 * S + MS, -1, "reset", false, false));
     tries.add(new MondayLoad.Try(5 * S, 35 * S, -1, "open", false, false));
 
-    List<Shot> shots = Figures.shots(tries);
+    List<Shot> shots = TransitionsRun.shots(tries);
 
     assertThat(shots).hasSize(45);
     assertThat(shots.get(0)).isEqualTo(Shot.answered(1, 0, 4 * MS, 429, true, true));
@@ -92,7 +92,7 @@ class FiguresTest {
         new CpuTrace.Sample(9, 1, 80),
         new CpuTrace.Sample(10, 1, 82),
         new CpuTrace.Sample(11, 1, 99)));
-    List<Figures.Cpu> cpu = Figures.machineCpu(trace);
+    List<Figures.Cpu> cpu = TransitionsRun.machineCpu(trace);
     assertThat(cpu)
         .containsExactly(
             new Figures.Cpu(1, 100),
@@ -140,7 +140,7 @@ class FiguresTest {
     List<Verdict> verdicts = Figures.scaleOut(readings, healthy, healthy, 20 * S, 4, 2);
     assertThat(outcomes(verdicts)).containsExactly(Outcome.MET, Outcome.MET);
     assertThat(verdicts.get(0).text()).contains("1.3 s (aim ≤ 2 s)");
-    assertThat(Figures.clusterPeak(readings, healthy, 20 * S, 2)).isEqualTo(6);
+    assertThat(TransitionsRun.clusterPeak(readings, healthy, 20 * S, 2)).isEqualTo(6);
 
     List<Figures.InFlight> over = new ArrayList<>(readings);
     over.add(new Figures.InFlight(healthy + 1_400 * MS, 2, 3, 0)); // 4 + 3 = 7 > 6
