@@ -322,4 +322,96 @@ class RouteCheckTest {
     assertThat(withFiles.limiterProblem("x", ResourcePattern.parse("/downloads/**")))
         .isEmpty();
   }
+
+  // the problems the check reports, without a server
+
+  private static RouteCheck routes(RouteCheck.Route... routes) {
+    return new RouteCheck(List.of(routes), false, false);
+  }
+
+  private static Rule rule(String id, String method, String resource) {
+    Rule.Builder b =
+        Rule.builder().id(id).resource(resource).actor("ip").limit(1, Duration.ofSeconds(1));
+    return (method == null ? b : b.method(method)).build();
+  }
+
+  @Test
+  void aLimiterPathThatReachesNoRouteIsNamedWithTheNearestRouteOfTheSameShape() {
+    RouteCheck check = routes(
+        new RouteCheck.Route("GET", "/api/history/{id}"),
+        new RouteCheck.Route("GET", "/files/<path>"),
+        new RouteCheck.Route("POST", "/api/work"));
+    assertThat(check.skipped()).isEmpty();
+    assertThat(check.limiterProblem("work", ResourcePattern.parse("/api/work"))).isEmpty();
+    assertThat(check.limiterProblem("history", ResourcePattern.parse("/api/histroy/*")))
+        .hasValue("limiter 'history' matches no route of the application, so it guards nothing;"
+            + " did you mean /api/history/{id}?");
+    assertThat(check.limiterProblem("files", ResourcePattern.parse("/filez/*")))
+        .hasValue("limiter 'files' matches no route of the application, so it guards nothing;"
+            + " did you mean /files/<path>?");
+    assertThat(check.limiterProblem("far", ResourcePattern.parse("/completely/elsewhere")))
+        .hasValue("limiter 'far' matches no route of the application, so it guards nothing");
+  }
+
+  @Test
+  void aRuleOnAPathWithOtherMethodsNamesTheMethodsThere() {
+    RouteCheck check = routes(
+        new RouteCheck.Route("GET", "/api/items"),
+        new RouteCheck.Route("PUT", "/api/items"),
+        new RouteCheck.Route("GET", "/api/items/{id}"),
+        new RouteCheck.Route("DELETE", "/api/other"));
+    assertThat(check.ruleProblem(rule("items-get", "GET", "/api/items"))).isEmpty();
+    assertThat(check.ruleProblem(rule("items-any", null, "/api/items/**"))).isEmpty();
+    assertThat(check.ruleProblem(rule("items-post", "POST", "/api/items")))
+        .hasValue("rule 'items-post' (POST /api/items) matches no POST route of the application;"
+            + " the routes on its paths answer GET, PUT");
+    assertThat(check.ruleProblem(rule("typo", null, "/api/itemz")))
+        .hasValue("rule 'typo' (/api/itemz) matches no route of the application; did you mean"
+            + " /api/items?");
+    assertThat(check.ruleProblem(rule("typo-get", "GET", "/api/itemz")))
+        .hasValue("rule 'typo-get' (GET /api/itemz) matches no route of the application; did you"
+            + " mean /api/items?");
+  }
+
+  @Test
+  void aWebSocketRouteAnswersEveryMethodOnItsPath() {
+    RouteCheck check =
+        routes(new RouteCheck.Route("GET", "/api/items"), new RouteCheck.Route(null, "/live/feed"));
+    assertThat(check.ruleProblem(rule("live", "POST", "/live/*"))).isEmpty();
+    assertThat(check.limiterProblem("live", ResourcePattern.parse("/live/**"))).isEmpty();
+  }
+
+  @Test
+  void withoutRoutesOfItsOwnTheAppIsNotCheckedAndSaysWhy() {
+    RouteCheck none =
+        new RouteCheck(List.of(new RouteCheck.Route("GET", "/sluice")), true, false, false);
+    assertThat(none.skipped())
+        .hasValueSatisfying(s -> assertThat(s).startsWith("the application declares no route"));
+    assertThat(none.ruleProblem(rule("x", "GET", "/nowhere"))).isEmpty();
+    assertThat(none.limiterProblem("x", ResourcePattern.parse("/nowhere"))).isEmpty();
+    RouteCheck files =
+        new RouteCheck(List.of(new RouteCheck.Route("GET", "/api/items")), false, false, true);
+    assertThat(files.ruleProblem(rule("x", "GET", "/nowhere"))).isEmpty();
+  }
+
+  @Test
+  void caseSensitiveRoutesTellCaseApart() {
+    RouteCheck check =
+        new RouteCheck(List.of(new RouteCheck.Route("GET", "/API/Work")), false, false);
+    assertThat(check.limiterProblem("work", ResourcePattern.parse("/api/work"))).isPresent();
+    assertThat(check.limiterProblem("work", ResourcePattern.parse("/API/Work"))).isEmpty();
+  }
+
+  @Test
+  void aRouteWildcardTakesNoneOrManySegmentsAndAPatternSubtreeTakesTheRest() {
+    assertThat(overlaps("/api", "/api/<rest>")).isTrue();
+    assertThat(overlaps("/api/a/b/c", "/api/{id}/c")).isFalse();
+    assertThat(overlaps("/api/a/b/c", "/api/*/c")).isTrue();
+    assertThat(overlaps("/api/a/b/c", "/api/<rest>/c")).isTrue();
+    assertThat(overlaps("/api/**", "/api/<rest>/c")).isTrue();
+    assertThat(overlaps("/api/x/**", "/api/{id}")).isTrue();
+    assertThat(overlaps("/api/x/**", "/other/{id}")).isFalse();
+    assertThat(overlaps("/", "/")).isTrue();
+    assertThat(overlaps("/a/b", "/a")).isFalse();
+  }
 }
