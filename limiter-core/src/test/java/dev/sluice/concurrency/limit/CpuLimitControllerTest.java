@@ -129,6 +129,21 @@ class CpuLimitControllerTest {
   }
 
   @Test
+  void aJobOfExactlyTheTunedTimeOrAMeanOfExactlyItCountsAsWithin() {
+    CpuLimit fromShort = started(0.7, 10, 100);
+    fromShort.onSample(Duration.ofMillis(200).toNanos(), 1);
+    fromShort.onSample(Duration.ofMillis(800).toNanos(), 1); // within: the mean stays 200 ms
+    fromShort.onSample(Duration.ofSeconds(10).toNanos(), 1); // 200 + 0.1 x 9,800 = 1,180 ms
+    assertThat(fromShort.gain()).isCloseTo(0.15 * 800 / 1_180, within(TOLERANCE));
+
+    CpuLimit fromTuned = started(0.7, 10, 100);
+    fromTuned.onSample(Duration.ofMillis(800).toNanos(), 1); // the first: mean 800 ms
+    fromTuned.onSample(Duration.ofMillis(100).toNanos(), 1); // within: the mean stays 800 ms
+    fromTuned.onSample(Duration.ofSeconds(10).toNanos(), 1); // 800 + 0.1 x 9,200 = 1,720 ms
+    assertThat(fromTuned.gain()).isCloseTo(0.15 * 800 / 1_720, within(TOLERANCE));
+  }
+
+  @Test
   void jobsShorterThanTheTunedServiceTimeKeepTheFullGain() {
     CpuLimit limit = started(0.7, 10, 100);
 
