@@ -46,37 +46,8 @@ class RequestCostTest {
     return out;
   }
 
-  private static RequestInfoAt at(String path) {
-    return new RequestInfoAt(path, Map.of());
-  }
-
-  /** A request on this path with these headers (names in lower case). */
-  private record RequestInfoAt(String path, Map<String, String> headers)
-      implements dev.sluice.request.RequestInfo {
-    @Override
-    public String method() {
-      return "GET";
-    }
-
-    @Override
-    public String clientIp() {
-      return "10.0.0.1";
-    }
-
-    @Override
-    public Optional<String> account() {
-      return Optional.empty();
-    }
-
-    @Override
-    public Optional<String> device() {
-      return Optional.empty();
-    }
-
-    @Override
-    public Optional<String> header(String name) {
-      return Optional.ofNullable(headers.get(name.toLowerCase(java.util.Locale.ROOT)));
-    }
+  private static TestRequest at(String path) {
+    return TestRequest.at(path, Map.of());
   }
 
   @Test
@@ -191,7 +162,7 @@ class RequestCostTest {
     QueueSettings byTenant =
         new QueueSettings(true, Optional.of(Actor.parse("header:x-tenant")), 0, Optional.empty());
     RequestCost cost = RequestCost.of("learned", 1, byTenant, ceiling(100));
-    RequestInfoAt tenantA = new RequestInfoAt("/api/a", Map.of("x-tenant", "a"));
+    TestRequest tenantA = TestRequest.at("/api/a", Map.of("x-tenant", "a"));
     assertThat(cost.group(tenantA)).isEqualTo("a");
     assertThat(cost.group(at("/api/a"))).isEqualTo("unknown");
 

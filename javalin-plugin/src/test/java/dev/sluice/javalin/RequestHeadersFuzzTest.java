@@ -112,6 +112,7 @@ class RequestHeadersFuzzTest {
   }
 
   private static RequestInfo withHeader(String value) {
-    return new TestRequest("192.0.2.1", Map.of(COST_HEADER.toLowerCase(Locale.ROOT), value));
+    return new TestRequest(
+        "192.0.2.1", "/api/transcode", Map.of(COST_HEADER.toLowerCase(Locale.ROOT), value));
   }
 }

@@ -6,27 +6,28 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A request as the plugin's parts see it, without an HTTP server: {@code GET /api/transcode} from
+ * A request as the plugin's parts see it, without an HTTP server: {@code GET} on {@code path} from
  * {@code clientIp}, no account or device, and these headers (looked up case-insensitively).
  */
-record TestRequest(String clientIp, Map<String, String> headers) implements RequestInfo {
+record TestRequest(String clientIp, String path, Map<String, String> headers)
+    implements RequestInfo {
 
-  /** From 127.0.0.1 with no headers. */
-  static final TestRequest NONE = new TestRequest("127.0.0.1", Map.of());
+  /** {@code /api/transcode} from 127.0.0.1 with no headers. */
+  static final TestRequest NONE = new TestRequest("127.0.0.1", "/api/transcode", Map.of());
 
-  /** From 10.0.0.1 with these headers (names in lower case). */
+  /** {@code /api/transcode} from 10.0.0.1 with these headers (names in lower case). */
   static TestRequest withHeaders(Map<String, String> headers) {
-    return new TestRequest("10.0.0.1", headers);
+    return at("/api/transcode", headers);
+  }
+
+  /** {@code path} from 10.0.0.1 with these headers (names in lower case). */
+  static TestRequest at(String path, Map<String, String> headers) {
+    return new TestRequest("10.0.0.1", path, headers);
   }
 
   @Override
   public String method() {
     return "GET";
-  }
-
-  @Override
-  public String path() {
-    return "/api/transcode";
   }
 
   @Override
