@@ -24,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * 500 rps quota through 20 leased partitions of 25 rps, against a service whose Sluice rule takes
  * 500/s. They want 10, 6 and 8 partitions: 24 of 20, so one of them gets less than it asks. Each
  * uses its partitions at 98 % (the default headroom for arrival jitter).
- * Scaled for CI: leases of 1.5 s instead of 15 s, 3 s of traffic. The rate per partition is checked
- * only when the machine carries the quota (a probe first); the quota and the leases always.
+ * Scaled for CI: leases of 1.5 s instead of 15 s, 3 s of traffic. The rate per partition and the
+ * count per second are checked only when the machine carries the quota (a probe first); the quota
+ * over the run, the service's own refusals and the leases always.
  */
 @Tag("integration")
 class LeasedProcessesTest {
@@ -134,6 +135,7 @@ class LeasedProcessesTest {
       processes.forEach(p -> p.leases.close());
 
       int endSecond = server.second();
+      double elapsedSeconds = (System.nanoTime() - start) / 1e9;
       System.out.printf("per second accepted:");
       for (int s = startSecond; s <= endSecond; s++) {
         System.out.printf(" %d", server.acceptedPerSecond.get(s));
@@ -154,19 +156,30 @@ class LeasedProcessesTest {
       }
       System.out.printf(
           "most partitions held at once by all three: %d; run %.1f s; capacity %.0f/s, load %s%n",
-          maxHeldTogether[0], (System.nanoTime() - start) / 1e9, capacity, IngestServer.load());
+          maxHeldTogether[0], elapsedSeconds, capacity, IngestServer.load());
 
       assertThat(maxHeldTogether[0]).isLessThanOrEqualTo(20);
-      for (int s = startSecond; s <= endSecond; s++) {
-        assertThat(server.acceptedPerSecond.get(s) + server.rejectedPerSecond.get(s))
-            .as("requests in second %d", s)
-            .isLessThanOrEqualTo(QUOTA);
-      }
+      long received = 0;
       long rejected = 0;
       for (int s = startSecond; s <= endSecond; s++) {
+        received += server.acceptedPerSecond.get(s) + server.rejectedPerSecond.get(s);
         rejected += server.rejectedPerSecond.get(s);
       }
+      // the quota as the service enforces it: its own 500/s rule never had to refuse
       assertThat(rejected).isZero();
+      // and as a count: over the whole run the clients sent no more than the quota allows
+      assertThat(received).isLessThanOrEqualTo((long) Math.ceil(QUOTA * elapsedSeconds));
+      // Per second, the server counts a request when it has answered it. On a machine that
+      // carries the quota that is when it was sent; on one that does not, requests wait in the
+      // server and a second's count holds some sent the second before, so the count per second is
+      // the clients' pace only when the machine keeps up.
+      if (capacity >= 1.5 * QUOTA) {
+        for (int s = startSecond; s <= endSecond; s++) {
+          assertThat(server.acceptedPerSecond.get(s) + server.rejectedPerSecond.get(s))
+              .as("requests in second %d", s)
+              .isLessThanOrEqualTo(QUOTA);
+        }
+      }
       for (ClientProcess p : processes) {
         // never more than its leases allow (a little slack: held is sampled every 20 ms)...
         assertThat(p.accepted.get() / p.partitionSeconds).as(p.name).isLessThanOrEqualTo(27.0);
