@@ -108,14 +108,19 @@ class RateAnswersTest {
             "off",
             "sluice.status.rate-limited",
             "503"));
-    server.get("/api/history/1");
+    HttpResponse<String> admitted = server.get("/api/history/1");
     server.get("/api/history/1");
 
     HttpResponse<String> limited = server.get("/api/history/1");
 
+    assertThat(admitted.statusCode()).isEqualTo(200);
+    assertThat(admitted.headers().map().keySet())
+        .noneMatch(h ->
+            h.toLowerCase(Locale.ROOT).contains("ratelimit") || h.equalsIgnoreCase("retry-after"));
     assertThat(limited.statusCode()).isEqualTo(503);
     assertThat(limited.body()).contains("\"status\":503");
-    assertThat(limited.headers().firstValue("Retry-After")).isPresent();
+    assertThat(limited.headers().firstValue("Retry-After"))
+        .hasValueSatisfying(v -> assertThat(Long.parseLong(v)).isBetween(1L, 60L));
     assertThat(limited.headers().map().keySet())
         .noneMatch(h -> h.toLowerCase(Locale.ROOT).startsWith("x-ratelimit")
             || h.equalsIgnoreCase("ratelimit")

@@ -103,10 +103,17 @@ public class RateHeaders<R, F> {
     if (shownAt < 0) {
       return; // no enforced rule decided: shadow rules are not advertised
     }
-    Formatted<F> rule = formatted(outcomes.rule(shownAt));
     RateOutcome shown = outcomes.outcome(shownAt);
-    long remaining = shown.remaining();
     boolean rejected = !shown.allowed();
+    if (!draft && !x) {
+      // both families off: a refusal still says when to come back, an admission says nothing
+      if (rejected) {
+        fields.add(ctx, RETRY_AFTER, number(RetryAfter.seconds(shown.retryAfterNanos())));
+      }
+      return;
+    }
+    Formatted<F> rule = formatted(outcomes.rule(shownAt));
+    long remaining = shown.remaining();
     long retryAfter = rejected ? RetryAfter.seconds(shown.retryAfterNanos()) : 0;
     if (draft) {
       fields.add(ctx, policyField(outcomes, rule));
