@@ -29,7 +29,21 @@ final class OverloadReport {
 
   private OverloadReport() {}
 
-  /** @param doorVerdicts the gRPC door's headlines ({@link DoorVerdict}), after the sweep's */
+  /**
+   * The run's headlines: the sweep's and the step test's ({@link OverloadVerdict}), then the gRPC
+   * door's ({@link DoorVerdict}), shown in the report and written to its summary alike.
+   */
+  static List<Verdict> verdicts(
+      Map<String, Capacity> capacities,
+      List<SweepResult> sweep,
+      List<StepResult> step,
+      List<Verdict> doorVerdicts) {
+    List<Verdict> verdicts = new ArrayList<>(OverloadVerdict.of(capacities.keySet(), sweep, step));
+    verdicts.addAll(doorVerdicts);
+    return List.copyOf(verdicts);
+  }
+
+  /** @param verdicts the run's headlines ({@link #verdicts}) */
   static Report.Builder of(
       long durationSeconds,
       String loadBefore,
@@ -37,9 +51,7 @@ final class OverloadReport {
       Map<String, Capacity> capacities,
       List<SweepResult> sweep,
       List<StepResult> step,
-      List<Verdict> doorVerdicts) {
-    List<Verdict> verdicts = new ArrayList<>(OverloadVerdict.of(capacities.keySet(), sweep, step));
-    verdicts.addAll(doorVerdicts);
+      List<Verdict> verdicts) {
     Report.Builder report = Report.titled("overload")
         .add(new Block.Verdicts("Verdict", verdicts))
         .text("Each row is one run against a fresh demo service: the 32 maintenance hosts send one"

@@ -109,8 +109,7 @@ public final class OverloadRun implements Experiment {
     String loadAfter = LoadAverage.read();
     List<Verdict> doorVerdicts =
         options.door() == Door.GRPC ? DoorVerdict.of(capacities.keySet(), sweep) : List.of();
-    List<Verdict> verdicts = new ArrayList<>(OverloadVerdict.of(capacities.keySet(), sweep, step));
-    verdicts.addAll(doorVerdicts);
+    List<Verdict> verdicts = OverloadReport.verdicts(capacities, sweep, step, doorVerdicts);
     Path report = Reporter.write(
         OverloadReport.of(
                 options.duration().toSeconds(),
@@ -119,7 +118,7 @@ public final class OverloadRun implements Experiment {
                 capacities,
                 sweep,
                 step,
-                doorVerdicts)
+                verdicts)
             .summary("scenario", id())
             .summary("door", options.door().id())
             .summary("verdicts", verdicts)

@@ -154,7 +154,11 @@ class DoorVerdictTest {
             Map.of("long400", capacity),
             sweep,
             List.of(),
-            DoorVerdict.of(List.of("long400"), sweep))
+            OverloadReport.verdicts(
+                Map.of("long400", capacity),
+                sweep,
+                List.of(),
+                DoorVerdict.of(List.of("long400"), sweep)))
         .build());
 
     assertThat(html)

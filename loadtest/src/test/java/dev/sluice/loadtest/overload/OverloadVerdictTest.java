@@ -121,7 +121,8 @@ class OverloadVerdictTest {
             Map.of("short", RunFiguresTest.CAPACITY),
             sweep,
             List.of(),
-            List.of())
+            OverloadReport.verdicts(
+                Map.of("short", RunFiguresTest.CAPACITY), sweep, List.of(), List.of()))
         .build());
 
     assertThat(html)

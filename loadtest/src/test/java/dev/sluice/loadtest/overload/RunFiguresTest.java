@@ -227,7 +227,7 @@ class RunFiguresTest {
             Map.of("short", CAPACITY),
             sweep,
             List.of(),
-            List.of())
+            OverloadReport.verdicts(Map.of("short", CAPACITY), sweep, List.of(), List.of()))
         .build());
 
     assertThat(html)
