@@ -132,13 +132,23 @@ public final class EnvoyRateLimitRun implements Experiment {
           report.latency(RlsLoad.openLoop(first.channel(), rate, d.latency(), RlsLoad::userOf));
         });
         report.part("throughput", () -> {
-          try (RedisCeiling ceiling = new RedisCeiling(redis.port())) {
+          try (RedisCeiling ceiling = new RedisCeiling(redis.port());
+              ServiceReplica empty = ServiceReplica.empty(out, "empty-service")) {
+            // the replica was warmed by the latency part; the empty service gets a warm-up too
+            RlsLoad.closedLoop(
+                empty.channel(),
+                IN_FLIGHT.get(0),
+                d.latencyWarmup(),
+                d.closedLoopWarmup(),
+                RlsLoad::userOf);
             for (int inFlight : IN_FLIGHT) {
               RlsLoad.ClosedLoop service = RlsLoad.closedLoop(
                   first.channel(), inFlight, d.closedLoopWarmup(), d.closedLoop(), RlsLoad::userOf);
               RlsLoad.ClosedLoop direct =
                   ceiling.closedLoop(inFlight, d.closedLoopWarmup(), d.closedLoop());
-              report.throughput(service, direct);
+              RlsLoad.ClosedLoop transport = RlsLoad.closedLoop(
+                  empty.channel(), inFlight, d.closedLoopWarmup(), d.closedLoop(), RlsLoad::userOf);
+              report.throughput(service, direct, transport);
             }
           }
         });

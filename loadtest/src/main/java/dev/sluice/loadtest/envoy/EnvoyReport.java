@@ -116,9 +116,17 @@ final class EnvoyReport {
 
   // ---- RLS throughput against Redis's own
 
-  void throughput(RlsLoad.ClosedLoop service, RlsLoad.ClosedLoop direct) {
+  /**
+   * @param service the rate-limit service's closed loop
+   * @param direct redis-server answering the same script, called straight from Lettuce
+   * @param transport an {@link EmptyRateLimitService}: what grpc-java answers when the decision
+   *     costs nothing, the same client and calls in flight
+   */
+  void throughput(
+      RlsLoad.ClosedLoop service, RlsLoad.ClosedLoop direct, RlsLoad.ClosedLoop transport) {
     double share = service.perSecond() / direct.perSecond();
-    boolean clean = service.errors() == 0 && direct.errors() == 0;
+    double ofTransport = service.perSecond() / transport.perSecond();
+    boolean clean = service.errors() == 0 && direct.errors() == 0 && transport.errors() == 0;
     Verdict v = Verdict.judged(
         f(
             "RLS decisions/s at %d calls in flight, share of what redis-server answers to the same"
@@ -128,16 +136,26 @@ final class EnvoyReport {
         f("%s of %s/s = %s", num(service.perSecond(), 0), num(direct.perSecond(), 0), pct(share)),
         Outcome.of(share >= CEILING_AIM && clean));
     if (!clean) {
-      v = v.because(
-          service.errors() + " service calls and " + direct.errors() + " script calls failed");
+      v = v.because(service.errors() + " service calls, " + direct.errors() + " script calls and "
+          + transport.errors() + " calls of the empty service failed");
+    } else if (share < CEILING_AIM) {
+      v = v.because(f(
+          "an empty RateLimitService (grpc-java, no decision) answers %s/s here, %s of"
+              + " redis-server's figure: the service reaches %s of what its transport carries",
+          num(transport.perSecond(), 0),
+          pct(transport.perSecond() / direct.perSecond()),
+          pct(ofTransport)));
     }
     verdict("throughput", v);
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("service decisions/s", service.perSecond());
     row.put("redis-server script calls/s", direct.perSecond());
     row.put("share", share);
+    row.put("empty service answers/s", transport.perSecond());
+    row.put("share of the empty service", ofTransport);
     row.put("service errors", service.errors());
     row.put("script errors", direct.errors());
+    row.put("empty service errors", transport.errors());
     figure("throughput", service.inFlight() + " in flight", row);
   }
 

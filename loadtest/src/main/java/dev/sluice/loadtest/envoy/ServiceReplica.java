@@ -77,6 +77,35 @@ final class ServiceReplica implements AutoCloseable {
     return replica;
   }
 
+  /**
+   * Starts an {@link EmptyRateLimitService} on a free port in a child JVM with the replicas' heap,
+   * its log in {@code dir} under {@code name}: the transport's own ceiling beside the service's.
+   *
+   * @throws IOException when it exits or is not serving within 60 s, naming its log
+   */
+  static ServiceReplica empty(Path dir, String name) throws IOException, InterruptedException {
+    int port = freePort();
+    Path log = dir.resolve(name + ".log");
+    Process process = new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx512m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            EmptyRateLimitService.class.getName(),
+            Integer.toString(port))
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
+    ServiceReplica replica = new ServiceReplica(process, port, dir.resolve(name + ".admissions"));
+    try {
+      replica.awaitServing(Duration.ofSeconds(60), log);
+    } catch (IOException | RuntimeException e) {
+      replica.close();
+      throw e;
+    }
+    return replica;
+  }
+
   private void awaitServing(Duration timeout, Path log) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() - deadline < 0) {
