@@ -11,6 +11,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -55,26 +56,8 @@ final class ServiceReplica implements AutoCloseable {
         "sluice.ratelimit-service.port=" + port + "\n"
             + "sluice.ratelimit-service.admissions-file=" + admissions + "\n"
             + String.join("\n", properties) + "\n");
-    Path log = dir.resolve(name + ".log");
-    Process process = new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx512m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            MAIN_CLASS,
-            "--config",
-            config.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
-    ServiceReplica replica = new ServiceReplica(process, port, admissions);
-    try {
-      replica.awaitServing(Duration.ofSeconds(60), log);
-    } catch (IOException | RuntimeException e) {
-      replica.close();
-      throw e;
-    }
-    return replica;
+    return launch(
+        dir.resolve(name + ".log"), port, admissions, MAIN_CLASS, "--config", config.toString());
   }
 
   /**
@@ -85,18 +68,28 @@ final class ServiceReplica implements AutoCloseable {
    */
   static ServiceReplica empty(Path dir, String name) throws IOException, InterruptedException {
     int port = freePort();
-    Path log = dir.resolve(name + ".log");
-    Process process = new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx512m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            EmptyRateLimitService.class.getName(),
-            Integer.toString(port))
+    return launch(
+        dir.resolve(name + ".log"),
+        port,
+        dir.resolve(name + ".admissions"),
+        EmptyRateLimitService.class.getName(),
+        Integer.toString(port));
+  }
+
+  /** A child JVM with this process's class path running {@code mainAndArgs}, once it serves. */
+  private static ServiceReplica launch(Path log, int port, Path admissions, String... mainAndArgs)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx512m",
+        "-cp",
+        System.getProperty("java.class.path")));
+    command.addAll(List.of(mainAndArgs));
+    Process process = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
         .start();
-    ServiceReplica replica = new ServiceReplica(process, port, dir.resolve(name + ".admissions"));
+    ServiceReplica replica = new ServiceReplica(process, port, admissions);
     try {
       replica.awaitServing(Duration.ofSeconds(60), log);
     } catch (IOException | RuntimeException e) {
