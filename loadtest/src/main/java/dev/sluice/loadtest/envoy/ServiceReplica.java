@@ -34,8 +34,12 @@ final class ServiceReplica implements AutoCloseable {
     this.process = process;
     this.port = port;
     this.admissions = admissions;
+    // the answers' callbacks only count and send the next call: they run on the transport's
+    // thread, so the generator spends as little of the two cores as it can (Envoy's client is not
+    // on this JVM's budget at all)
     this.channel = Grpc.newChannelBuilderForAddress(
             "127.0.0.1", port, InsecureChannelCredentials.create())
+        .directExecutor()
         .build();
   }
 
