@@ -35,14 +35,60 @@ final class Recent {
 
   private final ConcurrentMap<Key, Window> windows = new ConcurrentHashMap<>();
 
-  /** One rule, actor and limit. */
-  record Key(String ruleId, String actor, Algorithm algorithm, RateLimit limit) {
+  /**
+   * One rule, actor and limit. Made once per admission and looked up in more than one map: its
+   * hash and its period are computed once.
+   */
+  static final class Key {
+    private final String ruleId;
+    private final String actor;
+    private final Algorithm algorithm;
+    private final RateLimit limit;
+    private final int hash;
+    private final long periodNanos;
+
+    Key(String ruleId, String actor, Algorithm algorithm, RateLimit limit) {
+      this.ruleId = ruleId;
+      this.actor = actor;
+      this.algorithm = algorithm;
+      this.limit = limit;
+      // as a record would hash them, without the array a varargs hash allocates
+      this.hash = 31 * (31 * (31 * ruleId.hashCode() + actor.hashCode()) + algorithm.hashCode())
+          + limit.hashCode();
+      this.periodNanos = Math.max(1, limit.period().toNanos());
+    }
+
     static Key of(RateRequest request) {
       return new Key(request.ruleId(), request.key(), request.algorithm(), request.limit());
     }
 
     RateRequest request(long cost) {
       return new RateRequest(ruleId, actor, algorithm, limit, cost);
+    }
+
+    RateLimit limit() {
+      return limit;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Key k
+          && hash == k.hash
+          && actor.equals(k.actor)
+          && ruleId.equals(k.ruleId)
+          && algorithm == k.algorithm
+          && limit.equals(k.limit);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+
+    @Override
+    public String toString() {
+      return "Key[ruleId=" + ruleId + ", actor=" + actor + ", algorithm=" + algorithm + ", limit="
+          + limit + "]";
     }
   }
 
@@ -85,18 +131,17 @@ final class Recent {
   }
 
   void add(Key key, long cost, long now) {
-    long period = period(key);
+    long period = key.periodNanos;
     for (; ; ) {
       Window window = windows.get(key);
       if (window == null) {
         if (windows.size() >= MAX_KEYS && !dropIdle(now)) {
           return;
         }
-        window = windows.computeIfAbsent(key, k -> {
-          Window w = new Window();
-          w.start = now;
-          return w;
-        });
+        Window fresh = new Window();
+        fresh.start = now;
+        Window present = windows.putIfAbsent(key, fresh);
+        window = present == null ? fresh : present;
       }
       synchronized (window) {
         if (!window.dropped) {
@@ -138,10 +183,11 @@ final class Recent {
 
   /** A refund: {@code request}'s cost was given back. */
   void subtract(RateRequest request, long now) {
-    Window window = windows.get(Key.of(request));
+    Key key = Key.of(request);
+    Window window = windows.get(key);
     if (window != null) {
       synchronized (window) {
-        window.roll(now, period(Key.of(request)));
+        window.roll(now, key.periodNanos);
         window.current = Math.max(0, window.current - request.cost());
       }
     }
@@ -188,6 +234,6 @@ final class Recent {
   }
 
   private static long period(Key key) {
-    return Math.max(1, key.limit().period().toNanos());
+    return key.periodNanos;
   }
 }

@@ -457,9 +457,11 @@ final class RedisRateStore implements RateStore {
       if (part.isDone() && !part.isCompletedExceptionally() && part.join() != STALE) {
         RateDecision decision = part.join();
         if (decision.allowed()) {
-          recent.add(requests.get(i), now); // counted again should Redis lose it
+          RateRequest request = requests.get(i);
+          Recent.Key key = Recent.Key.of(request); // one key for both records
+          recent.add(key, request.cost(), now); // counted again should Redis lose it
           if (replication != null) {
-            replication.admitted(requests.get(i));
+            replication.admitted(key, request.cost());
           }
         }
         decisions.add(decision);

@@ -41,22 +41,43 @@ final class Replication {
   private final AtomicLong generation = new AtomicLong();
   private final ConcurrentMap<Long, ConcurrentMap<Recent.Key, LongAdder>> admitted =
       new ConcurrentHashMap<>();
+  /**
+   * The admissions of the newest generation (also in {@link #admitted} under its number), so that
+   * an admission finds its generation without a lookup; replaced under this object's lock.
+   */
+  private volatile ConcurrentMap<Recent.Key, LongAdder> current = new ConcurrentHashMap<>();
+
   /** (generation, offset) of the polls answered by the master known; guarded by this. */
   private final Deque<long[]> polls = new ArrayDeque<>();
 
   private String replid;
 
+  Replication() {
+    admitted.put(generation.get(), current);
+  }
+
   /** {@code request} was admitted in Redis (its write may be lost on a failover). */
   void admitted(RateRequest request) {
-    admitted
-        .computeIfAbsent(generation.get(), g -> new ConcurrentHashMap<>())
-        .computeIfAbsent(Recent.Key.of(request), k -> new LongAdder())
-        .add(request.cost());
+    admitted(Recent.Key.of(request), request.cost());
+  }
+
+  /** {@code cost} was admitted in Redis for {@code key} (its write may be lost on a failover). */
+  void admitted(Recent.Key key, long cost) {
+    ConcurrentMap<Recent.Key, LongAdder> into = current;
+    LongAdder count = into.get(key);
+    if (count == null) {
+      count = into.computeIfAbsent(key, k -> new LongAdder());
+    }
+    count.add(cost);
   }
 
   /** A poll is about to be sent: later admissions count in a new generation. Answers this one. */
-  long nextPoll() {
-    return generation.incrementAndGet();
+  synchronized long nextPoll() {
+    long poll = generation.incrementAndGet();
+    ConcurrentMap<Recent.Key, LongAdder> next = new ConcurrentHashMap<>();
+    admitted.put(poll, next);
+    current = next;
+    return poll;
   }
 
   /**
@@ -74,7 +95,8 @@ final class Replication {
         promotion = lost(Long.parseLong(field(info, "second_repl_offset")) - 1);
       }
       polls.clear(); // another history: the old offsets mean nothing in it
-      admitted.clear();
+      admitted.keySet().removeIf(g -> g != generation.get());
+      current.clear();
     }
     replid = id;
     polls.addLast(new long[] {poll, Long.parseLong(field(info, "master_repl_offset"))});

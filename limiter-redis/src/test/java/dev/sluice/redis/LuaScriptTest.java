@@ -87,6 +87,23 @@ class LuaScriptTest {
   }
 
   @Test
+  void aScriptSentWholeAndRefusedDuringASlotMoveIsSentAgain() {
+    AtomicInteger refusals = new AtomicInteger(1);
+    ScriptedRedis redis = new ScriptedRedis(call -> call.command().equals("evalsha")
+        ? CompletableFuture.failedFuture(new RedisNoScriptException("NOSCRIPT No matching script"))
+        : refusals.getAndDecrement() > 0
+            ? refused("TRYAGAIN Multiple keys request during rehashing of slot")
+            : CompletableFuture.completedFuture(5L));
+
+    assertThat(SCRIPT.runForLong(redis.commands(), KEYS).join()).isEqualTo(5L);
+
+    // the second try asks by digest again (the node may hold it by then), then sends it whole
+    assertThat(redis.calls())
+        .extracting(ScriptedRedis.Call::command)
+        .containsExactly("evalsha", "eval", "evalsha", "eval");
+  }
+
+  @Test
   void anyOtherErrorEndsTheCall() {
     ScriptedRedis redis = new ScriptedRedis(call -> refused("CLUSTERDOWN The cluster is down"));
 

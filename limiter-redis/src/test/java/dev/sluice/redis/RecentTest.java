@@ -170,4 +170,32 @@ class RecentTest {
 
     assertThat(count(T0 + 3 * PERIOD)).isEqualTo(1);
   }
+
+  @Test
+  void aPairIsItsRuleActorAlgorithmAndLimitWhateverTheRequestsCost() {
+    Recent.Key key = Recent.Key.of(request(1));
+    // equal strings that are other objects, and another cost: the same pair
+    Recent.Key same = Recent.Key.of(new RateRequest(
+        new String("rule".toCharArray()),
+        new String("actor".toCharArray()),
+        Algorithm.TOKEN_BUCKET,
+        RateLimit.of(5, Duration.ofSeconds(10)).withBurst(8),
+        7));
+
+    assertThat(same).isEqualTo(key).hasSameHashCodeAs(key);
+    assertThat(Recent.Key.of(new RateRequest("other", "actor", Algorithm.TOKEN_BUCKET, limit, 1)))
+        .isNotEqualTo(key);
+    assertThat(Recent.Key.of(new RateRequest("rule", "other", Algorithm.TOKEN_BUCKET, limit, 1)))
+        .isNotEqualTo(key);
+    assertThat(Recent.Key.of(new RateRequest("rule", "actor", Algorithm.GCRA, limit, 1)))
+        .isNotEqualTo(key);
+    assertThat(Recent.Key.of(
+            new RateRequest("rule", "actor", Algorithm.TOKEN_BUCKET, limit.withBurst(9), 1)))
+        .isNotEqualTo(key);
+
+    recent.add(same, 7, T0);
+    recent.add(request(2), T0);
+    assertThat(count(T0)).isEqualTo(9);
+    assertThat(recent.keys()).containsExactly(key);
+  }
 }

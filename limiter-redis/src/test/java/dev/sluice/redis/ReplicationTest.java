@@ -103,4 +103,28 @@ class ReplicationTest {
             replication.nextPoll(), "role:slave\r\nmaster_replid:" + NEW + "\r\n"))
         .isNull();
   }
+
+  @Test
+  void afterANewHistoryTheAdmissionsAreKeptAgainAndAPromotionInItChargesThem() {
+    Replication replication = new Replication();
+    replication.answered(replication.nextPoll(), master(OLD, 500));
+    replication.admitted(request("before", 1)); // in the old history: forgotten with it
+    assertThat(replication.answered(replication.nextPoll(), master(NEW, 0))).isNull();
+    replication.admitted(request("after", 2)); // the new history, after its poll at offset 0
+    assertThat(replication.answered(replication.nextPoll(), master(NEW, 100))).isNull();
+    replication.admitted(request("later", 1));
+
+    String third = "c".repeat(40);
+    Replication.Promotion promotion = replication.answered(
+        replication.nextPoll(),
+        "# Replication\r\nrole:master\r\nmaster_replid:" + third + "\r\nmaster_replid2:" + NEW
+            + "\r\nmaster_repl_offset:90\r\nsecond_repl_offset:51\r\n");
+
+    assertThat(promotion.all()).isFalse();
+    assertThat(promotion.charges())
+        .extracting(RateRequest::key, RateRequest::cost)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("after", 2L),
+            org.assertj.core.groups.Tuple.tuple("later", 1L));
+  }
 }

@@ -112,6 +112,11 @@ final class RateLimitServer implements AutoCloseable {
     ShouldRateLimit decisions = new ShouldRateLimit(config, counters, epochClock);
     HealthStatusManager health = new HealthStatusManager();
     Server server = Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
+        // every handler answers without blocking (a decision writes to Redis and completes on
+        // Lettuce's thread; without Redis it decides locally under short locks; RLQS reports go
+        // to Redis asynchronously too): each call runs on the transport's event loop rather than
+        // hopping to a thread pool and back
+        .directExecutor()
         .addService(new RateLimitGrpcService(decisions))
         .addService(quotas)
         .addService(health.getHealthService())

@@ -80,7 +80,7 @@ final class ShouldRateLimit {
     int n = request.getDescriptorsCount();
     Match[] matches = new Match[n];
     long[] hits = new long[n];
-    Set<String> replaced = new HashSet<>();
+    Set<String> replaced = null; // the names other applying limits replace; most have none
     for (int i = 0; i < n; i++) {
       RateLimitDescriptor descriptor = request.getDescriptors(i);
       hits[i] = requestHits;
@@ -97,19 +97,22 @@ final class ShouldRateLimit {
       matches[i] = descriptor.hasLimit()
           ? override(request.getDomain(), descriptor, i)
           : match(request.getDomain(), root, descriptor);
-      if (matches[i] != null) {
+      if (matches[i] != null && !matches[i].limit().replaces().isEmpty()) {
+        if (replaced == null) {
+          replaced = new HashSet<>();
+        }
         replaced.addAll(matches[i].limit().replaces());
       }
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; replaced != null && i < n; i++) {
       if (matches[i] != null
           && !matches[i].limit().name().isEmpty()
           && replaced.contains(matches[i].limit().name())) {
         matches[i] = null;
       }
     }
-    List<Counters.Hit> counted = new ArrayList<>();
-    List<Integer> countedAt = new ArrayList<>();
+    List<Counters.Hit> counted = new ArrayList<>(n);
+    int[] countedAt = new int[n]; // the descriptor of each counted hit
     for (int i = 0; i < n; i++) {
       DescriptorLimit limit = matches[i] == null ? null : matches[i].limit();
       if (limit != null && !limit.unlimited() && limit.requestsPerUnit() > 0) {
@@ -125,7 +128,7 @@ final class ShouldRateLimit {
             Math.max(1, hits[i]),
             limit.algorithm(),
             hits[i] == 0));
-        countedAt.add(i);
+        countedAt[counted.size() - 1] = i;
       }
     }
     long epochSecond = Math.floorDiv(epochClock.nanoTime(), 1_000_000_000L);
@@ -135,16 +138,19 @@ final class ShouldRateLimit {
     }
     return counters.take(counted, epochSecond).thenCompose(decisions -> {
       RateDecision[] byDescriptor = new RateDecision[n];
-      List<Counters.Hit> checkOnly = new ArrayList<>();
+      List<Counters.Hit> checkOnly = null; // hits_addend 0 is rare: made when there is one
       for (int k = 0; k < decisions.size(); k++) {
-        int i = countedAt.get(k);
+        int i = countedAt[k];
         byDescriptor[i] = decisions.get(k);
         if (hits[i] == 0 && (decisions.get(k).allowed() || matches[i].limit().epochWindows())) {
+          if (checkOnly == null) {
+            checkOnly = new ArrayList<>();
+          }
           checkOnly.add(counted.get(k));
         }
       }
       RateLimitResponse response = answer(matches, hits, byDescriptor, epochSecond);
-      if (checkOnly.isEmpty()) {
+      if (checkOnly == null) {
         return CompletableFuture.completedFuture(response);
       }
       return counters.giveBack(checkOnly, epochSecond).handle((ignored, failure) -> response);
@@ -213,7 +219,11 @@ final class ShouldRateLimit {
   /** envoy/ratelimit's counter key: the domain, then each entry's key and counted value. */
   private static String counterKey(
       String domain, List<RateLimitDescriptor.Entry> entries, String[] values) {
-    StringBuilder key = new StringBuilder(domain).append('_');
+    int length = domain.length() + 1;
+    for (int i = 0; i < entries.size(); i++) {
+      length += entries.get(i).getKey().length() + values[i].length() + 2;
+    }
+    StringBuilder key = new StringBuilder(length).append(domain).append('_');
     for (int i = 0; i < entries.size(); i++) {
       key.append(entries.get(i).getKey()).append('_').append(values[i]).append('_');
     }

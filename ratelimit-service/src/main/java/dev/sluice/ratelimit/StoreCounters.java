@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -48,18 +49,20 @@ final class StoreCounters implements Counters {
   }
 
   private static List<RateRequest> requests(List<Hit> hits, long epochSecond) {
-    return hits.stream()
-        .map(hit -> new RateRequest(
-            RULE_ID,
-            // envoy/ratelimit's key names the window; another algorithm keeps one state per key,
-            // named by the algorithm so that a changed file never reads another's state
-            hit.algorithm() == Algorithm.FIXED_WINDOW
-                ? bounded(hit.key()) + "_" + windowStart(epochSecond, hit.unit())
-                : bounded(hit.key()) + "_" + hit.algorithm().id(),
-            hit.algorithm(),
-            RateLimit.of(hit.requestsPerUnit(), period(hit)),
-            hit.hits()))
-        .toList();
+    List<RateRequest> requests = new ArrayList<>(hits.size());
+    for (Hit hit : hits) {
+      requests.add(new RateRequest(
+          RULE_ID,
+          // envoy/ratelimit's key names the window; another algorithm keeps one state per key,
+          // named by the algorithm so that a changed file never reads another's state
+          hit.algorithm() == Algorithm.FIXED_WINDOW
+              ? bounded(hit.key()) + "_" + windowStart(epochSecond, hit.unit())
+              : bounded(hit.key()) + "_" + hit.algorithm().id(),
+          hit.algorithm(),
+          RateLimit.of(hit.requestsPerUnit(), period(hit)),
+          hit.hits()));
+    }
+    return requests;
   }
 
   /**
@@ -71,7 +74,7 @@ final class StoreCounters implements Counters {
    */
   static Duration period(Hit hit) {
     return hit.algorithm() == Algorithm.FIXED_WINDOW
-        ? hit.unit().period().multipliedBy(2)
+        ? hit.unit().twoPeriods()
         : hit.unit().period();
   }
 

@@ -21,10 +21,14 @@ enum Unit {
 
   private final long seconds;
   private final RateLimitResponse.RateLimit.Unit proto;
+  private final Duration period;
+  private final Duration twoPeriods;
 
   Unit(long seconds, RateLimitResponse.RateLimit.Unit proto) {
     this.seconds = seconds;
     this.proto = proto;
+    this.period = Duration.ofSeconds(seconds);
+    this.twoPeriods = period.multipliedBy(2);
   }
 
   long seconds() {
@@ -32,7 +36,12 @@ enum Unit {
   }
 
   Duration period() {
-    return Duration.ofSeconds(seconds);
+    return period;
+  }
+
+  /** Two units: how long a fixed window's counter lives in a store (see StoreCounters). */
+  Duration twoPeriods() {
+    return twoPeriods;
   }
 
   RateLimitResponse.RateLimit.Unit proto() {
