@@ -108,6 +108,7 @@ class PluginLifecycleTest {
         (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("work")));
     Server jetty = server.app.jettyServer().server();
     try {
+      assertThat(jetty.getDescendant(DrainHandler.class)).as("a graceful stop").isNotNull();
       assertThat(jetty.getStopTimeout())
           .as("at least the drain timeout")
           .isGreaterThanOrEqualTo(3000);

@@ -141,4 +141,15 @@ class StartUpChecksTest {
         .hasMessageContaining(
             "no dev.sluice.store.StoreProvider on the classpath supports this URI");
   }
+
+  @Test
+  void remoteRulesAloneStartWithNoRuleInForceUntilTheUrlAnswers() {
+    server = TestServer.start(
+        cfg -> cfg.properties(props(Map.of(
+            "sluice.rules.remote-url", "http://127.0.0.1:1/rules.yaml",
+            "sluice.rules.reload-interval", "0s"))),
+        (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("work")));
+    assertThat(server.plugin.rateRules().orElseThrow().rules().rules()).isEmpty();
+    assertThat(server.get("/api/work").statusCode()).isEqualTo(200);
+  }
 }

@@ -10,8 +10,10 @@ import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,6 +28,7 @@ class WrappedHandlerTest {
 
   private final CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger runs = new AtomicInteger();
+  private final List<String> threads = new CopyOnWriteArrayList<>();
   private TestServer server;
 
   @AfterEach
@@ -46,6 +49,7 @@ class WrappedHandlerTest {
       release.await(20, TimeUnit.SECONDS);
       return "first";
     }
+    threads.add(Thread.currentThread().getName());
     return "run " + runs.get();
   }
 
@@ -78,6 +82,11 @@ class WrappedHandlerTest {
     HttpResponse<String> waited = second.join();
     assertThat(waited.statusCode()).isEqualTo(200);
     assertThat(waited.body()).isEqualTo("run 2");
+    assertThat(threads)
+        .as("a woken waiter runs on the server's own threads")
+        .singleElement()
+        .asString()
+        .startsWith("JettyServerThreadPool");
     assertThat(waited.headers().firstValue("RateLimit"))
         .as("granted after waiting: it holds the one permit")
         .hasValue("\"rescue\";r=0");
