@@ -226,8 +226,17 @@ final class Gate {
           costClockStarts(ctx);
           return null;
         });
-        CompletableFuture<Void> then =
-            endpoint == null ? admitted : admitted.thenRun(() -> run(endpoint, ctx));
+        CompletableFuture<Void> then = endpoint == null
+            ? admitted
+            : admitted.thenRun(() -> {
+              // a waiter cancelled while parked (async timeout, client gone, stop) holds no
+              // permit: its endpoint must not run; answered as the guard answers a parked request
+              if (admission.isParked()) {
+                throw rejected(
+                    ctx, admission.isClientGone() ? answers.clientGone() : answers.parkedTooLong());
+              }
+              run(endpoint, ctx);
+            });
         yield () -> {
           cancelWhenRequestEnds(ctx, admission.parkedOn());
           return then;
