@@ -26,7 +26,12 @@ class LossWatchTest {
   @RegisterExtension
   static final RedisPerClass REDIS = new RedisPerClass();
 
-  private static final Duration WAIT = Duration.ofSeconds(5);
+  /**
+   * The wait for a poll's answer (one GET, bounded by {@link #TIMEOUT}): a mutant that keeps it
+   * from coming fails the test here, within PIT's timeout allowance for a test (4 s and more).
+   */
+  private static final Duration WAIT = Duration.ofSeconds(2);
+
   private static final Duration TIMEOUT = Duration.ofMillis(200);
 
   private final VirtualTime time = new VirtualTime();

@@ -38,7 +38,12 @@ class PermitStoreTest {
    */
   private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
-  private static final Duration WAIT = Duration.ofSeconds(5);
+  /**
+   * The wait for what a node does by itself (a round trip, a reconnect): longer than one call's
+   * {@link #TIMEOUT}, and short enough that a mutant that keeps it from happening fails the test
+   * here, within PIT's timeout allowance for a test (4 s and more).
+   */
+  private static final Duration WAIT = Duration.ofSeconds(3);
 
   private final VirtualTime time = new VirtualTime();
   private final Nodes nodes = new Nodes();

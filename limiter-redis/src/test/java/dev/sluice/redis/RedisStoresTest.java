@@ -32,6 +32,11 @@ class RedisStoresTest {
   static final RedisPerClass REDIS = new RedisPerClass();
 
   private static final Duration TIMEOUT = Duration.ofSeconds(2);
+  /**
+   * The wait for what a node does by itself (a round trip, a probe, a reconnect): longer than one
+   * call's {@link #TIMEOUT}, and short enough that a mutant that keeps it from happening fails the
+   * test here, within PIT's timeout allowance for a test (4 s and more).
+   */
   private static final Duration WAIT = Duration.ofSeconds(3);
 
   private final VirtualTime time = new VirtualTime();
@@ -284,7 +289,8 @@ class RedisStoresTest {
       replica.command("REPLICAOF", "NO", "ONE");
       replica.command("CONFIG", "SET", "port", Integer.toString(port));
 
-      await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+      // Lettuce reconnects within 1 s (its longest reconnect delay)
+      await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
         time.advance(LossWatch.POLL);
         return !warnings.messages().isEmpty();
       });
