@@ -141,10 +141,16 @@ final class EnvoyReport {
     } else if (share < CEILING_AIM) {
       v = v.because(f(
           "an empty RateLimitService (grpc-java, no decision) answers %s/s here, %s of"
-              + " redis-server's figure: the service reaches %s of what its transport carries",
+              + " redis-server's figure: the service reaches %s of what its transport carries."
+              + " A decision costs both the transport's work and Redis's on the same cores, so no"
+              + " service here can answer more than %s/s (%s of redis-server's figure); this one"
+              + " answers %s of that",
           num(transport.perSecond(), 0),
           pct(transport.perSecond() / direct.perSecond()),
-          pct(ofTransport)));
+          pct(ofTransport),
+          num(bothOnOneMachine(transport, direct), 0),
+          pct(bothOnOneMachine(transport, direct) / direct.perSecond()),
+          pct(service.perSecond() / bothOnOneMachine(transport, direct))));
     }
     verdict("throughput", v);
     Map<String, Object> row = new LinkedHashMap<>();
@@ -153,10 +159,20 @@ final class EnvoyReport {
     row.put("share", share);
     row.put("empty service answers/s", transport.perSecond());
     row.put("share of the empty service", ofTransport);
+    row.put("most a service could answer here (/s)", bothOnOneMachine(transport, direct));
     row.put("service errors", service.errors());
     row.put("script errors", direct.errors());
     row.put("empty service errors", transport.errors());
     figure("throughput", service.inFlight() + " in flight", row);
+  }
+
+  /**
+   * The most decisions a second a service could answer on this machine, if a decision cost exactly
+   * one empty call's work and one script call's in Redis and nothing else: both run on the same
+   * cores, so their times per call add up (each figure is what the machine does of that work alone).
+   */
+  static double bothOnOneMachine(RlsLoad.ClosedLoop transport, RlsLoad.ClosedLoop redis) {
+    return 1 / (1 / transport.perSecond() + 1 / redis.perSecond());
   }
 
   // ---- exact limit across two replicas
