@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.request.ResourcePattern;
@@ -20,11 +17,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * The start-up check that each limiter path and rule resource reaches a route: a misspelt path
@@ -36,19 +32,13 @@ class RouteCheckTest {
   @TempDir
   Path dir;
 
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private final Logger pluginLog = (Logger) LoggerFactory.getLogger(SluicePlugin.class);
-  private TestServer server;
+  @RegisterExtension
+  final LogCapture log = new LogCapture(SluicePlugin.class);
 
-  @BeforeEach
-  void captureLog() {
-    logged.start();
-    pluginLog.addAppender(logged);
-  }
+  private TestServer server;
 
   @AfterEach
   void stop() {
-    pluginLog.detachAppender(logged);
     if (server != null) {
       server.close();
     }
@@ -63,13 +53,6 @@ class RouteCheckTest {
       app.routes.post("/api/transcode", ctx -> ctx.result("done"));
       app.routes.get("/api/history/{id}", ctx -> ctx.result("history"));
     });
-  }
-
-  private List<String> warnings() {
-    return logged.list.stream()
-        .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
-        .map(ILoggingEvent::getFormattedMessage)
-        .toList();
   }
 
   @Tag("integration")
@@ -111,7 +94,7 @@ class RouteCheckTest {
         "sluice.limiters.transcode.max-concurrency", "1"));
 
     assertThat(server.get("/health").statusCode()).isEqualTo(200);
-    assertThat(warnings())
+    assertThat(log.warnings())
         .anySatisfy(w -> assertThat(w)
             .contains("sluice.limiters.transcode.path='/api/transcod'")
             .contains("did you mean /api/transcode?")
@@ -176,7 +159,7 @@ class RouteCheckTest {
         (app, plugin) -> app.routes.get("/*", ctx -> ctx.result("any")));
 
     assertThat(server.get("/api/anything/at/all").statusCode()).isEqualTo(200);
-    assertThat(warnings()).noneMatch(w -> w.contains("matches no route"));
+    assertThat(log.warnings()).noneMatch(w -> w.contains("matches no route"));
   }
 
   @Tag("integration")
@@ -193,17 +176,17 @@ class RouteCheckTest {
       config.routes.before(
           "/api/*", ctx -> ctx.result("answered in a filter").skipRemainingHandlers());
     });
-    ch.qos.logback.classic.Level before = pluginLog.getLevel();
-    pluginLog.setLevel(ch.qos.logback.classic.Level.INFO); // the skip is said at info
+    ch.qos.logback.classic.Level before = log.logger().getLevel();
+    log.logger().setLevel(ch.qos.logback.classic.Level.INFO); // the skip is said at info
     try {
       app.start(0);
-      assertThat(logged.list)
+      assertThat(log.events())
           .anySatisfy(e -> assertThat(e.getFormattedMessage())
               .contains("does not check its paths against the routes")
               .contains("declares no route"));
-      assertThat(warnings()).noneMatch(w -> w.contains("matches no route"));
+      assertThat(log.warnings()).noneMatch(w -> w.contains("matches no route"));
     } finally {
-      pluginLog.setLevel(before);
+      log.logger().setLevel(before);
       app.stop();
     }
   }
@@ -237,7 +220,7 @@ class RouteCheckTest {
     assertThat(server.plugin.ruleSnapshots())
         .extracting(s -> s.rule().resource().toString())
         .containsExactly("/api/histroy/*");
-    assertThat(warnings())
+    assertThat(log.warnings())
         .anySatisfy(w -> assertThat(w)
             .contains("reloaded with a rule that reaches no route")
             .contains("in force all the same")

@@ -3,9 +3,6 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.sun.net.httpserver.HttpServer;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
@@ -21,11 +18,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code sluice.rules.file} and {@code sluice.rules.remote-url} reloaded through the plugin, with
@@ -40,20 +36,15 @@ class RulesReloadTest {
   Path dir;
 
   private final VirtualTime time = new VirtualTime();
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private final Logger pluginLog = (Logger) LoggerFactory.getLogger(SluicePlugin.class);
+
+  @RegisterExtension
+  final LogCapture log = new LogCapture(SluicePlugin.class);
+
   private TestServer server;
   private HttpServer remote;
 
-  @BeforeEach
-  void captureLog() {
-    logged.start();
-    pluginLog.addAppender(logged);
-  }
-
   @AfterEach
   void stop() {
-    pluginLog.detachAppender(logged);
     if (server != null) {
       server.close();
     }
@@ -129,7 +120,7 @@ class RulesReloadTest {
     HttpResponse<String> still = server.get("/api/history/1");
     assertThat(still.statusCode()).isEqualTo(200);
     assertThat(still.headers().firstValue("X-RateLimit-Limit")).hasValue("30");
-    assertThat(logged.list).anySatisfy(e -> {
+    assertThat(log.events()).anySatisfy(e -> {
       assertThat(e.getLevel()).isEqualTo(ch.qos.logback.classic.Level.WARN);
       assertThat(e.getFormattedMessage()).contains(file.toString() + ":5", "limit", "lots");
     });

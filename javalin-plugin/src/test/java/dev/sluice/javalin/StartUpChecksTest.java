@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sluice.config.SluiceConfigException;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.rules.Rule;
@@ -20,10 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * What the plugin checks as the server starts: limiter paths and rule resources against the
@@ -41,19 +36,13 @@ class StartUpChecksTest {
   @TempDir
   Path dir;
 
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private final Logger pluginLog = (Logger) LoggerFactory.getLogger(SluicePlugin.class);
-  private TestServer server;
+  @RegisterExtension
+  final LogCapture log = new LogCapture(SluicePlugin.class);
 
-  @BeforeEach
-  void captureLog() {
-    logged.start();
-    pluginLog.addAppender(logged);
-  }
+  private TestServer server;
 
   @AfterEach
   void stop() {
-    pluginLog.detachAppender(logged);
     if (server != null) {
       server.close();
     }
@@ -61,13 +50,6 @@ class StartUpChecksTest {
 
   private static SluiceProperties props(Map<String, String> system) {
     return SluiceProperties.builder().env(Map.of()).system(system).build();
-  }
-
-  private List<String> warnings() {
-    return logged.list.stream()
-        .filter(e -> e.getLevel() == Level.WARN)
-        .map(ILoggingEvent::getFormattedMessage)
-        .toList();
   }
 
   @Test
@@ -110,7 +92,7 @@ class StartUpChecksTest {
         (app, plugin) -> app.routes.get("/api/work", ctx -> ctx.result("work")));
 
     assertThat(server.get("/api/work").statusCode()).isEqualTo(200);
-    assertThat(warnings())
+    assertThat(log.warnings())
         .filteredOn(w -> w.contains("started anyway: sluice.strict=false"))
         .hasSize(2)
         .anySatisfy(w -> assertThat(w).contains("limiter 'work' matches no route"))
@@ -127,7 +109,7 @@ class StartUpChecksTest {
             .rules(ELSEWHERE),
         (app, plugin) -> app.routes.get("/api/elsewhere/{id}", ctx -> ctx.result("there")));
     assertThat(server.get("/api/elsewhere/1").body()).isEqualTo("there");
-    assertThat(warnings()).isEmpty();
+    assertThat(log.warnings()).isEmpty();
   }
 
   @Test
