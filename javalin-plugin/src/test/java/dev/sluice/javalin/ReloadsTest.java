@@ -96,6 +96,22 @@ class ReloadsTest {
     Function<SluiceProperties, Settings> resolve =
         p -> Settings.resolveChecked(p, Map.of(), CpuSignals.JVM, warnings);
     Settings settings = resolve.apply(props);
+    RateRules fromFile = settings
+        .rulesFile()
+        .map(f -> RateRules.builder()
+            .rules(RulesSource.load(f, props.file(), null))
+            .clock(time)
+            .build())
+        .orElse(null);
+    return reloadsOf(props, resolve, settings, fromFile);
+  }
+
+  /** The limiters of {@code settings} and a {@code Reloads} over them, on the virtual time. */
+  private Reloads reloadsOf(
+      SluiceProperties props,
+      Function<SluiceProperties, Settings> resolve,
+      Settings settings,
+      RateRules inForce) {
     limiters = Limiters.build(
         settings.limiters(),
         time,
@@ -104,16 +120,10 @@ class ReloadsTest {
         new ConcurrencyListener() {},
         Optional.empty(),
         warnings);
-    rules = settings
-        .rulesFile()
-        .map(f -> RateRules.builder()
-            .rules(RulesSource.load(f, props.file(), null))
-            .clock(time)
-            .build())
-        .orElse(null);
+    rules = inForce;
     reloads = new Reloads(
         settings,
-        rules,
+        inForce,
         props,
         resolve,
         limiters,
@@ -235,23 +245,7 @@ class ReloadsTest {
         .system(Map.of("sluice.reload-interval", "5s", "sluice.limiters.work.path", "/api/work"))
         .build();
     Settings settings = Settings.resolve(props, Map.of());
-    limiters = Limiters.build(
-        settings.limiters(),
-        time,
-        time,
-        Runnable::run,
-        new ConcurrencyListener() {},
-        Optional.empty(),
-        warnings);
-    reloads = new Reloads(
-        settings,
-        null,
-        props,
-        p -> Settings.resolve(p, Map.of()),
-        limiters,
-        new WarnOnce(warnings, "rate rules", time, 30, TimeUnit.SECONDS),
-        warnings,
-        time);
+    reloadsOf(props, p -> Settings.resolve(p, Map.of()), settings, null);
     reloads.start(null);
     assertThat(time.pendingTasks()).isZero();
   }
@@ -376,30 +370,14 @@ class ReloadsTest {
     SluiceProperties props =
         SluiceProperties.builder().file(file).env(Map.of()).system(Map.of()).build();
     Settings settings = Settings.resolve(props, Map.of());
-    limiters = Limiters.build(
-        settings.limiters(),
-        time,
-        time,
-        Runnable::run,
-        new ConcurrencyListener() {},
-        Optional.empty(),
-        warnings);
-    rules = RateRules.builder()
+    RateRules inCode = RateRules.builder()
         .rules(dev.sluice.rules.RuleSet.of(List.of(Rule.builder()
             .resource("/api/nowhere/*")
             .limit(3, Duration.ofMinutes(1))
             .build())))
         .clock(time)
         .build();
-    reloads = new Reloads(
-        settings,
-        rules,
-        props,
-        p -> Settings.resolve(p, Map.of()),
-        limiters,
-        new WarnOnce(warnings, "rate rules", time, 30, TimeUnit.SECONDS),
-        warnings,
-        time);
+    reloadsOf(props, p -> Settings.resolve(p, Map.of()), settings, inCode);
     reloads.start(HISTORY_ROUTE);
     assertThat(time.pendingTasks()).isZero();
     reloads.close();
