@@ -52,7 +52,7 @@ final class Recent {
       this.actor = actor;
       this.algorithm = algorithm;
       this.limit = limit;
-      // as a record would hash them, without the array a varargs hash allocates
+      // the four fields' hashes combined once, without the array a varargs hash allocates
       this.hash = 31 * (31 * (31 * ruleId.hashCode() + actor.hashCode()) + algorithm.hashCode())
           + limit.hashCode();
       this.periodNanos = Math.max(1, limit.period().toNanos());
@@ -165,7 +165,7 @@ final class Recent {
         for (var entry : windows.entrySet()) {
           Window window = entry.getValue();
           synchronized (window) {
-            if (window.estimate(now, period(entry.getKey())) == 0) {
+            if (window.estimate(now, entry.getKey().periodNanos) == 0) {
               drop(entry.getKey(), window);
             }
           }
@@ -200,7 +200,7 @@ final class Recent {
       return 0;
     }
     synchronized (window) {
-      return window.estimate(now, period(key));
+      return window.estimate(now, key.periodNanos);
     }
   }
 
@@ -216,7 +216,7 @@ final class Recent {
       Window window = entry.getValue();
       long owed;
       synchronized (window) {
-        owed = window.estimate(now, period(key));
+        owed = window.estimate(now, key.periodNanos);
         if (clear) {
           window.current = 0;
           window.previous = 0;
@@ -231,9 +231,5 @@ final class Recent {
       }
     }
     return charges;
-  }
-
-  private static long period(Key key) {
-    return key.periodNanos;
   }
 }

@@ -126,6 +126,7 @@ final class EnvoyReport {
       RlsLoad.ClosedLoop service, RlsLoad.ClosedLoop direct, RlsLoad.ClosedLoop transport) {
     double share = service.perSecond() / direct.perSecond();
     double ofTransport = service.perSecond() / transport.perSecond();
+    double bound = bothOnOneMachine(transport, direct);
     boolean clean = service.errors() == 0 && direct.errors() == 0 && transport.errors() == 0;
     Verdict v = Verdict.judged(
         f(
@@ -148,9 +149,9 @@ final class EnvoyReport {
           num(transport.perSecond(), 0),
           pct(transport.perSecond() / direct.perSecond()),
           pct(ofTransport),
-          num(bothOnOneMachine(transport, direct), 0),
-          pct(bothOnOneMachine(transport, direct) / direct.perSecond()),
-          pct(service.perSecond() / bothOnOneMachine(transport, direct))));
+          num(bound, 0),
+          pct(bound / direct.perSecond()),
+          pct(service.perSecond() / bound)));
     }
     verdict("throughput", v);
     Map<String, Object> row = new LinkedHashMap<>();
@@ -159,7 +160,7 @@ final class EnvoyReport {
     row.put("share", share);
     row.put("empty service answers/s", transport.perSecond());
     row.put("share of the empty service", ofTransport);
-    row.put("most a service could answer here (/s)", bothOnOneMachine(transport, direct));
+    row.put("most a service could answer here (/s)", bound);
     row.put("service errors", service.errors());
     row.put("script errors", direct.errors());
     row.put("empty service errors", transport.errors());
