@@ -47,6 +47,8 @@ final class Guard {
 
   private final CallBound bound;
   private final NanoClock ticker;
+  /** The breaker's state as last logged; changed only in {@link #transitioned}. */
+  private volatile CircuitBreaker.State seen;
 
   Guard(String where, FailurePolicy policy, int expectedNodes, CallBound bound) {
     this(where, policy, expectedNodes, bound, NanoClock.system());
@@ -80,11 +82,10 @@ final class Guard {
             .ignoreException(LuaScript::refusedDuringSlotMove)
             .clock(new Ticking(ticker))
             .build());
-    breaker
-        .getEventPublisher()
-        .onStateTransition(event -> logTransition(
-            event.getStateTransition().getFromState(),
-            event.getStateTransition().getToState()));
+    // No event consumer: with one, the breaker builds an event (a Duration and a ZonedDateTime of
+    // the wall clock) on every call, which is every decision made in Redis. The state is read
+    // after each call into the breaker instead, and a change is logged once.
+    this.seen = breaker.getState();
   }
 
   /** A {@link java.time.Clock} on a {@link NanoClock}: the breaker reads only its instants. */
@@ -132,12 +133,15 @@ final class Guard {
   /** Whether a call may go to Redis now; if true, exactly one of succeeded/failed must follow. */
   boolean tryEnter() {
     bound.deciding();
-    return breaker.tryAcquirePermission();
+    boolean permitted = breaker.tryAcquirePermission(); // may move open to half-open
+    observe();
+    return permitted;
   }
 
   void succeeded(long startNanos) {
     long took = System.nanoTime() - startNanos;
     breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+    observe();
     bound.answered(took);
     onAnswer.forEach(Runnable::run);
   }
@@ -148,6 +152,7 @@ final class Guard {
     lastError = cause.getClass().getSimpleName()
         + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
     breaker.onError(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS, cause);
+    observe();
     if (cause instanceof java.util.concurrent.TimeoutException
         || cause instanceof io.lettuce.core.RedisCommandTimeoutException) {
       onTimeout.forEach(Runnable::run);
@@ -158,11 +163,35 @@ final class Guard {
   void markDown(Throwable error) {
     failed(System.nanoTime(), error);
     breaker.transitionToOpenState();
+    observe();
   }
 
   /** Counts Redis as up at once (tests of what a node does when Redis answers again). */
   void markUp() {
     breaker.transitionToClosedState();
+    observe();
+  }
+
+  /**
+   * Logs a change of the breaker's state since the last one logged: one volatile read when
+   * nothing changed. Every call into the breaker is followed by this, on the thread that made it,
+   * so a change is seen before that thread's next call; a change and its reversal between two
+   * observations (which takes at least {@link #OPEN_FOR} and several calls) would go unseen.
+   */
+  private void observe() {
+    CircuitBreaker.State now = breaker.getState();
+    if (now != seen) {
+      transitioned();
+    }
+  }
+
+  private synchronized void transitioned() {
+    CircuitBreaker.State now = breaker.getState(); // again: another thread may have logged it
+    CircuitBreaker.State from = seen;
+    if (from != now) {
+      seen = now;
+      logTransition(from, now);
+    }
   }
 
   /** Counts one decision made without Redis. */

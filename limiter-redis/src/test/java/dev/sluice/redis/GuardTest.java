@@ -9,8 +9,13 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -239,5 +244,63 @@ class GuardTest {
                 + "time(s) since the last warning",
             "Redis at redis://127.0.0.1:6379 answers again: global rules are enforced in Redis");
     assertThat(down).hasValue(3);
+  }
+
+  @Test
+  void threadsFailingAndProbingAtOnceWarnOncePerChange() throws Exception {
+    Guard guard = onTime();
+    AtomicInteger down = new AtomicInteger();
+    guard.onDown(down::incrementAndGet);
+    int threads = 4;
+    List<String> warnings;
+    try (LoggedWarnings logged = LoggedWarnings.of(RedisStores.class)) {
+      // every thread sees calls fail at once: the breaker opens on one of them
+      inParallel(threads, () -> {
+        for (int i = 0; i < 20; i++) {
+          if (guard.tryEnter()) {
+            guard.failed(System.nanoTime(), new IllegalStateException("refused"));
+          }
+        }
+      });
+      assertThat(guard.state()).isEqualTo(RedisState.DOWN);
+      time.advance(Guard.OPEN_FOR.plusMillis(1));
+      // then every thread probes at once, and the answered probes close it
+      inParallel(threads, () -> {
+        for (int i = 0; i < 20; i++) {
+          if (guard.tryEnter()) {
+            guard.succeeded(System.nanoTime());
+          }
+        }
+      });
+      warnings = logged.messages();
+    }
+
+    assertThat(guard.state()).isEqualTo(RedisState.UP);
+    assertThat(warnings)
+        .containsExactly(
+            "Redis at redis://127.0.0.1:6379 counts as down (IllegalStateException: refused): "
+                + "global rules are enforced locally at 1/3 of each limit",
+            "Redis at redis://127.0.0.1:6379 answers again: global rules are enforced in Redis");
+    assertThat(down).hasValue(1);
+  }
+
+  private static void inParallel(int threads, Runnable body) throws Exception {
+    CyclicBarrier start = new CyclicBarrier(threads);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        done.add(pool.submit(() -> {
+          start.await();
+          body.run();
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 }
