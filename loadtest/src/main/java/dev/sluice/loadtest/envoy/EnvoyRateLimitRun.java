@@ -129,7 +129,15 @@ public final class EnvoyRateLimitRun implements Experiment {
         ServiceReplica first = replicas.get(0);
         report.part("latency", () -> {
           RlsLoad.openLoop(first.channel(), rate, d.latencyWarmup(), RlsLoad::userOf);
-          report.latency(RlsLoad.openLoop(first.channel(), rate, d.latency(), RlsLoad::userOf));
+          RlsLoad.OpenLoop service =
+              RlsLoad.openLoop(first.channel(), rate, d.latency(), RlsLoad::userOf);
+          // the same calls at the same rate to a service that decides nothing: the tail this
+          // machine gives any gRPC service while the generator shares its cores
+          try (ServiceReplica empty = ServiceReplica.empty(out, "empty-service-latency")) {
+            RlsLoad.openLoop(empty.channel(), rate, d.latencyWarmup(), RlsLoad::userOf);
+            report.latency(
+                service, RlsLoad.openLoop(empty.channel(), rate, d.latency(), RlsLoad::userOf));
+          }
         });
         report.part("throughput", () -> {
           try (RedisCeiling ceiling = new RedisCeiling(redis.port());

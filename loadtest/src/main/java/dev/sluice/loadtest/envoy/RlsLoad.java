@@ -60,7 +60,8 @@ final class RlsLoad {
       long overLimit,
       long errors,
       long unanswered,
-      long maxSendLagMicros) {}
+      long maxSendLagMicros,
+      List<Histogram> bySecond) {}
 
   /**
    * Sends {@code rate} calls a second for {@code duration}, each at its intended time whatever the
@@ -79,6 +80,11 @@ final class RlsLoad {
     long interval = Math.max(1, Math.round(1e9 / rate));
     long calls = Math.max(1, duration.toNanos() / interval);
     long start = System.nanoTime() + Duration.ofMillis(20).toNanos();
+    // by the second of the intended send time: shows whether a tail is spread or one episode
+    List<ConcurrentHistogram> bySecond = new ArrayList<>();
+    for (long s = 0; s <= (calls - 1) * interval / 1_000_000_000L; s++) {
+      bySecond.add(new ConcurrentHistogram(3));
+    }
     long maxLag = 0;
     for (long i = 0; i < calls; i++) {
       long intended = start + i * interval;
@@ -88,10 +94,13 @@ final class RlsLoad {
       }
       maxLag = Math.max(maxLag, System.nanoTime() - intended);
       open.incrementAndGet();
+      ConcurrentHistogram second = bySecond.get((int) ((intended - start) / 1_000_000_000L));
       send(stub, call.apply((int) i), new Answer() {
         @Override
         void answered(RateLimitResponse response, Throwable error) {
-          latency.recordValue(Math.max(0, (System.nanoTime() - intended) / 1_000));
+          long micros = Math.max(0, (System.nanoTime() - intended) / 1_000);
+          latency.recordValue(micros);
+          second.recordValue(micros);
           if (error != null) {
             errors.incrementAndGet();
           } else if (response.getOverallCode() == RateLimitResponse.Code.OK) {
@@ -112,6 +121,8 @@ final class RlsLoad {
     for (long i = 0; i < unanswered; i++) {
       latency.recordValue((System.nanoTime() - lastIntended) / 1_000);
     }
+    List<Histogram> seconds = new ArrayList<>();
+    bySecond.forEach(h -> seconds.add(h.copy()));
     return new OpenLoop(
         rate,
         duration,
@@ -121,7 +132,8 @@ final class RlsLoad {
         over.get(),
         errors.get(),
         unanswered,
-        maxLag / 1_000);
+        maxLag / 1_000,
+        seconds);
   }
 
   /** What a closed-loop run found: answers completed within the measured time, per second. */

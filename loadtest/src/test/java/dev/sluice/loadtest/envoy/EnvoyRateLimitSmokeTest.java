@@ -60,6 +60,14 @@ class EnvoyRateLimitSmokeTest {
         .path("throughput")
         .forEach(
             v -> assertThat(v.path("outcome").asText()).as(v.toString()).isIn("MET", "MISSED"));
+    // beside the service's latency, an empty RateLimitService's at the same rate
+    JsonNode latency = summary.path("figures").path("latency");
+    assertThat(latency.path("empty service latency (ms)").path("p99").asDouble())
+        .as(latency.toString())
+        .isPositive();
+    assertThat(latency.path("empty service errors").asLong())
+        .as(latency.toString())
+        .isZero();
     // beside Redis's ceiling, the transport's: an empty RateLimitService, same client and load
     JsonNode throughput = summary.path("figures").path("throughput");
     for (String inFlight : List.of("16 in flight", "64 in flight")) {
