@@ -111,6 +111,7 @@ final class RateLimitServer implements AutoCloseable {
     RateLimitQuotaGrpcService quotas = new RateLimitQuotaGrpcService(division, epochClock);
     ShouldRateLimit decisions = new ShouldRateLimit(config, counters, epochClock);
     HealthStatusManager health = new HealthStatusManager();
+    StreamResets.install();
     Server server = Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
         // every handler answers without blocking (a decision writes to Redis and completes on
         // Lettuce's thread; without Redis it decides locally under short locks; RLQS reports go
