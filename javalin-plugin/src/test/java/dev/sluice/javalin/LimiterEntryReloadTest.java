@@ -9,6 +9,7 @@ import dev.sluice.time.VirtualTime;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -16,6 +17,9 @@ import org.slf4j.LoggerFactory;
  * request, and a new limit is the new ceiling a cost is held against.
  */
 class LimiterEntryReloadTest {
+
+  @RegisterExtension
+  final LogCapture log = new LogCapture(LimiterEntryReloadTest.class);
 
   private final VirtualTime time = new VirtualTime();
 
@@ -65,5 +69,35 @@ class LimiterEntryReloadTest {
     assertThat(work.costCeiling().aboveCeiling())
         .as("3 units above a limit of 2")
         .isEqualTo(1);
+  }
+
+  @Test
+  void aCostAboveTheLimitWarnsAtStartAndAtTheReloadThatBringsItBeforeAnyRequest() {
+    entry(work(2, "3", 1));
+    assertThat(log.warnings())
+        .singleElement()
+        .asString()
+        .contains("costs 3 units of the limit", "more than max-concurrency 2");
+
+    log.events().clear();
+    LimiterEntry work = entry(work(2, "1", 1));
+    assertThat(log.warnings()).isEmpty();
+    work.inForce(work(2, "3", 1));
+    assertThat(log.warnings()).singleElement().asString().contains("costs 3 units of the limit");
+  }
+
+  @Test
+  void aReloadThatLeavesTheCostAloneKeepsWhatItLearned() {
+    LimiterEntry work = entry(work(8, "learned", 1));
+    work.cost().served("/api/cheap", 10);
+    work.cost().served("/api/dear", 1000);
+    // typical 10 + 0.1 * (1000 - 10) = 109: 1000 / 109 rounds to 9
+    assertThat(work.cost().of(TestRequest.at("/api/dear", Map.of()), name -> null))
+        .isEqualTo(9);
+
+    work.inForce(work(16, "learned", 1));
+
+    assertThat(work.cost().of(TestRequest.at("/api/dear", Map.of()), name -> null))
+        .isEqualTo(9);
   }
 }
