@@ -28,7 +28,11 @@ final class PeerAddresses {
     if (!(remote instanceof InetSocketAddress socket) || socket.getAddress() == null) {
       return request.getRemoteAddr();
     }
-    InetAddress address = socket.getAddress();
+    return of(socket.getAddress(), request);
+  }
+
+  /** The text of {@code address}: from the table, else {@code request.getRemoteAddr()}. */
+  String of(InetAddress address, HttpServletRequest request) {
     String text = texts.get(address);
     if (text == null) {
       text = request.getRemoteAddr();
