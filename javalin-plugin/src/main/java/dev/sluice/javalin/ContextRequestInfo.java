@@ -72,24 +72,10 @@ final class ContextRequestInfo implements RequestInfo {
       // write: any other is the client's own text
       ip = proxies.isEmpty() && isDottedQuad(peer)
           ? peer
-          : proxies.resolve(unbracketed(peer), ctx.req().getHeaders(proxies.headerName()));
+          : proxies.resolve(peer, ctx.req().getHeaders(proxies.headerName()));
       clientIp = ip;
     }
     return ip;
-  }
-
-  /**
-   * The peer address without the brackets Jetty writes around an IPv6 one ({@code [::1]}), which
-   * the address parser does not take: bracketed, an IPv6 peer was keyed by its whole address
-   * instead of its prefix, and an IPv6 proxy was never trusted.
-   */
-  static String unbracketed(String peer) {
-    return peer != null
-            && peer.length() > 2
-            && peer.charAt(0) == '['
-            && peer.charAt(peer.length() - 1) == ']'
-        ? peer.substring(1, peer.length() - 1)
-        : peer;
   }
 
   /** {@code 0-255} four times, dot-separated, without leading zeros: the canonical IPv4 form. */

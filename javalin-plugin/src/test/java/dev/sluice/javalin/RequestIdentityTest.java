@@ -164,17 +164,6 @@ class RequestIdentityTest {
   }
 
   @Test
-  void onlyAWholeBracketPairAroundSomethingIsTakenOff() {
-    assertThat(ContextRequestInfo.unbracketed("[0:0:0:0:0:0:0:1]")).isEqualTo("0:0:0:0:0:0:0:1");
-    assertThat(ContextRequestInfo.unbracketed("[::1")).isEqualTo("[::1");
-    assertThat(ContextRequestInfo.unbracketed("::1]")).isEqualTo("::1]");
-    assertThat(ContextRequestInfo.unbracketed("[]")).isEqualTo("[]");
-    assertThat(ContextRequestInfo.unbracketed("[")).isEqualTo("[");
-    assertThat(ContextRequestInfo.unbracketed("127.0.0.1")).isEqualTo("127.0.0.1");
-    assertThat(ContextRequestInfo.unbracketed(null)).isNull();
-  }
-
-  @Test
   void aDottedQuadIsFourCanonicalDecimalsUpTo255() {
     assertThat(ContextRequestInfo.isDottedQuad("9.99.199.249")).isTrue();
     assertThat(ContextRequestInfo.isDottedQuad("0.0.0.0")).isTrue();

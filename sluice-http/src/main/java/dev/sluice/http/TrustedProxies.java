@@ -128,7 +128,7 @@ public final class TrustedProxies {
    * the walk at the last address known to be good.
    */
   public String resolve(String remoteAddr, Enumeration<String> forwarded) {
-    InetAddress peer = literal(remoteAddr);
+    InetAddress peer = literal(unbracketed(remoteAddr));
     if (peer == null) {
       return remoteAddr == null ? "unknown" : remoteAddr;
     }
@@ -196,6 +196,20 @@ public final class TrustedProxies {
       }
     }
     return hops;
+  }
+
+  /**
+   * A peer address without the brackets Jetty writes around an IPv6 one ({@code [::1]}; Tomcat
+   * does not): the literal parser takes none, so a bracketed peer would be keyed by its whole
+   * text instead of its prefix, and a bracketed proxy never trusted.
+   */
+  static String unbracketed(String peer) {
+    return peer != null
+            && peer.length() > 2
+            && peer.charAt(0) == '['
+            && peer.charAt(peer.length() - 1) == ']'
+        ? peer.substring(1, peer.length() - 1)
+        : peer;
   }
 
   /** {@code [2001:db8::1]:4711} -> {@code 2001:db8::1}; {@code 192.0.2.1:80} -> {@code 192.0.2.1}. */
