@@ -77,8 +77,7 @@ public final class EnvoyRateLimitRun implements Experiment {
           d,
           // twice the run: on two cores shared with the load and Redis, a replica's decision path
           // (grpc-java, protobuf, Lettuce, the store) compiles for tens of seconds at 5,000/s;
-          // after
-          // a 5 s warm-up the first second's p50 was 240 ms, after 20 s still 7 ms
+          // after a 5 s warm-up the first second's p50 was 240 ms, after 20 s still 7 ms
           d.multipliedBy(2),
           half,
           d.dividedBy(8),

@@ -131,37 +131,42 @@ final class EnvoyReport {
     figure("latency", "errors", run.errors());
     figure("latency", "unanswered after 10 s", run.unanswered());
     figure("latency", "largest send lag (ms)", run.maxSendLagMicros() / 1000.0);
-    figure("latency", "latency by second of the run (ms)", bySecond(run));
+    List<Percentiles> seconds = bySecond(run);
+    List<Percentiles> emptySeconds = bySecond(transport);
+    figure("latency", "latency by second of the run (ms)", rows(seconds));
     figure("latency", "empty service latency (ms)", empty.byName());
     figure("latency", "empty service errors", transport.errors() + transport.unanswered());
     figure("latency", "empty service largest send lag (ms)", transport.maxSendLagMicros() / 1000.0);
-    figure("latency", "empty service latency by second of the run (ms)", bySecond(transport));
+    figure("latency", "empty service latency by second of the run (ms)", rows(emptySeconds));
     Block.Table.Builder t = Block.Table.of(
         "second", "service p50 (ms)", "service p99 (ms)", "service max (ms)", "empty p99 (ms)");
-    for (int s = 0; s < run.bySecond().size(); s++) {
-      Percentiles one = Percentiles.of(run.bySecond().get(s), 1000);
-      String emptyP99 = s < transport.bySecond().size()
-          ? f("%.2f", Percentiles.of(transport.bySecond().get(s), 1000).p99())
-          : "";
+    for (int s = 0; s < seconds.size(); s++) {
+      Percentiles one = seconds.get(s);
+      String emptyP99 = s < emptySeconds.size() ? f("%.2f", emptySeconds.get(s).p99()) : "";
       t.row(s, f("%.2f", one.p50()), f("%.2f", one.p99()), f("%.2f", one.max()), emptyP99);
     }
     block("latency", t.build());
   }
 
-  /** Each second's count, p50, p99 and largest, by the second of the calls' intended send time. */
-  private static List<Map<String, Object>> bySecond(RlsLoad.OpenLoop run) {
-    List<Map<String, Object>> seconds = new ArrayList<>();
-    for (int s = 0; s < run.bySecond().size(); s++) {
-      Percentiles one = Percentiles.of(run.bySecond().get(s), 1000);
+  /** Each second's percentiles, by the second of the calls' intended send time. */
+  private static List<Percentiles> bySecond(RlsLoad.OpenLoop run) {
+    return run.bySecond().stream().map(h -> Percentiles.of(h, 1000)).toList();
+  }
+
+  /** Each second's count, p50, p99 and largest, for summary.json. */
+  private static List<Map<String, Object>> rows(List<Percentiles> seconds) {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (int s = 0; s < seconds.size(); s++) {
+      Percentiles one = seconds.get(s);
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("second", s);
       row.put("calls", one.count());
       row.put("p50", one.p50());
       row.put("p99", one.p99());
       row.put("max", one.max());
-      seconds.add(row);
+      rows.add(row);
     }
-    return seconds;
+    return rows;
   }
 
   // ---- RLS throughput against Redis's own
