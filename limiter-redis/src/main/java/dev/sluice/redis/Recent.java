@@ -16,22 +16,30 @@ import java.util.concurrent.ConcurrentMap;
  * (restart, FLUSHALL). The estimate never undercounts admissions of the last period, so a charge
  * errs on the side of admitting too few.
  *
- * <p>At most {@link #MAX_KEYS} rule-and-actor pairs are tracked. When that many are, a new pair
- * first drops the pairs with nothing left in the last period (at most once per {@link
- * #SWEEP_EVERY_NANOS} of the clock, so a flood of new actors does not walk the map per request);
- * only while every tracked pair is still recent are new pairs not counted (their admissions cannot
- * be given back).
+ * <p>Pairs with nothing left in the last period are dropped by a walk of the map that a new pair
+ * starts once the map has grown to twice what the last walk left (and at least {@link
+ * #FIRST_SWEEP_SIZE}), at most once per {@link #SWEEP_EVERY_NANOS} of the clock: the walks cost a
+ * few steps per new pair, and a node whose actors come and go (keys that name a window, a crowd of
+ * clients passing through) keeps about the pairs of its last periods, not every pair it ever saw.
+ * At most {@link #MAX_KEYS} pairs are tracked; only while every tracked pair is still recent are
+ * new pairs not counted (their admissions cannot be given back).
  */
 final class Recent {
 
   static final int MAX_KEYS = 100_000;
 
-  /** The shortest time between two sweeps for idle pairs when the map is full. */
+  /** The size at which the first walk for idle pairs runs; below it the map is never walked. */
+  static final int FIRST_SWEEP_SIZE = 1_024;
+
+  /** The shortest time between two walks for idle pairs. */
   static final long SWEEP_EVERY_NANOS = 1_000_000_000L;
 
   private final Object sweepLock = new Object();
-  private boolean swept; // guarded by sweepLock, as is lastSweepNanos
-  private long lastSweepNanos;
+  // written under sweepLock; read without it first, so that a new pair between two walks only
+  // reads them
+  private volatile boolean swept;
+  private volatile long lastSweepNanos;
+  private volatile int sweepAtSize = FIRST_SWEEP_SIZE;
 
   private final ConcurrentMap<Key, Window> windows = new ConcurrentHashMap<>();
 
@@ -135,7 +143,7 @@ final class Recent {
     for (; ; ) {
       Window window = windows.get(key);
       if (window == null) {
-        if (windows.size() >= MAX_KEYS && !dropIdle(now)) {
+        if (windows.size() >= sweepAtSize && !dropIdle(now)) {
           return;
         }
         Window fresh = new Window();
@@ -154,25 +162,38 @@ final class Recent {
   }
 
   /**
-   * The map is full: drops the pairs with nothing in their last period, unless a sweep ran less
-   * than {@link #SWEEP_EVERY_NANOS} ago. Whether there is room now.
+   * The map has reached the size of the next walk: drops the pairs with nothing in their last
+   * period, unless a walk ran less than {@link #SWEEP_EVERY_NANOS} ago; the next walk comes when
+   * the map has doubled again. Whether there is room for a new pair now.
    */
   private boolean dropIdle(long now) {
-    synchronized (sweepLock) {
-      if (!swept || now - lastSweepNanos >= SWEEP_EVERY_NANOS) {
-        swept = true;
-        lastSweepNanos = now;
-        for (var entry : windows.entrySet()) {
-          Window window = entry.getValue();
-          synchronized (window) {
-            if (window.estimate(now, entry.getKey().periodNanos) == 0) {
-              drop(entry.getKey(), window);
+    if (sweepDue(now)) {
+      synchronized (sweepLock) {
+        if (sweepDue(now)) {
+          swept = true;
+          lastSweepNanos = now;
+          for (var entry : windows.entrySet()) {
+            Window window = entry.getValue();
+            synchronized (window) {
+              if (window.estimate(now, entry.getKey().periodNanos) == 0) {
+                drop(entry.getKey(), window);
+              }
             }
           }
+          sweepAtSize = (int) Math.min(MAX_KEYS, Math.max(FIRST_SWEEP_SIZE, 2L * windows.size()));
         }
       }
     }
     return windows.size() < MAX_KEYS;
+  }
+
+  private boolean sweepDue(long now) {
+    return !swept || now - lastSweepNanos >= SWEEP_EVERY_NANOS;
+  }
+
+  /** The size of the map at which a new pair starts the next walk for idle pairs. */
+  int sweepAtSize() {
+    return sweepAtSize;
   }
 
   /** Takes {@code window} out of the map; the caller holds its lock. */

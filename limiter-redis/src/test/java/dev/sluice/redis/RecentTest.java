@@ -151,13 +151,63 @@ class RecentTest {
     recent.add(request(1), T0 + 1);
     assertThat(count(T0 + 1)).isZero();
 
-    // the old pairs are idle by now, but the last sweep (at T0 + 1) was less than a second ago
+    // the old pairs are idle by now, but the last walk (at T0, when the map first reached the
+    // size of a walk) was less than a second ago
     long idle = T0 + 2 * PERIOD;
     recent.add(
         new RateRequest("rule", "late", Algorithm.TOKEN_BUCKET, limit, 1), T0 + 1 + 999_999_999L);
     assertThat(recent.keys()).hasSize(Recent.MAX_KEYS);
     recent.add(request(2), idle);
     assertThat(count(idle)).isEqualTo(2);
+  }
+
+  @Test
+  void actorsThatComeAndGoAreForgottenLongBeforeTheMapIsFull() {
+    int perPeriod = 1_000;
+    int periods = 150; // 150,000 actors in all, more than the map holds
+    long now = T0 - 150 * PERIOD;
+    int largest = 0;
+    for (int p = 0; p < periods; p++, now += PERIOD) {
+      for (int i = 0; i < perPeriod; i++) {
+        recent.add(
+            new RateRequest("rule", "p" + p + "-" + i, Algorithm.TOKEN_BUCKET, limit, 2), now);
+      }
+      largest = Math.max(largest, recent.keys().size());
+    }
+    long last = now - PERIOD;
+
+    // an actor's pair is idle two periods after its admission; the walks come once the map has
+    // doubled since the last one, so it holds about four periods of actors at most
+    assertThat(largest).isLessThanOrEqualTo(4 * perPeriod + 1);
+    for (int i = 0; i < perPeriod; i++) {
+      Recent.Key key = Recent.Key.of(
+          new RateRequest("rule", "p" + (periods - 1) + "-" + i, Algorithm.TOKEN_BUCKET, limit, 1));
+      assertThat(recent.count(key, last)).as("the last period's actor %d", i).isEqualTo(2);
+    }
+    assertThat(recent.charges(last, false))
+        .as("every pair still remembered is owed")
+        .hasSizeBetween(perPeriod, 2 * perPeriod);
+  }
+
+  @Test
+  void aWalkThatDropsNothingPutsTheNextAtTwiceTheSizeItLeft() {
+    for (int i = 0; i <= Recent.FIRST_SWEEP_SIZE; i++) {
+      recent.add(new RateRequest("rule", "a" + i, Algorithm.TOKEN_BUCKET, limit, 1), T0);
+    }
+    assertThat(recent.keys()).hasSize(Recent.FIRST_SWEEP_SIZE + 1);
+    assertThat(recent.sweepAtSize()).isEqualTo(2 * Recent.FIRST_SWEEP_SIZE);
+
+    // all of them idle, a second later than the walk: the next walk waits for the doubled size
+    long idle = T0 + 2 * PERIOD;
+    recent.add(request(1), idle);
+    assertThat(recent.keys()).hasSize(Recent.FIRST_SWEEP_SIZE + 2);
+    for (int i = 0; i < Recent.FIRST_SWEEP_SIZE - 1; i++) {
+      recent.add(new RateRequest("rule", "b" + i, Algorithm.TOKEN_BUCKET, limit, 1), idle);
+    }
+    assertThat(recent.keys())
+        .as("the walk at twice the size dropped the idle first thousand")
+        .hasSize(Recent.FIRST_SWEEP_SIZE);
+    assertThat(count(idle)).isEqualTo(1);
   }
 
   @Test
