@@ -75,9 +75,11 @@ public final class EnvoyRateLimitRun implements Experiment {
       Duration half = d.dividedBy(2);
       return new Durations(
           d,
-          // twice the run: on two cores shared with the load and Redis, a replica's decision path
-          // (grpc-java, protobuf, Lettuce, the store) compiles for tens of seconds at 5,000/s;
-          // after a 5 s warm-up the first second's p50 was 240 ms, after 20 s still 7 ms
+          // twice the run, climbing to the rate in its first half (RlsLoad.warmUp): on two cores
+          // shared with the load and Redis, a replica's decision path (grpc-java, protobuf,
+          // Lettuce, the store) compiles for tens of seconds; after a 5 s warm-up at the full rate
+          // the first second's p50 was 240 ms, after 20 s still 7 ms, and after 40 s the calls
+          // piled up while it compiled still filled its heap
           d.multipliedBy(2),
           half,
           d.dividedBy(8),
@@ -131,13 +133,13 @@ public final class EnvoyRateLimitRun implements Experiment {
             + replicas.get(0).port() + " and " + replicas.get(1).port());
         ServiceReplica first = replicas.get(0);
         report.part("latency", () -> {
-          RlsLoad.openLoop(first.channel(), rate, d.latencyWarmup(), RlsLoad::userOf);
+          RlsLoad.warmUp(first.channel(), rate, d.latencyWarmup(), RlsLoad::userOf);
           RlsLoad.OpenLoop service =
               RlsLoad.openLoop(first.channel(), rate, d.latency(), RlsLoad::userOf);
           // the same calls at the same rate to a service that decides nothing: the tail this
           // machine gives any gRPC service while the generator shares its cores
           try (ServiceReplica empty = ServiceReplica.empty(out, "empty-service-latency")) {
-            RlsLoad.openLoop(empty.channel(), rate, d.latencyWarmup(), RlsLoad::userOf);
+            RlsLoad.warmUp(empty.channel(), rate, d.latencyWarmup(), RlsLoad::userOf);
             report.latency(
                 service, RlsLoad.openLoop(empty.channel(), rate, d.latency(), RlsLoad::userOf));
           }

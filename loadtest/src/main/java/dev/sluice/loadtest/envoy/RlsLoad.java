@@ -136,6 +136,27 @@ final class RlsLoad {
         seconds);
   }
 
+  /** The steps of {@link #warmUp}'s ramp, each at a further fifth of the rate. */
+  static final int RAMP_STEPS = 5;
+
+  /**
+   * Warms a service up for {@code duration} before an open loop at {@code rate}: the first half
+   * climbs to the rate in {@link #RAMP_STEPS} steps (a fifth of it, two fifths, ...), each waiting
+   * for its last answers before the next; the second half runs at the rate. A JVM called at the
+   * full rate from cold answers slower than the calls come while its decision path is compiled,
+   * and the calls that pile up meanwhile fill its heap, whose collections then slow it further;
+   * climbing lets it compile at rates it can answer.
+   */
+  static void warmUp(
+      ManagedChannel channel, double rate, Duration duration, IntFunction<RateLimitRequest> call)
+      throws InterruptedException {
+    Duration step = duration.dividedBy(2L * RAMP_STEPS);
+    for (int s = 1; s <= RAMP_STEPS; s++) {
+      openLoop(channel, rate * s / RAMP_STEPS, step, call);
+    }
+    openLoop(channel, rate, duration.dividedBy(2), call);
+  }
+
   /** What a closed-loop run found: answers completed within the measured time, per second. */
   record ClosedLoop(int inFlight, double perSecond, long answers, long errors) {}
 
