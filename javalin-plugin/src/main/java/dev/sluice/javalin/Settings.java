@@ -13,7 +13,6 @@ import dev.sluice.time.NanoClock;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -168,10 +167,6 @@ final class Settings {
 
   Optional<String> dashboardPath() {
     return resolved.dashboardPath();
-  }
-
-  List<String> bypassPaths() {
-    return resolved.bypassPaths();
   }
 
   /** Exact health paths and anything below them ({@code /health/db}) are never limited. */
