@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.concurrency.limit.CpuSignal;
@@ -27,9 +23,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -46,8 +41,9 @@ class CostScaleTest {
   private final CompletableFuture<String> gate = new CompletableFuture<>();
   private final ConcurrentLinkedQueue<Integer> running = new ConcurrentLinkedQueue<>();
   private final AtomicInteger busyCores = new AtomicInteger();
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private final Logger pluginLog = (Logger) LoggerFactory.getLogger(SluicePlugin.class);
+
+  @RegisterExtension
+  final LogCapture log = new LogCapture(SluicePlugin.class);
 
   /** 32 cores, one busy per running job: integrated over virtual time, as a real signal. */
   private final CpuSignal machine = new CpuSignal() {
@@ -63,17 +59,6 @@ class CostScaleTest {
       return new Reading(busy, now - origin);
     }
   };
-
-  @BeforeEach
-  void listen() {
-    logged.start();
-    pluginLog.addAppender(logged);
-  }
-
-  @AfterEach
-  void stopListening() {
-    pluginLog.detachAppender(logged);
-  }
 
   /** Lets every held job finish (before the server stops, so that each gets its answer). */
   private void finish(List<CompletableFuture<HttpResponse<String>>> sent) {
@@ -131,13 +116,6 @@ class CostScaleTest {
     return sent;
   }
 
-  private List<String> warnings() {
-    return logged.list.stream()
-        .filter(e -> e.getLevel() == Level.WARN)
-        .map(ILoggingEvent::getFormattedMessage)
-        .toList();
-  }
-
   @Test
   void withACostScaleTheCpuLimitRunsSeveralSmallJobsBesideALargeOne() throws Exception {
     try (TestServer server =
@@ -150,7 +128,7 @@ class CostScaleTest {
                 server.plugin.limiter("transcode").orElseThrow().snapshot().inFlight() == 16);
         assertThat(running).contains(800);
         assertThat(running.stream().filter(c -> c == 50).count()).isGreaterThanOrEqualTo(8);
-        assertThat(warnings()).noneMatch(w -> w.contains("max-concurrency"));
+        assertThat(log.warnings()).noneMatch(w -> w.contains("max-concurrency"));
         JsonNode cost =
             JSON.readTree(server.plugin.statusJson()).get("limiters").get(0).get("cost");
         assertThat(cost.get("scale").asInt()).isEqualTo(100);
@@ -171,7 +149,7 @@ class CostScaleTest {
         // every job costs more than the 16 units the limit can ever have: one runs at a time
         assertThat(running).hasSize(1);
         List<String> warned =
-            warnings().stream().filter(w -> w.contains("max-concurrency")).toList();
+            log.warnings().stream().filter(w -> w.contains("max-concurrency")).toList();
         assertThat(warned).hasSize(1);
         assertThat(warned.get(0))
             .contains("'transcode'", "query parameter cpuMillis=", "max-concurrency 16")

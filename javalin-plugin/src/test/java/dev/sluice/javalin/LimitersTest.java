@@ -3,9 +3,7 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.concurrency.Permit;
 import dev.sluice.config.LimiterConfig;
@@ -21,7 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The plugin's limiters built from their settings, without a server: the request path's lookup,
@@ -29,27 +27,22 @@ import org.slf4j.LoggerFactory;
  */
 class LimitersTest {
 
-  private final Logger log = (Logger) LoggerFactory.getLogger(LimitersTest.class);
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private final VirtualTime time = new VirtualTime();
-  private final Warnings warnings = Warnings.to(log);
-  private Limiters limiters;
+  @RegisterExtension
+  final LogCapture log = new LogCapture(LimitersTest.class);
 
-  {
-    logged.start();
-    log.addAppender(logged);
-  }
+  private final VirtualTime time = new VirtualTime();
+  private final Warnings warnings = Warnings.to(log.logger());
+  private Limiters limiters;
 
   @AfterEach
   void stop() {
-    log.detachAppender(logged);
     if (limiters != null) {
       limiters.shutdown();
     }
   }
 
   private List<String> warnings() {
-    return logged.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+    return log.events().stream().map(ILoggingEvent::getFormattedMessage).toList();
   }
 
   private static LimiterConfig.Builder limiter(String name, String path, int max) {

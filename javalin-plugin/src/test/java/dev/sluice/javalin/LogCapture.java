@@ -23,6 +23,14 @@ final class LogCapture implements BeforeEachCallback, AfterEachCallback {
     this.logger = (Logger) LoggerFactory.getLogger(source);
   }
 
+  /**
+   * Listens to the logger of this name instead of one class's: {@link
+   * org.slf4j.Logger#ROOT_LOGGER_NAME} hears every logger whose events reach the root.
+   */
+  LogCapture(String loggerName) {
+    this.logger = (Logger) LoggerFactory.getLogger(loggerName);
+  }
+
   @Override
   public void beforeEach(ExtensionContext context) {
     appender.list.clear();

@@ -3,9 +3,6 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sluice.config.SluiceProperties;
 import dev.sluice.time.VirtualTime;
 import java.io.IOException;
@@ -18,8 +15,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code sluice.reload-interval}: the properties file polled on the scheduler given to {@link
@@ -35,15 +32,15 @@ class PropertiesReloadTest {
   Path dir;
 
   private final VirtualTime time = new VirtualTime();
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private final Logger pluginLog = (Logger) LoggerFactory.getLogger(SluicePlugin.class);
+
+  @RegisterExtension
+  final LogCapture log = new LogCapture(SluicePlugin.class);
+
   private Path file;
   private TestServer server;
 
   @BeforeEach
   void start() throws IOException {
-    logged.start();
-    pluginLog.addAppender(logged);
     file = dir.resolve("sluice.properties");
     write("1");
     SluiceProperties props =
@@ -55,7 +52,6 @@ class PropertiesReloadTest {
 
   @AfterEach
   void stop() {
-    pluginLog.detachAppender(logged);
     if (server != null) {
       server.close();
     }
@@ -73,7 +69,7 @@ class PropertiesReloadTest {
   }
 
   private long warnings() {
-    return logged.list.stream().filter(e -> e.getLevel() == Level.WARN).count();
+    return log.events().stream().filter(e -> e.getLevel() == Level.WARN).count();
   }
 
   @Test
@@ -101,7 +97,7 @@ class PropertiesReloadTest {
     time.advance(INTERVAL);
 
     assertThat(limit()).isEqualTo(1);
-    assertThat(logged.list)
+    assertThat(log.events())
         .filteredOn(e -> e.getLevel() == Level.WARN)
         .singleElement()
         .satisfies(e -> assertThat(e.getFormattedMessage())
@@ -123,7 +119,7 @@ class PropertiesReloadTest {
     time.advance(INTERVAL.multipliedBy(2));
 
     assertThat(limit()).isEqualTo(1);
-    assertThat(logged.list)
+    assertThat(log.events())
         .filteredOn(e -> e.getLevel() == Level.WARN)
         .singleElement()
         .satisfies(e -> assertThat(e.getFormattedMessage()).contains(file.toString()));

@@ -3,10 +3,6 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sluice.concurrency.ConcurrencyListener;
 import dev.sluice.config.CpuSignals;
 import dev.sluice.config.RulesSource;
@@ -26,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * The reloads without a server: the properties file polled and read again on demand, the rules file
@@ -45,34 +41,23 @@ class ReloadsTest {
   Path dir;
 
   private final VirtualTime time = new VirtualTime();
-  private final Logger log = (Logger) LoggerFactory.getLogger(ReloadsTest.class);
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private final Warnings warnings = Warnings.to(log);
+
+  @RegisterExtension
+  final LogCapture log = new LogCapture(ReloadsTest.class);
+
+  private final Warnings warnings = Warnings.to(log.logger());
   private Limiters limiters;
   private RateRules rules;
   private Reloads reloads;
 
-  {
-    logged.start();
-    log.addAppender(logged);
-  }
-
   @AfterEach
   void stop() {
-    log.detachAppender(logged);
     if (reloads != null) {
       reloads.close();
     }
     if (limiters != null) {
       limiters.shutdown();
     }
-  }
-
-  private List<String> warnings() {
-    return logged.list.stream()
-        .filter(e -> e.getLevel() == Level.WARN)
-        .map(ILoggingEvent::getFormattedMessage)
-        .toList();
   }
 
   private Path properties(String... lines) throws IOException {
@@ -179,7 +164,7 @@ class ReloadsTest {
     properties(work("5s", "6"));
     time.advance(INTERVAL);
     assertThat(limit()).as("polling goes on").isEqualTo(6);
-    assertThat(warnings()).isEmpty();
+    assertThat(log.warnings()).isEmpty();
   }
 
   @Test
@@ -192,7 +177,7 @@ class ReloadsTest {
 
     assertThat(limit()).isEqualTo(2);
     assertThat(reloads.properties().get(MAX)).hasValue("2");
-    assertThat(warnings())
+    assertThat(log.warnings())
         .singleElement()
         .asString()
         .startsWith("Reloaded Sluice properties rejected, previous limits stay: ")
@@ -208,7 +193,7 @@ class ReloadsTest {
     Files.delete(file);
     time.advance(INTERVAL);
     assertThat(limit()).isEqualTo(2);
-    assertThat(warnings())
+    assertThat(log.warnings())
         .singleElement()
         .asString()
         .startsWith("Sluice properties not reloaded, previous limits stay: ")
@@ -281,7 +266,7 @@ class ReloadsTest {
     Files.writeString(rulesFile, perIp("/api/history/*", "lots"));
     time.advance(INTERVAL);
     assertThat(ruleLimit()).as("the rules in force stay").isEqualTo(30);
-    assertThat(warnings())
+    assertThat(log.warnings())
         .singleElement()
         .asString()
         .startsWith("Sluice rules not reloaded, the rules in force stay: ")
@@ -306,7 +291,7 @@ class ReloadsTest {
     assertThat(time.pendingTasks()).as("the rules poll and the route check").isEqualTo(2);
 
     time.advance(INTERVAL.multipliedBy(2));
-    assertThat(warnings())
+    assertThat(log.warnings())
         .as("the rules checked at start-up are not checked again")
         .isEmpty();
 
@@ -314,7 +299,7 @@ class ReloadsTest {
     time.advance(INTERVAL);
     time.advance(INTERVAL); // the check runs after the poll at the latest one interval later
     assertThat(ruleLimit()).as("in force all the same").isEqualTo(7);
-    assertThat(warnings())
+    assertThat(log.warnings())
         .singleElement()
         .asString()
         .startsWith(
@@ -322,7 +307,7 @@ class ReloadsTest {
         .contains("/api/nowhere/*");
 
     time.advance(INTERVAL.multipliedBy(3));
-    assertThat(warnings()).as("the same set is checked once").hasSize(1);
+    assertThat(log.warnings()).as("the same set is checked once").hasSize(1);
 
     reloads.close();
     assertThat(time.pendingTasks()).isZero();
@@ -341,7 +326,7 @@ class ReloadsTest {
       Files.writeString(dir.resolve("ratelimits.yaml"), perIp("/api/nowhere/*", "7"));
       time.advance(INTERVAL.multipliedBy(2));
       assertThat(ruleLimit()).isEqualTo(7);
-      assertThat(warnings()).isEmpty();
+      assertThat(log.warnings()).isEmpty();
       reloads.close();
       limiters.shutdown();
     }
@@ -357,7 +342,7 @@ class ReloadsTest {
     reloads.start(HISTORY_ROUTE);
 
     assertThat(ruleLimit()).isEqualTo(2);
-    assertThat(warnings())
+    assertThat(log.warnings())
         .singleElement()
         .asString()
         .startsWith("rules file changed into an invalid version; previous rules stay: ")

@@ -3,18 +3,15 @@ package dev.sluice.javalin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sluice.config.QueueSettings;
 import dev.sluice.request.Actor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What a request costs a limiter, without a server: a constant, a number the caller declares in a
@@ -23,27 +20,15 @@ import org.slf4j.LoggerFactory;
  */
 class RequestCostTest {
 
-  private final Logger log = (Logger) LoggerFactory.getLogger(RequestCostTest.class);
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-
-  {
-    logged.start();
-    log.addAppender(logged);
-  }
-
-  @AfterEach
-  void detach() {
-    log.detachAppender(logged);
-  }
+  @RegisterExtension
+  final LogCapture log = new LogCapture(RequestCostTest.class);
 
   private CostCeiling ceiling(int maxConcurrency) {
-    return new CostCeiling("work", maxConcurrency, Warnings.to(log));
+    return new CostCeiling("work", maxConcurrency, Warnings.to(log.logger()));
   }
 
   private List<String> warnings() {
-    List<String> out = new ArrayList<>();
-    logged.list.forEach(e -> out.add(e.getFormattedMessage()));
-    return out;
+    return log.events().stream().map(ILoggingEvent::getFormattedMessage).toList();
   }
 
   private static TestRequest at(String path) {

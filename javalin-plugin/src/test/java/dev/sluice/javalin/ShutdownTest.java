@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sluice.config.SluiceProperties;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.http.HttpResponse;
@@ -16,11 +14,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Shutdown ends within drain-timeout plus one second, Jetty's stop included. */
 @Tag("integration")
 class ShutdownTest {
+
+  @RegisterExtension
+  final LogCapture log = new LogCapture(org.slf4j.Logger.ROOT_LOGGER_NAME);
 
   @Test
   void aJobLongerThanTheDrainTimeoutIsCutAndCountedAndStopEndsWithinDrainPlusOneSecond() {
@@ -47,32 +48,24 @@ class ShutdownTest {
     CompletableFuture<HttpResponse<String>> limited = server.getAsync("/api/work");
     CompletableFuture<HttpResponse<String>> unlimited = server.getAsync("/api/slow-unlimited");
     await().until(() -> server.plugin.limiter("work").orElseThrow().snapshot().inFlight() == 1);
-    Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-    ListAppender<ILoggingEvent> events = new ListAppender<>();
-    events.start();
-    root.addAppender(events);
-    try {
-      long start = System.nanoTime();
-      server.app.stop();
-      long tookMillis = (System.nanoTime() - start) / 1_000_000;
+    long start = System.nanoTime();
+    server.app.stop();
+    long tookMillis = (System.nanoTime() - start) / 1_000_000;
 
-      System.out.println(
-          "stop with drain-timeout 1s and two requests that never end took " + tookMillis + " ms");
-      assertThat(tookMillis).isLessThan(2_000);
-    } finally {
-      root.detachAppender(events);
-    }
+    System.out.println(
+        "stop with drain-timeout 1s and two requests that never end took " + tookMillis + " ms");
+    assertThat(tookMillis).isLessThan(2_000);
     assertThat(registry.get("sluice.shutdown.cut").counter().count()).isEqualTo(2);
-    assertThat(events.list)
+    assertThat(log.events())
         .filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.ERROR))
         .isEmpty();
     // the interrupted handlers' own exceptions are the application's (Javalin logs them at WARN);
     // nothing reports the expected drain timeout as a failure
-    assertThat(events.list)
+    assertThat(log.events())
         .filteredOn(e -> e.getThrowableProxy() != null)
         .allSatisfy(e -> assertThat(e.getThrowableProxy().getClassName())
             .isEqualTo(InterruptedException.class.getName()));
-    assertThat(events.list)
+    assertThat(log.events())
         .extracting(ILoggingEvent::getFormattedMessage)
         .anySatisfy(m -> assertThat(m).contains("2 request(s) still running", "cut"));
     // cut: the connection closes under the request (or an error answer, never the job's 200)

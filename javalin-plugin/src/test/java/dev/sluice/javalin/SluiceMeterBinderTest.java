@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.sluice.config.SluiceProperties;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
@@ -23,14 +21,18 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 @Tag("integration")
 class SluiceMeterBinderTest {
 
   @TempDir
   Path dir;
+
+  /** What Micrometer's composite registry logs, for the test that expects nothing from it. */
+  @RegisterExtension
+  final LogCapture micrometer = new LogCapture(CompositeMeterRegistry.class);
 
   @Test
   void limiterAndRuleMetricsAreRecordedWithTheirTags() throws IOException {
@@ -211,12 +213,8 @@ class SluiceMeterBinderTest {
             unit: minute\
         """);
     // Micrometer warns once per JVM, then logs the same at DEBUG: catch both
-    Logger log = (Logger) LoggerFactory.getLogger(CompositeMeterRegistry.class);
-    Level before = log.getLevel();
-    ListAppender<ILoggingEvent> events = new ListAppender<>();
-    events.start();
-    log.addAppender(events);
-    log.setLevel(Level.DEBUG);
+    Level before = micrometer.logger().getLevel();
+    micrometer.logger().setLevel(Level.DEBUG);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (TestServer server = TestServer.start(
         cfg -> cfg.properties(SluiceProperties.builder()
@@ -238,10 +236,11 @@ class SluiceMeterBinderTest {
           .isEqualTo(2);
       assertThat(registry.get("sluice.rate.rules").gauge().value()).isEqualTo(1);
     } finally {
-      log.detachAppender(events);
-      log.setLevel(before);
+      micrometer.logger().setLevel(before);
     }
-    assertThat(events.list).extracting(ILoggingEvent::getFormattedMessage).isEmpty();
+    assertThat(micrometer.events())
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .isEmpty();
   }
 
   private static double count(SimpleMeterRegistry r, String name, String outcome, String reason) {
