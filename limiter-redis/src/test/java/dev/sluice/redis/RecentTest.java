@@ -211,6 +211,24 @@ class RecentTest {
   }
 
   @Test
+  void aWalkIsDueAgainOneSecondAfterTheLast() {
+    RateLimit brief = RateLimit.of(5, Duration.ofMillis(100)); // idle 200 ms after an admission
+    for (int i = 0; i < 2 * Recent.FIRST_SWEEP_SIZE; i++) {
+      recent.add(new RateRequest("rule", "a" + i, Algorithm.TOKEN_BUCKET, brief, 1), T0);
+    }
+    assertThat(recent.keys()).hasSize(2 * Recent.FIRST_SWEEP_SIZE); // one walk, at T0, kept all
+
+    long oneSecondLater = T0 + Recent.SWEEP_EVERY_NANOS;
+    recent.add(new RateRequest("rule", "late", Algorithm.TOKEN_BUCKET, brief, 1), oneSecondLater);
+
+    assertThat(recent.keys())
+        .extracting(Recent.Key::toString)
+        .singleElement()
+        .asString()
+        .contains("actor=late");
+  }
+
+  @Test
   void anIdlePairDroppedByTheChargesStartsAFreshWindowOnItsNextAdmission() {
     recent.add(request(2), T0);
     assertThat(recent.charges(T0 + 3 * PERIOD, false)).isEmpty();
