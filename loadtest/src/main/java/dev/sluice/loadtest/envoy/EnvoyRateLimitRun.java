@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code --scenario envoy-ratelimit}: the rate-limit service for Envoy ({@code ratelimit-service})
  * measured against its targets, on its own {@code redis-server} (free port, from PATH) and two
  * replicas in child JVMs. RLS: latency at a fixed rate (open loop, from each call's intended send
- * time), decisions per second at 16 and 64 calls in flight beside what Redis answers to the same
- * script called directly, and exactly the limit admitted in every window by two replicas (by the
+ * time) and decisions per second at 16 and 64 calls in flight, beside two yardsticks (a service
+ * whose decision is the same script call alone, and an empty one) and what Redis answers to the
+ * same script called directly, and exactly the limit admitted in every window by two replicas (by the
  * callers' answers, and by the replicas' own counts, read from their admissions files). RLQS:
  * three simulated proxies sharing one bucket through both replicas, their demands moved, then one
  * replica killed. {@code --duration} is the length of the latency run; the other parts take a share
@@ -136,32 +137,48 @@ public final class EnvoyRateLimitRun implements Experiment {
           RlsLoad.warmUp(first.channel(), rate, d.latencyWarmup(), RlsLoad::userOf);
           RlsLoad.OpenLoop service =
               RlsLoad.openLoop(first.channel(), rate, d.latency(), RlsLoad::userOf);
-          // the same calls at the same rate to a service that decides nothing: the tail this
-          // machine gives any gRPC service while the generator shares its cores
+          // the same calls at the same rate to a service whose decision is the store's script
+          // call alone (the least a service sharing its counts through Redis does), then to one
+          // that decides nothing: the tail this machine gives any gRPC service while the
+          // generator shares its cores
+          RlsLoad.OpenLoop scriptOnly;
+          try (ServiceReplica bare =
+              ServiceReplica.scriptOnly(out, "script-only-service-latency", redis.port())) {
+            RlsLoad.warmUp(bare.channel(), rate, d.latencyWarmup(), RlsLoad::userOf);
+            scriptOnly = RlsLoad.openLoop(bare.channel(), rate, d.latency(), RlsLoad::userOf);
+          }
           try (ServiceReplica empty = ServiceReplica.empty(out, "empty-service-latency")) {
             RlsLoad.warmUp(empty.channel(), rate, d.latencyWarmup(), RlsLoad::userOf);
             report.latency(
-                service, RlsLoad.openLoop(empty.channel(), rate, d.latency(), RlsLoad::userOf));
+                service,
+                scriptOnly,
+                RlsLoad.openLoop(empty.channel(), rate, d.latency(), RlsLoad::userOf));
           }
         });
         report.part("throughput", () -> {
           try (RedisCeiling ceiling = new RedisCeiling(redis.port());
+              ServiceReplica bare =
+                  ServiceReplica.scriptOnly(out, "script-only-service", redis.port());
               ServiceReplica empty = ServiceReplica.empty(out, "empty-service")) {
-            // the replica was warmed by the latency part; the empty service gets a warm-up too
-            RlsLoad.closedLoop(
-                empty.channel(),
-                IN_FLIGHT.get(0),
-                d.latencyWarmup(),
-                d.closedLoopWarmup(),
-                RlsLoad::userOf);
+            // the replica was warmed by the latency part; the yardsticks get a warm-up too
+            for (ServiceReplica yardstick : List.of(bare, empty)) {
+              RlsLoad.closedLoop(
+                  yardstick.channel(),
+                  IN_FLIGHT.get(0),
+                  d.latencyWarmup(),
+                  d.closedLoopWarmup(),
+                  RlsLoad::userOf);
+            }
             for (int inFlight : IN_FLIGHT) {
               RlsLoad.ClosedLoop service = RlsLoad.closedLoop(
                   first.channel(), inFlight, d.closedLoopWarmup(), d.closedLoop(), RlsLoad::userOf);
               RlsLoad.ClosedLoop direct =
                   ceiling.closedLoop(inFlight, d.closedLoopWarmup(), d.closedLoop());
+              RlsLoad.ClosedLoop scriptOnly = RlsLoad.closedLoop(
+                  bare.channel(), inFlight, d.closedLoopWarmup(), d.closedLoop(), RlsLoad::userOf);
               RlsLoad.ClosedLoop transport = RlsLoad.closedLoop(
                   empty.channel(), inFlight, d.closedLoopWarmup(), d.closedLoop(), RlsLoad::userOf);
-              report.throughput(service, direct, transport);
+              report.throughput(service, direct, scriptOnly, transport);
             }
           }
         });

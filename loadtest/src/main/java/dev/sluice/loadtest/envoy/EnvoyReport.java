@@ -86,11 +86,14 @@ final class EnvoyReport {
 
   /**
    * @param run the rate-limit service's open loop
-   * @param transport an {@link EmptyRateLimitService} at the same rate, after it: the latency the
+   * @param scriptOnly a {@link ScriptOnlyRateLimitService} at the same rate, after it: the latency
+   *     of a service whose decision is the store's script call alone
+   * @param transport an {@link EmptyRateLimitService} at the same rate, after that: the latency the
    *     transport and this machine give a service whose decision costs nothing
    */
-  void latency(RlsLoad.OpenLoop run, RlsLoad.OpenLoop transport) {
+  void latency(RlsLoad.OpenLoop run, RlsLoad.OpenLoop scriptOnly, RlsLoad.OpenLoop transport) {
     Percentiles millis = Percentiles.of(run.latencyMicros(), 1000);
+    Percentiles bare = Percentiles.of(scriptOnly.latencyMicros(), 1000);
     Percentiles empty = Percentiles.of(transport.latencyMicros(), 1000);
     double p99 = millis.p99();
     boolean clean = run.errors() == 0 && run.unanswered() == 0;
@@ -109,17 +112,25 @@ final class EnvoyReport {
           + " decisions/s; this run's --rate was " + num(run.rate(), 0));
     } else if (p99 >= LATENCY_AIM_MILLIS) {
       v = v.because(f(
-          "an empty RateLimitService (grpc-java, no decision) called the same way at the same rate"
-              + " right after answers with p50 %.2f ms and p99 %.2f ms here (largest send lag"
-              + " %.1f ms)%s; the seconds of both runs are in the table below",
+          "called the same way at the same rate right after, a RateLimitService whose decision is"
+              + " the same script call to the same Redis and nothing else (grpc-java and Lettuce,"
+              + " no Sluice) answers with p50 %.2f ms and p99 %.2f ms (largest send lag %.1f ms),"
+              + " and an empty one (no decision) with p50 %.2f ms and p99 %.2f ms (%.1f ms)%s;"
+              + " the seconds of the three runs are in the table below",
+          bare.p50(),
+          bare.p99(),
+          scriptOnly.maxSendLagMicros() / 1000.0,
           empty.p50(),
           empty.p99(),
           transport.maxSendLagMicros() / 1000.0,
-          empty.p99() >= LATENCY_AIM_MILLIS
-              ? ": on this machine the transport alone is past the aim"
+          bare.p99() >= LATENCY_AIM_MILLIS
+              ? f(
+                  ": on this machine a service that only calls Redis is past the aim, and this"
+                      + " one's p99 is %.2fx that floor",
+                  p99 / bare.p99())
               : f(
-                  ", which leaves %.2f ms of the aim to the decision and Redis",
-                  LATENCY_AIM_MILLIS - empty.p99())));
+                  ", which leaves %.2f ms of the aim to the decision beyond its Redis call",
+                  LATENCY_AIM_MILLIS - bare.p99())));
     }
     verdict("latency", v);
     figure("latency", "rate (decisions/s)", run.rate());
@@ -132,20 +143,43 @@ final class EnvoyReport {
     figure("latency", "unanswered after 10 s", run.unanswered());
     figure("latency", "largest send lag (ms)", run.maxSendLagMicros() / 1000.0);
     List<Percentiles> seconds = bySecond(run);
+    List<Percentiles> bareSeconds = bySecond(scriptOnly);
     List<Percentiles> emptySeconds = bySecond(transport);
     figure("latency", "latency by second of the run (ms)", rows(seconds));
+    figure("latency", "script-only service latency (ms)", bare.byName());
+    figure("latency", "script-only service errors", scriptOnly.errors() + scriptOnly.unanswered());
+    figure(
+        "latency",
+        "script-only service largest send lag (ms)",
+        scriptOnly.maxSendLagMicros() / 1000.0);
+    figure("latency", "script-only service latency by second of the run (ms)", rows(bareSeconds));
     figure("latency", "empty service latency (ms)", empty.byName());
     figure("latency", "empty service errors", transport.errors() + transport.unanswered());
     figure("latency", "empty service largest send lag (ms)", transport.maxSendLagMicros() / 1000.0);
     figure("latency", "empty service latency by second of the run (ms)", rows(emptySeconds));
     Block.Table.Builder t = Block.Table.of(
-        "second", "service p50 (ms)", "service p99 (ms)", "service max (ms)", "empty p99 (ms)");
+        "second",
+        "service p50 (ms)",
+        "service p99 (ms)",
+        "service max (ms)",
+        "script-only p99 (ms)",
+        "empty p99 (ms)");
     for (int s = 0; s < seconds.size(); s++) {
       Percentiles one = seconds.get(s);
-      String emptyP99 = s < emptySeconds.size() ? f("%.2f", emptySeconds.get(s).p99()) : "";
-      t.row(s, f("%.2f", one.p50()), f("%.2f", one.p99()), f("%.2f", one.max()), emptyP99);
+      t.row(
+          s,
+          f("%.2f", one.p50()),
+          f("%.2f", one.p99()),
+          f("%.2f", one.max()),
+          p99Of(bareSeconds, s),
+          p99Of(emptySeconds, s));
     }
     block("latency", t.build());
+  }
+
+  /** Second {@code s}'s p99 of a yardstick's run, or blank when that run had no such second. */
+  private static String p99Of(List<Percentiles> seconds, int s) {
+    return s < seconds.size() ? f("%.2f", seconds.get(s).p99()) : "";
   }
 
   /** Each second's percentiles, by the second of the calls' intended send time. */
@@ -174,15 +208,24 @@ final class EnvoyReport {
   /**
    * @param service the rate-limit service's closed loop
    * @param direct redis-server answering the same script, called straight from Lettuce
+   * @param scriptOnly a {@link ScriptOnlyRateLimitService}: what a service answers whose decision
+   *     is that script call alone, the same client and calls in flight
    * @param transport an {@link EmptyRateLimitService}: what grpc-java answers when the decision
    *     costs nothing, the same client and calls in flight
    */
   void throughput(
-      RlsLoad.ClosedLoop service, RlsLoad.ClosedLoop direct, RlsLoad.ClosedLoop transport) {
+      RlsLoad.ClosedLoop service,
+      RlsLoad.ClosedLoop direct,
+      RlsLoad.ClosedLoop scriptOnly,
+      RlsLoad.ClosedLoop transport) {
     double share = service.perSecond() / direct.perSecond();
+    double ofScriptOnly = service.perSecond() / scriptOnly.perSecond();
     double ofTransport = service.perSecond() / transport.perSecond();
     double bound = bothOnOneMachine(transport, direct);
-    boolean clean = service.errors() == 0 && direct.errors() == 0 && transport.errors() == 0;
+    boolean clean = service.errors() == 0
+        && direct.errors() == 0
+        && scriptOnly.errors() == 0
+        && transport.errors() == 0;
     Verdict v = Verdict.judged(
         f(
             "RLS decisions/s at %d calls in flight, share of what redis-server answers to the same"
@@ -192,17 +235,22 @@ final class EnvoyReport {
         f("%s of %s/s = %s", num(service.perSecond(), 0), num(direct.perSecond(), 0), pct(share)),
         Outcome.of(share >= CEILING_AIM && clean));
     if (!clean) {
-      v = v.because(service.errors() + " service calls, " + direct.errors() + " script calls and "
-          + transport.errors() + " calls of the empty service failed");
+      v = v.because(service.errors() + " service calls, " + direct.errors() + " script calls, "
+          + scriptOnly.errors() + " calls of the script-only service and " + transport.errors()
+          + " calls of the empty service failed");
     } else if (share < CEILING_AIM) {
       v = v.because(f(
-          "an empty RateLimitService (grpc-java, no decision) answers %s/s here, %s of"
-              + " redis-server's figure: the service reaches %s of what its transport carries."
-              + " A decision costs both the transport's work and Redis's on the same cores, so no"
+          "a RateLimitService whose decision is the same script call and nothing else answers"
+              + " %s/s here (%s of redis-server's figure), and an empty one (no decision) %s/s"
+              + " (%s): the service reaches %s of the first and %s of the second. A decision costs"
+              + " both the transport's work and Redis's on the same cores, so by those figures no"
               + " service here can answer more than %s/s (%s of redis-server's figure); this one"
               + " answers %s of that",
+          num(scriptOnly.perSecond(), 0),
+          pct(scriptOnly.perSecond() / direct.perSecond()),
           num(transport.perSecond(), 0),
           pct(transport.perSecond() / direct.perSecond()),
+          pct(ofScriptOnly),
           pct(ofTransport),
           num(bound, 0),
           pct(bound / direct.perSecond()),
@@ -213,11 +261,14 @@ final class EnvoyReport {
     row.put("service decisions/s", service.perSecond());
     row.put("redis-server script calls/s", direct.perSecond());
     row.put("share", share);
+    row.put("script-only service answers/s", scriptOnly.perSecond());
+    row.put("share of the script-only service", ofScriptOnly);
     row.put("empty service answers/s", transport.perSecond());
     row.put("share of the empty service", ofTransport);
     row.put("most a service could answer here (/s)", bound);
     row.put("service errors", service.errors());
     row.put("script errors", direct.errors());
+    row.put("script-only service errors", scriptOnly.errors());
     row.put("empty service errors", transport.errors());
     figure("throughput", service.inFlight() + " in flight", row);
   }

@@ -1,5 +1,6 @@
 package dev.sluice.loadtest.envoy;
 
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -32,8 +33,9 @@ final class RedisCeiling implements AutoCloseable {
 
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
+  private final RedisAsyncCommands<String, String> redis;
   private final String sha;
-  private final String epoch;
+  private final String[] args;
 
   RedisCeiling(int port) {
     this.client = RedisClient.create(RedisURI.builder()
@@ -41,14 +43,20 @@ final class RedisCeiling implements AutoCloseable {
         .withPort(port)
         .withTimeout(Duration.ofSeconds(10))
         .build());
+    // a call while the connection is down fails at once rather than waiting in Lettuce's queue
+    client.setOptions(ClientOptions.builder()
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .build());
     this.connection = client.connect();
     this.sha = connection.sync().scriptLoad(script());
     // the epoch the store learns before its first decision (the loss check refuses any other)
     List<Object> first =
         connection.sync().evalsha(sha, ScriptOutputType.MULTI, keys("probe"), args(""));
-    this.epoch = first.size() == 2 && Long.valueOf(-1).equals(first.get(0))
+    String epoch = first.size() == 2 && Long.valueOf(-1).equals(first.get(0))
         ? String.valueOf(first.get(1))
         : connection.sync().get(EPOCH_KEY);
+    this.args = args(epoch);
+    this.redis = connection.async();
   }
 
   /** The body of the store's fixed-window script: each part and a line break, the last bare. */
@@ -88,29 +96,34 @@ final class RedisCeiling implements AutoCloseable {
     return new String[] {limit, "2000000", limit, "1", "0", "3", epoch};
   }
 
+  /**
+   * One decision's script call for {@code user}'s counter, as the service's store sends it, over
+   * this ceiling's one connection; completes on Lettuce's thread, or exceptionally after 10 s.
+   */
+  CompletableFuture<List<Object>> call(String user) {
+    return redis
+        .<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys(user), args)
+        .toCompletableFuture()
+        .orTimeout(10, TimeUnit.SECONDS);
+  }
+
   /** Keeps {@code inFlight} script calls open for {@code warmup} then {@code measured}. */
   RlsLoad.ClosedLoop closedLoop(int inFlight, Duration warmup, Duration measured)
       throws InterruptedException {
-    RedisAsyncCommands<String, String> redis = connection.async();
     RlsLoad.Window window = new RlsLoad.Window(warmup, measured);
     AtomicInteger next = new AtomicInteger();
     AtomicInteger open = new AtomicInteger(inFlight);
-    String[] args = args(epoch);
     for (int c = 0; c < inFlight; c++) {
       new Runnable() {
         @Override
         public void run() {
           String user = "u" + Math.floorMod(next.getAndIncrement(), EnvoyRateLimitRun.USERS);
           // the next call is sent from the completion: nothing waits on this future
-          CompletableFuture<List<Object>> unused = redis
-              .<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys(user), args)
-              .toCompletableFuture()
-              .orTimeout(10, TimeUnit.SECONDS)
-              .whenComplete((reply, error) -> {
-                if (window.answered(System.nanoTime(), error != null, open)) {
-                  run();
-                }
-              });
+          CompletableFuture<List<Object>> unused = call(user).whenComplete((reply, error) -> {
+            if (window.answered(System.nanoTime(), error != null, open)) {
+              run();
+            }
+          });
         }
       }.run();
     }

@@ -80,6 +80,25 @@ final class ServiceReplica implements AutoCloseable {
         Integer.toString(port));
   }
 
+  /**
+   * Starts a {@link ScriptOnlyRateLimitService} counting in the {@code redis-server} on {@code
+   * redisPort}, on a free port in a child JVM with the replicas' heap, its log in {@code dir} under
+   * {@code name}: the least a service sharing its counters through Redis does, beside the service.
+   *
+   * @throws IOException when it exits or is not serving within 60 s, naming its log
+   */
+  static ServiceReplica scriptOnly(Path dir, String name, int redisPort)
+      throws IOException, InterruptedException {
+    int port = freePort();
+    return launch(
+        dir.resolve(name + ".log"),
+        port,
+        dir.resolve(name + ".admissions"),
+        ScriptOnlyRateLimitService.class.getName(),
+        Integer.toString(port),
+        Integer.toString(redisPort));
+  }
+
   /** A child JVM with this process's class path running {@code mainAndArgs}, once it serves. */
   private static ServiceReplica launch(Path log, int port, Path admissions, String... mainAndArgs)
       throws IOException, InterruptedException {

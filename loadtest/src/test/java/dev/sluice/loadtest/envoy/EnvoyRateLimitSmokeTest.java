@@ -60,8 +60,14 @@ class EnvoyRateLimitSmokeTest {
         .path("throughput")
         .forEach(
             v -> assertThat(v.path("outcome").asText()).as(v.toString()).isIn("MET", "MISSED"));
-    // beside the service's latency, an empty RateLimitService's at the same rate
+    // beside the service's latency, a script-only and an empty RateLimitService's at the same rate
     JsonNode latency = summary.path("figures").path("latency");
+    assertThat(latency.path("script-only service latency (ms)").path("p99").asDouble())
+        .as(latency.toString())
+        .isPositive();
+    assertThat(latency.path("script-only service errors").asLong())
+        .as(latency.toString())
+        .isZero();
     assertThat(latency.path("empty service latency (ms)").path("p99").asDouble())
         .as(latency.toString())
         .isPositive();
@@ -75,6 +81,11 @@ class EnvoyRateLimitSmokeTest {
           .as(throughput.toString())
           .isPositive();
       assertThat(throughput.path(inFlight).path("empty service errors").asLong())
+          .isZero();
+      assertThat(throughput.path(inFlight).path("script-only service answers/s").asDouble())
+          .as(throughput.toString())
+          .isPositive();
+      assertThat(throughput.path(inFlight).path("script-only service errors").asLong())
           .isZero();
     }
     // in a run of two seconds the observer attributes the admissions that straddle a second's edge
