@@ -123,8 +123,8 @@ public final class DemoProcess implements AutoCloseable {
     Files.createDirectories(log.toAbsolutePath().getParent());
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(environment);
-    Process process =
-        builder.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process process = ChildProcesses.stopWithThisJvm(
+        builder.redirectErrorStream(true).redirectOutput(log.toFile()).start());
     DemoProcess demo = new DemoProcess(process, URI.create("http://127.0.0.1:" + port + "/"));
     try {
       demo.awaitHealthy(Duration.ofSeconds(60), log);

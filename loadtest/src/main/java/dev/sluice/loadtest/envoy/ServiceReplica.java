@@ -1,5 +1,6 @@
 package dev.sluice.loadtest.envoy;
 
+import dev.sluice.loadtest.engine.ChildProcesses;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -108,10 +109,10 @@ final class ServiceReplica implements AutoCloseable {
         "-cp",
         System.getProperty("java.class.path")));
     command.addAll(List.of(mainAndArgs));
-    Process process = new ProcessBuilder(command)
+    Process process = ChildProcesses.stopWithThisJvm(new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
-        .start();
+        .start());
     ServiceReplica replica = new ServiceReplica(process, port, admissions);
     try {
       replica.awaitServing(Duration.ofSeconds(60), log);

@@ -1,5 +1,6 @@
 package dev.sluice.loadtest.soak;
 
+import dev.sluice.loadtest.engine.ChildProcesses;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -91,7 +92,7 @@ public final class SoakRedis implements AutoCloseable {
   }
 
   private static Process launch(int port, Path log) throws IOException {
-    return new ProcessBuilder(
+    return ChildProcesses.stopWithThisJvm(new ProcessBuilder(
             "redis-server",
             "--port",
             Integer.toString(port),
@@ -103,7 +104,7 @@ public final class SoakRedis implements AutoCloseable {
             "no")
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .start();
+        .start());
   }
 
   /** The process id of the running {@code redis-server} (the jepsen scenario stops and resumes it). */
