@@ -72,13 +72,7 @@ final class ServiceReplica implements AutoCloseable {
    * @throws IOException when it exits or is not serving within 60 s, naming its log
    */
   static ServiceReplica empty(Path dir, String name) throws IOException, InterruptedException {
-    int port = freePort();
-    return launch(
-        dir.resolve(name + ".log"),
-        port,
-        dir.resolve(name + ".admissions"),
-        EmptyRateLimitService.class.getName(),
-        Integer.toString(port));
+    return yardstick(dir, name, EmptyRateLimitService.class);
   }
 
   /**
@@ -90,14 +84,20 @@ final class ServiceReplica implements AutoCloseable {
    */
   static ServiceReplica scriptOnly(Path dir, String name, int redisPort)
       throws IOException, InterruptedException {
+    return yardstick(dir, name, ScriptOnlyRateLimitService.class, Integer.toString(redisPort));
+  }
+
+  /** {@code main}'s class on a free port (its first argument), then {@code args}. */
+  private static ServiceReplica yardstick(Path dir, String name, Class<?> main, String... args)
+      throws IOException, InterruptedException {
     int port = freePort();
+    List<String> mainAndArgs = new ArrayList<>(List.of(main.getName(), Integer.toString(port)));
+    mainAndArgs.addAll(List.of(args));
     return launch(
         dir.resolve(name + ".log"),
         port,
         dir.resolve(name + ".admissions"),
-        ScriptOnlyRateLimitService.class.getName(),
-        Integer.toString(port),
-        Integer.toString(redisPort));
+        mainAndArgs.toArray(String[]::new));
   }
 
   /** A child JVM with this process's class path running {@code mainAndArgs}, once it serves. */
