@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * replicas in child JVMs. RLS: latency at a fixed rate (open loop, from each call's intended send
  * time) and decisions per second at 16 and 64 calls in flight, beside two yardsticks (a service
  * whose decision is the same script call alone, and an empty one) and what Redis answers to the
- * same script called directly, and exactly the limit admitted in every window by two replicas (by the
- * callers' answers, and by the replicas' own counts, read from their admissions files). RLQS:
+ * same script called directly, and exactly the limit admitted in every window by two replicas (by
+ * the callers' answers, and by the replicas' own counts, read from their admissions files). RLQS:
  * three simulated proxies sharing one bucket through both replicas, their demands moved, then one
  * replica killed. {@code --duration} is the length of the latency run; the other parts take a share
  * of it (see the loadtest README).

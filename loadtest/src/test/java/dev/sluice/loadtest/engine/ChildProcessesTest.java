@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +21,7 @@ class ChildProcessesTest {
       Process child = ChildProcesses.stopWithThisJvm(new ProcessBuilder("sleep", "600").start());
       System.out.println(child.pid());
       System.out.flush();
-      Thread.sleep(600_000); // stands for a run in progress; the test stops this JVM
+      new CountDownLatch(1).await(); // a run in progress, never done: the test stops this JVM
     }
   }
 
