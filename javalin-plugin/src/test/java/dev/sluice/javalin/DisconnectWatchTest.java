@@ -193,6 +193,21 @@ class DisconnectWatchTest {
   }
 
   @Test
+  void watchingAnHttp11RequestStartsTheWatchsThreadAtOnce() throws IOException {
+    Set<Thread> before = watchThreads();
+
+    open("a"); // returns once the handler's watch call returned
+
+    Set<Thread> mine = watchThreads();
+    mine.removeAll(before);
+    assertThat(mine).as("the watch runs before the handler goes on").hasSize(1);
+    open("b");
+    Set<Thread> still = watchThreads();
+    still.removeAll(before);
+    assertThat(still).as("one thread, whatever the number of requests").isEqualTo(mine);
+  }
+
+  @Test
   void aRequestThatIsNotJettysIsNotWatchedAndItsHandleDoesNothing() {
     HttpServletRequest foreign = (HttpServletRequest) Proxy.newProxyInstance(
         getClass().getClassLoader(),
