@@ -58,6 +58,11 @@ public class RateLimiterBenchmark {
   String[] keys;
   /** The same keys in a random order (seeded): a per-IP stream does not come in insertion order. */
   String[] shuffled;
+  /**
+   * Equal copies of {@link #shuffled}, made after the maps were filled, in that order: as a
+   * request's key is, a new string equal to the stored one, so a lookup compares their text.
+   */
+  String[] fresh;
 
   @Setup
   public void setUp() {
@@ -87,6 +92,10 @@ public class RateLimiterBenchmark {
     }
     shuffled = keys.clone();
     java.util.Collections.shuffle(java.util.Arrays.asList(shuffled), new java.util.Random(42));
+    fresh = new String[KEYS];
+    for (int i = 0; i < KEYS; i++) {
+      fresh[i] = new String(shuffled[i].toCharArray());
+    }
   }
 
   private static Bucket newBucket() {
@@ -225,5 +234,30 @@ public class RateLimiterBenchmark {
   @Threads(1)
   public long mapKeyedShuffled(Cursor cursor) {
     return mapKeyed.get(cursor.key(shuffled)).incrementAndGet();
+  }
+
+  /**
+   * {@link #sluiceKeyedShuffled} with a new string per key, equal to the stored one, as a request
+   * builds its key: the lookup reads the stored key's text, and the key handed in was made last,
+   * so it is the stored key that misses the cache.
+   */
+  @Benchmark
+  @Threads(1)
+  public boolean sluiceKeyedFresh(Cursor cursor) {
+    return sluiceKeyed.tryAcquire(cursor.key(fresh), 1, cursor.outcome);
+  }
+
+  /** {@link #bucket4jKeyedShuffled} with the same new strings. */
+  @Benchmark
+  @Threads(1)
+  public boolean bucket4jKeyedFresh(Cursor cursor) {
+    return bucket4jKeyed.computeIfAbsent(cursor.key(fresh), k -> newBucket()).tryConsume(1);
+  }
+
+  /** {@link #mapKeyedShuffled} with the same new strings. */
+  @Benchmark
+  @Threads(1)
+  public long mapKeyedFresh(Cursor cursor) {
+    return mapKeyed.get(cursor.key(fresh)).incrementAndGet();
   }
 }
