@@ -64,6 +64,12 @@ class GateTest {
               .set(LimiterKeys.PATH, "/api/work")
               .set(LimiterKeys.MAX_QUEUE, 4)
               .set(LimiterKeys.QUEUE_TIMEOUT, Duration.ofSeconds(5))
+              .build(),
+          "learn",
+          LimiterConfig.custom("learn")
+              .set(LimiterKeys.MAX_CONCURRENCY, 8)
+              .set(LimiterKeys.PATH, "/api/learn/*")
+              .set(LimiterKeys.COST, "learned")
               .build()),
       time,
       time,
@@ -74,6 +80,8 @@ class GateTest {
   private final DisconnectWatch disconnects = new DisconnectWatch(Runnable::run);
   private final Gate gate = gate(null, Runnable::run);
   private final ConcurrencyLimiter work = limiters.byName("work").orElseThrow().limiter();
+  private final ConcurrencyLimiter learn =
+      limiters.byName("learn").orElseThrow().limiter();
   private final Answers answers = new Answers(settings.statuses());
 
   private Gate gate(RateRules rules, Executor executor) {
@@ -643,5 +651,40 @@ class GateTest {
     assertThat(next.headers)
         .as("a waiter granted later")
         .contains(RateHeaders.RATELIMIT + ": " + expected.limiterItems("work", 2, 0)[1]);
+  }
+
+  @Test
+  void aLearnedCostIsTaughtTheServiceTimeFromTheGrantNotFromTheArrival() {
+    List<Permit> full = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      full.add(learn.acquire().join());
+    }
+    Suspendable waited = new Suspendable("/api/learn/x");
+    gate.before(waited.ctx);
+    CompletableFuture<?> resumed = waited.suspend();
+    time.advance(Duration.ofMillis(100)); // waits 100 ms in the queue
+    full.remove(0).release();
+    assertThat(resumed).isCompleted();
+    time.advance(Duration.ofMillis(10)); // then is served in 10 ms
+    gate.after(waited.ctx);
+    full.forEach(Permit::release);
+
+    Suspendable slow = new Suspendable("/api/learn/y");
+    gate.before(slow.ctx);
+    time.advance(Duration.ofMillis(40)); // served in 40 ms at once
+    gate.after(slow.ctx);
+    assertThat(learn.snapshot().inFlight()).isZero();
+
+    // the typical time is 10 ms, then 13 (weight 0.1): /y's 40 ms cost 3 units; had the waited
+    // request been timed from its arrival (110 ms) or not at all, /y would cost 1
+    Suspendable next = new Suspendable("/api/learn/y");
+    gate.before(next.ctx);
+    assertThat(learn.snapshot().inFlight()).isEqualTo(3);
+    Suspendable fast = new Suspendable("/api/learn/x");
+    gate.before(fast.ctx);
+    assertThat(learn.snapshot().inFlight()).as("/x costs 1").isEqualTo(4);
+    gate.after(next.ctx);
+    gate.after(fast.ctx);
+    assertThat(learn.snapshot().inFlight()).isZero();
   }
 }
