@@ -112,22 +112,7 @@ class GateTest {
   }
 
   private static Context request(String path, String contextPath, Map<String, Object> attributes) {
-    return (Context) Proxy.newProxyInstance(
-        GateTest.class.getClassLoader(),
-        new Class<?>[] {Context.class},
-        (proxy, m, args) -> switch (m.getName()) {
-          case "path" -> path;
-          case "contextPath" -> contextPath;
-          case "attribute" -> {
-            if (args.length == 2) {
-              attributes.put((String) args[0], args[1]);
-              yield null;
-            }
-            yield attributes.get((String) args[0]);
-          }
-          case "toString" -> "a request for " + path;
-          default -> throw new UnsupportedOperationException(m.getName());
-        });
+    return StandInContext.of(path, contextPath, attributes, StandInContext.More.NOTHING);
   }
 
   private static Context holding(Object held) {
@@ -259,33 +244,20 @@ class GateTest {
             }
             throw new UnsupportedOperationException(m.getName());
           });
-      ctx = (Context) Proxy.newProxyInstance(
-          GateTest.class.getClassLoader(),
-          new Class<?>[] {Context.class},
-          (proxy, m, args) -> switch (m.getName()) {
-            case "path" -> path;
-            case "contextPath" -> "";
-            case "method" -> HandlerType.GET;
-            case "header", "queryParam" -> null;
-            case "req" -> req;
-            case "res" -> res;
-            case "future" -> {
-              @SuppressWarnings("unchecked")
-              Supplier<? extends CompletableFuture<?>> later =
-                  (Supplier<? extends CompletableFuture<?>>) args[0];
-              suspended = later;
-              yield null;
-            }
-            case "attribute" -> {
-              if (args.length == 2) {
-                attributes.put((String) args[0], args[1]);
-                yield null;
-              }
-              yield attributes.get((String) args[0]);
-            }
-            case "toString" -> "a request for " + path;
-            default -> throw new UnsupportedOperationException(m.getName());
-          });
+      ctx = StandInContext.of(path, "", attributes, (method, args) -> switch (method) {
+        case "method" -> HandlerType.GET;
+        case "header", "queryParam" -> null;
+        case "req" -> req;
+        case "res" -> res;
+        case "future" -> {
+          @SuppressWarnings("unchecked")
+          Supplier<? extends CompletableFuture<?>> later =
+              (Supplier<? extends CompletableFuture<?>>) args[0];
+          suspended = later;
+          yield null;
+        }
+        default -> throw new UnsupportedOperationException(method);
+      });
     }
 
     /** What Javalin does once the handler returns: suspends the request, then waits on this. */
