@@ -43,12 +43,12 @@ public final class PitDiscoveryShortcut implements InvocationInterceptor {
         == MARKERS.size();
   }
 
-  private static <T> T skipWhileFindingTests(Invocation<T> invocation) throws Throwable {
+  private static void skipWhileFindingTests(Invocation<Void> invocation) throws Throwable {
     if (findingTests()) {
       invocation.skip();
-      return null;
+    } else {
+      invocation.proceed();
     }
-    return invocation.proceed();
   }
 
   @Override
