@@ -55,24 +55,11 @@ class ConcurrencyLimiterShutdownTest {
   void awaitDrainedWakesWhenTheOnlyPermitIsReleasedWithoutShutdown() throws InterruptedException {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
     Permit only = limiter.acquire().join();
-    AtomicBoolean drained = new AtomicBoolean();
-    Thread awaiter = new Thread(() -> {
-      try {
-        drained.set(limiter.awaitDrained(Duration.ofMinutes(1)));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    awaiter.start();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> awaiter.getState() == Thread.State.TIMED_WAITING);
+    Drain drain = Drain.waitingIn(limiter);
 
     only.release(); // the lock-free release: nobody queued
-    awaiter.join(Duration.ofSeconds(10).toMillis());
 
-    assertThat(awaiter.isAlive()).as("woken by the release of the last permit").isFalse();
-    assertThat(drained).isTrue();
+    assertThat(drain.result()).as("woken by the release of the last permit").isTrue();
     assertThat(limiter.isShutdown()).isFalse();
   }
 
@@ -115,27 +102,71 @@ class ConcurrencyLimiterShutdownTest {
     Permit first = limiter.acquire().join();
     Permit second = limiter.acquire().join();
     limiter.shutdown();
-    AtomicBoolean drained = new AtomicBoolean();
-    Thread awaiter = new Thread(() -> {
-      try {
-        drained.set(limiter.awaitDrained(Duration.ofMinutes(1)));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    awaiter.start();
-    // released only once it waits inside awaitDrained: released earlier, it would find nothing in
-    // flight and return at once, and the wake-up would go untested
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> awaiter.getState() == Thread.State.TIMED_WAITING);
+    Drain drain = Drain.waitingIn(limiter);
 
     first.release();
     second.release();
-    awaiter.join(Duration.ofSeconds(10).toMillis());
 
-    assertThat(awaiter.isAlive()).as("woken by the last release").isFalse();
-    assertThat(drained).isTrue();
+    assertThat(drain.result()).as("woken by the last release").isTrue();
+  }
+
+  @Test
+  void awaitDrainedWakesWhenTheLastPermitGoesBackThroughTheQueue() throws InterruptedException {
+    ConcurrencyLimiter limiter = limiters.limiter(1, 5);
+    Permit only = limiter.acquire().join();
+    CompletableFuture<Permit> queued = limiter.acquire();
+    Drain drain = Drain.waitingIn(limiter);
+
+    only.release(); // to the queued caller
+    limiters.executor.runAll();
+    assertThat(queued).isCompleted();
+    queued.join().release();
+
+    assertThat(drain.result()).as("woken by the last release").isTrue();
+  }
+
+  /**
+   * A thread in {@link ConcurrencyLimiter#awaitDrained}, which gives up after {@link #BOUND}: a
+   * wake-up that never comes fails the test then, instead of hanging it. The permits are released
+   * within milliseconds of its wait, and a wake-up that comes late still finds them released.
+   */
+  private static final class Drain {
+    static final Duration BOUND = Duration.ofSeconds(1);
+
+    final Thread thread;
+    final AtomicBoolean drained = new AtomicBoolean();
+
+    private Drain(ConcurrencyLimiter limiter) {
+      thread = new Thread(() -> {
+        try {
+          drained.set(limiter.awaitDrained(BOUND));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+    }
+
+    /**
+     * Started, and back once it waits inside awaitDrained: released earlier, it would find nothing
+     * in flight and return at once, and the wake-up would go untested.
+     */
+    static Drain waitingIn(ConcurrencyLimiter limiter) {
+      Drain drain = new Drain(limiter);
+      drain.thread.start();
+      await()
+          .atMost(BOUND)
+          .pollInterval(Duration.ofMillis(1))
+          .until(() ->
+              drain.thread.getState() == Thread.State.TIMED_WAITING || !drain.thread.isAlive());
+      assertThat(drain.thread.isAlive()).as("waiting for the permits in flight").isTrue();
+      return drain;
+    }
+
+    /** What awaitDrained returned; false also when it was not back in time (a lock kept). */
+    boolean result() throws InterruptedException {
+      thread.join(BOUND.multipliedBy(2).toMillis());
+      return !thread.isAlive() && drained.get();
+    }
   }
 
   @Test
