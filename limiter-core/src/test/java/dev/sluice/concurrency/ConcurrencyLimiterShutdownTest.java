@@ -1,6 +1,7 @@
 package dev.sluice.concurrency;
 
 import static dev.sluice.concurrency.ConcurrencyLimiterAdmissionTest.outcomeOf;
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,7 +17,7 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void shutdownRejectsQueuedWaitersWithShutdown() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     limiter.shutdown();
@@ -42,7 +43,7 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void inFlightPermitsStayValidAndReleaseAfterShutdown() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 5);
-    Permit permit = limiter.acquire().join();
+    Permit permit = admitted(limiter.acquire());
 
     limiter.shutdown();
     assertThat(limiter.snapshot().inFlight()).isEqualTo(1);
@@ -54,7 +55,7 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void awaitDrainedWakesWhenTheOnlyPermitIsReleasedWithoutShutdown() throws InterruptedException {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit only = limiter.acquire().join();
+    Permit only = admitted(limiter.acquire());
     Drain drain = Drain.waitingIn(limiter);
 
     only.release(); // the lock-free release: nobody queued
@@ -68,7 +69,7 @@ class ConcurrencyLimiterShutdownTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void releaseAfterShutdownGrantsNobody() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit permit = limiter.acquire().join();
+    Permit permit = admitted(limiter.acquire());
     limiter.acquire();
     limiter.shutdown();
 
@@ -90,7 +91,7 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void awaitDrainedIsFalseWhenAPermitIsStillHeldAtTheDeadline() throws InterruptedException {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.shutdown();
 
     assertThat(limiter.awaitDrained(Duration.ofMillis(1))).isFalse();
@@ -99,8 +100,8 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void awaitDrainedWakesWhenTheLastPermitIsReleased() throws InterruptedException {
     ConcurrencyLimiter limiter = limiters.limiter(2, 5);
-    Permit first = limiter.acquire().join();
-    Permit second = limiter.acquire().join();
+    Permit first = admitted(limiter.acquire());
+    Permit second = admitted(limiter.acquire());
     limiter.shutdown();
     Drain drain = Drain.waitingIn(limiter);
 
@@ -113,7 +114,7 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void awaitDrainedWakesWhenTheLastPermitGoesBackThroughTheQueue() throws InterruptedException {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit only = limiter.acquire().join();
+    Permit only = admitted(limiter.acquire());
     CompletableFuture<Permit> queued = limiter.acquire();
     Drain drain = Drain.waitingIn(limiter);
 
@@ -174,7 +175,7 @@ class ConcurrencyLimiterShutdownTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void shutdownIsIdempotent() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.acquire();
 
     limiter.shutdown();
