@@ -3,11 +3,9 @@ package dev.sluice.concurrency;
 import static dev.sluice.concurrency.ConcurrencyLimiterAdmissionTest.outcomeOf;
 import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class ConcurrencyLimiterShutdownTest {
@@ -56,7 +54,7 @@ class ConcurrencyLimiterShutdownTest {
   void awaitDrainedWakesWhenTheOnlyPermitIsReleasedWithoutShutdown() throws InterruptedException {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
     Permit only = admitted(limiter.acquire());
-    Drain drain = Drain.waitingIn(limiter);
+    DrainWaiter drain = DrainWaiter.waitingIn(limiter);
 
     only.release(); // the lock-free release: nobody queued
 
@@ -103,7 +101,7 @@ class ConcurrencyLimiterShutdownTest {
     Permit first = admitted(limiter.acquire());
     Permit second = admitted(limiter.acquire());
     limiter.shutdown();
-    Drain drain = Drain.waitingIn(limiter);
+    DrainWaiter drain = DrainWaiter.waitingIn(limiter);
 
     first.release();
     second.release();
@@ -116,7 +114,7 @@ class ConcurrencyLimiterShutdownTest {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
     Permit only = admitted(limiter.acquire());
     CompletableFuture<Permit> queued = limiter.acquire();
-    Drain drain = Drain.waitingIn(limiter);
+    DrainWaiter drain = DrainWaiter.waitingIn(limiter);
 
     only.release(); // to the queued caller
     limiters.executor.runAll();
@@ -124,50 +122,6 @@ class ConcurrencyLimiterShutdownTest {
     queued.join().release();
 
     assertThat(drain.result()).as("woken by the last release").isTrue();
-  }
-
-  /**
-   * A thread in {@link ConcurrencyLimiter#awaitDrained}, which gives up after {@link #BOUND}: a
-   * wake-up that never comes fails the test then, instead of hanging it. The permits are released
-   * within milliseconds of its wait, and a wake-up that comes late still finds them released.
-   */
-  private static final class Drain {
-    static final Duration BOUND = Duration.ofSeconds(1);
-
-    final Thread thread;
-    final AtomicBoolean drained = new AtomicBoolean();
-
-    private Drain(ConcurrencyLimiter limiter) {
-      thread = new Thread(() -> {
-        try {
-          drained.set(limiter.awaitDrained(BOUND));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
-    }
-
-    /**
-     * Started, and back once it waits inside awaitDrained: released earlier, it would find nothing
-     * in flight and return at once, and the wake-up would go untested.
-     */
-    static Drain waitingIn(ConcurrencyLimiter limiter) {
-      Drain drain = new Drain(limiter);
-      drain.thread.start();
-      await()
-          .atMost(BOUND)
-          .pollInterval(Duration.ofMillis(1))
-          .until(() ->
-              drain.thread.getState() == Thread.State.TIMED_WAITING || !drain.thread.isAlive());
-      assertThat(drain.thread.isAlive()).as("waiting for the permits in flight").isTrue();
-      return drain;
-    }
-
-    /** What awaitDrained returned; false also when it was not back in time (a lock kept). */
-    boolean result() throws InterruptedException {
-      thread.join(BOUND.multipliedBy(2).toMillis());
-      return !thread.isAlive() && drained.get();
-    }
   }
 
   @Test
