@@ -7,13 +7,13 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A thread in {@link ConcurrencyLimiter#awaitDrained}, which gives up after {@link #BOUND}: a
- * wake-up that never comes fails the test then, instead of hanging it. The permits are released
- * within milliseconds of its wait, and a wake-up that comes late still finds them released.
+ * A thread in {@link ConcurrencyLimiter#awaitDrained} with a minute to wait, which the test gives
+ * {@link #WAKE_UP} to come back once the permits are released: a wake-up that never comes fails the
+ * test then, instead of hanging it, and the thread (a daemon) gives up on its own later.
  */
 public final class DrainWaiter {
 
-  static final Duration BOUND = Duration.ofSeconds(1);
+  static final Duration WAKE_UP = Duration.ofSeconds(1);
 
   private final Thread thread;
   private final AtomicBoolean drained = new AtomicBoolean();
@@ -21,11 +21,12 @@ public final class DrainWaiter {
   private DrainWaiter(ConcurrencyLimiter limiter) {
     thread = new Thread(() -> {
       try {
-        drained.set(limiter.awaitDrained(BOUND));
+        drained.set(limiter.awaitDrained(Duration.ofMinutes(1)));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     });
+    thread.setDaemon(true);
   }
 
   /**
@@ -36,7 +37,7 @@ public final class DrainWaiter {
     DrainWaiter drain = new DrainWaiter(limiter);
     drain.thread.start();
     await()
-        .atMost(BOUND)
+        .atMost(WAKE_UP)
         .pollInterval(Duration.ofMillis(1))
         .until(
             () -> drain.thread.getState() == Thread.State.TIMED_WAITING || !drain.thread.isAlive());
@@ -44,9 +45,9 @@ public final class DrainWaiter {
     return drain;
   }
 
-  /** What awaitDrained returned; false also when it was not back in time (a lock kept). */
+  /** What awaitDrained returned; false also when it was not back within {@link #WAKE_UP}. */
   public boolean result() throws InterruptedException {
-    thread.join(BOUND.multipliedBy(2).toMillis());
+    thread.join(WAKE_UP.toMillis());
     return !thread.isAlive() && drained.get();
   }
 }
