@@ -17,9 +17,9 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * The admission policy's answers at a full queue, read in the call without waiting: a caller of a
- * higher class displaces the newest waiter of a lower one and takes its place, and one of the same
- * class is refused while the waiters keep theirs.
+ * The admission policy's answers, read without waiting: at a full queue a caller of a higher class
+ * displaces the newest waiter of a lower one and takes its place; a queued caller is timed out at
+ * its deadline.
  */
 class AdmissionPolicyTest {
 
@@ -56,19 +56,17 @@ class AdmissionPolicyTest {
   }
 
   @Test
-  void aCallerOfTheSameClassAtAFullQueueIsRefusedAndTheWaitersKeepTheirPlaces() {
+  void aQueuedCallerTimesOutAtItsDeadlineToTheNanosecond() {
     admitted(limiter.acquire());
-    CompletableFuture<Permit> first = limiter.acquire(of("a", Priority.SHEDDABLE));
-    CompletableFuture<Permit> second = limiter.acquire(of("b", Priority.SHEDDABLE));
+    CompletableFuture<Permit> waiting = limiter.acquire();
 
-    CompletableFuture<Permit> third = limiter.acquire(of("c", Priority.SHEDDABLE));
+    limiters.time.advanceNanos(Duration.ofSeconds(10).toNanos() - 1);
+    assertThat(waiting).isNotDone();
+    limiters.time.advanceNanos(1);
     limiters.executor.runAll();
 
-    ConcurrencyRejectedException refused = rejection(third);
-    assertThat(refused.outcome()).isEqualTo(Outcome.QUEUE_FULL);
-    assertThat(refused.reason()).isEqualTo(RejectionReason.QUEUE_FULL);
-    assertThat(first).isNotDone();
-    assertThat(second).isNotDone();
-    assertThat(limiter.snapshot().queued()).isEqualTo(2);
+    ConcurrencyRejectedException timedOut = rejection(waiting);
+    assertThat(timedOut.outcome()).isEqualTo(Outcome.QUEUE_TIMEOUT);
+    assertThat(limiter.snapshot().queued()).isZero();
   }
 }
