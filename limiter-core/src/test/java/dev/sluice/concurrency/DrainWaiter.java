@@ -3,17 +3,16 @@ package dev.sluice.concurrency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.testing.HangBound;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A thread in {@link ConcurrencyLimiter#awaitDrained} with a minute to wait, which the test gives
- * {@link #WAKE_UP} to come back once the permits are released: a wake-up that never comes fails the
+ * {@link HangBound} to come back once the permits are released: a wake-up that never comes fails the
  * test then, instead of hanging it, and the thread (a daemon) gives up on its own later.
  */
 public final class DrainWaiter {
-
-  static final Duration WAKE_UP = Duration.ofSeconds(1);
 
   private final Thread thread;
   private final AtomicBoolean drained = new AtomicBoolean();
@@ -37,7 +36,7 @@ public final class DrainWaiter {
     DrainWaiter drain = new DrainWaiter(limiter);
     drain.thread.start();
     await()
-        .atMost(WAKE_UP)
+        .atMost(Duration.ofSeconds(10))
         .pollInterval(Duration.ofMillis(1))
         .until(
             () -> drain.thread.getState() == Thread.State.TIMED_WAITING || !drain.thread.isAlive());
@@ -45,9 +44,9 @@ public final class DrainWaiter {
     return drain;
   }
 
-  /** What awaitDrained returned; false also when it was not back within {@link #WAKE_UP}. */
+  /** What awaitDrained returned; false also when it was not back within {@link HangBound}. */
   public boolean result() throws InterruptedException {
-    thread.join(WAKE_UP.toMillis());
+    thread.join(HangBound.get().toMillis());
     return !thread.isAlive() && drained.get();
   }
 }

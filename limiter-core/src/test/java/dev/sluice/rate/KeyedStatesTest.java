@@ -2,6 +2,7 @@ package dev.sluice.rate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.testing.HangBound;
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,8 +19,8 @@ import org.junit.jupiter.api.Test;
  * the key full, at t + 100 ms) kept 3 s when idle: a new key past the bound waits for one eviction,
  * which frees a sixteenth of the slots, the states closest to full first, and is then stored; a key
  * two callers create at once takes one slot. A new key that needs an eviction is created on a
- * thread of its own and waited for a second at most, so a store that never frees a slot fails the
- * test instead of keeping its caller for ever.
+ * thread of its own and waited for at most {@link HangBound}, so a store that never frees a slot
+ * fails the test instead of keeping its caller for ever.
  */
 class KeyedStatesTest {
 
@@ -55,7 +56,7 @@ class KeyedStatesTest {
   }
 
   /**
-   * {@code getOrCreate} on another thread, waited for a second at most. Not back by then: every
+   * {@code getOrCreate} on another thread, waited for at most {@link HangBound}. Not back by then: every
    * state is forgotten, which frees the slots that thread waits for, and the test fails.
    */
   private LongState createWithin(String key, long now)
@@ -65,7 +66,7 @@ class KeyedStatesTest {
     thread.setDaemon(true);
     thread.start();
     try {
-      return create.get(1, TimeUnit.SECONDS);
+      return create.get(HangBound.get().toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       for (String known : keys) {
         LongState counts = states.get(known);
@@ -73,7 +74,7 @@ class KeyedStatesTest {
           states.forget(known, counts);
         }
       }
-      throw new AssertionError("no slot was freed for " + key + " within a second", e);
+      throw new AssertionError("no slot was freed for " + key + " within " + HangBound.get(), e);
     }
   }
 
