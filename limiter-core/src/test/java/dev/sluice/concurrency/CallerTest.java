@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,7 +16,7 @@ class CallerTest {
   @Test
   void callersOwnShorterTimeoutBoundsItsWait() {
     ConcurrencyLimiter limiter = limiters.builder(1, 5, Duration.ofSeconds(10)).build();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     CompletableFuture<Permit> hurried =
         limiter.acquire(Caller.of("a").withTimeout(Duration.ofSeconds(1)));
@@ -36,7 +37,7 @@ class CallerTest {
   @Test
   void callersLongerTimeoutDoesNotExtendTheLimiters() {
     ConcurrencyLimiter limiter = limiters.builder(1, 5, Duration.ofSeconds(2)).build();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     CompletableFuture<Permit> waiter =
         limiter.acquire(Caller.DEFAULT.withTimeout(Duration.ofHours(1)));

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -55,7 +56,7 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void callerBeyondTheLimitWaitsWithoutAThread() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 2);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     CompletableFuture<Permit> waiting = limiter.acquire();
 
@@ -66,7 +67,7 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void waitersAreAdmittedInArrivalOrder() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 10);
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       waiters.add(limiter.acquire());
@@ -91,7 +92,7 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void newcomerDoesNotOvertakeAWaiterWhenAPermitFrees() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 10);
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     held.release();
@@ -105,8 +106,8 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void tryAcquireDoesNotOvertakeAWaiterWhenAPermitFrees() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 10);
-    Permit held = limiter.acquire().join();
-    limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
+    admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     held.release();
@@ -131,7 +132,7 @@ class ConcurrencyLimiterAdmissionTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void fullQueueRejectsAtOnceWithQueueFull() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 1);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.acquire();
 
     CompletableFuture<Permit> rejected = limiter.acquire();
@@ -146,7 +147,7 @@ class ConcurrencyLimiterAdmissionTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void rejectionReachesTheCallbackUnwrapped() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     List<Throwable> failures = new ArrayList<>();
 
     limiter.acquire().whenComplete((permit, failure) -> failures.add(failure));
@@ -161,7 +162,7 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void zeroQueueRejectsEveryoneBeyondTheLimit() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     assertThat(outcomeOf(limiter.acquire())).isEqualTo(Outcome.QUEUE_FULL);
   }
@@ -169,7 +170,7 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void waiterPastQueueTimeoutIsRejectedWithQueueTimeoutAndLeavesTheQueue() {
     ConcurrencyLimiter limiter = limiters.builder(1, 5, Duration.ofMillis(500)).build();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     limiters.time.advance(Duration.ofMillis(499));
@@ -187,7 +188,7 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void eachWaiterHasItsOwnDeadline() {
     ConcurrencyLimiter limiter = limiters.builder(1, 5, Duration.ofSeconds(1)).build();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> early = limiter.acquire();
     limiters.time.advance(Duration.ofMillis(600));
     CompletableFuture<Permit> late = limiter.acquire();
@@ -202,7 +203,7 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void admittedWaiterNoLongerTimesOut() {
     ConcurrencyLimiter limiter = limiters.builder(1, 5, Duration.ofSeconds(1)).build();
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     held.release();
@@ -218,7 +219,7 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void queuedNanosIsMeasuredOnTheInjectedClock() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     limiters.time.advance(Duration.ofMillis(250));
@@ -242,7 +243,7 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void blockingAcquireThrowsTheRejection() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     assertThatThrownBy(limiter::acquireBlocking)
         .isInstanceOfSatisfying(ConcurrencyRejectedException.class, e -> {
@@ -254,7 +255,7 @@ class ConcurrencyLimiterAdmissionTest {
   @Test
   void interruptedBlockingCallerLeavesTheQueue() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     Thread.currentThread().interrupt();
     assertThatThrownBy(limiter::acquireBlocking).isInstanceOf(InterruptedException.class);

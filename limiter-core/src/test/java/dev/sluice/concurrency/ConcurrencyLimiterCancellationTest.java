@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -14,7 +15,7 @@ class ConcurrencyLimiterCancellationTest {
   @Test
   void cancelledWaiterLeavesTheQueueAtOnce() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     assertThat(waiter.cancel(true)).isTrue();
@@ -27,7 +28,7 @@ class ConcurrencyLimiterCancellationTest {
   @Test
   void cancelledWaiterFreesItsQueueSlot() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 1);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.acquire().cancel(false);
 
     assertThat(limiter.acquire()).isNotDone();
@@ -36,7 +37,7 @@ class ConcurrencyLimiterCancellationTest {
   @Test
   void cancelledWaiterIsSkippedAndTheNextOneGetsThePermit() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> gone = limiter.acquire();
     CompletableFuture<Permit> next = limiter.acquire();
     gone.cancel(false);
@@ -51,7 +52,7 @@ class ConcurrencyLimiterCancellationTest {
   @Test
   void cancelAfterGrantButBeforeCompletionHandsThePermitOn() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> granted = limiter.acquire();
     CompletableFuture<Permit> next = limiter.acquire();
 
@@ -68,7 +69,7 @@ class ConcurrencyLimiterCancellationTest {
   @Test
   void cancelAfterGrantWithNobodyElseWaitingReturnsThePermit() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> granted = limiter.acquire();
 
     held.release();
@@ -82,7 +83,7 @@ class ConcurrencyLimiterCancellationTest {
   @Test
   void timeoutThatLosesToAGrantDoesNothing() {
     ConcurrencyLimiter limiter = limiters.builder(1, 5, Duration.ofSeconds(1)).build();
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     limiters.time.advance(Duration.ofMillis(999));
@@ -98,7 +99,7 @@ class ConcurrencyLimiterCancellationTest {
   @Test
   void grantThatLosesToATimeoutGoesToTheNextWaiter() {
     ConcurrencyLimiter limiter = limiters.builder(1, 5, Duration.ofSeconds(1)).build();
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> expired = limiter.acquire();
     limiters.time.advance(Duration.ofMillis(10));
     CompletableFuture<Permit> next = limiter.acquire();
@@ -114,7 +115,7 @@ class ConcurrencyLimiterCancellationTest {
   @Test
   void callerSideTimeoutOnTheFutureCountsAsCancellation() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     waiter.completeExceptionally(new java.util.concurrent.TimeoutException());
@@ -126,7 +127,7 @@ class ConcurrencyLimiterCancellationTest {
   @Test
   void aWaiterTheCallerCompletesWithAValueLeavesTheQueueAsCancelled() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     assertThat(waiter.complete(null)).isTrue(); // e.g. a fallback value supplied by the caller
@@ -143,7 +144,7 @@ class ConcurrencyLimiterCancellationTest {
   @Test
   void cancellingADerivedStageDoesNotTouchTheQueue() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     waiter.thenApply(p -> p).orTimeout(1, TimeUnit.DAYS).cancel(false);

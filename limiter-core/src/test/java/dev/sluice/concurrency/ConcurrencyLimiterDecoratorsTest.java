@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -171,7 +172,7 @@ class ConcurrencyLimiterDecoratorsTest {
   @Test
   void decoratedSupplierIsRejectedWhenFull() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
 
     assertThatThrownBy(() -> limiter.decorateSupplier(() -> "x").get())
         .isInstanceOf(ConcurrencyRejectedException.class);
@@ -181,7 +182,7 @@ class ConcurrencyLimiterDecoratorsTest {
   @Test
   void decoratedCallableWaitsAtMostTheLimitersTimeout() throws Exception {
     ConcurrencyLimiter limiter = limiters.builder(1, 1, Duration.ofSeconds(3)).build();
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Object> blocked = CompletableFuture.supplyAsync(() -> {
       try {
         return limiter.decorateCallable(() -> "x").call();
@@ -206,7 +207,7 @@ class ConcurrencyLimiterDecoratorsTest {
   @Test
   void anInterruptedSupplierLeavesTheQueueAndKeepsTheFlag() throws Exception {
     ConcurrencyLimiter limiter = limiters.limiter(1, 1);
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CountDownLatch done = new CountDownLatch(1);
     Throwable[] seen = new Throwable[1];
     boolean[] flag = {false};

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -14,7 +15,7 @@ class ConcurrencyLimiterLimitChangeTest {
   @Test
   void growingTheLimitAdmitsWaitersAtOnce() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 10);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> a = limiter.acquire();
     CompletableFuture<Permit> b = limiter.acquire();
     CompletableFuture<Permit> c = limiter.acquire();
@@ -33,7 +34,7 @@ class ConcurrencyLimiterLimitChangeTest {
     ConcurrencyLimiter limiter = limiters.limiter(3, 10);
     List<Permit> held = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      held.add(limiter.acquire().join());
+      held.add(admitted(limiter.acquire()));
     }
     CompletableFuture<Permit> waiter = limiter.acquire();
 
@@ -57,7 +58,7 @@ class ConcurrencyLimiterLimitChangeTest {
   void shrinkingRevokesNoHeldPermit() {
     ConcurrencyLimiter limiter = limiters.limiter(3, 10);
     for (int i = 0; i < 3; i++) {
-      limiter.acquire().join();
+      admitted(limiter.acquire());
     }
 
     limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxConcurrency(1).build());
@@ -69,7 +70,7 @@ class ConcurrencyLimiterLimitChangeTest {
   @Test
   void growingTheQueueLetsMoreWait() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     assertThat(ConcurrencyLimiterAdmissionTest.outcomeOf(limiter.acquire()))
         .isEqualTo(Outcome.QUEUE_FULL);
 
@@ -83,7 +84,7 @@ class ConcurrencyLimiterLimitChangeTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void shrinkingTheQueueKeepsThoseAlreadyWaiting() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 3);
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> a = limiter.acquire();
     limiter.acquire();
 

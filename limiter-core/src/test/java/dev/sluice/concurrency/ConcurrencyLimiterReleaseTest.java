@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.CompletableFuture;
@@ -13,7 +14,7 @@ class ConcurrencyLimiterReleaseTest {
   @Test
   void releaseGivesThePermitBack() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
-    Permit permit = limiter.acquire().join();
+    Permit permit = admitted(limiter.acquire());
 
     permit.release();
 
@@ -25,9 +26,9 @@ class ConcurrencyLimiterReleaseTest {
   @Test
   void secondReleaseAddsNoPermit() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
-    Permit permit = limiter.acquire().join();
+    Permit permit = admitted(limiter.acquire());
     permit.release();
-    Permit other = limiter.acquire().join();
+    Permit other = admitted(limiter.acquire());
 
     permit.release();
     permit.close();
@@ -40,7 +41,7 @@ class ConcurrencyLimiterReleaseTest {
   @Test
   void secondReleaseDoesNotGrantASecondWaiter() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit permit = limiter.acquire().join();
+    Permit permit = admitted(limiter.acquire());
     CompletableFuture<Permit> first = limiter.acquire();
     CompletableFuture<Permit> second = limiter.acquire();
 
@@ -55,7 +56,7 @@ class ConcurrencyLimiterReleaseTest {
   @Test
   void releaseHandsThePermitStraightToTheHeadWaiter() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit permit = limiter.acquire().join();
+    Permit permit = admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     permit.release();
@@ -71,7 +72,7 @@ class ConcurrencyLimiterReleaseTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void waiterIsCompletedOnTheExecutorNotInlineOnTheReleasingThread() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit permit = limiter.acquire().join();
+    Permit permit = admitted(limiter.acquire());
     AtomicReference<Thread> continuationThread = new AtomicReference<>();
     limiter.acquire().thenRun(() -> continuationThread.set(Thread.currentThread()));
 
@@ -90,7 +91,7 @@ class ConcurrencyLimiterReleaseTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void permitReleasedInsideAContinuationHandsOnToTheNextWaiter() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit permit = limiter.acquire().join();
+    Permit permit = admitted(limiter.acquire());
     limiter.acquire().thenAccept(Permit::release);
     CompletableFuture<Permit> last = limiter.acquire();
 

@@ -1,12 +1,11 @@
 package dev.sluice.concurrency;
 
 import static dev.sluice.concurrency.ConcurrencyLimiterAdmissionTest.outcomeOf;
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class ConcurrencyLimiterShutdownTest {
@@ -16,7 +15,7 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void shutdownRejectsQueuedWaitersWithShutdown() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
 
     limiter.shutdown();
@@ -42,7 +41,7 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void inFlightPermitsStayValidAndReleaseAfterShutdown() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 5);
-    Permit permit = limiter.acquire().join();
+    Permit permit = admitted(limiter.acquire());
 
     limiter.shutdown();
     assertThat(limiter.snapshot().inFlight()).isEqualTo(1);
@@ -54,25 +53,12 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void awaitDrainedWakesWhenTheOnlyPermitIsReleasedWithoutShutdown() throws InterruptedException {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit only = limiter.acquire().join();
-    AtomicBoolean drained = new AtomicBoolean();
-    Thread awaiter = new Thread(() -> {
-      try {
-        drained.set(limiter.awaitDrained(Duration.ofMinutes(1)));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    awaiter.start();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> awaiter.getState() == Thread.State.TIMED_WAITING);
+    Permit only = admitted(limiter.acquire());
+    DrainWaiter drain = DrainWaiter.waitingIn(limiter);
 
     only.release(); // the lock-free release: nobody queued
-    awaiter.join(Duration.ofSeconds(10).toMillis());
 
-    assertThat(awaiter.isAlive()).as("woken by the release of the last permit").isFalse();
-    assertThat(drained).isTrue();
+    assertThat(drain.result()).as("woken by the release of the last permit").isTrue();
     assertThat(limiter.isShutdown()).isFalse();
   }
 
@@ -81,7 +67,7 @@ class ConcurrencyLimiterShutdownTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void releaseAfterShutdownGrantsNobody() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    Permit permit = limiter.acquire().join();
+    Permit permit = admitted(limiter.acquire());
     limiter.acquire();
     limiter.shutdown();
 
@@ -103,7 +89,7 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void awaitDrainedIsFalseWhenAPermitIsStillHeldAtTheDeadline() throws InterruptedException {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.shutdown();
 
     assertThat(limiter.awaitDrained(Duration.ofMillis(1))).isFalse();
@@ -112,30 +98,30 @@ class ConcurrencyLimiterShutdownTest {
   @Test
   void awaitDrainedWakesWhenTheLastPermitIsReleased() throws InterruptedException {
     ConcurrencyLimiter limiter = limiters.limiter(2, 5);
-    Permit first = limiter.acquire().join();
-    Permit second = limiter.acquire().join();
+    Permit first = admitted(limiter.acquire());
+    Permit second = admitted(limiter.acquire());
     limiter.shutdown();
-    AtomicBoolean drained = new AtomicBoolean();
-    Thread awaiter = new Thread(() -> {
-      try {
-        drained.set(limiter.awaitDrained(Duration.ofMinutes(1)));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    awaiter.start();
-    // released only once it waits inside awaitDrained: released earlier, it would find nothing in
-    // flight and return at once, and the wake-up would go untested
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> awaiter.getState() == Thread.State.TIMED_WAITING);
+    DrainWaiter drain = DrainWaiter.waitingIn(limiter);
 
     first.release();
     second.release();
-    awaiter.join(Duration.ofSeconds(10).toMillis());
 
-    assertThat(awaiter.isAlive()).as("woken by the last release").isFalse();
-    assertThat(drained).isTrue();
+    assertThat(drain.result()).as("woken by the last release").isTrue();
+  }
+
+  @Test
+  void awaitDrainedWakesWhenTheLastPermitGoesBackThroughTheQueue() throws InterruptedException {
+    ConcurrencyLimiter limiter = limiters.limiter(1, 5);
+    Permit only = admitted(limiter.acquire());
+    CompletableFuture<Permit> queued = limiter.acquire();
+    DrainWaiter drain = DrainWaiter.waitingIn(limiter);
+
+    only.release(); // to the queued caller
+    limiters.executor.runAll();
+    assertThat(queued).isCompleted();
+    queued.join().release();
+
+    assertThat(drain.result()).as("woken by the last release").isTrue();
   }
 
   @Test
@@ -143,7 +129,7 @@ class ConcurrencyLimiterShutdownTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void shutdownIsIdempotent() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 5);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.acquire();
 
     limiter.shutdown();

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -18,7 +19,7 @@ class ConcurrencyLimiterSnapshotTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void countsEveryOutcomeAndGauge() {
     ConcurrencyLimiter limiter = limiters.builder(1, 2, Duration.ofSeconds(1)).build();
-    Permit held = limiter.acquire().join(); // admitted
+    Permit held = admitted(limiter.acquire()); // admitted
     CompletableFuture<Permit> timesOut = limiter.acquire(); // queued
     limiters.time.advance(Duration.ofMillis(100));
     CompletableFuture<Permit> cancelled = limiter.acquire(); // queued
@@ -46,8 +47,8 @@ class ConcurrencyLimiterSnapshotTest {
   @Test
   void measuresServiceTime() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 2);
-    Permit a = limiter.acquire().join();
-    Permit b = limiter.acquire().join();
+    Permit a = admitted(limiter.acquire());
+    Permit b = admitted(limiter.acquire());
     limiters.time.advance(Duration.ofMillis(100));
     a.release();
     limiters.time.advance(Duration.ofMillis(200));
@@ -64,11 +65,11 @@ class ConcurrencyLimiterSnapshotTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void retryAfterIsMeanServiceTimeTimesQueuedAheadPlusOneOverLimit() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 3);
-    Permit a = limiter.acquire().join();
+    Permit a = admitted(limiter.acquire());
     limiters.time.advance(Duration.ofMillis(400));
     a.release(); // mean service time 400 ms
-    limiter.acquire().join();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
+    admitted(limiter.acquire());
     limiter.acquire();
     limiter.acquire();
     limiter.acquire(); // 3 queued: full
@@ -82,7 +83,7 @@ class ConcurrencyLimiterSnapshotTest {
   @Test
   void retryAfterFallsBackToOneSecondPerPermitBeforeAnyServiceTimeIsKnown() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 0);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     assertThat(rejectionOf(limiter.acquire()).retryAfterNanos())
         .isEqualTo(Duration.ofSeconds(1).toNanos());
@@ -91,7 +92,7 @@ class ConcurrencyLimiterSnapshotTest {
   @Test
   void retryAfterFallbackNeverExceedsTheQueueTimeoutPerPermit() {
     ConcurrencyLimiter limiter = limiters.builder(1, 0, Duration.ofMillis(200)).build();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     assertThat(rejectionOf(limiter.acquire()).retryAfterNanos())
         .isEqualTo(Duration.ofMillis(200).toNanos());
@@ -126,7 +127,7 @@ class ConcurrencyLimiterSnapshotTest {
     ConcurrencyLimiter limiter =
         limiters.builder(1, 1, Duration.ofSeconds(1)).listener(listener).build();
 
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     limiter.acquire();
     limiter.acquire();
     limiters.time.advance(Duration.ofNanos(7));
@@ -153,7 +154,7 @@ class ConcurrencyLimiterSnapshotTest {
     ConcurrencyLimiter limiter =
         limiters.builder(1, 1, Duration.ofSeconds(1)).listener(broken).build();
 
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> waiter = limiter.acquire();
     held.release();
     limiters.executor.runAll();
@@ -164,6 +165,7 @@ class ConcurrencyLimiterSnapshotTest {
   }
 
   private static ConcurrencyRejectedException rejectionOf(CompletableFuture<Permit> future) {
+    assertThat(future).as("refused in the call").isCompletedExceptionally();
     try {
       future.join();
     } catch (CompletionException e) {
@@ -175,8 +177,8 @@ class ConcurrencyLimiterSnapshotTest {
   @Test
   void theSnapshotsStringShowsWhatRunsWhatWaitsAndTheSpec() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 5);
-    limiter.acquire().join().release();
-    limiter.acquire().join();
+    admitted(limiter.acquire()).release();
+    admitted(limiter.acquire());
 
     assertThat(limiter.snapshot())
         .hasToString("ConcurrencySnapshot[test, limit=2, inFlight=1, queued=0, admitted=2, spec="

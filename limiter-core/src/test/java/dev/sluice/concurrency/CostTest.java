@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.time.VirtualTime;
@@ -32,7 +33,7 @@ class CostTest {
   void aCostlyCallerTakesItsUnitsAndLeavesTheRest() {
     ConcurrencyLimiter limiter = limiter(8, QueueSpec.fifo());
 
-    Permit big = limiter.acquire(Caller.DEFAULT.withCost(3)).join();
+    Permit big = admitted(limiter.acquire(Caller.DEFAULT.withCost(3)));
     List<CompletableFuture<Permit>> small = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       small.add(limiter.acquire());
@@ -49,7 +50,7 @@ class CostTest {
   @Test
   void aCallerCostingMoreThanTheWholeLimitRunsAlone() {
     ConcurrencyLimiter limiter = limiter(4, QueueSpec.fifo());
-    Permit one = limiter.acquire().join();
+    Permit one = admitted(limiter.acquire());
     CompletableFuture<Permit> huge = limiter.acquire(Caller.DEFAULT.withCost(10));
     CompletableFuture<Permit> after = limiter.acquire();
 
@@ -65,9 +66,9 @@ class CostTest {
   @Test
   void aCostlyHeadIsNotOvertakenByCheaperCallersBehindIt() {
     ConcurrencyLimiter limiter = limiter(4, QueueSpec.fifo());
-    Permit a = limiter.acquire().join();
-    Permit b = limiter.acquire().join();
-    Permit c = limiter.acquire().join();
+    Permit a = admitted(limiter.acquire());
+    Permit b = admitted(limiter.acquire());
+    Permit c = admitted(limiter.acquire());
     CompletableFuture<Permit> costly = limiter.acquire(Caller.DEFAULT.withCost(3));
     CompletableFuture<Permit> cheap = limiter.acquire();
 
@@ -85,8 +86,8 @@ class CostTest {
   @Test
   void aCostlyWaiterThatGivesUpLeaksNothing() {
     ConcurrencyLimiter limiter = limiter(2, QueueSpec.fifo());
-    Permit a = limiter.acquire().join();
-    Permit b = limiter.acquire().join();
+    Permit a = admitted(limiter.acquire());
+    Permit b = admitted(limiter.acquire());
     CompletableFuture<Permit> costly = limiter.acquire(Caller.DEFAULT.withCost(2));
     CompletableFuture<Permit> next = limiter.acquire();
     a.release(); // the costly head is taken out to wait for a second unit
@@ -106,7 +107,7 @@ class CostTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void aFairQueueChargesEachKeyItsCost() {
     ConcurrencyLimiter limiter = limiter(1, QueueSpec.fair(FairQueueConfig.DEFAULT));
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<String> order = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       limiter.acquire(Caller.of("heavy").withCost(2)).thenAccept(p -> {
@@ -141,12 +142,12 @@ class CostTest {
             .build())
         .build();
     for (int i = 0; i < 40; i++) { // 500 ms a unit
-      Permit p = limiter.acquire().join();
+      Permit p = admitted(limiter.acquire());
       time.advance(Duration.ofMillis(500));
       p.release();
     }
-    limiter.acquire().join();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
+    admitted(limiter.acquire());
 
     CompletableFuture<Permit> a = limiter.acquire(Caller.DEFAULT.withCost(2)); // 2 units: 0.5 s
     CompletableFuture<Permit> b = limiter.acquire(Caller.DEFAULT.withCost(2)); // 2 + 2: 1.0 s

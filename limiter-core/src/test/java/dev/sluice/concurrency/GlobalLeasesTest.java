@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.store.InMemoryPermitStore;
@@ -173,7 +174,7 @@ class GlobalLeasesTest {
   void tryAcquireWithEveryLocalPermitTakenAsksTheStoreNothing() {
     BrokenStore counting = new BrokenStore(store);
     ConcurrencyLimiter node = node(spec(1, 4).build(), counting);
-    node.acquire().join();
+    admitted(node.acquire());
     int asked = counting.asked.get();
 
     assertThat(node.tryAcquire()).isEmpty();
@@ -272,7 +273,7 @@ class GlobalLeasesTest {
   void clusterLeasesAreEmptyWhileTheStoreCannotTell() {
     BrokenStore broken = new BrokenStore(store);
     ConcurrencyLimiter node = node(spec(2, 4).build(), broken);
-    node.acquire().join();
+    admitted(node.acquire());
     time.advance(POLL);
     assertThat(node.clusterLeases()).hasValue(1);
 
@@ -285,7 +286,7 @@ class GlobalLeasesTest {
   @Test
   void clusterLeasesAreUnknownBeforeTheFirstPoll() {
     ConcurrencyLimiter node = node(2, 4);
-    node.acquire().join();
+    admitted(node.acquire());
 
     assertThat(node.clusterLeases()).isEmpty();
   }
@@ -323,7 +324,7 @@ class GlobalLeasesTest {
   @Test
   void aCallerWaitingInTheLocalQueueTimesOutThere() {
     ConcurrencyLimiter node = node(1, 4);
-    node.acquire().join();
+    admitted(node.acquire());
     CompletableFuture<Permit> queued = node.acquire();
 
     time.advance(Duration.ofSeconds(10));
@@ -355,7 +356,7 @@ class GlobalLeasesTest {
   void aHigherLimitLetsAWaiterTakeALeaseAtOnce() {
     ConcurrencyLimiter a = node(1, 4);
     ConcurrencyLimiter b = node(1, 4);
-    a.acquire().join();
+    admitted(a.acquire());
     CompletableFuture<Permit> waiting = b.acquire();
     assertThat(waiting).isNotDone();
 
@@ -373,7 +374,7 @@ class GlobalLeasesTest {
             .queue(QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(1).build()))
             .build(),
         store);
-    node.acquire().join();
+    admitted(node.acquire());
     assertThat(node.acquire(Caller.of("tenant"))).isNotDone();
 
     ConcurrencyRejectedException refused = rejection(node.acquire(Caller.of("tenant")));
@@ -520,7 +521,7 @@ class GlobalLeasesTest {
   @Test
   void aGrantIsDeliveredOnTheExecutorNotOnTheReleasingThread() {
     ConcurrencyLimiter node = listenedNode(1, 4);
-    Permit running = node.acquire().join();
+    Permit running = admitted(node.acquire());
     CompletableFuture<Permit> waiting = node.acquire();
 
     running.release();
@@ -553,7 +554,7 @@ class GlobalLeasesTest {
   @Test
   void theNodesStringNamesItsLimitAndWhatRunsHere() {
     ConcurrencyLimiter node = node(3, 4);
-    node.acquire().join();
+    admitted(node.acquire());
 
     assertThat(node.toString())
         .isEqualTo("ConcurrencyLimiter[work, global, limit=3, running here=1, cluster leases=-1]");
@@ -564,7 +565,7 @@ class GlobalLeasesTest {
   @Test
   void theListenerHearsACallerQueuedForALocalPermit() {
     ConcurrencyLimiter node = listenedNode(1, 4);
-    node.acquire().join();
+    admitted(node.acquire());
 
     CompletableFuture<Permit> queued = node.acquire();
 

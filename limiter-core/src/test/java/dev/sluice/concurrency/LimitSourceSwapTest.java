@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.limit.CpuLimit;
@@ -21,7 +22,7 @@ class LimitSourceSwapTest {
   @Test
   void aHigherNewLimitAdmitsWaitersAtOnceAndHeldPermitsCount() {
     ConcurrencyLimiter limiter = limiters.limiter(1, 10);
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> a = limiter.acquire();
     CompletableFuture<Permit> b = limiter.acquire();
     CompletableFuture<Permit> c = limiter.acquire();

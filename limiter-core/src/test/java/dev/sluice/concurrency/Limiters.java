@@ -1,7 +1,10 @@
 package dev.sluice.concurrency;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sluice.time.VirtualTime;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /** Builds limiters on virtual time and a queued executor, the way most tests want them. */
 public final class Limiters {
@@ -33,5 +36,14 @@ public final class Limiters {
 
   public ConcurrencyLimiter limiter(int maxConcurrency, int maxQueue) {
     return builder(maxConcurrency, maxQueue, Duration.ofSeconds(10)).build();
+  }
+
+  /**
+   * The permit of an acquire that was admitted in the call: fails at once when it was not, where
+   * {@code join()} would wait for ever on a caller left in the queue.
+   */
+  public static Permit admitted(CompletableFuture<Permit> acquire) {
+    assertThat(acquire).as("admitted in the call").isCompleted();
+    return acquire.join();
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.time.VirtualTime;
@@ -43,7 +44,7 @@ class PredictedWaitEdgesTest {
   private static List<Permit> holdAll(ConcurrencyLimiter limiter) {
     List<Permit> held = new ArrayList<>();
     for (int i = 0; i < limiter.limit(); i++) {
-      held.add(limiter.acquire().join());
+      held.add(admitted(limiter.acquire()));
     }
     return held;
   }

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.time.VirtualTime;
@@ -57,7 +58,7 @@ class QueueBoundEdgesTest {
   @Test
   void theLastFreePlaceInTheQueueIsTaken() {
     ConcurrencyLimiter limiter = limiter(3, QueueSpec.fifo());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     List<CompletableFuture<Permit>> waiters = queue(limiter, Caller.DEFAULT, 3);
 
@@ -68,7 +69,7 @@ class QueueBoundEdgesTest {
   @Test
   void oneCallerMoreThanTheQueueHoldsIsRefusedAsQueueFull() {
     ConcurrencyLimiter limiter = limiter(3, QueueSpec.fifo());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     queue(limiter, Caller.DEFAULT, 3);
 
     ConcurrencyRejectedException refused = rejection(limiter.acquire());
@@ -82,7 +83,7 @@ class QueueBoundEdgesTest {
   @Test
   void aQueueOfOneTakesOneWaiter() {
     ConcurrencyLimiter limiter = limiter(1, QueueSpec.fifo());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     CompletableFuture<Permit> first = limiter.acquire();
     CompletableFuture<Permit> second = limiter.acquire();
@@ -95,7 +96,7 @@ class QueueBoundEdgesTest {
   void aKeyMayQueueUpToItsCap() {
     ConcurrencyLimiter limiter =
         limiter(10, QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()));
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     List<CompletableFuture<Permit>> waiters = queue(limiter, Caller.of("tenant"), 2);
 
@@ -106,7 +107,7 @@ class QueueBoundEdgesTest {
   void aKeyAtItsCapIsRefusedWithKeyCapWhileTheQueueHasRoom() {
     ConcurrencyLimiter limiter =
         limiter(10, QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()));
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     queue(limiter, Caller.of("tenant"), 2);
 
     ConcurrencyRejectedException refused = rejection(limiter.acquire(Caller.of("tenant")));
@@ -120,7 +121,7 @@ class QueueBoundEdgesTest {
   void aKeyWhoseWaiterLeftMayQueueAgainUnderItsCap() {
     ConcurrencyLimiter limiter =
         limiter(10, QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(1).build()));
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> first = limiter.acquire(Caller.of("tenant"));
     first.cancel(false);
 
@@ -134,7 +135,7 @@ class QueueBoundEdgesTest {
   void aCapOfZeroLetsOneKeyFillTheQueue() {
     ConcurrencyLimiter limiter =
         limiter(5, QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(0).build()));
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     List<CompletableFuture<Permit>> waiters = queue(limiter, Caller.of("tenant"), 5);
 
@@ -146,7 +147,7 @@ class QueueBoundEdgesTest {
   @Test
   void aCriticalCallerAtAFullQueueDisplacesTheNewestSheddableWaiter() {
     ConcurrencyLimiter limiter = limiter(2, QueueSpec.prioritized());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> older = limiter.acquire(sheddable("a"));
     CompletableFuture<Permit> newer = limiter.acquire(sheddable("b"));
 
@@ -165,7 +166,7 @@ class QueueBoundEdgesTest {
   @Test
   void aCriticalCallerWithRoomLeftDisplacesNobody() {
     ConcurrencyLimiter limiter = limiter(3, QueueSpec.prioritized());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     List<CompletableFuture<Permit>> sheddable = queue(limiter, sheddable("a"), 2);
 
     CompletableFuture<Permit> vip = limiter.acquire(critical("c"));
@@ -178,7 +179,7 @@ class QueueBoundEdgesTest {
   @Test
   void afterTheBoundIsLoweredUnderTheQueuedCountACriticalCallerDisplacesNobody() {
     ConcurrencyLimiter limiter = limiter(4, QueueSpec.prioritized());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     List<CompletableFuture<Permit>> sheddable = queue(limiter, sheddable("a"), 4);
     limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxQueue(2).build());
 
@@ -193,7 +194,7 @@ class QueueBoundEdgesTest {
   @Test
   void aLoweredBoundLetsTheWaitersStayAndAdmitsNewcomersOnceTheyAreUnderIt() {
     ConcurrencyLimiter limiter = limiter(3, QueueSpec.fifo());
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = queue(limiter, Caller.DEFAULT, 3);
     limiter.reconfigure(LimiterSpec.from(limiter.spec()).maxQueue(1).build());
     assertThat(rejection(limiter.acquire()).reason()).isEqualTo(RejectionReason.QUEUE_FULL);

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -60,7 +61,7 @@ class QueueSpecTest {
     ConcurrencyLimiter limiter = limiters
         .builder(Limiters.spec(1, 10, Duration.ofSeconds(10)).queue(queue).build())
         .build();
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<String> granted = new ArrayList<>();
     for (String key : List.of("a", "a", "b")) {
       limiter.acquire(Caller.of(key)).thenAccept(permit -> {

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.limit.CpuSignal;
@@ -77,7 +78,7 @@ class ReconfigureTest {
   void aHigherMaxConcurrencyAdmitsWaitersAtOnceAndIsReportedAndShown(Kind kind) {
     LimiterSpec s = spec(1, 4).build();
     ConcurrencyLimiter limiter = limiter(kind, s);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> waiting = limiter.acquire();
     assertThat(waiting).isNotDone();
 
@@ -139,7 +140,7 @@ class ReconfigureTest {
   void aNewQueueDisciplineTakesTheWaitersAndGrantsInItsOwnOrder(Kind kind) {
     LimiterSpec s = spec(1, 8).build();
     ConcurrencyLimiter limiter = limiter(kind, s);
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<String> granted = new ArrayList<>();
     for (String key : List.of("a", "a", "a", "b")) {
       limiter.acquire(Caller.of(key)).thenAccept(p -> {
@@ -169,11 +170,11 @@ class ReconfigureTest {
         spec(1, 10).queueTimeout(Duration.ofSeconds(1)).rejectEarly(true).build();
     ConcurrencyLimiter limiter = limiter(kind, s);
     for (int i = 0; i < 40; i++) { // teach it a service time of 500 ms
-      Permit p = limiter.acquire().join();
+      Permit p = admitted(limiter.acquire());
       time.advance(Duration.ofMillis(500));
       p.release();
     }
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> second = limiter.acquire();
     CompletableFuture<Permit> third = limiter.acquire();
     CompletableFuture<Permit> fourth = limiter.acquire();
@@ -192,11 +193,11 @@ class ReconfigureTest {
     LimiterSpec s = spec(1, 10).queueTimeout(Duration.ofSeconds(1)).build();
     ConcurrencyLimiter limiter = limiter(kind, s);
     for (int i = 0; i < 40; i++) {
-      Permit p = limiter.acquire().join();
+      Permit p = admitted(limiter.acquire());
       time.advance(Duration.ofMillis(500));
       p.release();
     }
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.acquire();
     limiter.acquire();
     assertThat(limiter.acquire()).isNotDone(); // off: it would wait, then time out
@@ -213,7 +214,7 @@ class ReconfigureTest {
   void aShorterQueueTimeoutAppliesToNewcomers(Kind kind) {
     LimiterSpec s = spec(1, 10).build();
     ConcurrencyLimiter limiter = limiter(kind, s);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> before = limiter.acquire();
 
     limiter.reconfigure(LimiterSpec.from(s).queueTimeout(Duration.ofSeconds(2)).build());
@@ -286,7 +287,7 @@ class ReconfigureTest {
     LimiterSpec s = spec(2, 4).build();
     ConcurrencyLimiter limiter = limiter(kind, s);
     for (int i = 0; i < 4; i++) {
-      Permit p = limiter.acquire().join();
+      Permit p = admitted(limiter.acquire());
       time.advance(Duration.ofMillis(10));
       p.release();
     }

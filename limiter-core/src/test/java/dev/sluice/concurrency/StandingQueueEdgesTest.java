@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.time.VirtualTime;
@@ -59,7 +60,7 @@ class StandingQueueEdgesTest {
   @Test
   void aQueueStandsOnlyAfterTheHundredMillisecondIntervalEvenWithAShorterTarget() {
     ConcurrencyLimiter limiter = limiter(Duration.ofMillis(20));
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = arrive(limiter, 3); // the queue formed at 0
 
     time.advanceNanos(100 * MS - 2 * MS - 1); // 1 ns before the queue has stood 100 ms
@@ -73,7 +74,7 @@ class StandingQueueEdgesTest {
   @Test
   void withATargetAboveTheIntervalAWaiterIsShedExactlyWhenItHasWaitedTheTarget() {
     ConcurrencyLimiter limiter = limiter(Duration.ofMillis(200));
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = arrive(limiter, 3);
 
     time.advanceNanos(200 * MS - 2 * MS - 1);
@@ -89,7 +90,7 @@ class StandingQueueEdgesTest {
   @Test
   void aStandingQueueOfExactlyTwoRoundsKeepsBothWaitersAndServesTheOldest() {
     ConcurrencyLimiter limiter = limiter(Duration.ofMillis(20));
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = arrive(limiter, 2);
     time.advanceNanos(300 * MS);
     assertThat(waiters).allSatisfy(w -> assertThat(w).isNotDone());
@@ -103,7 +104,7 @@ class StandingQueueEdgesTest {
   @Test
   void aStandingQueueOfThreeShedsItsOldestAtTheTarget() {
     ConcurrencyLimiter limiter = limiter(Duration.ofMillis(20));
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = arrive(limiter, 3);
 
     time.advanceNanos(300 * MS);
@@ -116,7 +117,7 @@ class StandingQueueEdgesTest {
   @Test
   void aStandingQueueOfMoreThanTwoRoundsServesTheNewestFirst() {
     ConcurrencyLimiter limiter = limiter(Duration.ofMillis(20));
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = arrive(limiter, 2);
     time.advanceNanos(140 * MS); // standing; the two are the rounds kept, nobody shed
     List<CompletableFuture<Permit>> burst = new ArrayList<>();
@@ -134,7 +135,7 @@ class StandingQueueEdgesTest {
   @Test
   void withPriorityClassesAStandingQueueAlsoServesTheNewestOfTheClassFirst() {
     ConcurrencyLimiter limiter = limiter(Duration.ofMillis(20), QueueSpec.prioritized());
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = arrive(limiter, 2);
     time.advanceNanos(140 * MS);
     List<CompletableFuture<Permit>> burst = new ArrayList<>();
@@ -152,7 +153,7 @@ class StandingQueueEdgesTest {
   @Test
   void theInstantTheQueueHasStoodTheIntervalItServesTheNewest() {
     ConcurrencyLimiter limiter = limiter(Duration.ofMillis(200));
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = arrive(limiter, 4); // formed at 0, the last at 3 ms
     time.advanceNanos(200 * MS - 3 * MS);
     // the oldest has waited the target in a standing queue with three others: shed
@@ -167,7 +168,7 @@ class StandingQueueEdgesTest {
   @Test
   void aQueueOneNanosecondShortOfStandingServesTheOldest() {
     ConcurrencyLimiter limiter = limiter(Duration.ofMillis(200));
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = arrive(limiter, 4);
     time.advanceNanos(200 * MS - 3 * MS - 1);
 

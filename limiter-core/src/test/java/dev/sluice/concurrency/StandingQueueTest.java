@@ -1,5 +1,6 @@
 package dev.sluice.concurrency;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.time.VirtualTime;
@@ -53,7 +54,7 @@ class StandingQueueTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void aQueueThatDrainsWithinTheIntervalStaysFifo() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<Integer> order = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       int n = i;
@@ -74,7 +75,7 @@ class StandingQueueTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void aStandingQueueServesNewestFirstAndShedsAtTheTargetWithA429() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = new ArrayList<>();
     List<Integer> order = new ArrayList<>();
     for (int i = 0; i < 30; i++) { // a caller every 5 ms: the queue never drains
@@ -108,8 +109,8 @@ class StandingQueueTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void aStandingQueueKeepsTwoRoundsOfWorkAndServesThemInOrder() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).maxConcurrency(2).build());
-    Permit first = limiter.acquire().join();
-    Permit second = limiter.acquire().join();
+    Permit first = admitted(limiter.acquire());
+    Permit second = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       time.advance(Duration.ofMillis(1));
@@ -143,7 +144,7 @@ class StandingQueueTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void withoutControlTheOldestIsServedAndNobodyIsShed() {
     ConcurrencyLimiter limiter = limiter(spec(Duration.ZERO).build());
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     CompletableFuture<Permit> old = limiter.acquire();
     time.advance(Duration.ofMillis(150));
     List<Integer> order = new ArrayList<>();
@@ -163,13 +164,13 @@ class StandingQueueTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void afterTheQueueDrainsTheOrderIsFifoAgain() {
     ConcurrencyLimiter limiter = limiter(spec(TARGET).build());
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     limiter.acquire().thenAccept(Permit::release);
     time.advance(Duration.ofMillis(150)); // stood, and its waiter was shed
     running.release(); // drains: nobody waits
     assertThat(limiter.snapshot().queued()).isZero();
 
-    running = limiter.acquire().join();
+    running = admitted(limiter.acquire());
     List<Integer> order = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       int n = i;
@@ -190,7 +191,7 @@ class StandingQueueTest {
     ConcurrencyLimiter limiter = limiter(spec(Duration.ofMillis(50))
         .queue(QueueSpec.fair(FairQueueConfig.DEFAULT))
         .build());
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     List<String> order = new ArrayList<>();
     for (int i = 0; i < 15; i++) {
       time.advance(Duration.ofMillis(i == 0 ? 5 : 10));
@@ -268,7 +269,7 @@ class StandingQueueTest {
         .queueTimeout(Duration.ofSeconds(2))
         .build());
     limiter.reconfigure(spec(TARGET).build());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = new ArrayList<>();
     for (int i = 0; i < 30; i++) { // a caller every 5 ms: the queue never drains
       time.advance(Duration.ofMillis(5));

@@ -16,6 +16,12 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class VirtualTime implements NanoClock, Scheduler {
 
+  /**
+   * More tasks than this run at one instant by one {@link #advanceNanos} call: a task that keeps
+   * scheduling itself without delay, which would keep that call (and the test) from ever returning.
+   */
+  static final int MAX_TASKS_AT_ONE_INSTANT = 100_000;
+
   private final PriorityQueue<Task> tasks = new PriorityQueue<>();
   private long now;
   private long sequence;
@@ -62,6 +68,7 @@ public final class VirtualTime implements NanoClock, Scheduler {
     synchronized (this) {
       target = now + nanos;
     }
+    int atThisInstant = 0;
     while (true) {
       Task due;
       synchronized (this) {
@@ -73,6 +80,10 @@ public final class VirtualTime implements NanoClock, Scheduler {
         due = tasks.poll();
         if (due.deadline - now > 0) {
           now = due.deadline;
+          atThisInstant = 0;
+        } else if (++atThisInstant > MAX_TASKS_AT_ONE_INSTANT) {
+          throw new IllegalStateException("time cannot move: more than " + MAX_TASKS_AT_ONE_INSTANT
+              + " tasks ran at one instant, the last " + due.task);
         }
       }
       // run outside the lock: a task may schedule another one or read the clock

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency.internal;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.Caller;
@@ -44,7 +45,7 @@ class ColdStartPredictionTest {
   private static List<Permit> holdAll(ConcurrencyLimiter limiter, int n) {
     List<Permit> held = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      held.add(limiter.acquire().join());
+      held.add(admitted(limiter.acquire()));
     }
     return held;
   }
@@ -138,7 +139,7 @@ class ColdStartPredictionTest {
     assertThat(reason(queueBehind(limiter))).isEqualTo(RejectionReason.PREDICTED_WAIT);
 
     for (int i = 0; i < 10; i++) {
-      Permit permit = limiter.acquire().join();
+      Permit permit = admitted(limiter.acquire());
       limiters.time.advance(Duration.ofMillis(100));
       permit.release();
     }
@@ -150,7 +151,7 @@ class ColdStartPredictionTest {
 
   /** One permit held, one caller behind it: refused at once if one job is predicted past 2 s. */
   private CompletableFuture<Permit> queueBehind(ConcurrencyLimiter limiter) {
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> behind = queue(limiter, 1).get(0);
     held.release();
     limiters.executor.runAll();
@@ -162,7 +163,7 @@ class ColdStartPredictionTest {
     ConcurrencyLimiter fresh = limiter(spec(1));
     ConcurrencyLimiter used = limiter(spec(1));
     for (int i = 0; i < WaitPrediction.SEED_SAMPLES; i++) {
-      Permit job = used.acquire().join();
+      Permit job = admitted(used.acquire());
       limiters.time.advance(Duration.ofMillis(100));
       job.release();
     }
@@ -185,8 +186,8 @@ class ColdStartPredictionTest {
     // two jobs of cost 2 fill a limit of 4 and have run 1.5 s: per unit at least 0.23 s
     ConcurrencyLimiter limiter = limiter(spec(4).queue(QueueSpec.fair(FairQueueConfig.DEFAULT)));
     Caller heavy = Caller.of("host-a").withCost(2);
-    limiter.acquire(heavy).join();
-    limiter.acquire(heavy).join();
+    admitted(limiter.acquire(heavy));
+    admitted(limiter.acquire(heavy));
     limiters.time.advance(Duration.ofMillis(1500));
 
     List<CompletableFuture<Permit>> callers = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency.internal;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.Caller;
@@ -95,7 +96,7 @@ class EngineEdgesTest {
         .builder(Limiters.spec(1, 5, Duration.ofSeconds(10)).build())
         .clock(clock)
         .build();
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
 
     clock.onNextRead = running::release; // after the fast path saw it taken, before the lock
     CompletableFuture<Permit> next = limiter.acquire();
@@ -113,7 +114,7 @@ class EngineEdgesTest {
   void aNewcomerGrantsTheWaitersAheadWhenTheLimitGrewBeforeItsSourceSaidSo() {
     QuietLimit source = new QuietLimit(1);
     ConcurrencyLimiter limiter = withSource(source);
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> waiting = limiter.acquire();
 
     source.limit = 2; // limitChanged has not come yet
@@ -130,9 +131,9 @@ class EngineEdgesTest {
   void theLimitSourceLearnsEachTimedPermitWithTheInFlightCountAtRelease() {
     QuietLimit source = new QuietLimit(4);
     ConcurrencyLimiter limiter = withSource(source);
-    Permit instant = limiter.acquire().join();
-    Permit slow = limiter.acquire().join();
-    Permit other = limiter.acquire().join();
+    Permit instant = admitted(limiter.acquire());
+    Permit slow = admitted(limiter.acquire());
+    Permit other = admitted(limiter.acquire());
 
     instant.release(); // held for no time at all: still a sample
     limiters.time.advance(Duration.ofMillis(7));
@@ -147,8 +148,8 @@ class EngineEdgesTest {
   @Test
   void aCostlyNewcomerWaitsBehindAHeldHeadEvenWhenItsUnitsAreFree() {
     ConcurrencyLimiter limiter = limiters.limiter(4, 10);
-    Permit a = limiter.acquire().join();
-    Permit b = limiter.acquire().join();
+    Permit a = admitted(limiter.acquire());
+    Permit b = admitted(limiter.acquire());
     CompletableFuture<Permit> whole = limiter.acquire(Caller.DEFAULT.withCost(4)); // held: 2 free
 
     CompletableFuture<Permit> pair = limiter.acquire(Caller.DEFAULT.withCost(2)); // 2 would fit
@@ -187,7 +188,7 @@ class EngineEdgesTest {
           }
         })
         .build();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     assertThat(limiter.tryAcquire()).isEmpty();
     limiter.shutdown();
@@ -201,7 +202,7 @@ class EngineEdgesTest {
     ConcurrencyLimiter limiter = limiters
         .builder(Limiters.spec(1, 5, Duration.ofSeconds(Long.MAX_VALUE)).build())
         .build();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
 
     CompletableFuture<Permit> waiting = limiter.acquire();
 
@@ -214,7 +215,7 @@ class EngineEdgesTest {
     ConcurrencyLimiter limiter = limiters
         .builder(Limiters.spec(1, 5, Duration.ofSeconds(10)).rejectEarly(true).build())
         .build();
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     CompletableFuture<Permit> first = limiter.acquire();
     CompletableFuture<Permit> second = limiter.acquire();
     assertThat(limiters.time.pendingTasks()).as("one first check each").isEqualTo(2);
@@ -238,7 +239,7 @@ class EngineEdgesTest {
     ConcurrencyLimiter limiter = limiters
         .builder(Limiters.spec(1, 10, Duration.ofSeconds(10)).rejectEarly(true).build())
         .build();
-    limiter.acquire().join(); // runs on: the prediction learns from how long it has run
+    admitted(limiter.acquire()); // runs on: the prediction learns from how long it has run
     for (int i = 0; i < 5; i++) {
       limiter.acquire().cancel(false); // they left before the two below joined
     }
@@ -264,7 +265,7 @@ class EngineEdgesTest {
           throw new RejectedExecutionException("shut down");
         })
         .build();
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
     CompletableFuture<Permit> waiting = limiter.acquire();
 
     running.release();
@@ -277,8 +278,8 @@ class EngineEdgesTest {
   void theStringShowsTheLimitWhatRunsWhatWaitsAndShutdown() {
     ConcurrencyLimiter limiter = limiters.limiter(2, 5);
     assertThat(limiter).hasToString("ConcurrencyLimiter[test, limit=2, inFlight=0, queued=0]");
-    limiter.acquire().join();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
+    admitted(limiter.acquire());
     CompletableFuture<Permit> waiting = limiter.acquire();
 
     assertThat(limiter).hasToString("ConcurrencyLimiter[test, limit=2, inFlight=2, queued=1]");
@@ -302,7 +303,7 @@ class EngineEdgesTest {
             .build())
         .build();
     BoundedQueueLimiter engine = (BoundedQueueLimiter) limiter;
-    Permit running = limiter.acquire().join();
+    Permit running = admitted(limiter.acquire());
 
     CompletableFuture<Permit> timesOut =
         limiter.acquire(Caller.DEFAULT.withTimeout(Duration.ofSeconds(2)));
@@ -353,6 +354,7 @@ class EngineEdgesTest {
   }
 
   private static RejectionReason reasonOf(CompletableFuture<Permit> future) {
+    assertThat(future).isCompletedExceptionally();
     try {
       future.join();
     } catch (CompletionException e) {

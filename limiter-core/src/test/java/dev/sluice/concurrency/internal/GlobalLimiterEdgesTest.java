@@ -1,5 +1,6 @@
 package dev.sluice.concurrency.internal;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.Caller;
@@ -72,7 +73,7 @@ class GlobalLimiterEdgesTest {
     ConcurrencyLimiter b = node(1, 4);
     ConcurrencyLimiter c = node(1, 4);
     int polls = time.pendingTasks();
-    Permit held = a.acquire().join();
+    Permit held = admitted(a.acquire());
     CompletableFuture<Permit> admitted = b.acquire(); // holds b's permit, waits for a lease
     CompletableFuture<Permit> leaves = c.acquire();
     assertThat(time.pendingTasks()).as("a timeout each").isEqualTo(polls + 2);
@@ -100,7 +101,7 @@ class GlobalLimiterEdgesTest {
   void aLeaseGrantedToACallerThatCancelledBeforeHearingOfItGoesBack() {
     ConcurrencyLimiter a = node(1, 4);
     ConcurrencyLimiter b = builder(spec(1, 4).build(), store, queued).build();
-    Permit held = a.acquire().join();
+    Permit held = admitted(a.acquire());
     CompletableFuture<Permit> waiting = b.acquire();
 
     held.release(); // b's waiter is granted the lease; its answer waits on b's executor
@@ -120,7 +121,7 @@ class GlobalLimiterEdgesTest {
   void aCallerWhoseLocalPermitArrivesAfterShutdownIsRefusedAndGivesItBack()
       throws InterruptedException {
     ConcurrencyLimiter node = builder(spec(1, 4).build(), store, queued).build();
-    Permit running = node.acquire().join();
+    Permit running = admitted(node.acquire());
     CompletableFuture<Permit> waiting = node.acquire(); // in the local queue
 
     running.release(); // the local permit is granted; its answer waits on the executor
@@ -139,7 +140,7 @@ class GlobalLimiterEdgesTest {
     DeferringStore deferring = new DeferringStore(store);
     ConcurrencyLimiter a = node(1, 4);
     ConcurrencyLimiter b = builder(spec(1, 4).build(), deferring, Runnable::run).build();
-    Permit held = a.acquire().join();
+    Permit held = admitted(a.acquire());
     CompletableFuture<Permit> waiting = b.acquire();
     assertThat(deferring.questions).isEqualTo(1);
 
@@ -168,7 +169,7 @@ class GlobalLimiterEdgesTest {
           }
         })
         .build();
-    node.acquire().join();
+    admitted(node.acquire());
     CompletableFuture<Permit> sheddable =
         node.acquire(Caller.DEFAULT.withPriority(Priority.SHEDDABLE));
     time.advance(Duration.ofMillis(3));
@@ -186,7 +187,7 @@ class GlobalLimiterEdgesTest {
   @Test
   void aCostlyCallerThatRunsIsNotCountedAsWaiting() {
     ConcurrencyLimiter node = node(4, 1);
-    node.acquire(Caller.DEFAULT.withCost(3)).join();
+    admitted(node.acquire(Caller.DEFAULT.withCost(3)));
 
     CompletableFuture<Permit> pair = node.acquire(Caller.DEFAULT.withCost(2)); // 1 unit free
 
@@ -198,13 +199,13 @@ class GlobalLimiterEdgesTest {
   void aLeasedPermitTellsItsWaitAndWhetherItWasReleased() throws InterruptedException {
     ConcurrencyLimiter a = node(1, 4);
     ConcurrencyLimiter b = node(1, 4);
-    Permit held = a.acquire().join();
+    Permit held = admitted(a.acquire());
     CompletableFuture<Permit> waiting = b.acquire();
     time.advance(Duration.ofMillis(1_500));
     assertThat(a.awaitDrained(Duration.ZERO)).isFalse();
 
     held.release();
-    Permit permit = waiting.join();
+    Permit permit = admitted(waiting);
 
     assertThat(a.awaitDrained(Duration.ZERO)).isTrue();
     assertThat(b.name()).isEqualTo("work");
@@ -222,7 +223,7 @@ class GlobalLimiterEdgesTest {
   @Test
   void aCallerCancelledInTheLocalQueueLeavesIt() {
     ConcurrencyLimiter node = node(1, 4);
-    Permit running = node.acquire().join();
+    Permit running = admitted(node.acquire());
     CompletableFuture<Permit> waiting = node.acquire(); // no local permit free: in the queue
     assertThat(node.snapshot().queued()).isEqualTo(1);
 
@@ -241,8 +242,8 @@ class GlobalLimiterEdgesTest {
     DeferringStore deferring = new DeferringStore(store);
     ConcurrencyLimiter a = node(2, 4);
     ConcurrencyLimiter b = builder(spec(2, 3).build(), deferring, Runnable::run).build();
-    a.acquire().join();
-    a.acquire().join(); // every lease of the cluster
+    admitted(a.acquire());
+    admitted(a.acquire()); // every lease of the cluster
     CompletableFuture<Permit> inLine = b.acquire(); // a local permit, refused its lease: waits
     deferring.defer = true;
     CompletableFuture<Permit> asking = b.acquire(); // the other local permit; the answer waits

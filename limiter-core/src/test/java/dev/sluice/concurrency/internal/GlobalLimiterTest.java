@@ -1,5 +1,6 @@
 package dev.sluice.concurrency.internal;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.ConcurrencyLimiter;
@@ -56,8 +57,8 @@ class GlobalLimiterTest {
   void aCallerThatFindsEveryLeaseTakenWaitsAndIsAdmittedWhenAnotherNodeReleases() {
     ConcurrencyLimiter a = node(2, 4);
     ConcurrencyLimiter b = node(2, 4);
-    Permit first = a.acquire().join();
-    a.acquire().join();
+    Permit first = admitted(a.acquire());
+    admitted(a.acquire());
 
     CompletableFuture<Permit> waiting = b.acquire();
 
@@ -74,7 +75,7 @@ class GlobalLimiterTest {
   void aWaiterWithoutALeaseTimesOutWith504AtItsDeadlineAndLeavesTheLine() {
     ConcurrencyLimiter a = node(1, 4);
     ConcurrencyLimiter b = node(1, 4);
-    a.acquire().join();
+    admitted(a.acquire());
     CompletableFuture<Permit> waiting = b.acquire();
     assertThat(store.waiting("work")).isEqualTo(1);
 
@@ -92,7 +93,7 @@ class GlobalLimiterTest {
   void maxQueueBoundsThisNodesQueueAndItsLeaseWaitersTogether() {
     ConcurrencyLimiter a = node(1, 2);
     ConcurrencyLimiter b = node(1, 2);
-    a.acquire().join();
+    admitted(a.acquire());
 
     CompletableFuture<Permit> holdsLocalPermit = b.acquire(); // refused a lease: waits for one
     CompletableFuture<Permit> queued = b.acquire(); // waits for the local permit
@@ -112,7 +113,7 @@ class GlobalLimiterTest {
     ConcurrencyLimiter a = node(4, 2);
     ConcurrencyLimiter b = node(4, 2);
     for (int i = 0; i < 4; i++) {
-      a.acquire().join();
+      admitted(a.acquire());
     }
 
     CompletableFuture<Permit> first = b.acquire();
@@ -134,7 +135,7 @@ class GlobalLimiterTest {
   void aWaitingPlaceFreedInTheLineIsTakenByTheNextCaller() {
     ConcurrencyLimiter a = node(1, 2);
     ConcurrencyLimiter b = node(1, 2);
-    Permit held = a.acquire().join();
+    Permit held = admitted(a.acquire());
     CompletableFuture<Permit> leaseWaiter = b.acquire();
     CompletableFuture<Permit> queued = b.acquire();
 
@@ -155,7 +156,7 @@ class GlobalLimiterTest {
   void aFreedLeaseGoesToTheOldestWaiterInTheClusterNotToTheReleasingNode() {
     ConcurrencyLimiter a = node(1, 4);
     ConcurrencyLimiter b = node(1, 4);
-    Permit held = a.acquire().join();
+    Permit held = admitted(a.acquire());
     CompletableFuture<Permit> bWaits = b.acquire(); // joins the line first
     CompletableFuture<Permit> aWaits = a.acquire(); // queued on A behind its own job
 
@@ -183,7 +184,7 @@ class GlobalLimiterTest {
   void cancellingAWaiterLeavesTheLineAndReleasesItsLocalPermit() {
     ConcurrencyLimiter a = node(1, 4);
     ConcurrencyLimiter b = node(1, 4);
-    Permit held = a.acquire().join();
+    Permit held = admitted(a.acquire());
     CompletableFuture<Permit> waiting = b.acquire();
     CompletableFuture<Permit> queuedBehind = b.acquire();
 
@@ -205,7 +206,7 @@ class GlobalLimiterTest {
     HookedStore hooked = new HookedStore(store);
     ConcurrencyLimiter a = node(1, 4);
     ConcurrencyLimiter b = node(1, 4, hooked);
-    Permit held = a.acquire().join();
+    Permit held = admitted(a.acquire());
     CompletableFuture<Permit> waiting = b.acquire();
     assertThat(store.waiting("work")).isEqualTo(1);
 
@@ -261,8 +262,8 @@ class GlobalLimiterTest {
   @Test
   void releaseIsIdempotentAndGivesTheLeaseBackOnce() {
     ConcurrencyLimiter a = node(2, 4);
-    Permit permit = a.acquire().join();
-    a.acquire().join();
+    Permit permit = admitted(a.acquire());
+    admitted(a.acquire());
 
     permit.release();
     permit.release();
@@ -275,7 +276,7 @@ class GlobalLimiterTest {
   void shutdownRejectsTheLineAndTheQueueAndLaterCallers() {
     ConcurrencyLimiter a = node(1, 4);
     ConcurrencyLimiter b = node(1, 4);
-    a.acquire().join();
+    admitted(a.acquire());
     CompletableFuture<Permit> waiting = b.acquire();
     CompletableFuture<Permit> queued = b.acquire();
 
@@ -292,9 +293,9 @@ class GlobalLimiterTest {
   void theSnapshotShowsThisNodesRunningJobsAndClusterLeasesShowsEveryNodes() {
     ConcurrencyLimiter a = node(3, 4);
     ConcurrencyLimiter b = node(3, 4);
-    a.acquire().join();
-    b.acquire().join();
-    b.acquire().join();
+    admitted(a.acquire());
+    admitted(b.acquire());
+    admitted(b.acquire());
 
     time.advance(GlobalLimiter.POLL);
 
@@ -312,7 +313,7 @@ class GlobalLimiterTest {
   @Test
   void theSnapshotCountsEachCallerThatQueuedAndEachJobThatEnded() {
     ConcurrencyLimiter a = node(1, 4);
-    Permit first = a.acquire().join();
+    Permit first = admitted(a.acquire());
     CompletableFuture<Permit> queued = a.acquire(); // waits for the local permit
 
     assertThat(a.snapshot().queuedTotal()).isEqualTo(1);
@@ -333,8 +334,8 @@ class GlobalLimiterTest {
   void jobsThatRanAndEndedLeaveTheWaitingPlacesAsTheyWere() {
     ConcurrencyLimiter a = node(1, 1);
     ConcurrencyLimiter b = node(1, 1);
-    b.acquire().join().release();
-    a.acquire().join(); // the only lease
+    admitted(b.acquire()).release();
+    admitted(a.acquire()); // the only lease
 
     CompletableFuture<Permit> waitsForALease = b.acquire(); // takes the only waiting place
     CompletableFuture<Permit> overflow = b.acquire();
@@ -353,8 +354,8 @@ class GlobalLimiterTest {
     };
     ConcurrencyLimiter a = node(2, 4, silent);
     ConcurrencyLimiter b = node(2, 4, silent);
-    a.acquire().join();
-    Permit running = b.acquire().join();
+    admitted(a.acquire());
+    Permit running = admitted(b.acquire());
     CompletableFuture<Permit> waiting = b.acquire(); // a local permit, no lease
 
     running.release();

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency.internal;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.Caller;
@@ -44,7 +45,7 @@ class QueueDisciplineLimiterTest {
   void aKeyAtItsCapIsRefusedWhileOthersStillQueue() {
     ConcurrencyLimiter limiter =
         limiter(10, QueueSpec.fair(FairQueueConfig.builder().maxQueuePerKey(2).build()));
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.acquire(Caller.of("greedy"));
     limiter.acquire(Caller.of("greedy"));
 
@@ -64,7 +65,7 @@ class QueueDisciplineLimiterTest {
   @Test
   void grantsGoRoundRobinAcrossKeys() {
     ConcurrencyLimiter limiter = limiter(10, QueueSpec.fair(FairQueueConfig.DEFAULT));
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> greedy = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       greedy.add(limiter.acquire(Caller.of("greedy")));
@@ -83,7 +84,7 @@ class QueueDisciplineLimiterTest {
   @Test
   void aCriticalNewcomerDisplacesTheNewestSheddableWaiterAtOnce() {
     ConcurrencyLimiter limiter = limiter(2, QueueSpec.prioritized());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> older =
         limiter.acquire(Caller.of("a").withPriority(Priority.SHEDDABLE));
     CompletableFuture<Permit> newer =
@@ -112,7 +113,7 @@ class QueueDisciplineLimiterTest {
   @Test
   void aNewcomerOfTheLowestQueuedClassIsRefusedNotDisplacing() {
     ConcurrencyLimiter limiter = limiter(1, QueueSpec.prioritized());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     CompletableFuture<Permit> queued = limiter.acquire(Caller.DEFAULT);
 
     CompletableFuture<Permit> same = limiter.acquire(Caller.DEFAULT);
@@ -127,7 +128,7 @@ class QueueDisciplineLimiterTest {
   @Test
   void theDisplacedWaitersSlotServesTheNewcomerAndPermitsAreConserved() {
     ConcurrencyLimiter limiter = limiter(1, QueueSpec.prioritized());
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> shed =
         limiter.acquire(Caller.DEFAULT.withPriority(Priority.SHEDDABLE));
     CompletableFuture<Permit> critical =
@@ -147,7 +148,7 @@ class QueueDisciplineLimiterTest {
   @Test
   void anAlreadyCancelledVictimStillFreesItsSlotAndIsAnsweredOnce() {
     ConcurrencyLimiter limiter = limiter(1, QueueSpec.prioritized());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     Waiter shed = (Waiter) limiter.acquire(Caller.DEFAULT.withPriority(Priority.SHEDDABLE));
     // a cancel has won the victim's fate but not yet taken it out of the queue
     assertThat(shed.decide(Outcome.CANCELLED)).isTrue();
@@ -180,7 +181,7 @@ class QueueDisciplineLimiterTest {
           }
         })
         .build();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.acquire(Caller.of("a").withPriority(Priority.SHEDDABLE));
     limiter.acquire(Caller.of("a").withPriority(Priority.SHEDDABLE));
     limiter.acquire(Caller.of("b").withPriority(Priority.CRITICAL));
@@ -205,7 +206,7 @@ class QueueDisciplineLimiterTest {
           }
         })
         .build();
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.acquire();
 
     assertThat(outcomes).containsExactly(Outcome.QUEUE_FULL);
@@ -216,7 +217,7 @@ class QueueDisciplineLimiterTest {
   @SuppressWarnings("FutureReturnValueIgnored")
   void aFifoLimiterReportsEveryWaiterAsNormal() {
     ConcurrencyLimiter limiter = limiter(5, QueueSpec.fifo());
-    limiter.acquire().join();
+    admitted(limiter.acquire());
     limiter.acquire(Caller.DEFAULT.withPriority(Priority.CRITICAL));
 
     QueueSnapshot queue = limiter.queueSnapshot();
@@ -228,7 +229,7 @@ class QueueDisciplineLimiterTest {
   @Test
   void changingTheDisciplineKeepsEveryWaiterAndRegrantsInTheNewOrder() {
     ConcurrencyLimiter limiter = limiter(10, QueueSpec.fifo());
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> greedy1 = limiter.acquire(Caller.of("greedy"));
     CompletableFuture<Permit> greedy2 = limiter.acquire(Caller.of("greedy"));
     CompletableFuture<Permit> leaving = limiter.acquire(Caller.of("leaving"));

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency.internal;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.Caller;
@@ -44,7 +45,7 @@ class RejectEarlyTest {
   /** {@code n} jobs of 100 ms each, one after another: the mean service time becomes 100 ms. */
   private void train(ConcurrencyLimiter limiter, int n) {
     for (int i = 0; i < n; i++) {
-      Permit permit = limiter.acquire().join();
+      Permit permit = admitted(limiter.acquire());
       limiters.time.advance(Duration.ofMillis(100));
       permit.release();
     }
@@ -53,7 +54,7 @@ class RejectEarlyTest {
   private List<Permit> holdAll(ConcurrencyLimiter limiter, int n) {
     List<Permit> held = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      held.add(limiter.acquire().join());
+      held.add(admitted(limiter.acquire()));
     }
     return held;
   }
@@ -96,7 +97,7 @@ class RejectEarlyTest {
     ConcurrencyLimiter limiter = limiter(true, 2);
     // the same mean of 100 ms as above, but jobs of 20 and 180 ms: the prediction moves by job
     for (int i = 0; i < TRAINED; i++) {
-      Permit permit = limiter.acquire().join();
+      Permit permit = admitted(limiter.acquire());
       limiters.time.advance(Duration.ofMillis(i % 2 == 0 ? 20 : 180));
       permit.release();
     }

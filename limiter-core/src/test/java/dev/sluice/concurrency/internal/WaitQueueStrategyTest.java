@@ -1,5 +1,6 @@
 package dev.sluice.concurrency.internal;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.concurrency.Caller;
@@ -45,7 +46,7 @@ class WaitQueueStrategyTest {
             .queue(QueueSpec.of("last come, first served", LastComeFirstServed::new))
             .build())
         .build();
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     CompletableFuture<Permit> older = limiter.acquire();
     CompletableFuture<Permit> newer = limiter.acquire();
 

@@ -1,5 +1,6 @@
 package dev.sluice.concurrency.limit;
 
+import static dev.sluice.concurrency.Limiters.admitted;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -110,7 +111,7 @@ class LatencyLimitTest {
             .limit(LimitSpec.of("latency", (max, startAt) -> source))
             .build())
         .build();
-    Permit held = limiter.acquire().join();
+    Permit held = admitted(limiter.acquire());
     List<CompletableFuture<Permit>> waiters = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
       waiters.add(limiter.acquire()); // 20 queue, 10 are rejected at once: queue full
