@@ -54,6 +54,23 @@ public class RateLimiterBenchmark {
    * and increments (one lookup and one atomic write per call, no decision).
    */
   ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> mapKeyed;
+  /**
+   * The same keys and decisions in one table of 64-byte slots, each holding its key's text and
+   * state: what a lookup costs when it touches one cache line (see {@link InlineKeyTable}).
+   */
+  InlineKeyTable inlineKeyed;
+  /** {@link #inlineKeyed} in half the slots (three in four taken): 8 MB instead of 16. */
+  InlineKeyTable inlineDense;
+
+  /**
+   * 16 MB of longs, and {@link #KEYS} of its cache lines in a random order: {@link #oneRandomLine}
+   * reads one line per call. The first long of every line is the index of another, all lines in
+   * one random cycle: {@link #oneDependentLine} follows it, so each read waits for the one before,
+   * as a lookup's steps wait for each other. Together: the memory's throughput and its latency.
+   */
+  long[] lines;
+
+  int[] lineOrder;
 
   String[] keys;
   /** The same keys in a random order (seeded): a per-IP stream does not come in insertion order. */
@@ -82,6 +99,8 @@ public class RateLimiterBenchmark {
         RateLimiter.builder(Algorithm.TOKEN_BUCKET, limit).maxKeys(2L * KEYS).build();
     bucket4jKeyed = new ConcurrentHashMap<>();
     mapKeyed = new ConcurrentHashMap<>();
+    inlineKeyed = new InlineKeyTable(Integer.highestOneBit(KEYS) * 4, RATE, CAPACITY);
+    inlineDense = new InlineKeyTable(Integer.highestOneBit(KEYS) * 2, RATE, CAPACITY);
     keys = new String[KEYS];
     for (int i = 0; i < KEYS; i++) {
       keys[i] = "198.51." + (i >> 8) + "." + (i & 0xff) + "#" + i;
@@ -89,12 +108,36 @@ public class RateLimiterBenchmark {
       bucket4jKeyed.computeIfAbsent(keys[i], k -> newBucket()).tryConsume(1);
       // built in the same loop, so its entries lie among the others in memory as theirs do
       mapKeyed.put(keys[i], new java.util.concurrent.atomic.AtomicLong());
+      inlineKeyed.insert(keys[i], System.nanoTime());
+      inlineDense.insert(keys[i], System.nanoTime());
+    }
+    lines = new long[2 * 1024 * 1024];
+    lineOrder = new int[KEYS];
+    java.util.Random random = new java.util.Random(42);
+    for (int i = 0; i < KEYS; i++) {
+      lineOrder[i] = random.nextInt(lines.length / 8) * 8;
+    }
+    int[] cycle = new int[lines.length / 8];
+    for (int i = 0; i < cycle.length; i++) {
+      cycle[i] = i * 8;
+    }
+    for (int i = cycle.length - 1; i > 0; i--) {
+      int j = random.nextInt(i + 1);
+      int swap = cycle[i];
+      cycle[i] = cycle[j];
+      cycle[j] = swap;
+    }
+    for (int i = 0; i < cycle.length; i++) {
+      lines[cycle[i]] = cycle[(i + 1) % cycle.length];
     }
     shuffled = keys.clone();
     java.util.Collections.shuffle(java.util.Arrays.asList(shuffled), new java.util.Random(42));
     fresh = new String[KEYS];
     for (int i = 0; i < KEYS; i++) {
       fresh[i] = new String(shuffled[i].toCharArray());
+      if (inlineKeyed.find(fresh[i]) < 0 || inlineKeyed.find(fresh[i] + "x") >= 0) {
+        throw new IllegalStateException("the inline table lost or invented " + fresh[i]);
+      }
     }
   }
 
@@ -109,6 +152,10 @@ public class RateLimiterBenchmark {
   public static class Cursor {
     int next = (int) (Thread.currentThread().getId() * 7919 % KEYS);
     final RateOutcome outcome = new RateOutcome();
+    /** Where {@link #oneDependentLine} is in its cycle. */
+    int line;
+    /** Limit, remaining and reset of {@link #inlineKeyed}'s last decision. */
+    final long[] figures = new long[3];
 
     String key(String[] keys) {
       int i = next;
@@ -259,5 +306,54 @@ public class RateLimiterBenchmark {
   @Threads(1)
   public long mapKeyedFresh(Cursor cursor) {
     return mapKeyed.get(cursor.key(fresh)).incrementAndGet();
+  }
+
+  /** {@link #sluiceKeyedShuffled}'s decisions in {@link InlineKeyTable}'s one-line slots. */
+  @Benchmark
+  @Threads(1)
+  public boolean inlineKeyedShuffled(Cursor cursor) {
+    return inlineKeyed.tryAcquire(cursor.key(shuffled), 1, cursor.figures);
+  }
+
+  /** {@link #sluiceKeyedFresh}'s decisions in {@link InlineKeyTable}'s one-line slots. */
+  @Benchmark
+  @Threads(1)
+  public boolean inlineKeyedFresh(Cursor cursor) {
+    return inlineKeyed.tryAcquire(cursor.key(fresh), 1, cursor.figures);
+  }
+
+  /**
+   * {@link #inlineKeyedFresh}'s lookup alone, no clock and no decision: what the one-line slot
+   * costs to find, against {@link #mapKeyedFresh}.
+   */
+  @Benchmark
+  @Threads(1)
+  public int inlineFindFresh(Cursor cursor) {
+    return inlineKeyed.find(cursor.key(fresh));
+  }
+
+  /** {@link #inlineKeyedFresh} in {@link #inlineDense}'s fuller table. */
+  @Benchmark
+  @Threads(1)
+  public boolean inlineDenseKeyedFresh(Cursor cursor) {
+    return inlineDense.tryAcquire(cursor.key(fresh), 1, cursor.figures);
+  }
+
+  /** One read of a random cache line of 16 MB (see {@link #lines}): no key, no decision. */
+  @Benchmark
+  @Threads(1)
+  public long oneRandomLine(Cursor cursor) {
+    int i = cursor.next;
+    cursor.next = i + 1 == KEYS ? 0 : i + 1;
+    return lines[lineOrder[i]];
+  }
+
+  /** One read of a random cache line that names the next (see {@link #lines}): the latency. */
+  @Benchmark
+  @Threads(1)
+  public int oneDependentLine(Cursor cursor) {
+    int next = (int) lines[cursor.line];
+    cursor.line = next;
+    return next;
   }
 }
