@@ -131,8 +131,12 @@ class KeyedStatesTest {
   }
 
   /** GCRA that runs {@link #meanwhile} once, just before it makes a new state: another caller. */
-  private final class Interleaving implements RateAlgorithm<LongState> {
+  private final class Interleaving extends ForwardingAlgorithm<LongState> {
     private Runnable meanwhile;
+
+    Interleaving() {
+      super(gcra);
+    }
 
     @Override
     public LongState newState(long now) {
@@ -141,32 +145,7 @@ class KeyedStatesTest {
       if (other != null) {
         other.run();
       }
-      return gcra.newState(now);
-    }
-
-    @Override
-    public boolean decide(LongState state, long now, long cost, RateOutcome into) {
-      return gcra.decide(state, now, cost, into);
-    }
-
-    @Override
-    public void refund(LongState state, long now, long cost) {
-      gcra.refund(state, now, cost);
-    }
-
-    @Override
-    public long nanosUntilFull(LongState state, long now) {
-      return gcra.nanosUntilFull(state, now);
-    }
-
-    @Override
-    public boolean retireIfFullFor(LongState state, long now, long graceNanos) {
-      return gcra.retireIfFullFor(state, now, graceNanos);
-    }
-
-    @Override
-    public long nanosUntilFull() {
-      return gcra.nanosUntilFull();
+      return super.newState(now);
     }
   }
 

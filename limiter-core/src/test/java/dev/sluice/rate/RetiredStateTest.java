@@ -77,17 +77,11 @@ class RetiredStateTest {
   }
 
   /** A token bucket that runs a hook once between a decision's lookup and its update. */
-  private static final class SweepingFirst implements RateAlgorithm<LongState> {
-    private final TokenBucket bucket;
+  private static final class SweepingFirst extends ForwardingAlgorithm<LongState> {
     Runnable beforeNextDecision;
 
     SweepingFirst(TokenBucket bucket) {
-      this.bucket = bucket;
-    }
-
-    @Override
-    public LongState newState(long now) {
-      return bucket.newState(now);
+      super(bucket);
     }
 
     @Override
@@ -97,32 +91,7 @@ class RetiredStateTest {
       if (hook != null) {
         hook.run();
       }
-      return bucket.decide(state, now, cost, into);
-    }
-
-    @Override
-    public void refund(LongState state, long now, long cost) {
-      bucket.refund(state, now, cost);
-    }
-
-    @Override
-    public long nanosUntilFull(LongState state, long now) {
-      return bucket.nanosUntilFull(state, now);
-    }
-
-    @Override
-    public boolean retireIfFullFor(LongState state, long now, long graceNanos) {
-      return bucket.retireIfFullFor(state, now, graceNanos);
-    }
-
-    @Override
-    public long nanosUntilFull() {
-      return bucket.nanosUntilFull();
-    }
-
-    @Override
-    public long maxIdleNanos() {
-      return bucket.maxIdleNanos();
+      return super.decide(state, now, cost, into);
     }
   }
 }
